@@ -1,0 +1,144 @@
+//! The `thehook` command line: a clap parser and the commands over
+//! `thehook-core`. A library so the Node addon can run the same parser
+//! in-process (`cli(argv)`).
+
+mod commands;
+mod output;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+pub use output::Output;
+
+/// Exit codes (DESIGN section 4).
+pub mod exit {
+    pub const SUCCESS: i32 = 0;
+    pub const NOTHING_FOUND: i32 = 1;
+    pub const USAGE: i32 = 2;
+}
+
+/// Long-term memory for AI coding agents.
+#[derive(Debug, Parser)]
+#[command(name = "thehook", version, about, max_term_width = 100)]
+pub struct Cli {
+    /// Run as if started in DIR (the project is found from there, like git).
+    #[arg(short = 'C', long = "project-dir", value_name = "DIR", global = true)]
+    pub project_dir: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Search memory: BM25 and vector search fused, with `path:line` citations.
+    Recall(RecallArgs),
+    /// Rebuild the index from the markdown under .thehook/.
+    Reindex(JsonFlag),
+    /// Show sessions, items, failed captures, index health and the model in use.
+    Status(JsonFlag),
+    /// Add a fact to .thehook/knowledge/notes.md and index it.
+    Remember(RememberArgs),
+    /// Remove an item from its markdown file and from the index.
+    Forget(ForgetArgs),
+    /// Check the install (model, ONNX Runtime, index, permissions, hooks) and print fixes.
+    Doctor(JsonFlag),
+}
+
+#[derive(Debug, Args)]
+pub struct RecallArgs {
+    /// What to look for. Omit with --stdin.
+    #[arg(required_unless_present = "stdin")]
+    pub query: Option<String>,
+    /// How many results.
+    #[arg(short, default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..=100))]
+    pub k: u16,
+    /// Only items of this type (repeatable): summary, convention, adr, gotcha, history, note, text.
+    #[arg(long = "type", value_name = "TYPE", value_parser = parse_kind)]
+    pub types: Vec<thehook_core::ItemKind>,
+    /// Only items dated on or after DATE: 2026-02-01, an RFC 3339 time, or 7d / 2w ago.
+    #[arg(long, value_name = "DATE", value_parser = parse_since)]
+    pub since: Option<jiff::Timestamp>,
+    /// Print JSON (format in the README).
+    #[arg(long)]
+    pub json: bool,
+    /// Read one query per line from stdin; print one JSON line per query.
+    #[arg(long, conflicts_with = "query")]
+    pub stdin: bool,
+    /// Retrievers to use.
+    #[arg(long, default_value = "hybrid", value_parser = ["hybrid", "lexical", "vector"])]
+    pub mode: String,
+}
+
+#[derive(Debug, Args)]
+pub struct RememberArgs {
+    /// The fact, phrased as a fact ("Tests live in __tests__/").
+    pub text: String,
+    /// Its type.
+    #[arg(long = "type", default_value = "note", value_parser = ["convention", "adr", "gotcha", "note"])]
+    pub kind: String,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ForgetArgs {
+    /// The item's id as `recall` prints it (a unique prefix of 4+ characters is enough).
+    pub id: String,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct JsonFlag {
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_kind(s: &str) -> Result<thehook_core::ItemKind, String> {
+    thehook_core::ItemKind::parse(s)
+        .ok_or_else(|| "expected one of: summary, convention, adr, gotcha, history, note, text".to_string())
+}
+
+fn parse_since(s: &str) -> Result<jiff::Timestamp, String> {
+    let s = s.trim();
+    let relative = s
+        .strip_suffix('d')
+        .map(|n| (n, 1))
+        .or_else(|| s.strip_suffix('w').map(|n| (n, 7)));
+    if let Some((n, days)) = relative {
+        if let Ok(n) = n.parse::<i64>() {
+            let span = jiff::SignedDuration::from_hours(24 * days * n);
+            return jiff::Timestamp::now().checked_sub(span).map_err(|e| e.to_string());
+        }
+    }
+    thehook_core::store::parse_date(s)
+        .and_then(|d| d.parse().ok())
+        .ok_or_else(|| "expected a date such as 2026-02-01, an RFC 3339 time, or 7d / 2w".to_string())
+}
+
+/// Parses `args` (program name first) and runs the command, writing to `out`.
+/// Returns the process exit code; never panics on bad input.
+pub fn run<I, T>(args: I, out: &mut Output) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { exit::USAGE } else { exit::SUCCESS };
+            let rendered = if out.color { e.render().ansi().to_string() } else { e.render().to_string() };
+            if e.use_stderr() {
+                out.err(&rendered);
+            } else {
+                out.print(&rendered);
+            }
+            return code;
+        }
+    };
+    commands::dispatch(cli, out)
+}

@@ -1,0 +1,7 @@
+//! The `thehook` binary: the library's parser over the process's own streams.
+
+fn main() {
+    let mut out = thehook_cli::Output::process();
+    let code = thehook_cli::run(std::env::args_os(), &mut out);
+    std::process::exit(code);
+}

@@ -1,0 +1,419 @@
+//! `.thehook/config.yaml`: defaults, validation with file/line/key/fix, unknown
+//! keys as warnings, and `THEHOOK_*` environment overrides.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// The whole configuration. Every field has a default, so an empty or absent
+/// file is a valid configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct Config {
+    pub retrieval: Retrieval,
+    pub capture: Capture,
+    pub consolidation: Consolidation,
+    pub llm: Llm,
+    pub embedding: Embedding,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Retrieval {
+    pub auto_inject: bool,
+    pub inject_on: Vec<SessionSource>,
+    pub token_budget: usize,
+    pub max_results: usize,
+    pub include: Vec<Include>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SessionSource {
+    Startup,
+    Resume,
+    Clear,
+    Compact,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Include {
+    Conventions,
+    Architecture,
+    History,
+    Sessions,
+    Notes,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Capture {
+    pub enabled: bool,
+    pub redact_secrets: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Consolidation {
+    pub every_n_sessions: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Llm {
+    pub cli: LlmCli,
+    pub command: Vec<String>,
+    pub timeout_secs: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LlmCli {
+    Auto,
+    Claude,
+    CursorAgent,
+    Command,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Embedding {
+    pub model: String,
+    pub model_dir: Option<PathBuf>,
+}
+
+/// The one model thehook knows how to find without help.
+pub const DEFAULT_MODEL: &str = "all-minilm-l6-v2";
+
+impl Default for Retrieval {
+    fn default() -> Self {
+        Retrieval {
+            auto_inject: true,
+            inject_on: vec![SessionSource::Startup],
+            token_budget: 2000,
+            max_results: 8,
+            include: vec![
+                Include::Conventions,
+                Include::Architecture,
+                Include::History,
+                Include::Sessions,
+                Include::Notes,
+            ],
+        }
+    }
+}
+
+impl Default for Capture {
+    fn default() -> Self {
+        Capture {
+            enabled: true,
+            redact_secrets: true,
+        }
+    }
+}
+
+impl Default for Consolidation {
+    fn default() -> Self {
+        Consolidation {
+            every_n_sessions: 5,
+        }
+    }
+}
+
+impl Default for Llm {
+    fn default() -> Self {
+        Llm {
+            cli: LlmCli::Auto,
+            command: Vec::new(),
+            timeout_secs: 90,
+        }
+    }
+}
+
+impl Default for Embedding {
+    fn default() -> Self {
+        Embedding {
+            model: DEFAULT_MODEL.to_string(),
+            model_dir: None,
+        }
+    }
+}
+
+/// A configuration together with what the reader should hear about it.
+#[derive(Debug, Clone)]
+pub struct LoadedConfig {
+    pub config: Config,
+    /// Unknown keys and similar non-fatal findings, each a full sentence.
+    pub warnings: Vec<String>,
+}
+
+/// Every environment variable that overrides the file, with the key it sets.
+/// Documented in the README; kept here so the two cannot drift apart.
+pub const ENV_OVERRIDES: &[(&str, &str)] = &[
+    ("THEHOOK_AUTO_INJECT", "retrieval.auto_inject"),
+    ("THEHOOK_INJECT_ON", "retrieval.inject_on"),
+    ("THEHOOK_TOKEN_BUDGET", "retrieval.token_budget"),
+    ("THEHOOK_MAX_RESULTS", "retrieval.max_results"),
+    ("THEHOOK_CAPTURE_ENABLED", "capture.enabled"),
+    ("THEHOOK_REDACT_SECRETS", "capture.redact_secrets"),
+    ("THEHOOK_CONSOLIDATE_EVERY", "consolidation.every_n_sessions"),
+    ("THEHOOK_LLM_CLI", "llm.cli"),
+    ("THEHOOK_LLM_TIMEOUT_SECS", "llm.timeout_secs"),
+    ("THEHOOK_EMBEDDING_MODEL", "embedding.model"),
+    ("THEHOOK_MODEL_DIR", "embedding.model_dir"),
+];
+
+impl Config {
+    /// Reads `path` (absent means defaults), then applies `THEHOOK_*` overrides
+    /// from the process environment.
+    pub fn load(path: &Path) -> Result<LoadedConfig> {
+        Self::load_with_env(path, |name| std::env::var(name).ok())
+    }
+
+    /// Like [`Config::load`] with an explicit environment, so tests need not
+    /// touch the process environment.
+    pub fn load_with_env(path: &Path, env: impl Fn(&str) -> Option<String>) -> Result<LoadedConfig> {
+        let mut loaded = match std::fs::read(path) {
+            Ok(bytes) => {
+                let text = String::from_utf8(bytes).map_err(|e| Error::Config {
+                    path: path.to_path_buf(),
+                    line: line_of_byte(&String::from_utf8_lossy(e.as_bytes()), e.utf8_error().valid_up_to()),
+                    key: "(file)".into(),
+                    problem: "the file is not valid UTF-8".into(),
+                    fix: "save the file as UTF-8".into(),
+                })?;
+                Self::parse(path, &text)?
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => LoadedConfig {
+                config: Config::default(),
+                warnings: Vec::new(),
+            },
+            Err(e) => return Err(Error::io("cannot read config", path, e)),
+        };
+        loaded.config.apply_env(env)?;
+        Ok(loaded)
+    }
+
+    /// Parses and validates the text of a config file. `path` only names the
+    /// file in messages.
+    pub fn parse(path: &Path, text: &str) -> Result<LoadedConfig> {
+        let mut unknown = Vec::new();
+        // An empty file or one holding only comments is YAML `null`: defaults.
+        let config: Config = if text.trim().is_empty() || is_only_comments(text) {
+            Config::default()
+        } else {
+            let de = serde_yaml::Deserializer::from_str(text);
+            serde_ignored::deserialize(de, |p| unknown.push(p.to_string())).map_err(|e| {
+                yaml_error(path, text, &e)
+            })?
+        };
+        let warnings = unknown
+            .into_iter()
+            .map(|key| {
+                let line = line_of_key(text, &key);
+                format!(
+                    "{}:{line}: unknown key `{key}` is ignored (check its spelling against the commented defaults that `thehook init` writes)",
+                    path.display()
+                )
+            })
+            .collect();
+        config.validate(path, text)?;
+        Ok(LoadedConfig { config, warnings })
+    }
+
+    fn validate(&self, path: &Path, text: &str) -> Result<()> {
+        let bad = |key: &str, problem: &str, fix: &str| Error::Config {
+            path: path.to_path_buf(),
+            line: line_of_key(text, key),
+            key: key.to_string(),
+            problem: problem.to_string(),
+            fix: fix.to_string(),
+        };
+        if self.retrieval.token_budget < 100 || self.retrieval.token_budget > 50_000 {
+            return Err(bad(
+                "retrieval.token_budget",
+                &format!("{} tokens is out of range", self.retrieval.token_budget),
+                "use a number between 100 and 50000 (default 2000)",
+            ));
+        }
+        if self.retrieval.max_results == 0 || self.retrieval.max_results > 100 {
+            return Err(bad(
+                "retrieval.max_results",
+                &format!("{} is out of range", self.retrieval.max_results),
+                "use a number between 1 and 100 (default 8)",
+            ));
+        }
+        if self.consolidation.every_n_sessions == 0 {
+            return Err(bad(
+                "consolidation.every_n_sessions",
+                "0 would consolidate after no session at all",
+                "use 1 or more (default 5)",
+            ));
+        }
+        if self.llm.timeout_secs == 0 || self.llm.timeout_secs > 3600 {
+            return Err(bad(
+                "llm.timeout_secs",
+                &format!("{} seconds is out of range", self.llm.timeout_secs),
+                "use a number of seconds between 1 and 3600 (default 90)",
+            ));
+        }
+        if self.llm.cli == LlmCli::Command && self.llm.command.is_empty() {
+            return Err(bad(
+                "llm.command",
+                "`llm.cli: command` needs the command to run",
+                "set `llm.command` to an argv list, e.g. [\"my-llm\", \"--quiet\"]",
+            ));
+        }
+        if self.embedding.model.trim().is_empty() {
+            return Err(bad(
+                "embedding.model",
+                "the model name is empty",
+                &format!("use `{DEFAULT_MODEL}` or remove the key"),
+            ));
+        }
+        if self.embedding.model != DEFAULT_MODEL && self.embedding.model_dir.is_none() {
+            return Err(bad(
+                "embedding.model",
+                &format!("thehook does not know where to find `{}`", self.embedding.model),
+                &format!(
+                    "use `{DEFAULT_MODEL}`, or set `embedding.model_dir` to a folder with model.onnx and tokenizer files"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn apply_env(&mut self, env: impl Fn(&str) -> Option<String>) -> Result<()> {
+        for (var, key) in ENV_OVERRIDES {
+            let Some(value) = env(var) else { continue };
+            let bad = |problem: &str, fix: &str| Error::EnvOverride {
+                var: var.to_string(),
+                value: value.clone(),
+                problem: problem.to_string(),
+                fix: fix.to_string(),
+            };
+            // Overrides go through the same YAML parser as the file, so
+            // `THEHOOK_INJECT_ON=startup,resume` and `[startup, resume]` both work.
+            let yaml = if *key == "retrieval.inject_on" && !value.trim_start().starts_with('[') {
+                format!("[{value}]")
+            } else if *key == "embedding.model_dir" || *key == "embedding.model" {
+                serde_json::to_string(&value).expect("a string always serializes")
+            } else {
+                value.clone()
+            };
+            let (section, field) = key.split_once('.').expect("keys are section.field");
+            let doc = format!("{section}:\n  {field}: {yaml}\n");
+            let mut patched: serde_yaml::Value =
+                serde_yaml::to_value(&*self).expect("config always serializes");
+            let patch: serde_yaml::Value = serde_yaml::from_str(&doc)
+                .map_err(|e| bad(&e.to_string(), "give a plain value, e.g. 2000, true or startup"))?;
+            patched[section][field] = patch[section][field].clone();
+            let next: Config = serde_yaml::from_value(patched)
+                .map_err(|e| bad(&e.to_string(), &format!("use a value that `{key}` accepts")))?;
+            if let Err(Error::Config { problem, fix, .. }) = next.validate(Path::new(var), "") {
+                return Err(bad(&problem, &fix));
+            }
+            *self = next;
+        }
+        Ok(())
+    }
+}
+
+/// The commented defaults `thehook init` writes (and the README documents).
+pub const COMMENTED_DEFAULTS: &str = include_str!("config_defaults.yaml");
+
+fn is_only_comments(text: &str) -> bool {
+    text.lines()
+        .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#') || l.trim() == "---")
+}
+
+fn yaml_error(path: &Path, text: &str, e: &serde_yaml::Error) -> Error {
+    let line = e.location().map(|l| l.line()).unwrap_or(1);
+    let message = e.to_string();
+    // serde_yaml prefixes the dotted path of the offending key ("retrieval.token_budget: ...").
+    let (key, problem) = match message.split_once(": ") {
+        Some((k, rest)) if !k.contains(' ') && !k.is_empty() => (k.to_string(), rest.to_string()),
+        _ => ("(file)".to_string(), message.clone()),
+    };
+    let problem = strip_location(&problem);
+    let fix = if key == "(file)" {
+        "fix the YAML syntax on that line (indent with spaces, `key: value`)".to_string()
+    } else {
+        let line_key = if e.location().is_none() { line_of_key(text, &key) } else { line };
+        return Error::Config {
+            path: path.to_path_buf(),
+            line: line_key,
+            fix: fix_for(&key),
+            key,
+            problem,
+        };
+    };
+    Error::Config {
+        path: path.to_path_buf(),
+        line,
+        key,
+        problem,
+        fix,
+    }
+}
+
+fn strip_location(problem: &str) -> String {
+    match problem.find(" at line ") {
+        Some(i) => problem[..i].to_string(),
+        None => problem.to_string(),
+    }
+}
+
+/// What to write instead, for keys whose valid values are a closed set.
+fn fix_for(key: &str) -> String {
+    match key.split('[').next().unwrap_or(key) {
+        "retrieval.inject_on" => "use a list of: startup, resume, clear, compact".into(),
+        "retrieval.include" => {
+            "use a list of: conventions, architecture, history, sessions, notes".into()
+        }
+        "llm.cli" => "use one of: auto, claude, cursor-agent, command".into(),
+        "llm.command" => "use a list of strings, e.g. [\"my-llm\", \"--quiet\"]".into(),
+        "retrieval.auto_inject" | "capture.enabled" | "capture.redact_secrets" => {
+            "use true or false".into()
+        }
+        "embedding.model_dir" => "use a folder path, or null".into(),
+        _ => "use a value of the type shown in the commented defaults (`thehook init` writes them)"
+            .into(),
+    }
+}
+
+/// 1-based line where a dotted key (`retrieval.token_budget`) is written, or 1.
+fn line_of_key(text: &str, dotted: &str) -> usize {
+    let mut line_no = 1;
+    let mut start = 0;
+    let parts: Vec<&str> = dotted.split('.').map(|p| p.split('[').next().unwrap_or(p)).collect();
+    let lines: Vec<&str> = text.lines().collect();
+    for part in parts {
+        let found = lines.iter().enumerate().skip(start).find(|(_, l)| {
+            let t = l.trim_start();
+            t.starts_with(&format!("{part}:")) && !t.starts_with('#')
+        });
+        match found {
+            Some((i, _)) => {
+                line_no = i + 1;
+                start = i + 1;
+            }
+            None => break,
+        }
+    }
+    line_no
+}
+
+fn line_of_byte(text: &str, byte: usize) -> usize {
+    text.as_bytes()[..byte.min(text.len())]
+        .iter()
+        .filter(|b| **b == b'\n')
+        .count()
+        + 1
+}
+
+#[cfg(test)]
+mod tests;

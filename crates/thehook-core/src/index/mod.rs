@@ -1,0 +1,424 @@
+//! The index: one LMDB environment (heed) at `.thehook/index/` holding arroy
+//! vectors, item metadata, lexical postings and a header. It is a cache of the
+//! markdown: anything wrong with it (corruption, another model, another
+//! schema) is cured by rebuilding from the markdown, never by failing.
+
+mod mdb_check;
+mod sync;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use arroy::distances::Cosine;
+use heed::types::{Bytes, SerdeJson, Str, U32};
+use heed::{byteorder::BigEndian, CommitOrAbort, Env, EnvOpenOptions, WithoutTls};
+use roaring::RoaringBitmap;
+use serde::{Deserialize, Serialize};
+
+pub use mdb_check::check_data_file;
+pub use sync::{SyncPlan, SyncStats};
+
+use crate::error::{Error, Result};
+use crate::item::{Item, ItemKind};
+use crate::lexical::{bm25, Analyzer};
+use crate::project::Project;
+
+/// Bump when the stored layout or the analyzer changes: old indexes rebuild.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// LMDB's map is address space, not disk: the file grows as data is written.
+const MAP_SIZE: usize = 8 << 30;
+const ARROY_INDEX: u16 = 0;
+
+type Key = U32<BigEndian>;
+
+/// What the index says about itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Header {
+    pub schema: u32,
+    /// The embedding model's fingerprint, or `lexical-only`.
+    pub fingerprint: String,
+    /// Vector dimensions, once the first vector is stored.
+    pub dims: Option<usize>,
+    pub next_key: u32,
+    pub n_docs: u32,
+    pub total_len: u64,
+}
+
+/// What the index remembers of each markdown file, to see what changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileRecord {
+    pub size: u64,
+    pub mtime_ns: i128,
+    pub keys: Vec<u32>,
+}
+
+#[derive(Clone, Copy)]
+struct Dbs {
+    header: heed::Database<'static, Str, SerdeJson<Header>>,
+    items: heed::Database<'static, Key, SerdeJson<Item>>,
+    ids: heed::Database<'static, Str, Key>,
+    files: heed::Database<'static, Str, SerdeJson<FileRecord>>,
+    postings: heed::Database<'static, Str, Bytes>,
+    vectors: arroy::Database<'static, Cosine>,
+}
+
+/// Restricts search results.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    pub kinds: Vec<ItemKind>,
+    pub since: Option<jiff::Timestamp>,
+}
+
+impl Filter {
+    pub fn is_empty(&self) -> bool {
+        self.kinds.is_empty() && self.since.is_none()
+    }
+    pub fn accepts(&self, item: &Item) -> bool {
+        (self.kinds.is_empty() || self.kinds.contains(&item.kind))
+            && self.since.is_none_or(|since| {
+                item.date.parse::<jiff::Timestamp>().is_ok_and(|d| d >= since)
+            })
+    }
+}
+
+/// Candidates of both retrievers for one query, read in one transaction.
+#[derive(Debug, Default)]
+pub struct Candidates {
+    /// Best first: (item, BM25 score).
+    pub lexical: Vec<(Item, f32)>,
+    /// Best first: (item, cosine similarity).
+    pub vector: Vec<(Item, f32)>,
+}
+
+/// Counts for `status`.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct IndexStats {
+    pub items: u64,
+    pub files: u64,
+    pub vectors: u64,
+    pub by_type: std::collections::BTreeMap<String, u64>,
+    pub fingerprint: String,
+    pub schema: u32,
+    pub size_bytes: u64,
+}
+
+/// An open index.
+pub struct Index {
+    env: Env<WithoutTls>,
+    dbs: Dbs,
+    path: PathBuf,
+    analyzer: Analyzer,
+}
+
+impl Index {
+    /// Opens (creating if needed) the index of `project` for the model with
+    /// `fingerprint`. Returns the index and, if it had to be rebuilt, why.
+    /// A rebuilt index is empty: the caller syncs it from markdown.
+    pub fn open(project: &Project, fingerprint: &str) -> Result<(Index, Option<String>)> {
+        let path = project.index_dir();
+        let mut reason = None;
+        if let Err(why) = check_data_file(&path.join("data.mdb")) {
+            wipe(&path)?;
+            reason = Some(format!("the index file was damaged ({why})"));
+        }
+        let env = match open_env(&path) {
+            Ok(env) => env,
+            Err(why) => {
+                wipe(&path)?;
+                reason = Some(format!("the index could not be opened ({why})"));
+                open_env(&path).map_err(|e| Error::index(&path, e))?
+            }
+        };
+        let dbs = create_dbs(&env).map_err(|e| Error::index(&path, e))?;
+        let index = Index { env, dbs, path, analyzer: Analyzer::default() };
+        let stale = index.stale_reason(fingerprint)?;
+        if let Some(why) = stale {
+            index.clear(fingerprint)?;
+            reason = reason.or(Some(why));
+        }
+        Ok((index, reason))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn err(&self, e: impl std::fmt::Display) -> Error {
+        Error::index(&self.path, e)
+    }
+
+    pub fn header(&self) -> Result<Option<Header>> {
+        let rtxn = self.env.read_txn().map_err(|e| self.err(e))?;
+        self.dbs.header.get(&rtxn, "header").map_err(|e| self.err(e))
+    }
+
+    /// Why the stored index cannot serve `fingerprint`, if it cannot.
+    fn stale_reason(&self, fingerprint: &str) -> Result<Option<String>> {
+        Ok(match self.header()? {
+            None => None,
+            Some(h) if h.schema != SCHEMA_VERSION => {
+                Some(format!("the index format changed (schema {} -> {SCHEMA_VERSION})", h.schema))
+            }
+            Some(h) if h.fingerprint != fingerprint => {
+                Some(format!("the embedding model changed ({} -> {fingerprint})", h.fingerprint))
+            }
+            Some(_) => None,
+        })
+    }
+
+    /// Empties every database and writes a fresh header.
+    pub fn clear(&self, fingerprint: &str) -> Result<()> {
+        let mut wtxn = self.env.write_txn().map_err(|e| self.err(e))?;
+        let d = self.dbs;
+        d.items.clear(&mut wtxn).map_err(|e| self.err(e))?;
+        d.ids.clear(&mut wtxn).map_err(|e| self.err(e))?;
+        d.files.clear(&mut wtxn).map_err(|e| self.err(e))?;
+        d.postings.clear(&mut wtxn).map_err(|e| self.err(e))?;
+        d.vectors.clear(&mut wtxn).map_err(|e| self.err(e))?;
+        let header = Header {
+            schema: SCHEMA_VERSION,
+            fingerprint: fingerprint.to_string(),
+            dims: None,
+            next_key: 0,
+            n_docs: 0,
+            total_len: 0,
+        };
+        d.header.put(&mut wtxn, "header", &header).map_err(|e| self.err(e))?;
+        wtxn.commit().map_err(|e| self.err(e))
+    }
+
+    /// The file records, to diff against the markdown on disk.
+    pub fn file_records(&self) -> Result<HashMap<String, FileRecord>> {
+        let rtxn = self.env.read_txn().map_err(|e| self.err(e))?;
+        let mut out = HashMap::new();
+        for entry in self.dbs.files.iter(&rtxn).map_err(|e| self.err(e))? {
+            let (k, v) = entry.map_err(|e| self.err(e))?;
+            out.insert(k.to_string(), v);
+        }
+        Ok(out)
+    }
+
+    /// Both retrievers' candidates for a query, in one read transaction.
+    pub fn candidates(
+        &self,
+        query: &str,
+        query_vector: Option<&[f32]>,
+        limit: usize,
+        filter: &Filter,
+    ) -> Result<Candidates> {
+        let rtxn = self.env.read_txn().map_err(|e| self.err(e))?;
+        let header = self.dbs.header.get(&rtxn, "header").map_err(|e| self.err(e))?;
+        let Some(header) = header else { return Ok(Candidates::default()) };
+        let lexical = self.lexical(&rtxn, &header, query, limit, filter)?;
+        let vector = match query_vector {
+            Some(v) => self.vector(&rtxn, v, limit, filter)?,
+            None => Vec::new(),
+        };
+        Ok(Candidates { lexical, vector })
+    }
+
+    fn lexical(
+        &self,
+        rtxn: &heed::RoTxn<WithoutTls>,
+        header: &Header,
+        query: &str,
+        limit: usize,
+        filter: &Filter,
+    ) -> Result<Vec<(Item, f32)>> {
+        let mut terms = self.analyzer.terms(query);
+        terms.sort();
+        terms.dedup();
+        let avg_len = header.total_len as f32 / header.n_docs.max(1) as f32;
+        let mut scores: HashMap<u32, f32> = HashMap::new();
+        for term in &terms {
+            let Some(bytes) = self.dbs.postings.get(rtxn, term).map_err(|e| self.err(e))? else {
+                continue;
+            };
+            let postings = decode_postings(bytes);
+            let df = postings.len() as u32;
+            for (key, tf, len) in postings {
+                *scores.entry(key).or_insert(0.0) += bm25(tf, len, avg_len, df, header.n_docs);
+            }
+        }
+        let mut ranked: Vec<(u32, f32)> = scores.into_iter().collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let mut out = Vec::with_capacity(limit);
+        for (key, score) in ranked {
+            if out.len() == limit {
+                break;
+            }
+            if let Some(item) = self.dbs.items.get(rtxn, &key).map_err(|e| self.err(e))? {
+                if filter.accepts(&item) {
+                    out.push((item, score));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn vector(
+        &self,
+        rtxn: &heed::RoTxn<WithoutTls>,
+        query: &[f32],
+        limit: usize,
+        filter: &Filter,
+    ) -> Result<Vec<(Item, f32)>> {
+        let reader = match arroy::Reader::<Cosine>::open(rtxn, ARROY_INDEX, self.dbs.vectors) {
+            Ok(r) => r,
+            // No vector was ever stored (lexical-only, or an empty index).
+            Err(arroy::Error::MissingMetadata(_)) => return Ok(Vec::new()),
+            Err(e) => return Err(self.err(e)),
+        };
+        if reader.dimensions() != query.len() {
+            return Ok(Vec::new());
+        }
+        let allowed;
+        let mut q = reader.nns(limit);
+        // Search many leaves: the index is small enough that near-exact
+        // answers cost little, and exact answers keep rebuilds reproducible.
+        let search_k = (limit * reader.n_trees().max(1) * 30).max(2000);
+        q.search_k(std::num::NonZeroUsize::new(search_k).expect("non-zero"));
+        if !filter.is_empty() {
+            allowed = self.keys_matching(rtxn, filter)?;
+            q.candidates(&allowed);
+        }
+        let hits = q.by_vector(rtxn, query).map_err(|e| self.err(e))?;
+        let mut out = Vec::with_capacity(hits.len());
+        for (key, distance) in hits {
+            if let Some(item) = self.dbs.items.get(rtxn, &key).map_err(|e| self.err(e))? {
+                // arroy's cosine distance is 1 - cos, halved into [0, 1].
+                out.push((item, 1.0 - 2.0 * distance.clamp(0.0, 1.0)));
+            }
+        }
+        Ok(out)
+    }
+
+    fn keys_matching(&self, rtxn: &heed::RoTxn<WithoutTls>, filter: &Filter) -> Result<RoaringBitmap> {
+        let mut keys = RoaringBitmap::new();
+        for entry in self.dbs.items.iter(rtxn).map_err(|e| self.err(e))? {
+            let (key, item) = entry.map_err(|e| self.err(e))?;
+            if filter.accepts(&item) {
+                keys.insert(key);
+            }
+        }
+        Ok(keys)
+    }
+
+    /// Items whose id starts with `prefix` (at most `limit`).
+    pub fn items_by_id_prefix(&self, prefix: &str, limit: usize) -> Result<Vec<Item>> {
+        let rtxn = self.env.read_txn().map_err(|e| self.err(e))?;
+        let mut out = Vec::new();
+        for entry in self.dbs.ids.prefix_iter(&rtxn, prefix).map_err(|e| self.err(e))? {
+            let (_, key) = entry.map_err(|e| self.err(e))?;
+            if let Some(item) = self.dbs.items.get(&rtxn, &key).map_err(|e| self.err(e))? {
+                out.push(item);
+            }
+            if out.len() >= limit {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Every item, in key order (for status and tests).
+    pub fn all_items(&self) -> Result<Vec<Item>> {
+        let rtxn = self.env.read_txn().map_err(|e| self.err(e))?;
+        let mut out = Vec::new();
+        for entry in self.dbs.items.iter(&rtxn).map_err(|e| self.err(e))? {
+            out.push(entry.map_err(|e| self.err(e))?.1);
+        }
+        Ok(out)
+    }
+
+    pub fn stats(&self) -> Result<IndexStats> {
+        let rtxn = self.env.read_txn().map_err(|e| self.err(e))?;
+        let header = self.dbs.header.get(&rtxn, "header").map_err(|e| self.err(e))?;
+        let mut by_type = std::collections::BTreeMap::new();
+        for entry in self.dbs.items.iter(&rtxn).map_err(|e| self.err(e))? {
+            *by_type.entry(entry.map_err(|e| self.err(e))?.1.kind.to_string()).or_insert(0) += 1;
+        }
+        let vectors = match arroy::Reader::<Cosine>::open(&rtxn, ARROY_INDEX, self.dbs.vectors) {
+            Ok(r) => r.n_items(),
+            Err(_) => 0,
+        };
+        let size_bytes = std::fs::metadata(self.path.join("data.mdb")).map_or(0, |m| m.len());
+        Ok(IndexStats {
+            items: self.dbs.items.len(&rtxn).map_err(|e| self.err(e))?,
+            files: self.dbs.files.len(&rtxn).map_err(|e| self.err(e))?,
+            vectors,
+            by_type,
+            fingerprint: header.as_ref().map_or(String::new(), |h| h.fingerprint.clone()),
+            schema: header.map_or(SCHEMA_VERSION, |h| h.schema),
+            size_bytes,
+        })
+    }
+}
+
+fn open_env(path: &Path) -> std::result::Result<Env<WithoutTls>, String> {
+    std::fs::create_dir_all(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+    let mut options = EnvOpenOptions::new().read_txn_without_tls();
+    options.map_size(MAP_SIZE).max_dbs(8);
+    // SAFETY: the data file was checked against its meta pages above, and the
+    // environment is opened once per process (heed refuses a second open).
+    unsafe { options.open(path) }.map_err(|e| e.to_string())
+}
+
+fn create_dbs(env: &Env<WithoutTls>) -> heed::Result<Dbs> {
+    let wtxn = env.write_txn()?;
+    let dbs = env
+        .create_databases_and_commit(wtxn, |dbo, wtxn| -> heed::Result<_> {
+            Ok(CommitOrAbort::<_, ()>::Commit((
+                dbo.create_database(wtxn, Some("header"))?,
+                dbo.create_database(wtxn, Some("items"))?,
+                dbo.create_database(wtxn, Some("ids"))?,
+                dbo.create_database(wtxn, Some("files"))?,
+                dbo.create_database(wtxn, Some("postings"))?,
+                dbo.create_database(wtxn, Some("vectors"))?,
+            )))
+        })?
+        .unwrap_commit();
+    Ok(Dbs {
+        header: dbs.0,
+        items: dbs.1,
+        ids: dbs.2,
+        files: dbs.3,
+        postings: dbs.4,
+        vectors: dbs.5,
+    })
+}
+
+/// Deletes the index folder's files (only LMDB's own two).
+fn wipe(path: &Path) -> Result<()> {
+    for name in ["data.mdb", "lock.mdb"] {
+        let file = path.join(name);
+        match std::fs::remove_file(&file) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::io("cannot remove the damaged index file", file, e)),
+        }
+    }
+    Ok(())
+}
+
+/// Postings are packed `(key, term frequency, document length)` triples of
+/// little-endian u32, sorted by key.
+fn decode_postings(bytes: &[u8]) -> Vec<(u32, u32, u32)> {
+    bytes
+        .chunks_exact(12)
+        .map(|c| {
+            let at = |i: usize| u32::from_le_bytes(c[i..i + 4].try_into().expect("4 bytes"));
+            (at(0), at(4), at(8))
+        })
+        .collect()
+}
+
+fn encode_postings(postings: &[(u32, u32, u32)]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(postings.len() * 12);
+    for (k, tf, len) in postings {
+        out.extend_from_slice(&k.to_le_bytes());
+        out.extend_from_slice(&tf.to_le_bytes());
+        out.extend_from_slice(&len.to_le_bytes());
+    }
+    out
+}

@@ -1,0 +1,23 @@
+//! thehook's core: long-term memory for AI coding agents.
+//!
+//! Markdown under `.thehook/` is the truth ([`store`]); an LMDB index
+//! ([`index`]) with arroy vectors ([`embed`]) and BM25 postings ([`lexical`])
+//! makes it searchable ([`search`]); [`memory::Memory`] ties them into the
+//! operations the CLI and the Node addon expose.
+
+pub mod config;
+pub mod doctor;
+pub mod embed;
+pub mod error;
+pub mod index;
+pub mod item;
+pub mod lexical;
+pub mod memory;
+pub mod project;
+pub mod search;
+pub mod store;
+
+pub use error::{Error, Result};
+pub use item::{Item, ItemKind};
+pub use memory::{Memory, RecallOptions};
+pub use project::Project;

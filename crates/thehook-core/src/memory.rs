@@ -1,0 +1,235 @@
+//! The operations behind the commands: a project's memory opened once, then
+//! recalled from, added to and removed from. The CLI and the Node addon are
+//! thin layers over this.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::config::{Config, LoadedConfig};
+use crate::embed::{locate, Availability, Embedder, SearchPaths};
+use crate::error::{Error, Result};
+use crate::index::{Filter, Index, IndexStats, SyncPlan, SyncStats};
+use crate::item::{Item, ItemKind};
+use crate::lexical::Analyzer;
+use crate::project::Project;
+use crate::search::{fuse, Hit, Mode, LEXICAL_WEIGHT};
+use crate::store;
+
+/// Options of one recall.
+#[derive(Debug, Clone)]
+pub struct RecallOptions {
+    pub k: usize,
+    pub filter: Filter,
+    pub mode: Mode,
+    /// Weight of BM25 in hybrid fusion (default [`LEXICAL_WEIGHT`]).
+    pub lexical_weight: f32,
+}
+
+impl Default for RecallOptions {
+    fn default() -> Self {
+        RecallOptions { k: 5, filter: Filter::default(), mode: Mode::Hybrid, lexical_weight: LEXICAL_WEIGHT }
+    }
+}
+
+/// A progress callback: (done, total).
+pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
+
+/// One project's memory, open.
+pub struct Memory {
+    project: Project,
+    config: Config,
+    config_warnings: Vec<String>,
+    availability: Availability,
+    index: Index,
+    /// Why the index was rebuilt when it was opened, if it was.
+    rebuilt: Option<String>,
+    query_embedder: Option<Embedder>,
+    analyzer: Analyzer,
+}
+
+impl Memory {
+    /// Opens the memory of the project rooted at `root`. Fails with
+    /// [`Error::NoMemory`] when there is no `.thehook/` yet and `create` is false.
+    pub fn open(root: &Path, paths: &SearchPaths, create: bool) -> Result<Memory> {
+        let project = Project::at(root);
+        if !project.check_layout()? {
+            if !create {
+                return Err(Error::NoMemory { root: root.to_path_buf() });
+            }
+            create_layout(&project)?;
+        }
+        let LoadedConfig { config, warnings } = Config::load(&project.config_path())?;
+        let availability = locate(&config, paths);
+        let (index, rebuilt) = Index::open(&project, &availability.fingerprint())?;
+        Ok(Memory {
+            project,
+            config,
+            config_warnings: warnings,
+            availability,
+            index,
+            rebuilt,
+            query_embedder: None,
+            analyzer: Analyzer::default(),
+        })
+    }
+
+    pub fn project(&self) -> &Project {
+        &self.project
+    }
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+    pub fn config_warnings(&self) -> &[String] {
+        &self.config_warnings
+    }
+    pub fn availability(&self) -> &Availability {
+        &self.availability
+    }
+    /// Why the index was rebuilt on open (damaged file, model change), if it was.
+    pub fn rebuilt_reason(&self) -> Option<&str> {
+        self.rebuilt.as_deref()
+    }
+
+    /// Brings the index up to date with the markdown.
+    pub fn sync(&self, progress: Progress) -> Result<SyncStats> {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        self.index.sync(&self.project, &SyncPlan { availability: &self.availability, threads, progress })
+    }
+
+    /// Drops the index contents and builds them again from the markdown.
+    pub fn reindex(&mut self, progress: Progress) -> Result<SyncStats> {
+        self.index.clear(&self.availability.fingerprint())?;
+        self.sync(progress)
+    }
+
+    /// Hybrid search. The index is synced first, so hand edits are seen.
+    pub fn recall(&mut self, query: &str, options: &RecallOptions) -> Result<Vec<Hit>> {
+        if query.trim().is_empty() {
+            return Err(Error::Usage {
+                problem: "the query is empty".into(),
+                fix: "say what to look for, e.g. `thehook recall \"how are tests organised\"`".into(),
+            });
+        }
+        let k = options.k.max(1);
+        // Enough candidates that fusion has something to fuse and duplicates
+        // can be folded without leaving the list short.
+        let limit = (k * 4).max(40);
+        let query_vector = match options.mode {
+            Mode::Lexical => None,
+            _ => self.embed_query(query)?,
+        };
+        let candidates = self.index.candidates(query, query_vector.as_deref(), limit, &options.filter)?;
+        Ok(fuse(candidates, options.mode, options.lexical_weight, k, &self.analyzer))
+    }
+
+    fn embed_query(&mut self, query: &str) -> Result<Option<Vec<f32>>> {
+        if !matches!(self.availability, Availability::Ready { .. }) {
+            return Ok(None);
+        }
+        if self.query_embedder.is_none() {
+            self.query_embedder = Some(Embedder::load(&self.availability)?);
+        }
+        let embedder = self.query_embedder.as_mut().expect("loaded above");
+        embedder.embed_one(query).map(Some)
+    }
+
+    /// Appends a fact to `knowledge/notes.md` and indexes it at once.
+    pub fn remember(&self, text: &str, kind: ItemKind) -> Result<Item> {
+        let today = jiff::Zoned::now().date().to_string();
+        let rel = store::append_note(&self.project, kind, text, &today)?;
+        self.sync(&|_, _| {})?;
+        let items = self.index.all_items()?;
+        items
+            .into_iter()
+            .filter(|i| i.path == rel)
+            .max_by_key(|i| i.line_start)
+            .ok_or_else(|| Error::index(self.index.path(), "the remembered item is missing after indexing"))
+    }
+
+    /// Removes the item whose id starts with `id_prefix` from its markdown
+    /// file and from the index.
+    pub fn forget(&self, id_prefix: &str) -> Result<Item> {
+        let prefix = id_prefix.trim();
+        if prefix.len() < 4 {
+            return Err(Error::Usage {
+                problem: format!("`{prefix}` is too short to name an item"),
+                fix: "give at least 4 characters of the id that `thehook recall` prints".into(),
+            });
+        }
+        self.sync(&|_, _| {})?;
+        let matches = self.index.items_by_id_prefix(prefix, 10)?;
+        let item = match matches.as_slice() {
+            [one] => one.clone(),
+            [] => {
+                return Err(Error::ItemNotFound {
+                    problem: format!("no item has an id starting with `{prefix}`"),
+                    fix: "run `thehook recall \"<words of the item>\"` to see its id".into(),
+                })
+            }
+            many => {
+                let list: Vec<String> = many.iter().map(|i| format!("{} ({})", i.id, i.citation())).collect();
+                return Err(Error::ItemNotFound {
+                    problem: format!("`{prefix}` matches several items: {}", list.join(", ")),
+                    fix: "give more characters of the id".into(),
+                });
+            }
+        };
+        store::remove_item(&self.project, &item)?;
+        self.sync(&|_, _| {})?;
+        Ok(item)
+    }
+
+    /// Everything `thehook status` reports.
+    pub fn status(&self) -> Result<Status> {
+        let index = self.index.stats()?;
+        Ok(Status {
+            project: self.project.root().display().to_string(),
+            sessions: count_files(&self.project.sessions_dir(), "md"),
+            knowledge_files: count_files(&self.project.knowledge_dir(), "md"),
+            failed_captures: count_files(&self.project.failed_dir(), "reason"),
+            queued_captures: count_files(&self.project.queue_dir(), "json"),
+            index_path: self.project.relative(self.index.path()),
+            index_rebuilt: self.rebuilt.clone(),
+            index,
+            embeddings: self.availability.clone(),
+            config_warnings: self.config_warnings.clone(),
+        })
+    }
+}
+
+/// `thehook status`, also its `--json` form.
+#[derive(Debug, Clone, Serialize)]
+pub struct Status {
+    pub project: String,
+    pub sessions: usize,
+    pub knowledge_files: usize,
+    pub failed_captures: usize,
+    pub queued_captures: usize,
+    pub index_path: String,
+    pub index_rebuilt: Option<String>,
+    pub index: IndexStats,
+    pub embeddings: Availability,
+    pub config_warnings: Vec<String>,
+}
+
+/// The folders a project's memory needs, and the `.gitignore` that keeps the
+/// machine-local ones out of git.
+pub fn create_layout(project: &Project) -> Result<()> {
+    for dir in [project.sessions_dir(), project.knowledge_dir()] {
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io("cannot create folder", dir, e))?;
+    }
+    let gitignore = project.dir().join(".gitignore");
+    if !gitignore.exists() {
+        store::write_atomic(&gitignore, b"failed/\nqueue/\nindex/\nlogs/\n")?;
+    }
+    Ok(())
+}
+
+fn count_files(dir: &Path, ext: &str) -> usize {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == ext))
+        .count()
+}

@@ -1,0 +1,91 @@
+//! Where a project's memory lives on disk.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+/// The name of the folder that holds a project's memory.
+pub const THEHOOK_DIR: &str = ".thehook";
+
+/// The paths of one project. Cheap to build; touches the disk only in
+/// [`Project::discover`] and [`Project::check_layout`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Project {
+    root: PathBuf,
+}
+
+impl Project {
+    /// The project rooted exactly at `root` (its `.thehook/` may not exist yet).
+    pub fn at(root: impl Into<PathBuf>) -> Self {
+        Project { root: root.into() }
+    }
+
+    /// The nearest ancestor of `start` (itself included) that holds a
+    /// `.thehook/`, else the enclosing git work tree, else `start` itself. This
+    /// lets `thehook recall` work from any subfolder, like git does.
+    pub fn discover(start: &Path) -> Self {
+        let start = std::path::absolute(start).unwrap_or_else(|_| start.to_path_buf());
+        if let Some(found) = start.ancestors().find(|a| a.join(THEHOOK_DIR).exists()) {
+            return Project::at(found);
+        }
+        if let Some(git) = start.ancestors().find(|a| a.join(".git").exists()) {
+            return Project::at(git);
+        }
+        Project::at(start)
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+    pub fn dir(&self) -> PathBuf {
+        self.root.join(THEHOOK_DIR)
+    }
+    pub fn config_path(&self) -> PathBuf {
+        self.dir().join("config.yaml")
+    }
+    pub fn sessions_dir(&self) -> PathBuf {
+        self.dir().join("sessions")
+    }
+    pub fn knowledge_dir(&self) -> PathBuf {
+        self.dir().join("knowledge")
+    }
+    pub fn index_dir(&self) -> PathBuf {
+        self.dir().join("index")
+    }
+    pub fn logs_dir(&self) -> PathBuf {
+        self.dir().join("logs")
+    }
+    pub fn failed_dir(&self) -> PathBuf {
+        self.dir().join("failed")
+    }
+    pub fn queue_dir(&self) -> PathBuf {
+        self.dir().join("queue")
+    }
+
+    /// Whether `.thehook/` exists as a folder. A `.thehook` that is a file is
+    /// an error that says how to get out of it.
+    pub fn check_layout(&self) -> Result<bool> {
+        let dir = self.dir();
+        match std::fs::metadata(&dir) {
+            Ok(m) if m.is_dir() => Ok(true),
+            Ok(_) => Err(Error::Layout {
+                path: dir,
+                problem: "exists but is a file, not a folder".into(),
+                fix: "move the file out of the way (thehook keeps its memory in a .thehook/ folder)"
+                    .into(),
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(Error::io("cannot inspect", dir, e)),
+        }
+    }
+
+    /// `path` relative to the project root with `/` separators, as cited in
+    /// output (`.thehook/knowledge/notes.md`).
+    pub fn relative(&self, path: &Path) -> String {
+        let rel = path.strip_prefix(&self.root).unwrap_or(path);
+        rel.components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/")
+    }
+}
