@@ -360,10 +360,19 @@ fn yaml_error(path: &Path, text: &str, e: &serde_yaml::Error) -> Error {
     }
 }
 
+/// serde's wording without the position (we print our own) and without Rust
+/// type names a user never wrote.
 fn strip_location(problem: &str) -> String {
-    match problem.find(" at line ") {
-        Some(i) => problem[..i].to_string(),
-        None => problem.to_string(),
+    let problem = match problem.find(" at line ") {
+        Some(i) => &problem[..i],
+        None => problem,
+    };
+    let problem = ["usize", "u64", "u32"]
+        .iter()
+        .fold(problem.to_string(), |p, ty| p.replace(&format!("expected {ty}"), "expected a whole number"));
+    match problem.find("expected struct ") {
+        Some(i) => format!("{}expected a section of `key: value` lines", &problem[..i]),
+        None => problem,
     }
 }
 

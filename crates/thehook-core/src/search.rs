@@ -35,7 +35,7 @@ impl Mode {
 pub const LEXICAL_WEIGHT: f32 = 0.6;
 
 /// Items whose term sets overlap at least this much are one fact said twice.
-const DUPLICATE_JACCARD: f32 = 0.8;
+const DUPLICATE_JACCARD: f32 = 0.85;
 
 /// One search result.
 #[derive(Debug, Clone, Serialize)]

@@ -109,8 +109,14 @@ mod tests {
 
     fn real_env(dir: &Path) {
         let env = unsafe { heed::EnvOpenOptions::new().map_size(1 << 20).max_dbs(2).open(dir) }.unwrap();
+        let wtxn = env.write_txn().unwrap();
+        let db: heed::Database<heed::types::Str, heed::types::Str> = env
+            .create_databases_and_commit(wtxn, |dbo, wtxn| -> heed::Result<_> {
+                Ok(heed::CommitOrAbort::<_, ()>::Commit(dbo.create_database(wtxn, Some("t"))?))
+            })
+            .unwrap()
+            .unwrap_commit();
         let mut wtxn = env.write_txn().unwrap();
-        let db: heed::Database<heed::types::Str, heed::types::Str> = env.create_database(&mut wtxn, Some("t")).unwrap();
         for i in 0..500 {
             db.put(&mut wtxn, &format!("key{i}"), &"value".repeat(20)).unwrap();
         }

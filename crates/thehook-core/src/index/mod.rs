@@ -24,7 +24,7 @@ use crate::lexical::{bm25, Analyzer};
 use crate::project::Project;
 
 /// Bump when the stored layout or the analyzer changes: old indexes rebuild.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// LMDB's map is address space, not disk: the file grows as data is written.
 const MAP_SIZE: usize = 8 << 30;
@@ -50,6 +50,10 @@ pub struct Header {
 pub struct FileRecord {
     pub size: u64,
     pub mtime_ns: i128,
+    /// SHA-256 of the content, checked when size and mtime cannot be trusted.
+    pub hash: String,
+    /// When this record was written (nanoseconds since the epoch).
+    pub synced_at_ns: i128,
     pub keys: Vec<u32>,
 }
 
@@ -132,10 +136,13 @@ impl Index {
         };
         let dbs = create_dbs(&env).map_err(|e| Error::index(&path, e))?;
         let index = Index { env, dbs, path, analyzer: Analyzer::default() };
-        let stale = index.stale_reason(fingerprint)?;
-        if let Some(why) = stale {
-            index.clear(fingerprint)?;
-            reason = reason.or(Some(why));
+        match index.stale_reason(fingerprint)? {
+            Some(why) => {
+                index.clear(fingerprint)?;
+                reason = reason.or(Some(why));
+            }
+            None if index.header()?.is_none() => index.clear(fingerprint)?,
+            None => {}
         }
         Ok((index, reason))
     }

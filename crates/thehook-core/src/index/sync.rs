@@ -12,7 +12,7 @@ use crate::embed::{embed_parallel, Availability};
 use crate::error::Result;
 use crate::item::Item;
 use crate::project::Project;
-use crate::store::{list_sources, read_source, SourceFile};
+use crate::store::{content_hash, list_sources, read_source, SourceFile};
 
 /// How to embed new items during a sync.
 pub struct SyncPlan<'a> {
@@ -38,8 +38,14 @@ struct FileChange {
     rel: String,
     /// `None`: the file is gone.
     source: Option<SourceFile>,
+    hash: String,
     items: Vec<Item>,
 }
+
+/// A file modified this close to its last sync may have changed again within
+/// the file system's timestamp granularity without its size changing
+/// (git's "racy clean" problem): such files are compared by content.
+const RACY_WINDOW_NS: i128 = 2_000_000_000;
 
 impl Index {
     /// Makes the index match the markdown of `project`.
@@ -63,11 +69,11 @@ impl Index {
         }
         let mut changes = Vec::with_capacity(changed.len());
         for (rel, source) in changed {
-            let items = match &source {
+            let (items, hash) = match &source {
                 Some(file) => match read_source(file) {
-                    Ok(parsed) => {
+                    Ok((parsed, hash)) => {
                         stats.warnings.extend(parsed.warnings);
-                        parsed.items
+                        (parsed.items, hash)
                     }
                     Err(e) => {
                         // Keep what was indexed for a file we cannot read now.
@@ -75,9 +81,9 @@ impl Index {
                         continue;
                     }
                 },
-                None => Vec::new(),
+                None => (Vec::new(), String::new()),
             };
-            changes.push(FileChange { rel, source, items });
+            changes.push(FileChange { rel, source, hash, items });
         }
         stats.files_changed = changes.len();
 
@@ -120,6 +126,8 @@ impl Index {
             let record = change.source.as_ref().map(|s| FileRecord {
                 size: s.size,
                 mtime_ns: s.mtime_ns,
+                hash: change.hash.clone(),
+                synced_at_ns: jiff::Timestamp::now().as_nanosecond(),
                 keys,
             });
             new_records.push((change.rel.clone(), record));
@@ -223,7 +231,11 @@ impl Index {
         let mut out = Vec::new();
         let present: HashSet<&str> = sources.iter().map(|s| s.rel.as_str()).collect();
         for s in sources {
-            let same = records.get(&s.rel).is_some_and(|r| r.size == s.size && r.mtime_ns == s.mtime_ns);
+            let same = records.get(&s.rel).is_some_and(|r| {
+                r.size == s.size
+                    && r.mtime_ns == s.mtime_ns
+                    && (s.mtime_ns + RACY_WINDOW_NS < r.synced_at_ns || content_hash(&s.abs).is_some_and(|h| h == r.hash))
+            });
             if !same {
                 out.push((s.rel.clone(), Some(s.clone())));
             }

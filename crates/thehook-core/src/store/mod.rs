@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 
 pub use parse::{parse_date, parse_markdown, FrontMatter, ParsedFile};
 
+use sha2::{Digest, Sha256};
+
 use crate::error::{Error, Result};
 use crate::item::{Item, ItemKind};
 use crate::project::Project;
@@ -69,10 +71,21 @@ fn mtime_ns(meta: &std::fs::Metadata) -> i128 {
         .map_or(0, |t| t.as_nanosecond())
 }
 
-/// Reads and parses one source file. Bytes that are not UTF-8 are replaced
-/// (and reported); an unreadable file is an error for the caller to report.
-pub fn read_source(file: &SourceFile) -> Result<ParsedFile> {
+/// SHA-256 of a file's content (hex), or `None` when it cannot be read.
+pub fn content_hash(path: &Path) -> Option<String> {
+    std::fs::read(path).ok().map(|bytes| hex(&Sha256::digest(&bytes)))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Reads and parses one source file, returning its items and content hash.
+/// Bytes that are not UTF-8 are replaced (and reported); an unreadable file
+/// is an error for the caller to report.
+pub fn read_source(file: &SourceFile) -> Result<(ParsedFile, String)> {
     let bytes = std::fs::read(&file.abs).map_err(|e| Error::io("cannot read", &file.abs, e))?;
+    let hash = hex(&Sha256::digest(&bytes));
     let file_date = jiff::Timestamp::from_nanosecond(file.mtime_ns)
         .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
         .to_string();
@@ -88,7 +101,7 @@ pub fn read_source(file: &SourceFile) -> Result<ParsedFile> {
             file.rel
         ));
     }
-    Ok(parsed)
+    Ok((parsed, hash))
 }
 
 /// Writes `content` to `path` atomically: a temp file in the same folder,

@@ -122,14 +122,20 @@ fn push_item(
     }
     let body = if is_list_item { strip_list_marker(raw) } else { raw.to_string() };
     let (tag_kind, body) = take_type_tag(&body);
-    let (own_date, _) = leading_date(&body);
-    if body.trim().is_empty() {
-        return;
-    }
+    // The id covers the date (the same words on two dates are two facts);
+    // the searchable text does not (a date is metadata, not content).
     let key = crate::item::normalise(&body);
     let n = occurrences.entry(key).or_insert(0);
     let id = item_id(path, &body, *n);
     *n += 1;
+    let (own_date, rest) = leading_date(&body);
+    let body = match own_date {
+        Some(_) => rest.trim_start_matches([':', ' ', '-', '\u{2014}', '*']).to_string(),
+        None => body,
+    };
+    if body.trim().is_empty() {
+        return;
+    }
     let line_start = lines.line_of(range.start);
     let line_end = lines.line_of(range.start + raw.len().saturating_sub(1));
     out.items.push(Item {

@@ -1,0 +1,891 @@
+#!/usr/bin/env python3
+"""Speed benchmark for thehook (DESIGN section 9).
+
+Measures, with whole-process timings of the release binary:
+
+* ``reindex`` throughput (items/s) and its peak memory, for each corpus size;
+* ``recall`` latency (p50, p90, min, max, IQR) and peak memory over many runs,
+  in three configurations:
+    - ``hybrid``:        the default (BM25 + vectors; loads the model per call),
+    - ``--mode lexical``: the same index, BM25 only (no model load) -- the
+                          difference to ``hybrid`` is the cost of the model,
+    - ``embeddings off``: ``THEHOOK_EMBEDDINGS=off``, a lexical-only index;
+* the process floor (``thehook --version``), to see what spawning costs.
+
+The corpus is synthetic and deterministic: the same ``--seed`` gives the same
+bytes. It imitates what thehook stores: session files (front matter and the
+four sections, 10-20 bullets each) plus the four knowledge files.
+
+Timings are of the whole child process, measured from just before the spawn to
+the return of ``os.wait4``, which also gives the child's peak RSS (ru_maxrss)
+and CPU time. Runs of the recall configurations are interleaved so that
+background noise spreads evenly over them. The page cache is warm (there is
+one untimed warm-up run per configuration, which also syncs the index).
+
+Usage:
+    python3 bench/speed.py                      # sizes 1000,10000, 30 runs
+    python3 bench/speed.py --sizes 1000 --runs 10
+    python3 bench/speed.py --reindex-runs 0     # reuse the indexes in --work
+    python3 bench/speed.py --breakdown          # plus a strace split of recall
+
+Output: a markdown report on stdout, JSON in bench/out/speed.json.
+Python 3.11+, standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+
+BENCH_DIR = Path(__file__).resolve().parent
+REPO = BENCH_DIR.parent
+
+# DESIGN section 9 targets (2-core machine).
+TARGET_RECALL_P50_MS = 400  # recall, whole process, 10,000 items
+TARGET_REINDEX_ITEMS_PER_S = 100
+TARGET_PEAK_RSS_MB = 400  # any command
+
+# Version of the corpus generator, recorded in the JSON and mixed into the
+# seed: bump it when the generator changes, so that results name their corpus.
+CORPUS_VERSION = 1
+
+
+# ---------------------------------------------------------------------------
+# Synthetic corpus
+# ---------------------------------------------------------------------------
+# Vocabularies of a typical web/backend project. Sentences are built from
+# templates filled with these, then padded with clauses to a target length
+# (8-60 words), so that BM25 sees realistic term statistics and the model sees
+# realistic developer prose.
+
+TOPICS = [
+    "authentication", "session handling", "rate limiting", "database migrations",
+    "connection pooling", "caching", "background jobs", "feature flags",
+    "error reporting", "logging", "metrics", "tracing", "search indexing",
+    "file uploads", "image resizing", "email delivery", "webhooks", "billing",
+    "invoicing", "permissions", "role checks", "audit trail", "i18n",
+    "date handling", "time zones", "pagination", "GraphQL resolvers",
+    "REST endpoints", "websocket events", "push notifications", "CSV export",
+    "PDF generation", "onboarding flow", "password reset", "OAuth login",
+    "two-factor auth", "API keys", "retries", "idempotency keys", "schema validation",
+    "form validation", "state management", "routing", "code splitting",
+    "server-side rendering", "hydration", "dark mode", "accessibility",
+    "dependency injection", "config loading", "secrets management", "CI pipeline",
+    "deploy scripts", "docker images", "database seeding", "test fixtures",
+    "snapshot tests", "end-to-end tests", "load testing", "memory leaks",
+]
+
+PATHS = [
+    "src/auth/session.ts", "src/auth/jwt.ts", "src/api/routes/users.ts",
+    "src/api/middleware/rateLimit.ts", "src/db/migrations/", "src/db/pool.ts",
+    "src/jobs/queue.ts", "src/jobs/workers/email.ts", "src/lib/cache.ts",
+    "src/lib/logger.ts", "src/lib/dates.ts", "src/lib/flags.ts",
+    "src/components/Button.tsx", "src/components/forms/", "src/hooks/useAuth.ts",
+    "src/store/slices/cart.ts", "src/pages/checkout/", "src/server/render.tsx",
+    "src/graphql/resolvers/", "src/graphql/schema.graphql", "src/billing/stripe.ts",
+    "src/uploads/s3.ts", "src/i18n/locales/", "config/default.yaml",
+    "config/production.yaml", ".github/workflows/ci.yml", "docker/Dockerfile",
+    "docker-compose.yml", "scripts/seed.ts", "scripts/deploy.sh",
+    "tests/e2e/checkout.spec.ts", "tests/fixtures/users.json", "__tests__/",
+    "vitest.config.ts", "tsconfig.json", "package.json", "Makefile",
+    "crates/core/src/lib.rs", "crates/cli/src/main.rs", "app/models/user.rb",
+    "app/services/billing.py", "internal/http/server.go", "pkg/cache/lru.go",
+]
+
+LIBS = [
+    "React", "Next.js", "Vite", "vitest", "Jest", "Playwright", "Cypress",
+    "Express", "Fastify", "Prisma", "Drizzle", "TypeORM", "Zod", "tRPC",
+    "Redis", "PostgreSQL", "SQLite", "BullMQ", "Stripe", "Sentry",
+    "OpenTelemetry", "pino", "winston", "date-fns", "Luxon", "Tailwind",
+    "Redux Toolkit", "Zustand", "React Query", "Apollo", "Docker", "Terraform",
+    "GitHub Actions", "pnpm", "ESLint", "Prettier", "TypeScript", "tokio",
+    "serde", "axum", "sqlx", "Django", "Celery", "FastAPI", "pytest", "gin",
+]
+
+VERBS = [
+    "use", "prefer", "wrap", "validate", "cache", "memoize", "retry", "batch",
+    "debounce", "serialize", "normalize", "stream", "paginate", "lazy-load",
+    "mock", "stub", "seed", "migrate", "index", "log", "trace", "lock",
+]
+
+ADJ = [
+    "flaky", "slow", "stale", "duplicated", "missing", "silently dropped",
+    "out of order", "truncated", "double-encoded", "off by one", "racy",
+    "leaking", "cached too long", "timezone-shifted", "unescaped",
+]
+
+PEOPLE = ["Alice", "Bob", "Chen", "Dana", "Emeka", "Farah", "Goran", "Hiro"]
+AGENTS = ["claude-code", "codex", "cursor", "gemini-cli"]
+BRANCHES = ["main", "develop", "feat/billing-v2", "fix/session-expiry",
+            "chore/deps", "feat/search", "refactor/db-layer", "feat/onboarding"]
+
+# Main sentences by item type; placeholders are filled from the lists above.
+TEMPLATES = {
+    "summary": [
+        "Worked on {topic} in `{path}` and moved the shared logic into a helper",
+        "Fixed {adj} {topic} reported by {person} after the last release",
+        "Refactored {topic} to {verb} requests through {lib} instead of custom code",
+        "Investigated why {topic} was {adj} in staging; root cause was in `{path}`",
+        "Added tests for {topic} covering the edge cases {person} listed",
+        "Upgraded {lib} and updated `{path}` for the breaking changes",
+        "Set up {topic} with {lib} for the new service",
+    ],
+    "convention": [
+        "Tests for {topic} are colocated in `{path}` and run with {lib}",
+        "Always {verb} {topic} through the helpers in `{path}`",
+        "Name {topic} files in kebab-case and export one thing per file from `{path}`",
+        "Use {lib} for {topic}; do not hand-roll it",
+        "Every change to {topic} needs an entry in `{path}`",
+        "Prefer {lib} over {lib2} for {topic} in new code",
+        "Tests colocated in `{path}`",
+    ],
+    "adr": [
+        "{lib} for {topic} over {lib2}, because it keeps `{path}` simple",
+        "Chose to {verb} {topic} on the server rather than in the client",
+        "{topic} state lives in {lib}; components read it through `{path}`",
+        "JWT with refresh token rotation over server sessions for {topic}",
+        "Keep {topic} behind a feature flag until {person} signs off",
+        "Split {topic} out of `{path}` into its own module with a narrow interface",
+    ],
+    "gotcha": [
+        "{lib} {verb}s {topic} silently when `{path}` is imported through a path alias",
+        "{topic} is {adj} when the {lib} cache is warm; clear it before running tests",
+        "`{path}` must be loaded before {lib} or {topic} breaks at startup",
+        "{lib} --changed misses files imported through path aliases in `{path}`",
+        "Timestamps in {topic} come back {adj} from {lib}; convert to UTC first",
+        "Running {topic} tests in parallel with {lib} makes them {adj}",
+        "{lib} ignores `{path}` on Windows",
+    ],
+    "history": [
+        "{date} Migrated {topic} from {lib2} to {lib}",
+        "{date} {person} rewrote {topic} in `{path}`",
+        "{date} Dropped support for {lib2} in {topic}",
+        "{date} Incident: {topic} was {adj} for two hours after a deploy",
+    ],
+    "note": [
+        "{person} owns {topic}; ask before changing `{path}`",
+        "Staging uses a separate {lib} instance for {topic}",
+        "The {topic} dashboard is linked from `{path}`",
+        "Local {topic} needs {lib} running; see `{path}`",
+    ],
+}
+
+# Clauses appended until an item reaches its target length.
+CLAUSES = [
+    "because {lib} handles the {topic} edge cases for us",
+    "see `{path}` for the details",
+    "which {person} confirmed in review",
+    "otherwise {topic} ends up {adj}",
+    "and the same applies to {topic2}",
+    "so that `{path}` stays free of {topic2} concerns",
+    "after a bug where {topic2} was {adj} in production",
+    "as agreed when we moved to {lib}",
+    "keeping the old behaviour behind a flag for one release",
+    "with a regression test in `{path}`",
+    "since {lib2} made {topic2} hard to {verb}",
+    "until the upstream fix in {lib} lands",
+    "which only shows up on CI",
+    "noted by {person} while pairing on {topic2}",
+    "the {lib} docs are wrong about this",
+    "check `{path}` before touching {topic2}",
+    "it cost us a day on {topic2}",
+    "revisit once {lib} ships its next major version",
+]
+
+# Questions a coding agent would ask at the start of a task. The timed runs
+# cycle through them in order.
+QUERIES = [
+    "how are tests organised",
+    "why did we choose JWT over server sessions",
+    "what breaks when vitest runs with --changed",
+    "where is rate limiting implemented",
+    "how do we handle time zones in dates",
+    "which library do we use for database migrations",
+    "known problems with the Redis cache in tests",
+    "who owns billing and Stripe integration",
+    "conventions for naming React component files",
+    "what happened during the last deploy incident",
+]
+
+
+def _fill(rng: random.Random, template: str, day: date) -> str:
+    """Fills one template's placeholders with random vocabulary."""
+    lib, lib2 = rng.sample(LIBS, 2)
+    topic, topic2 = rng.sample(TOPICS, 2)
+    return template.format(
+        topic=topic, topic2=topic2, lib=lib, lib2=lib2, path=rng.choice(PATHS),
+        verb=rng.choice(VERBS), adj=rng.choice(ADJ), person=rng.choice(PEOPLE),
+        date=day.isoformat(),
+    )
+
+
+def make_item(rng: random.Random, kind: str, day: date) -> str:
+    """One memory item: a main sentence, then distinct clauses until it
+    reaches a target length drawn from 8-60 words (mostly short, with a tail
+    of long ones, like real notes)."""
+    target = int(rng.triangular(8, 60, 12))
+    text = _fill(rng, rng.choice(TEMPLATES[kind]), day)
+    for clause in rng.sample(CLAUSES, len(CLAUSES)):
+        if len(text.split()) >= target:
+            break
+        text += rng.choice([", ", ", ", "; ", " — "]) + _fill(rng, clause, day)
+    words = text.split()
+    if len(words) > 60:
+        text = " ".join(words[:60]).rstrip(",;—")
+        # Do not leave half a `code span`: an odd number of backticks would
+        # change how the markdown parses.
+        if text.count("`") % 2:
+            text = text[: text.rfind("`")].rstrip(" ,;—")
+    return text[0].upper() + text[1:] + "."
+
+
+def generate_corpus(n_items: int, seed: int) -> dict[str, str]:
+    """Returns {path relative to the project root: file text} with exactly
+    `n_items` top-level list items. Same (n_items, seed) -> same bytes."""
+    rng = random.Random(f"thehook-speed-v{CORPUS_VERSION}-{seed}-{n_items}")
+    start = date(2025, 1, 6)
+    files: dict[str, str] = {}
+
+    # About 10% of the items are curated knowledge, the rest session notes.
+    n_knowledge = max(4, n_items // 10)
+    shares = {"conventions": 0.3, "architecture": 0.3, "history": 0.2, "notes": 0.2}
+    kinds = {"conventions": "convention", "architecture": "adr",
+             "history": "history", "notes": "note"}
+    titles = {"conventions": "Conventions", "architecture": "Architecture Decisions",
+              "history": "History", "notes": "Notes"}
+    left = n_knowledge
+    for i, (name, share) in enumerate(shares.items()):
+        count = left if i == len(shares) - 1 else int(n_knowledge * share)
+        left -= count
+        lines = [f"# {titles[name]}", ""]
+        for j in range(count):
+            day = start + timedelta(days=j * 400 // max(count, 1))
+            lines.append(f"- {make_item(rng, kinds[name], day)}")
+        files[f".thehook/knowledge/{name}.md"] = "\n".join(lines) + "\n"
+
+    # Sessions of 10-20 items, one or two a day; the last one takes the rest.
+    remaining = n_items - n_knowledge
+    session = 0
+    while remaining > 0:
+        size = rng.randint(10, 20)
+        if remaining - size < 10:
+            size = remaining
+        remaining -= size
+        when = datetime(2025, 1, 6, 9, tzinfo=timezone.utc) + timedelta(hours=13 * session)
+        files[f".thehook/sessions/{when:%Y-%m-%d}-{session:05d}.md"] = make_session(rng, when, size)
+        session += 1
+    return files
+
+
+def make_session(rng: random.Random, when: datetime, size: int) -> str:
+    """A session file: YAML front matter and the four sections."""
+    # 1-3 summary bullets, the rest spread at random over the other sections.
+    n_summary = min(size, rng.randint(1, 3))
+    picks = rng.choices(["convention", "adr", "gotcha"], weights=[35, 30, 35], k=size - n_summary)
+    n_conv, n_adr, n_gotcha = (picks.count(k) for k in ("convention", "adr", "gotcha"))
+    day = when.date()
+    title = _fill(rng, "{topic} in {lib}", day)
+    title = title[0].upper() + title[1:]
+    session_id = "%032x" % rng.getrandbits(128)
+    out = [
+        "---",
+        f"session_id: {session_id[:8]}-{session_id[8:12]}-{session_id[12:16]}-"
+        f"{session_id[16:20]}-{session_id[20:]}",
+        f"agent: {rng.choice(AGENTS)}",
+        f"date: {when.isoformat().replace('+00:00', 'Z')}",
+        f"branch: {rng.choice(BRANCHES)}",
+        f'title: "{title}"',
+        "---",
+        "",
+    ]
+    sections = [
+        ("Session Summary", "summary", None, n_summary),
+        ("Conventions Detected", "convention", "`[convention]` ", n_conv),
+        ("Architecture Decisions", "adr", "`[ADR]` ", n_adr),
+        ("Gotchas", "gotcha", "`[gotcha]` ", n_gotcha),
+    ]
+    for heading, kind, tag, count in sections:
+        out += [f"## {heading}", ""]
+        # An empty section stays empty: a top-level paragraph would be an item.
+        for _ in range(count):
+            out.append(f"- {tag or ''}{make_item(rng, kind, day)}")
+        out.append("")
+    return "\n".join(out)
+
+
+def write_corpus(root: Path, files: dict[str, str]) -> int:
+    """Makes `root` hold exactly `files` (plus whatever else is in .thehook/,
+    such as the index). Files whose bytes are already right are left alone, so
+    their mtimes -- and so the index built from them -- stay valid. Returns the
+    number of files written or removed."""
+    touched = 0
+    for rel, text in files.items():
+        path = root / rel
+        data = text.encode("utf-8")
+        if path.is_file() and path.read_bytes() == data:
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        touched += 1
+    for sub in ("sessions", "knowledge"):
+        for path in sorted((root / ".thehook" / sub).rglob("*.md")):
+            if path.relative_to(root).as_posix() not in files:
+                path.unlink()
+                touched += 1
+    return touched
+
+
+def corpus_digest(files: dict[str, str]) -> str:
+    h = hashlib.sha256()
+    for rel in sorted(files):
+        h.update(rel.encode() + b"\0" + files[rel].encode("utf-8") + b"\0")
+    return h.hexdigest()
+
+
+# ---------------------------------------------------------------------------
+# Running the binary
+# ---------------------------------------------------------------------------
+
+@dataclass
+class Run:
+    """One child process: wall time, CPU time (user + system, all threads),
+    peak resident set size, exit code and output."""
+    wall_ms: float
+    cpu_ms: float
+    maxrss_mb: float
+    code: int
+    stdout: str
+    stderr: str
+
+
+def run(argv: list[str], env: dict[str, str]) -> Run:
+    """Runs `argv` to completion. Output goes to temporary files rather than
+    pipes, so that this process does nothing while the child runs; os.wait4
+    returns the child's own resource usage (ru_maxrss is in KiB on Linux)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env)
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)  # Popen must not wait again
+        out.seek(0)
+        err.seek(0)
+        return Run(
+            wall_ms=wall * 1000,
+            cpu_ms=(usage.ru_utime + usage.ru_stime) * 1000,
+            maxrss_mb=usage.ru_maxrss / 1024,
+            code=child.returncode,
+            stdout=out.read().decode("utf-8", "replace"),
+            stderr=err.read().decode("utf-8", "replace"),
+        )
+
+
+def base_env() -> dict[str, str]:
+    """The caller's environment, with the model and ONNX Runtime of this
+    repository's .assets/ unless THEHOOK_MODEL_DIR / ORT_DYLIB_PATH are set."""
+    env = dict(os.environ)
+    env.setdefault("THEHOOK_MODEL_DIR", str(REPO / ".assets" / "model"))
+    env.setdefault("ORT_DYLIB_PATH", str(REPO / ".assets" / "onnxruntime" / "libonnxruntime.so.1.31.1"))
+    env["NO_COLOR"] = "1"
+    env.pop("THEHOOK_EMBEDDINGS", None)
+    env.pop("THEHOOK_LEXICAL_WEIGHT", None)
+    return env
+
+
+class CpuMeter:
+    """How busy the machine was during a phase, apart from our own children:
+    the share of all cores used by other processes (a build, another
+    benchmark). Timings taken while it is high are not trustworthy."""
+
+    def __init__(self) -> None:
+        self.wall = time.perf_counter()
+        self.busy = self._busy_s()
+        self.own = self._own_s()
+
+    @staticmethod
+    def _busy_s() -> float:
+        # /proc/stat: cpu user nice system idle iowait irq softirq steal ...
+        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+        user, nice, system, _idle, _iowait, irq, softirq, steal = fields
+        return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+    @staticmethod
+    def _own_s() -> float:
+        t = os.times()  # this process and its waited-for children
+        return t.user + t.system + t.children_user + t.children_system
+
+    def other_share(self) -> float:
+        """Fraction (0-1) of all cores used by other processes since creation."""
+        wall = time.perf_counter() - self.wall
+        other = (self._busy_s() - self.busy) - (self._own_s() - self.own)
+        # Clamped: /proc/stat ticks are coarse, so short phases can overshoot.
+        return round(min(1.0, max(0.0, other / (wall * len(os.sched_getaffinity(0))))), 3)
+
+
+def wait_quiet(max_wait_s: float) -> None:
+    """Waits, up to `max_wait_s`, until other processes use less than 10% of
+    the CPU over a 3-second window. Does nothing when `max_wait_s` is 0."""
+    deadline = time.monotonic() + max_wait_s
+    while max_wait_s > 0:
+        meter = CpuMeter()
+        time.sleep(3)
+        share = meter.other_share()
+        if share < 0.10:
+            return
+        if time.monotonic() > deadline:
+            log(f"still busy ({share:.0%} of the CPU used by others); measuring anyway")
+            return
+        log(f"machine busy ({share:.0%} of the CPU used by others); waiting")
+
+
+def summarize(values: list[float]) -> dict[str, float]:
+    """p50, p90, min, max, IQR (p75 - p25) and mean, rounded to 0.1."""
+    if len(values) == 1:
+        v = values[0]
+        return {"n": 1, "p50": v, "p90": v, "min": v, "max": v, "iqr": 0.0, "mean": v}
+    q = statistics.quantiles(values, n=20, method="inclusive")  # q[k-1] = p(5k)
+    return {k: round(v, 1) for k, v in {
+        "n": len(values), "p50": statistics.median(values), "p90": q[17],
+        "min": min(values), "max": max(values), "iqr": q[14] - q[4],
+        "mean": statistics.fmean(values),
+    }.items()}
+
+
+# ---------------------------------------------------------------------------
+# The measurements
+# ---------------------------------------------------------------------------
+
+@dataclass
+class Config:
+    """One way of running recall: which project copy, extra flags, extra env."""
+    name: str
+    project: str  # "hybrid" or "lexical-only" (the two copies of the corpus)
+    flags: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+
+
+RECALL_CONFIGS = [
+    Config("hybrid", "hybrid"),
+    Config("lexical mode", "hybrid", flags=["--mode", "lexical"]),
+    Config("embeddings off", "lexical-only", env={"THEHOOK_EMBEDDINGS": "off"}),
+]
+
+# The two project copies: an index with vectors, and a lexical-only index
+# (THEHOOK_EMBEDDINGS=off changes the index fingerprint, so one copy cannot
+# serve both without a rebuild on every switch).
+PROJECTS = {"hybrid": {}, "lexical-only": {"THEHOOK_EMBEDDINGS": "off"}}
+
+
+def log(msg: str) -> None:
+    print(f"[speed] {msg}", file=sys.stderr, flush=True)
+
+
+def measure_reindex(binary: str, root: Path, env: dict[str, str], runs: int, n_items: int,
+                    want_embeddings: bool) -> dict:
+    """Runs `reindex --json` `runs` times. Throughput is reported two ways:
+    from the command's own timer (the rebuild proper) and from the whole
+    process (adding start-up and exit)."""
+    results = []
+    meter = CpuMeter()
+    for i in range(runs):
+        r = run([binary, "-C", str(root), "reindex", "--json"], env)
+        if r.code != 0:
+            sys.exit(f"reindex failed ({r.code}) in {root}:\n{r.stderr}")
+        report = json.loads(r.stdout.strip().splitlines()[-1])
+        if report["items"] != n_items:
+            sys.exit(f"reindex found {report['items']} items, the corpus has {n_items}: {root}")
+        if want_embeddings and report["embedded"] != n_items:
+            sys.exit(f"reindex embedded {report['embedded']} of {n_items} items "
+                     f"(embeddings: {report['embeddings']}); check THEHOOK_MODEL_DIR and ORT_DYLIB_PATH")
+        results.append({
+            "seconds": report["seconds"],
+            "wall_s": round(r.wall_ms / 1000, 3),
+            "cpu_s": round(r.cpu_ms / 1000, 3),
+            "items_per_s": round(report["items"] / report["seconds"], 1),
+            "items_per_s_wall": round(report["items"] * 1000 / r.wall_ms, 1),
+            "peak_rss_mb": round(r.maxrss_mb, 1),
+            "embeddings": report["embeddings"],
+            "files": report["files"],
+        })
+        log(f"  reindex {root.name} {i + 1}/{runs}: {results[-1]['items_per_s']} items/s, "
+            f"{results[-1]['seconds']:.2f} s, {results[-1]['peak_rss_mb']} MB")
+    return {
+        "runs": results,
+        "items_per_s": statistics.median(x["items_per_s"] for x in results),
+        "items_per_s_wall": statistics.median(x["items_per_s_wall"] for x in results),
+        "seconds": statistics.median(x["seconds"] for x in results),
+        "cpu_s": statistics.median(x["cpu_s"] for x in results),
+        "peak_rss_mb": max(x["peak_rss_mb"] for x in results),
+        "other_cpu_share": meter.other_share(),
+    }
+
+
+def measure_recall(binary: str, roots: dict[str, Path], envs: dict[str, dict], runs: int) -> dict:
+    """Times `recall --json` for every config, interleaved run by run, after
+    one untimed warm-up each (the warm-up also syncs the index if needed)."""
+    out: dict[str, dict] = {}
+    samples: dict[str, list[Run]] = {c.name: [] for c in RECALL_CONFIGS}
+
+    def argv(c: Config, query: str) -> list[str]:
+        return [binary, "-C", str(roots[c.project]), "recall", query, "--json", "-k", "5", *c.flags]
+
+    for c in RECALL_CONFIGS:
+        w = run(argv(c, QUERIES[0]), envs[c.name])
+        out[c.name] = {"warmup_ms": round(w.wall_ms, 1), "warmup_stderr": w.stderr.strip()}
+    meter = CpuMeter()
+    for i in range(runs):
+        query = QUERIES[i % len(QUERIES)]
+        for c in RECALL_CONFIGS:
+            samples[c.name].append(run(argv(c, query), envs[c.name]))
+    other = meter.other_share()
+    for c in RECALL_CONFIGS:
+        rs = samples[c.name]
+        bad = [r for r in rs if r.code not in (0, 1)]  # 1 = nothing found
+        if bad:
+            sys.exit(f"recall ({c.name}) failed with exit code {bad[0].code}:\n{bad[0].stderr}")
+        modes = sorted({json.loads(r.stdout)["mode"] for r in rs})
+        stderr = sorted({line for r in rs for line in r.stderr.splitlines() if line.strip()})
+        out[c.name].update({
+            "flags": c.flags, "env": c.env, "mode_reported": modes,
+            "wall_ms": summarize([r.wall_ms for r in rs]),
+            "cpu_ms": summarize([r.cpu_ms for r in rs]),
+            "peak_rss_mb": round(max(r.maxrss_mb for r in rs), 1),
+            "empty_results": sum(1 for r in rs if not json.loads(r.stdout)["hits"]),
+            "stderr": stderr[:10],
+            "other_cpu_share": other,
+            "samples_ms": [round(r.wall_ms, 1) for r in rs],
+        })
+        log(f"  recall {c.name}: p50 {out[c.name]['wall_ms']['p50']} ms, "
+            f"p90 {out[c.name]['wall_ms']['p90']} ms, {out[c.name]['peak_rss_mb']} MB")
+    return out
+
+
+def breakdown(binary: str, root: Path, env: dict[str, str], runs: int = 5) -> dict | None:
+    """Where the time of one hybrid recall goes, from `strace -ttt` timestamps
+    of a few landmark system calls (median of `runs` traced runs):
+
+    * start-up:   exec to loading ONNX Runtime (includes opening the index,
+                  the sync check and config);
+    * ort load:   loading libonnxruntime and creating its environment;
+    * model+query: reading model.onnx, creating the inference session,
+                  embedding the query, searching and fusing -- up to the first
+                  write to stdout;
+    * exit:       from the first write of the answer to the process's end.
+
+    Tracing adds a little overhead to each traced call; the phases are for
+    proportions, not absolute numbers. Returns None without strace."""
+    if not shutil.which("strace"):
+        return None
+    ort = env["ORT_DYLIB_PATH"]
+    phases: dict[str, list[float]] = {k: [] for k in ("startup", "ort_load", "model_and_query", "exit", "total")}
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(runs):
+            trace = Path(tmp) / f"trace{i}"
+            argv = ["strace", "-f", "--seccomp-bpf", "-ttt", "-o", str(trace), "-e", "trace=execve,openat,write,exit_group",
+                    binary, "-C", str(root), "recall", QUERIES[i % len(QUERIES)], "--json"]
+            run(argv, env)
+            t: dict[str, float] = {}
+            for line in trace.read_text().splitlines():
+                parts = line.split(None, 2)
+                if len(parts) < 3:
+                    continue
+                ts, call = float(parts[1]), parts[2]
+                t.setdefault("exec", ts)
+                if call.startswith("openat(") and ort in call:
+                    t.setdefault("ort", ts)
+                elif call.startswith("openat(") and "model.onnx" in call:
+                    t["model"] = ts  # the last open: the first one is the fingerprint
+                elif call.startswith("write(1,"):
+                    t.setdefault("answer", ts)
+                t["end"] = ts
+            if not {"exec", "ort", "model", "answer"} <= t.keys():
+                return None  # not a hybrid run (no model?)
+            phases["startup"].append(t["ort"] - t["exec"])
+            phases["ort_load"].append(t["model"] - t["ort"])
+            phases["model_and_query"].append(t["answer"] - t["model"])
+            phases["exit"].append(t["end"] - t["answer"])
+            phases["total"].append(t["end"] - t["exec"])
+    return {k: round(statistics.median(v) * 1000, 1) for k, v in phases.items()}
+
+
+def snapshot_binary(binary: str, work: Path) -> Path:
+    """A private copy of the binary, named by its hash, so that a build
+    finishing during the benchmark cannot swap it mid-run."""
+    data = Path(binary).read_bytes()
+    copy = work / "bin" / f"thehook-{hashlib.sha256(data).hexdigest()[:12]}"
+    if not copy.exists():
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        tmp = copy.with_suffix(".tmp")
+        tmp.write_bytes(data)
+        tmp.chmod(0o755)
+        tmp.rename(copy)
+    return copy
+
+
+def machine_info() -> dict:
+    cpu = "unknown"
+    mem_mb = None
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                mem_mb = int(line.split()[1]) // 1024
+    except OSError:
+        pass
+    return {
+        "cpu_model": cpu,
+        "nproc": len(os.sched_getaffinity(0)),
+        "cpu_count": os.cpu_count(),
+        "mem_total_mb": mem_mb,
+        "kernel": platform.release(),
+        "python": platform.python_version(),
+        "loadavg_start": list(os.getloadavg()),
+    }
+
+
+def binary_info(binary: str, env: dict[str, str]) -> dict:
+    data = Path(binary).read_bytes()
+    version = run([binary, "--version"], env).stdout.strip()
+    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    return {
+        "path": binary, "version": version, "size_bytes": len(data),
+        "sha256": hashlib.sha256(data).hexdigest(), "repo_commit": commit or None,
+        "mtime": datetime.fromtimestamp(Path(binary).stat().st_mtime, timezone.utc).isoformat(),
+        "model_dir": env["THEHOOK_MODEL_DIR"], "ort_dylib_path": env["ORT_DYLIB_PATH"],
+    }
+
+
+# ---------------------------------------------------------------------------
+# Report
+# ---------------------------------------------------------------------------
+
+def pct(share: float) -> str:
+    return f"{share * 100:.0f}%"
+
+
+def render(result: dict) -> str:
+    """The markdown report."""
+    m = result["machine"]
+    lines = [
+        f"## thehook speed ({result['binary']['version']}, {m['cpu_model']}, "
+        f"{m['nproc']} cores, {result['settings']['runs']} runs)",
+        "",
+        "Recall, whole process (`recall --json -k 5`, warm cache), milliseconds. "
+        "\"other CPU\" is the share of the cores used by other processes meanwhile.",
+        "",
+        "| items | config | p50 | p90 | min | max | IQR | CPU p50 | peak RSS MB | other CPU |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    f = result["process_floor"]
+    w, c = f["wall_ms"], f["cpu_ms"]
+    lines.append(f"| – | `--version` (process floor) | {w['p50']} | {w['p90']} | {w['min']} | {w['max']} "
+                 f"| {w['iqr']} | {c['p50']} | {f['peak_rss_mb']} | {pct(f['other_cpu_share'])} |")
+    for size in result["sizes"]:
+        for name, r in size["recall"].items():
+            w, c = r["wall_ms"], r["cpu_ms"]
+            lines.append(f"| {size['items']:,} | {name} | {w['p50']} | {w['p90']} | {w['min']} | {w['max']} "
+                         f"| {w['iqr']} | {c['p50']} | {r['peak_rss_mb']} | {pct(r['other_cpu_share'])} |")
+    lines += [
+        "",
+        "Reindex (`reindex --json`; items/s from its own timer, and over the whole process):",
+        "",
+        "| items | index | runs | items/s | items/s (process) | seconds | CPU s | peak RSS MB | other CPU |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for size in result["sizes"]:
+        for name, r in size["reindex"].items():
+            if r is None:
+                lines.append(f"| {size['items']:,} | {name} | 0 | (index reused) | | | | | |")
+                continue
+            lines.append(f"| {size['items']:,} | {name} | {len(r['runs'])} | {r['items_per_s']:.0f} "
+                         f"| {r['items_per_s_wall']:.0f} | {r['seconds']:.2f} | {r['cpu_s']:.2f} "
+                         f"| {r['peak_rss_mb']} | {pct(r['other_cpu_share'])} |")
+    if result.get("breakdown"):
+        b = result["breakdown"]
+        lines += [
+            "",
+            f"Hybrid recall under strace at {b['items']:,} items (median of {b['runs']}, ms): "
+            f"start-up and index {b['startup']}, ONNX Runtime load {b['ort_load']}, "
+            f"model load + query + search {b['model_and_query']}, exit {b['exit']}; total {b['total']}.",
+        ]
+    lines += ["", "Targets (DESIGN section 9):", "", "| target | measured | ok |", "|---|---:|---|"]
+    for check in result["checks"]:
+        lines.append(f"| {check['target']} | {check['measured']} | {'yes' if check['ok'] else '**NO**'} |")
+    if result["warnings"]:
+        lines += [""] + [f"Warning: {w}" for w in result["warnings"]]
+    return "\n".join(lines)
+
+
+def warnings(result: dict) -> list[str]:
+    """Things that make the numbers less trustworthy."""
+    out = []
+    phases = [("process floor", result["process_floor"])]
+    for s in result["sizes"]:
+        phases += [(f"recall at {s['items']:,}", next(iter(s["recall"].values())))]
+        phases += [(f"reindex {k} at {s['items']:,}", r) for k, r in s["reindex"].items() if r]
+    busy = [f"{name} ({pct(p['other_cpu_share'])})" for name, p in phases if p["other_cpu_share"] > 0.1]
+    if busy:
+        out.append("other processes used more than 10% of the CPU during: " + ", ".join(busy)
+                   + "; rerun on a quiet machine")
+    for s in result["sizes"]:
+        for name, r in s["recall"].items():
+            if r["warmup_stderr"]:
+                out.append(f"recall {name} at {s['items']:,}: the warm-up said: {r['warmup_stderr'][:200]}")
+            if r["stderr"]:
+                out.append(f"recall {name} at {s['items']:,}: timed runs printed to stderr: {r['stderr'][0][:200]}")
+    return out
+
+
+def checks(result: dict) -> list[dict]:
+    """The section 9 targets, evaluated on what was measured."""
+    out = []
+    by_size = {s["items"]: s for s in result["sizes"]}
+    largest = by_size[max(by_size)]
+    p50 = largest["recall"]["hybrid"]["wall_ms"]["p50"]
+    note = "" if largest["items"] >= 10_000 else f" (at {largest['items']:,} items)"
+    out.append({"target": f"recall p50 at 10,000 items <= {TARGET_RECALL_P50_MS} ms{note}",
+                "measured": f"{p50} ms", "ok": p50 <= TARGET_RECALL_P50_MS})
+    # Throughput at the largest size measured: small corpora are dominated by
+    # loading the model once per worker thread.
+    rates = [(s["items"], s["reindex"]["hybrid"]["items_per_s"]) for s in result["sizes"]
+             if s["reindex"]["hybrid"] is not None]
+    if rates:
+        n, rate = max(rates)
+        out.append({"target": f"reindex >= {TARGET_REINDEX_ITEMS_PER_S} items/s (with embeddings)",
+                    "measured": f"{rate:.0f} items/s at {n:,}", "ok": rate >= TARGET_REINDEX_ITEMS_PER_S})
+    peaks = [("--version", result["process_floor"]["peak_rss_mb"])]
+    for s in result["sizes"]:
+        peaks += [(f"recall {k} {s['items']:,}", r["peak_rss_mb"]) for k, r in s["recall"].items()]
+        peaks += [(f"reindex {k} {s['items']:,}", r["peak_rss_mb"]) for k, r in s["reindex"].items() if r]
+    what, peak = max(peaks, key=lambda x: x[1])
+    out.append({"target": f"peak memory of any command <= {TARGET_PEAK_RSS_MB} MB",
+                "measured": f"{peak} MB ({what})", "ok": peak <= TARGET_PEAK_RSS_MB})
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Main
+# ---------------------------------------------------------------------------
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=30, help="timed recall runs per config (default 30)")
+    ap.add_argument("--sizes", default="1000,10000", help="corpus sizes in items (default 1000,10000)")
+    ap.add_argument("--binary", default=str(REPO / "target" / "release" / "thehook"))
+    ap.add_argument("--work", default=str(BENCH_DIR / "out" / "speed-work"),
+                    help="where the corpora and their indexes live; unchanged corpora "
+                         "and their indexes are reused (default bench/out/speed-work)")
+    ap.add_argument("--reindex-runs", type=int, default=None,
+                    help="timed reindex runs per size and index (default 3 up to 2,000 items, "
+                         "else 2; 0 = reuse the index, syncing it if it is stale)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--fresh", action="store_true", help="delete --work first")
+    ap.add_argument("--wait-quiet", type=float, default=0, metavar="SECONDS",
+                    help="before each phase, wait up to SECONDS for other processes to "
+                         "use less than 10%% of the CPU (default 0: do not wait)")
+    ap.add_argument("--breakdown", action="store_true",
+                    help="also trace a few hybrid recalls at the largest size with strace "
+                         "to split their time into phases")
+    ap.add_argument("--out", default=str(BENCH_DIR / "out" / "speed.json"))
+    args = ap.parse_args()
+
+    given = str(Path(args.binary).resolve())
+    if not os.access(given, os.X_OK):
+        sys.exit(f"no executable at {given} (build it with `cargo build --release`)")
+    sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
+    if args.runs < 1 or not sizes:
+        sys.exit("--runs must be at least 1 and --sizes must name at least one size")
+    work = Path(args.work).resolve()
+    if args.fresh and work.exists():
+        shutil.rmtree(work)
+    env = base_env()
+    envs = {c.name: {**env, **c.env} for c in RECALL_CONFIGS}
+    binary = str(snapshot_binary(given, work))
+
+    result: dict = {
+        "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "machine": machine_info(),
+        "binary": binary_info(given, env),
+        "settings": {"runs": args.runs, "sizes": sizes, "seed": args.seed,
+                     "corpus_version": CORPUS_VERSION, "queries": QUERIES,
+                     "work": str(work)},
+        "sizes": [],
+    }
+    log(f"{result['machine']['cpu_model']}, {result['machine']['nproc']} cores, "
+        f"load {result['machine']['loadavg_start']}")
+
+    # What merely starting the binary costs (dynamic linking, page faults).
+    wait_quiet(args.wait_quiet)
+    meter = CpuMeter()
+    floor = [run([binary, "--version"], env) for _ in range(args.runs)]
+    result["process_floor"] = {
+        "other_cpu_share": meter.other_share(),
+        "wall_ms": summarize([r.wall_ms for r in floor]),
+        "cpu_ms": summarize([r.cpu_ms for r in floor]),
+        "peak_rss_mb": round(max(r.maxrss_mb for r in floor), 1),
+    }
+
+    for n in sizes:
+        log(f"{n:,} items: generating corpus")
+        files = generate_corpus(n, args.seed)
+        roots = {name: work / f"n{n}" / name for name in PROJECTS}
+        written = {name: write_corpus(root, files) for name, root in roots.items()}
+        size: dict = {
+            "items": n,
+            "files": len(files),
+            "corpus_bytes": sum(len(t.encode("utf-8")) for t in files.values()),
+            "corpus_sha256": corpus_digest(files),
+            "files_written": written,
+            "reindex": {},
+        }
+        reindex_runs = args.reindex_runs if args.reindex_runs is not None else (3 if n <= 2000 else 2)
+        for name, extra in PROJECTS.items():
+            if reindex_runs == 0:
+                size["reindex"][name] = None
+                continue
+            log(f"{n:,} items: reindex ({name})")
+            wait_quiet(args.wait_quiet)
+            size["reindex"][name] = measure_reindex(
+                binary, roots[name], {**env, **extra}, reindex_runs, n, want_embeddings=not extra)
+        log(f"{n:,} items: recall, {args.runs} runs x {len(RECALL_CONFIGS)} configs")
+        wait_quiet(args.wait_quiet)
+        size["recall"] = measure_recall(binary, roots, envs, args.runs)
+        result["sizes"].append(size)
+
+    if args.breakdown:
+        n = max(sizes)
+        log(f"{n:,} items: tracing hybrid recall")
+        wait_quiet(args.wait_quiet)
+        b = breakdown(binary, work / f"n{n}" / "hybrid", envs["hybrid"])
+        result["breakdown"] = b and {"items": n, "runs": 5, **b}
+
+    result["machine"]["loadavg_end"] = list(os.getloadavg())
+    result["checks"] = checks(result)
+    result["warnings"] = warnings(result)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n")
+    print(render(result))
+    print(f"\nJSON: {out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,167 @@
+//! Shared fixtures: temp projects and the real `thehook` binary with the real
+//! model (fetched by `scripts/fetch-assets.py` into `.assets/`).
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+pub fn assets() -> PathBuf {
+    let dir = repo_root().join(".assets");
+    assert!(
+        dir.join("model/model.onnx").is_file() && dir.join("onnxruntime").is_dir(),
+        "the model is missing: run scripts/fetch-assets.py first (the README's setup command does)"
+    );
+    dir
+}
+
+pub fn ort_lib() -> PathBuf {
+    let dir = assets().join("onnxruntime");
+    std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.file_name().unwrap().to_string_lossy().contains("onnxruntime."))
+        .expect("ONNX Runtime library in .assets/onnxruntime")
+}
+
+/// A temp project with a `.thehook/` and the binary set up to find the model
+/// through the environment (never through the user's cache).
+pub struct Project {
+    pub dir: tempfile::TempDir,
+    pub with_model: bool,
+}
+
+impl Project {
+    pub fn empty() -> Project {
+        Project { dir: tempfile::tempdir().unwrap(), with_model: true }
+    }
+
+    /// A project holding a copy of `examples/demo/.thehook` (markdown only).
+    pub fn demo() -> Project {
+        let p = Project::empty();
+        copy_markdown(&repo_root().join("examples/demo/.thehook"), &p.thehook());
+        p
+    }
+
+    pub fn lexical_only(mut self) -> Project {
+        self.with_model = false;
+        self
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+    pub fn thehook(&self) -> PathBuf {
+        self.root().join(".thehook")
+    }
+
+    pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) {
+        let path = self.root().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, content).unwrap();
+    }
+
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.root().join(rel)).unwrap()
+    }
+
+    /// `thehook -C <project> args...` with a clean, test-controlled environment.
+    pub fn cmd(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::cargo_bin("thehook").unwrap();
+        cmd.arg("-C").arg(self.root()).args(args);
+        for (var, _) in std::env::vars() {
+            if var.starts_with("THEHOOK_") || var == "ORT_DYLIB_PATH" || var == "NO_COLOR" {
+                cmd.env_remove(var);
+            }
+        }
+        // Never find the developer's own cache.
+        cmd.env("THEHOOK_CACHE_DIR", self.root().join("no-cache"));
+        if self.with_model {
+            cmd.env("THEHOOK_MODEL_DIR", assets().join("model"));
+            cmd.env("ORT_DYLIB_PATH", ort_lib());
+        } else {
+            cmd.env("THEHOOK_MODEL_DIR", self.root().join("no-model"));
+        }
+        cmd
+    }
+
+    /// Runs and returns (exit code, stdout, stderr).
+    pub fn run(&self, args: &[&str]) -> (i32, String, String) {
+        let out = self.cmd(args).output().unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    /// Runs, asserts exit 0, returns stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let (code, out, err) = self.run(args);
+        assert_eq!(code, 0, "thehook {args:?} failed\nstdout: {out}\nstderr: {err}");
+        out
+    }
+
+    pub fn recall_json(&self, query: &str, extra: &[&str]) -> serde_json::Value {
+        let mut args = vec!["recall", query, "--json"];
+        args.extend_from_slice(extra);
+        let (_, out, err) = self.run(&args);
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("bad JSON ({e}): {out}\nstderr: {err}"))
+    }
+
+    /// Every markdown file under `.thehook/` with its bytes, for
+    /// "nothing was modified" checks.
+    pub fn markdown_snapshot(&self) -> Vec<(PathBuf, Vec<u8>)> {
+        let mut files: Vec<_> = walk(&self.thehook())
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "md"))
+            .map(|p| {
+                let bytes = std::fs::read(&p).unwrap();
+                (p, bytes)
+            })
+            .collect();
+        files.sort();
+        files
+    }
+}
+
+pub fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(walk(&p));
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+fn copy_markdown(from: &Path, to: &Path) {
+    for file in walk(from) {
+        let rel = file.strip_prefix(from).unwrap();
+        if rel.starts_with("index") {
+            continue;
+        }
+        let dest = to.join(rel);
+        std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+        std::fs::copy(&file, dest).unwrap();
+    }
+}
+
+/// The ids of a `recall --json` answer, in order.
+pub fn hit_ids(answer: &serde_json::Value) -> Vec<String> {
+    answer["hits"].as_array().unwrap().iter().map(|h| h["id"].as_str().unwrap().to_string()).collect()
+}
+
+pub fn hit_texts(answer: &serde_json::Value) -> Vec<String> {
+    answer["hits"].as_array().unwrap().iter().map(|h| h["text"].as_str().unwrap().to_string()).collect()
+}
