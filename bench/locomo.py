@@ -17,7 +17,7 @@ How it works:
    Image turns get `(shares a photo: <blip caption>)` appended. The leading
    ISO date makes it the item's date in thehook.
 2. `thehook reindex` builds each project's index, but only when the knowledge
-   file was (re)written, so reruns and weight sweeps reuse the index.
+   file or the binary changed, so reruns and weight sweeps reuse the index.
 3. Every question of categories 1-4 (5 is adversarial: no evidence to find) is
    asked with `thehook recall --stdin --json -k 10 --mode <mode>` in its own
    conversation's project. Hits are mapped back to dialog ids through the
@@ -41,6 +41,7 @@ Standard library only.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -178,17 +179,37 @@ def base_env() -> dict[str, str]:
     return env
 
 
-def prepare_project(binary: str, work: Path, conv: dict, force: bool) -> float | None:
-    """Writes the conversation's knowledge file and reindexes if it changed.
+def binary_id(binary: str) -> str:
+    """SHA-256 of the binary: a rebuilt binary may index differently."""
+    return hashlib.sha256(Path(binary).read_bytes()).hexdigest()
 
-    Returns the reindex time in seconds, or None when the existing index was
-    reused (same file content, index present).
+
+def git_describe() -> str | None:
+    """The repo's commit, with "-dirty" when the tree has changes."""
+    try:
+        head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+        return head + ("-dirty" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def prepare_project(binary: str, binary_sha: str, work: Path, conv: dict, force: bool) -> float | None:
+    """Writes the conversation's knowledge file and reindexes if needed.
+
+    A stamp file beside `.thehook/` records the markdown and binary the index
+    was built from; when both are unchanged the index is reused. Returns the
+    reindex time in seconds, or None when the index was reused.
     """
     project = work / f"conv-{conv['index']}"
     path = project / ".thehook" / "knowledge" / "locomo.md"
-    index_dir = project / ".thehook" / "index"
+    stamp_path = project / "bench-stamp.json"
+    stamp = {"markdown_sha256": hashlib.sha256(conv["markdown"].encode()).hexdigest(),
+             "binary_sha256": binary_sha}
     unchanged = path.exists() and path.read_text() == conv["markdown"]
-    if unchanged and index_dir.is_dir() and any(index_dir.iterdir()) and not force:
+    if unchanged and not force and stamp_path.exists() and json.loads(stamp_path.read_text()) == stamp:
         return None
     path.parent.mkdir(parents=True, exist_ok=True)
     if not unchanged:
@@ -205,6 +226,7 @@ def prepare_project(binary: str, work: Path, conv: dict, force: bool) -> float |
     if m and int(m.group(1)) != len(conv["line_ids"]):
         print(f"warning: {project}: {m.group(1)} items indexed for "
               f"{len(conv['line_ids'])} turns", file=sys.stderr)
+    stamp_path.write_text(json.dumps(stamp) + "\n")
     return elapsed
 
 
@@ -346,6 +368,7 @@ def main() -> None:
         if m not in MODES:
             ap.error(f"unknown mode {m!r}")
 
+    binary_sha = binary_id(args.binary)
     convs, stats = load(args.data, only)
     n_questions = sum(len(c["questions"]) for c in convs)
     print(f"LoCoMo: {len(convs)} conversations, {stats['turns']} turns, {n_questions} questions "
@@ -360,7 +383,7 @@ def main() -> None:
     print("\nreindex:")
     reindex_seconds = {}
     for conv in convs:
-        t = prepare_project(args.binary, args.work, conv, args.reindex)
+        t = prepare_project(args.binary, binary_sha, args.work, conv, args.reindex)
         reindex_seconds[conv["sample_id"]] = t
         print(f"  conv-{conv['index']} ({conv['sample_id']}, {len(conv['line_ids'])} turns): "
               + ("index reused" if t is None else f"{t:.1f} s"))
@@ -389,9 +412,14 @@ def main() -> None:
               f"questions with evidence only in a top-5 hit's duplicates: "
               f"{r['evidence_hidden_in_duplicates@5']}")
 
+    # Builds may run beside the benchmark; results from two binaries are void.
+    if binary_id(args.binary) != binary_sha:
+        print(f"\nwarning: {args.binary} changed during the run; rerun the benchmark", file=sys.stderr)
+
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({
-        "binary": args.binary, "data": str(args.data), "k": K,
+        "binary": args.binary, "binary_sha256": binary_sha, "git": git_describe(),
+        "data": str(args.data), "k": K,
         "data_stats": {"conversations": len(convs), "turns": stats["turns"],
                        "questions": n_questions,
                        "questions_by_category": stats["questions_by_category"],

@@ -14,7 +14,10 @@ use crate::output::{Output, Style};
 use crate::{exit, Cli, Command, ForgetArgs, JsonFlag, RecallArgs, RememberArgs};
 
 pub fn dispatch(cli: Cli, out: &mut Output) -> i32 {
-    let start = cli.project_dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    let start = cli
+        .project_dir
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("."));
     let project = Project::discover(&start);
     let paths = SearchPaths::from_env();
     let code = match cli.command {
@@ -42,7 +45,12 @@ fn fail(out: &mut Output, e: &Error) -> i32 {
 
 /// Opens the project's memory and syncs it, reporting a rebuild and any
 /// warnings about the markdown on stderr.
-fn open(project: &Project, paths: &SearchPaths, create: bool, out: &mut Output) -> Result<Memory, Error> {
+fn open(
+    project: &Project,
+    paths: &SearchPaths,
+    create: bool,
+    out: &mut Output,
+) -> Result<Memory, Error> {
     let memory = Memory::open(project.root(), paths, create)?;
     for w in memory.config_warnings() {
         out.note(&format!("warning: {w}"));
@@ -60,7 +68,10 @@ fn open(project: &Project, paths: &SearchPaths, create: bool, out: &mut Output) 
 fn recall(project: &Project, paths: &SearchPaths, args: RecallArgs, out: &mut Output) -> i32 {
     let options = RecallOptions {
         k: args.k as usize,
-        filter: Filter { kinds: args.types.clone(), since: args.since },
+        filter: Filter {
+            kinds: args.types.clone(),
+            since: args.since,
+        },
         mode: Mode::parse(&args.mode).unwrap_or_default(),
         lexical_weight: std::env::var("THEHOOK_LEXICAL_WEIGHT")
             .ok()
@@ -72,7 +83,9 @@ fn recall(project: &Project, paths: &SearchPaths, args: RecallArgs, out: &mut Ou
         Err(e @ Error::NoMemory { .. }) if args.json || args.stdin => {
             // Machine readers still get well-formed (empty) answers.
             let queries: Vec<String> = match args.stdin {
-                true => std::io::BufRead::lines(&mut *out.stdin).map_while(Result::ok).collect(),
+                true => std::io::BufRead::lines(&mut *out.stdin)
+                    .map_while(Result::ok)
+                    .collect(),
                 false => vec![args.query.clone().unwrap_or_default()],
             };
             for q in queries {
@@ -92,7 +105,9 @@ fn recall(project: &Project, paths: &SearchPaths, args: RecallArgs, out: &mut Ou
                 Ok(0) => break,
                 Ok(_) => {}
                 Err(e) => {
-                    out.note(&format!("error: cannot read stdin: {e} (send UTF-8 text, one query per line)"));
+                    out.note(&format!(
+                        "error: cannot read stdin: {e} (send UTF-8 text, one query per line)"
+                    ));
                     return exit::USAGE;
                 }
             }
@@ -102,12 +117,18 @@ fn recall(project: &Project, paths: &SearchPaths, args: RecallArgs, out: &mut Ou
                     any |= !hits.is_empty();
                     json!({ "query": query, "mode": mode, "hits": hits })
                 }
-                Err(e) => json!({ "query": query, "mode": mode, "hits": [], "error": e.to_string() }),
+                Err(e) => {
+                    json!({ "query": query, "mode": mode, "hits": [], "error": e.to_string() })
+                }
             };
             out.print(&answer.to_string());
             let _ = out.stdout.flush();
         }
-        return if any { exit::SUCCESS } else { exit::NOTHING_FOUND };
+        return if any {
+            exit::SUCCESS
+        } else {
+            exit::NOTHING_FOUND
+        };
     }
     let query = args.query.unwrap_or_default();
     let hits = match memory.recall(&query, &options) {
@@ -115,7 +136,10 @@ fn recall(project: &Project, paths: &SearchPaths, args: RecallArgs, out: &mut Ou
         Err(e) => return fail(out, &e),
     };
     if args.json {
-        out.print(&serde_json::to_string_pretty(&json!({ "query": query, "mode": mode, "hits": hits })).expect("json"));
+        out.print(
+            &serde_json::to_string_pretty(&json!({ "query": query, "mode": mode, "hits": hits }))
+                .expect("json"),
+        );
     } else if hits.is_empty() {
         out.err(&format!("nothing found for \"{query}\""));
     } else {
@@ -150,7 +174,10 @@ fn print_hits(out: &mut Output, hits: &[Hit]) {
         out.print(&head);
         out.print(&format!("  {}", one_line(&item.text, 400)));
         if !hit.duplicates.is_empty() {
-            let also = out.paint(Style::Dim, &format!("  also at {}", hit.duplicates.join(", ")));
+            let also = out.paint(
+                Style::Dim,
+                &format!("  also at {}", hit.duplicates.join(", ")),
+            );
             out.print(&also);
         }
     }
@@ -173,8 +200,10 @@ fn reindex(project: &Project, paths: &SearchPaths, args: JsonFlag, out: &mut Out
     let bar = out.stderr_tty.then(|| {
         let bar = indicatif::ProgressBar::new(0);
         bar.set_style(
-            indicatif::ProgressStyle::with_template("embedding {bar:30} {pos}/{len} items ({per_sec}, {eta} left)")
-                .expect("valid template"),
+            indicatif::ProgressStyle::with_template(
+                "embedding {bar:30} {pos}/{len} items ({per_sec}, {eta} left)",
+            )
+            .expect("valid template"),
         );
         bar
     });
@@ -211,7 +240,11 @@ fn reindex(project: &Project, paths: &SearchPaths, args: JsonFlag, out: &mut Out
         });
         out.print(&report.to_string());
     } else {
-        let rate = if secs > 0.0 { stats.items_added as f64 / secs } else { 0.0 };
+        let rate = if secs > 0.0 {
+            stats.items_added as f64 / secs
+        } else {
+            0.0
+        };
         out.print(&format!(
             "indexed {} items from {} files in {:.2} s ({:.0} items/s); embeddings: {embeddings}",
             stats.items_added, stats.files_changed, secs, rate
@@ -236,11 +269,26 @@ fn status(project: &Project, paths: &SearchPaths, args: JsonFlag, out: &mut Outp
     out.print(&format!("project      {}", status.project));
     out.print(&format!("sessions     {}", status.sessions));
     out.print(&format!("knowledge    {} files", status.knowledge_files));
-    let types: Vec<String> = status.index.by_type.iter().map(|(k, v)| format!("{v} {k}")).collect();
-    out.print(&format!("items        {} ({})", status.index.items, types.join(", ")));
+    let types: Vec<String> = status
+        .index
+        .by_type
+        .iter()
+        .map(|(k, v)| format!("{v} {k}"))
+        .collect();
+    out.print(&format!(
+        "items        {} ({})",
+        status.index.items,
+        types.join(", ")
+    ));
     let failed = format!("{}", status.failed_captures);
-    let failed = if status.failed_captures > 0 { out.paint(Style::Warn, &failed) } else { failed };
-    out.print(&format!("failed       {failed} (retry with `thehook capture --retry`)"));
+    let failed = if status.failed_captures > 0 {
+        out.paint(Style::Warn, &failed)
+    } else {
+        failed
+    };
+    out.print(&format!(
+        "failed       {failed} (retry with `thehook capture --retry`)"
+    ));
     out.print(&format!("queued       {}", status.queued_captures));
     out.print(&format!(
         "index        {} ({} KiB, {} vectors)",
@@ -249,7 +297,9 @@ fn status(project: &Project, paths: &SearchPaths, args: JsonFlag, out: &mut Outp
         status.index.vectors
     ));
     match &status.embeddings {
-        Availability::Ready { model, model_dir, .. } => out.print(&format!(
+        Availability::Ready {
+            model, model_dir, ..
+        } => out.print(&format!(
             "embeddings   {model} from {} ({})",
             model_dir.path.display(),
             model_dir.source
@@ -270,7 +320,11 @@ fn remember(project: &Project, paths: &SearchPaths, args: RememberArgs, out: &mu
             if args.json {
                 out.print(&serde_json::to_string(&item).expect("json"));
             } else {
-                out.print(&format!("remembered {} at {}", item.id, out.paint(Style::Path, &item.citation())));
+                out.print(&format!(
+                    "remembered {} at {}",
+                    item.id,
+                    out.paint(Style::Path, &item.citation())
+                ));
             }
             exit::SUCCESS
         }
@@ -300,11 +354,14 @@ fn forget(project: &Project, paths: &SearchPaths, args: ForgetArgs, out: &mut Ou
 
 fn run_doctor(project: &Project, paths: &SearchPaths, args: JsonFlag, out: &mut Output) -> i32 {
     let checks = doctor(project.root(), paths);
-    let worst = checks.iter().map(|c| c.level).fold(Level::Ok, |a, b| match (a, b) {
-        (Level::Error, _) | (_, Level::Error) => Level::Error,
-        (Level::Warn, _) | (_, Level::Warn) => Level::Warn,
-        _ => Level::Ok,
-    });
+    let worst = checks
+        .iter()
+        .map(|c| c.level)
+        .fold(Level::Ok, |a, b| match (a, b) {
+            (Level::Error, _) | (_, Level::Error) => Level::Error,
+            (Level::Warn, _) | (_, Level::Warn) => Level::Warn,
+            _ => Level::Ok,
+        });
     if args.json {
         out.print(&serde_json::to_string_pretty(&checks).expect("json"));
     } else {

@@ -99,8 +99,9 @@ pub struct JsonFlag {
 }
 
 fn parse_kind(s: &str) -> Result<thehook_core::ItemKind, String> {
-    thehook_core::ItemKind::parse(s)
-        .ok_or_else(|| "expected one of: summary, convention, adr, gotcha, history, note, text".to_string())
+    thehook_core::ItemKind::parse(s).ok_or_else(|| {
+        "expected one of: summary, convention, adr, gotcha, history, note, text".to_string()
+    })
 }
 
 fn parse_since(s: &str) -> Result<jiff::Timestamp, String> {
@@ -112,12 +113,16 @@ fn parse_since(s: &str) -> Result<jiff::Timestamp, String> {
     if let Some((n, days)) = relative {
         if let Ok(n) = n.parse::<i64>() {
             let span = jiff::SignedDuration::from_hours(24 * days * n);
-            return jiff::Timestamp::now().checked_sub(span).map_err(|e| e.to_string());
+            return jiff::Timestamp::now()
+                .checked_sub(span)
+                .map_err(|e| e.to_string());
         }
     }
     thehook_core::store::parse_date(s)
         .and_then(|d| d.parse().ok())
-        .ok_or_else(|| "expected a date such as 2026-02-01, an RFC 3339 time, or 7d / 2w".to_string())
+        .ok_or_else(|| {
+            "expected a date such as 2026-02-01, an RFC 3339 time, or 7d / 2w".to_string()
+        })
 }
 
 /// Parses `args` (program name first) and runs the command, writing to `out`.
@@ -130,8 +135,16 @@ where
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() { exit::USAGE } else { exit::SUCCESS };
-            let rendered = if out.color { e.render().ansi().to_string() } else { e.render().to_string() };
+            let code = if e.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::SUCCESS
+            };
+            let rendered = if out.color {
+                e.render().ansi().to_string()
+            } else {
+                e.render().to_string()
+            };
             if e.use_stderr() {
                 out.err(&rendered);
             } else {

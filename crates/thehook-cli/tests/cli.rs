@@ -16,9 +16,15 @@ fn recall_cites_path_and_line_for_every_hit() {
         let (path, lineno) = citation.rsplit_once(':').unwrap();
         let lineno: usize = lineno.parse().unwrap();
         let text = p.read(path);
-        assert!(lineno >= 1 && lineno <= text.lines().count(), "{citation} is not a line of {path}");
+        assert!(
+            lineno >= 1 && lineno <= text.lines().count(),
+            "{citation} is not a line of {path}"
+        );
     }
-    assert!(out.contains("jose"), "the jose decision should be found: {out}");
+    assert!(
+        out.contains("jose"),
+        "the jose decision should be found: {out}"
+    );
 }
 
 #[test]
@@ -30,13 +36,25 @@ fn recall_json_has_the_documented_fields() {
     let hits = answer["hits"].as_array().unwrap();
     assert!(!hits.is_empty() && hits.len() <= 3);
     for hit in hits {
-        for field in ["id", "type", "text", "path", "line_start", "line_end", "date", "citation", "score"] {
+        for field in [
+            "id",
+            "type",
+            "text",
+            "path",
+            "line_start",
+            "line_end",
+            "date",
+            "citation",
+            "score",
+        ] {
             assert!(!hit[field].is_null(), "{field} missing in {hit}");
         }
         let citation = format!("{}:{}", hit["path"].as_str().unwrap(), hit["line_start"]);
         assert_eq!(hit["citation"], citation.as_str());
     }
-    assert!(hit_texts(&answer).iter().any(|t| t.contains("flaky checkout")));
+    assert!(hit_texts(&answer)
+        .iter()
+        .any(|t| t.contains("flaky checkout")));
 }
 
 #[test]
@@ -48,7 +66,10 @@ fn hybrid_finds_paraphrases_that_share_no_words() {
         hit_texts(&answer).iter().any(|t| t.contains("__tests__")),
         "vector search should find the test-location convention: {answer}"
     );
-    let lexical = p.recall_json("where should unit specs be placed", &["-k", "3", "--mode", "lexical"]);
+    let lexical = p.recall_json(
+        "where should unit specs be placed",
+        &["-k", "3", "--mode", "lexical"],
+    );
     assert!(!hit_texts(&lexical).iter().any(|t| t.contains("__tests__")));
 }
 
@@ -80,10 +101,19 @@ fn type_and_since_filters() {
     let p = Project::demo();
     let gotchas = p.recall_json("tests", &["--type", "gotcha", "-k", "10"]);
     assert!(!hit_ids(&gotchas).is_empty());
-    assert!(gotchas["hits"].as_array().unwrap().iter().all(|h| h["type"] == "gotcha"));
+    assert!(gotchas["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|h| h["type"] == "gotcha"));
 
     let recent = p.recall_json("search", &["--since", "2026-03-01", "-k", "20"]);
-    let dates: Vec<&str> = recent["hits"].as_array().unwrap().iter().map(|h| h["date"].as_str().unwrap()).collect();
+    let dates: Vec<&str> = recent["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["date"].as_str().unwrap())
+        .collect();
     assert!(!dates.is_empty());
     assert!(dates.iter().all(|d| *d >= "2026-03-01"), "{dates:?}");
 }
@@ -111,7 +141,13 @@ fn stdin_answers_one_json_line_per_query() {
 #[test]
 fn remember_is_visible_at_once_and_forget_removes_it_everywhere() {
     let p = Project::demo();
-    let out = p.ok(&["remember", "The CDN caches /api/products for 60 seconds", "--type", "gotcha", "--json"]);
+    let out = p.ok(&[
+        "remember",
+        "The CDN caches /api/products for 60 seconds",
+        "--type",
+        "gotcha",
+        "--json",
+    ]);
     let item: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(item["type"], "gotcha");
     assert_eq!(item["path"], ".thehook/knowledge/notes.md");
@@ -119,7 +155,7 @@ fn remember_is_visible_at_once_and_forget_removes_it_everywhere() {
     assert!(p.read(".thehook/knowledge/notes.md").contains("`[gotcha]`"));
 
     let answer = p.recall_json("how long does the CDN cache products", &["-k", "1"]);
-    assert_eq!(hit_ids(&answer), [id.clone()]);
+    assert_eq!(hit_ids(&answer), std::slice::from_ref(&id));
 
     let out = p.ok(&["forget", &id[..6]]);
     assert!(out.contains("forgot"), "{out}");
@@ -127,7 +163,9 @@ fn remember_is_visible_at_once_and_forget_removes_it_everywhere() {
     let answer = p.recall_json("how long does the CDN cache products", &["-k", "5"]);
     assert!(!hit_ids(&answer).contains(&id));
     // The other notes are untouched.
-    assert!(p.read(".thehook/knowledge/notes.md").contains("staging database is reset"));
+    assert!(p
+        .read(".thehook/knowledge/notes.md")
+        .contains("staging database is reset"));
 }
 
 #[test]
@@ -160,17 +198,26 @@ fn hand_edits_are_indexed_without_reindex() {
     );
     let answer = p.recall_json("docker build on apple silicon", &["-k", "1"]);
     assert_eq!(answer["hits"][0]["type"], "gotcha");
-    assert_eq!(answer["hits"][0]["path"], ".thehook/knowledge/hand-written.md");
+    assert_eq!(
+        answer["hits"][0]["path"],
+        ".thehook/knowledge/hand-written.md"
+    );
     assert_eq!(answer["hits"][0]["line_start"], 3);
 
     // Editing an item changes it; untouched items keep their ids.
     let before = p.recall_json("staging database reset", &["-k", "1"]);
     let conventions = p.read(".thehook/knowledge/conventions.md");
-    p.write(".thehook/knowledge/conventions.md", conventions.replace("pnpm", "yarn"));
+    p.write(
+        ".thehook/knowledge/conventions.md",
+        conventions.replace("pnpm", "yarn"),
+    );
     let answer = p.recall_json("use yarn or npm for installs", &["-k", "3"]);
     assert!(hit_texts(&answer).iter().any(|t| t.contains("yarn")));
     assert!(!hit_texts(&answer).iter().any(|t| t.contains("pnpm")));
-    assert_eq!(hit_ids(&p.recall_json("staging database reset", &["-k", "1"])), hit_ids(&before));
+    assert_eq!(
+        hit_ids(&p.recall_json("staging database reset", &["-k", "1"])),
+        hit_ids(&before)
+    );
 
     std::fs::remove_file(p.root().join(".thehook/knowledge/hand-written.md")).unwrap();
     let answer = p.recall_json("docker build on apple silicon", &["-k", "5"]);
@@ -180,15 +227,30 @@ fn hand_edits_are_indexed_without_reindex() {
 #[test]
 fn deleting_the_index_and_reindexing_gives_identical_answers() {
     let p = Project::demo();
-    let queries = ["auth tokens", "flaky tests near midnight", "search ranking", "package manager", "payment webhook"];
-    let before: Vec<_> = queries.iter().map(|q| p.recall_json(q, &["-k", "8"])).collect();
+    let queries = [
+        "auth tokens",
+        "flaky tests near midnight",
+        "search ranking",
+        "package manager",
+        "payment webhook",
+    ];
+    let before: Vec<_> = queries
+        .iter()
+        .map(|q| p.recall_json(q, &["-k", "8"]))
+        .collect();
     std::fs::remove_dir_all(p.thehook().join("index")).unwrap();
     p.ok(&["reindex"]);
-    let after: Vec<_> = queries.iter().map(|q| p.recall_json(q, &["-k", "8"])).collect();
+    let after: Vec<_> = queries
+        .iter()
+        .map(|q| p.recall_json(q, &["-k", "8"]))
+        .collect();
     assert_eq!(before, after);
     // And a plain reindex over an existing index changes nothing either.
     p.ok(&["reindex"]);
-    let again: Vec<_> = queries.iter().map(|q| p.recall_json(q, &["-k", "8"])).collect();
+    let again: Vec<_> = queries
+        .iter()
+        .map(|q| p.recall_json(q, &["-k", "8"]))
+        .collect();
     assert_eq!(before, again);
 }
 
@@ -202,7 +264,10 @@ fn lexical_only_when_the_model_is_absent() {
     assert!(status.contains("lexical-only"), "{status}");
     let (code, doctor, _) = p.run(&["doctor"]);
     assert_eq!(code, 0, "a lexical-only install works: {doctor}");
-    assert!(doctor.contains("lexical-only") && doctor.contains("fix:"), "{doctor}");
+    assert!(
+        doctor.contains("lexical-only") && doctor.contains("fix:"),
+        "{doctor}"
+    );
     let status: serde_json::Value = serde_json::from_str(&p.ok(&["status", "--json"])).unwrap();
     assert_eq!(status["embeddings"]["state"], "missing");
     assert_eq!(status["index"]["vectors"], 0);
@@ -212,11 +277,18 @@ fn lexical_only_when_the_model_is_absent() {
 fn a_model_change_rebuilds_the_index() {
     let lexical = Project::demo().lexical_only();
     lexical.ok(&["recall", "auth"]);
-    let with_model = Project { dir: lexical.dir, with_model: true };
+    let with_model = Project {
+        dir: lexical.dir,
+        with_model: true,
+    };
     let (code, _, err) = with_model.run(&["recall", "auth"]);
     assert_eq!(code, 0);
-    assert!(err.contains("rebuilding the index") && err.contains("embedding model changed"), "{err}");
-    let status: serde_json::Value = serde_json::from_str(&with_model.ok(&["status", "--json"])).unwrap();
+    assert!(
+        err.contains("rebuilding the index") && err.contains("embedding model changed"),
+        "{err}"
+    );
+    let status: serde_json::Value =
+        serde_json::from_str(&with_model.ok(&["status", "--json"])).unwrap();
     assert_eq!(status["index"]["vectors"], status["index"]["items"]);
 }
 
@@ -229,7 +301,12 @@ fn damaged_index_files_are_rebuilt_not_fatal() {
 
     for (name, damaged) in [
         ("truncated", full[..full.len() / 3].to_vec()),
-        ("garbage", (0..full.len()).map(|i| (i * 7919 % 251) as u8).collect::<Vec<u8>>()),
+        (
+            "garbage",
+            (0..full.len())
+                .map(|i| (i * 7919 % 251) as u8)
+                .collect::<Vec<u8>>(),
+        ),
         ("empty", Vec::new()),
     ] {
         std::fs::write(&data, &damaged).unwrap();
@@ -271,10 +348,16 @@ fn bad_config_is_a_clear_error() {
     assert_eq!(code, 2);
     insta::assert_snapshot!(err.replace(p.root().to_str().unwrap(), "<project>"));
 
-    p.write(".thehook/config.yaml", "retrieval:\n  max_results: 4\n  colour: blue\n");
+    p.write(
+        ".thehook/config.yaml",
+        "retrieval:\n  max_results: 4\n  colour: blue\n",
+    );
     let (code, _, err) = p.run(&["recall", "auth"]);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("config.yaml:3: unknown key `retrieval.colour`"), "{err}");
+    assert!(
+        err.contains("config.yaml:3: unknown key `retrieval.colour`"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -282,15 +365,24 @@ fn empty_project_and_bad_layout_explain_themselves() {
     let p = Project::empty();
     let (code, _, err) = p.run(&["recall", "anything"]);
     assert_eq!(code, 1);
-    assert!(err.contains("no memory yet") && err.contains("thehook init"), "{err}");
+    assert!(
+        err.contains("no memory yet") && err.contains("thehook init"),
+        "{err}"
+    );
     let (code, out, _) = p.run(&["recall", "anything", "--json"]);
     assert_eq!(code, 1);
-    assert_eq!(serde_json::from_str::<serde_json::Value>(&out).unwrap()["hits"], serde_json::json!([]));
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()["hits"],
+        serde_json::json!([])
+    );
 
     p.write(".thehook", "not a folder");
     let (code, _, err) = p.run(&["recall", "anything"]);
     assert_eq!(code, 2);
-    assert!(err.contains(".thehook: exists but is a file") && err.contains("fix:"), "{err}");
+    assert!(
+        err.contains(".thehook: exists but is a file") && err.contains("fix:"),
+        "{err}"
+    );
     let (code, _, err) = p.run(&["remember", "x"]);
     assert_eq!(code, 2, "{err}");
     assert_eq!(p.read(".thehook"), "not a folder");
@@ -303,16 +395,31 @@ fn hostile_markdown_is_indexed_or_reported_never_fatal() {
     let huge = format!("- {}\n", "enormous generated fixture line ".repeat(33_000));
     p.write(".thehook/knowledge/huge.md", &huge);
     // Bytes that are not UTF-8.
-    p.write(".thehook/knowledge/latin1.md", b"- caf\xe9 opens at nine\n- ordinary item about coffee\n");
+    p.write(
+        ".thehook/knowledge/latin1.md",
+        b"- caf\xe9 opens at nine\n- ordinary item about coffee\n",
+    );
     // A file that cannot be read (a dangling symlink).
-    std::os::unix::fs::symlink("/nonexistent/target.md", p.thehook().join("knowledge/dangling.md")).unwrap();
+    std::os::unix::fs::symlink(
+        "/nonexistent/target.md",
+        p.thehook().join("knowledge/dangling.md"),
+    )
+    .unwrap();
 
     let (code, out, err) = p.run(&["recall", "coffee opens", "--json"]);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains(".thehook/knowledge/latin1.md:1: bytes that are not UTF-8"), "{err}");
+    assert!(
+        err.contains(".thehook/knowledge/latin1.md:1: bytes that are not UTF-8"),
+        "{err}"
+    );
     assert!(err.contains("dangling.md"), "{err}");
     let answer: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert!(hit_texts(&answer).iter().any(|t| t.contains("caf\u{FFFD} opens")), "{answer}");
+    assert!(
+        hit_texts(&answer)
+            .iter()
+            .any(|t| t.contains("caf\u{FFFD} opens")),
+        "{answer}"
+    );
     let answer = p.recall_json("enormous generated fixture", &["-k", "1"]);
     assert_eq!(answer["hits"][0]["path"], ".thehook/knowledge/huge.md");
 }
@@ -329,11 +436,18 @@ fn concurrent_readers_while_a_writer_commits() {
         })
         .collect();
     for i in 0..6 {
-        p.ok(&["remember", &format!("Writer fact number {i} about the queue workers")]);
+        p.ok(&[
+            "remember",
+            &format!("Writer fact number {i} about the queue workers"),
+        ]);
     }
     for reader in readers {
         let out = reader.join().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let lines = String::from_utf8(out.stdout).unwrap();
         assert_eq!(lines.lines().count(), 45);
         for line in lines.lines() {
@@ -342,8 +456,14 @@ fn concurrent_readers_while_a_writer_commits() {
             assert!(!hit_ids(&answer).is_empty());
         }
     }
-    let answer = p.recall_json("writer fact about the queue workers", &["-k", "10", "--mode", "lexical"]);
-    let writer_facts = hit_texts(&answer).iter().filter(|t| t.contains("Writer fact")).count();
+    let answer = p.recall_json(
+        "writer fact about the queue workers",
+        &["-k", "10", "--mode", "lexical"],
+    );
+    let writer_facts = hit_texts(&answer)
+        .iter()
+        .filter(|t| t.contains("Writer fact"))
+        .count();
     assert_eq!(writer_facts, 6);
 }
 
@@ -354,8 +474,22 @@ fn doctor_with_the_model_checks_that_it_runs() {
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("the model runs (384 dimensions)"), "{out}");
     let checks: serde_json::Value = serde_json::from_str(&p.ok(&["doctor", "--json"])).unwrap();
-    let names: Vec<&str> = checks.as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
-    for want in ["project", "config", "model", "onnx runtime", "embeddings", "index", "permissions", "hooks"] {
+    let names: Vec<&str> = checks
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    for want in [
+        "project",
+        "config",
+        "model",
+        "onnx runtime",
+        "embeddings",
+        "index",
+        "permissions",
+        "hooks",
+    ] {
         assert!(names.contains(&want), "{want} missing from {names:?}");
     }
 }
@@ -365,10 +499,17 @@ fn a_broken_runtime_is_an_error_not_a_crash() {
     let p = Project::demo();
     let fake = p.root().join("libonnxruntime.so");
     std::fs::write(&fake, b"not a shared library").unwrap();
-    let out = p.cmd(&["doctor"]).env("ORT_DYLIB_PATH", &fake).output().unwrap();
+    let out = p
+        .cmd(&["doctor"])
+        .env("ORT_DYLIB_PATH", &fake)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("FAIL") && text.contains("cannot load"), "{text}");
+    assert!(
+        text.contains("FAIL") && text.contains("cannot load"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -159,7 +159,10 @@ pub const ENV_OVERRIDES: &[(&str, &str)] = &[
     ("THEHOOK_MAX_RESULTS", "retrieval.max_results"),
     ("THEHOOK_CAPTURE_ENABLED", "capture.enabled"),
     ("THEHOOK_REDACT_SECRETS", "capture.redact_secrets"),
-    ("THEHOOK_CONSOLIDATE_EVERY", "consolidation.every_n_sessions"),
+    (
+        "THEHOOK_CONSOLIDATE_EVERY",
+        "consolidation.every_n_sessions",
+    ),
     ("THEHOOK_LLM_CLI", "llm.cli"),
     ("THEHOOK_LLM_TIMEOUT_SECS", "llm.timeout_secs"),
     ("THEHOOK_EMBEDDING_MODEL", "embedding.model"),
@@ -175,12 +178,18 @@ impl Config {
 
     /// Like [`Config::load`] with an explicit environment, so tests need not
     /// touch the process environment.
-    pub fn load_with_env(path: &Path, env: impl Fn(&str) -> Option<String>) -> Result<LoadedConfig> {
+    pub fn load_with_env(
+        path: &Path,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<LoadedConfig> {
         let mut loaded = match std::fs::read(path) {
             Ok(bytes) => {
                 let text = String::from_utf8(bytes).map_err(|e| Error::Config {
                     path: path.to_path_buf(),
-                    line: line_of_byte(&String::from_utf8_lossy(e.as_bytes()), e.utf8_error().valid_up_to()),
+                    line: line_of_byte(
+                        &String::from_utf8_lossy(e.as_bytes()),
+                        e.utf8_error().valid_up_to(),
+                    ),
                     key: "(file)".into(),
                     problem: "the file is not valid UTF-8".into(),
                     fix: "save the file as UTF-8".into(),
@@ -206,9 +215,8 @@ impl Config {
             Config::default()
         } else {
             let de = serde_yaml::Deserializer::from_str(text);
-            serde_ignored::deserialize(de, |p| unknown.push(p.to_string())).map_err(|e| {
-                yaml_error(path, text, &e)
-            })?
+            serde_ignored::deserialize(de, |p| unknown.push(p.to_string()))
+                .map_err(|e| yaml_error(path, text, &e))?
         };
         let warnings = unknown
             .into_iter()
@@ -308,8 +316,12 @@ impl Config {
             let doc = format!("{section}:\n  {field}: {yaml}\n");
             let mut patched: serde_yaml::Value =
                 serde_yaml::to_value(&*self).expect("config always serializes");
-            let patch: serde_yaml::Value = serde_yaml::from_str(&doc)
-                .map_err(|e| bad(&e.to_string(), "give a plain value, e.g. 2000, true or startup"))?;
+            let patch: serde_yaml::Value = serde_yaml::from_str(&doc).map_err(|e| {
+                bad(
+                    &e.to_string(),
+                    "give a plain value, e.g. 2000, true or startup",
+                )
+            })?;
             patched[section][field] = patch[section][field].clone();
             let next: Config = serde_yaml::from_value(patched)
                 .map_err(|e| bad(&e.to_string(), &format!("use a value that `{key}` accepts")))?;
@@ -342,7 +354,11 @@ fn yaml_error(path: &Path, text: &str, e: &serde_yaml::Error) -> Error {
     let fix = if key == "(file)" {
         "fix the YAML syntax on that line (indent with spaces, `key: value`)".to_string()
     } else {
-        let line_key = if e.location().is_none() { line_of_key(text, &key) } else { line };
+        let line_key = if e.location().is_none() {
+            line_of_key(text, &key)
+        } else {
+            line
+        };
         return Error::Config {
             path: path.to_path_buf(),
             line: line_key,
@@ -369,7 +385,9 @@ fn strip_location(problem: &str) -> String {
     };
     let problem = ["usize", "u64", "u32"]
         .iter()
-        .fold(problem.to_string(), |p, ty| p.replace(&format!("expected {ty}"), "expected a whole number"));
+        .fold(problem.to_string(), |p, ty| {
+            p.replace(&format!("expected {ty}"), "expected a whole number")
+        });
     match problem.find("expected struct ") {
         Some(i) => format!("{}expected a section of `key: value` lines", &problem[..i]),
         None => problem,
@@ -398,7 +416,10 @@ fn fix_for(key: &str) -> String {
 fn line_of_key(text: &str, dotted: &str) -> usize {
     let mut line_no = 1;
     let mut start = 0;
-    let parts: Vec<&str> = dotted.split('.').map(|p| p.split('[').next().unwrap_or(p)).collect();
+    let parts: Vec<&str> = dotted
+        .split('.')
+        .map(|p| p.split('[').next().unwrap_or(p))
+        .collect();
     let lines: Vec<&str> = text.lines().collect();
     for part in parts {
         let found = lines.iter().enumerate().skip(start).find(|(_, l)| {

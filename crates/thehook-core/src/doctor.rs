@@ -29,13 +29,28 @@ pub struct Check {
 }
 
 fn ok(name: &'static str, detail: String) -> Check {
-    Check { name, level: Level::Ok, detail, fix: None }
+    Check {
+        name,
+        level: Level::Ok,
+        detail,
+        fix: None,
+    }
 }
 fn warn(name: &'static str, detail: String, fix: String) -> Check {
-    Check { name, level: Level::Warn, detail, fix: Some(fix) }
+    Check {
+        name,
+        level: Level::Warn,
+        detail,
+        fix: Some(fix),
+    }
 }
 fn error(name: &'static str, detail: String, fix: String) -> Check {
-    Check { name, level: Level::Error, detail, fix: Some(fix) }
+    Check {
+        name,
+        level: Level::Error,
+        detail,
+        fix: Some(fix),
+    }
 }
 
 /// Runs every check for the project at `root`.
@@ -57,22 +72,40 @@ pub fn doctor(root: &Path, paths: &SearchPaths) -> Vec<Check> {
             for w in &loaded.warnings {
                 checks.push(warn("config", w.clone(), "remove or rename the key".into()));
             }
-            checks.push(ok("config", format!("{} is valid", project.relative(&project.config_path()))));
+            checks.push(ok(
+                "config",
+                format!("{} is valid", project.relative(&project.config_path())),
+            ));
             loaded.config
         }
         Err(e) => {
-            checks.push(error("config", e.to_string(), "fix the value named above".into()));
+            checks.push(error(
+                "config",
+                e.to_string(),
+                "fix the value named above".into(),
+            ));
             Config::default()
         }
     };
 
     let availability = locate(&config, paths);
     match &availability {
-        Availability::Ready { model_dir, runtime, .. } => {
-            checks.push(ok("model", format!("{} ({})", model_dir.path.display(), model_dir.source)));
-            checks.push(ok("onnx runtime", format!("{} ({})", runtime.path.display(), runtime.source)));
+        Availability::Ready {
+            model_dir, runtime, ..
+        } => {
+            checks.push(ok(
+                "model",
+                format!("{} ({})", model_dir.path.display(), model_dir.source),
+            ));
+            checks.push(ok(
+                "onnx runtime",
+                format!("{} ({})", runtime.path.display(), runtime.source),
+            ));
             match Embedder::load(&availability).and_then(|mut e| e.embed_one("doctor check")) {
-                Ok(v) => checks.push(ok("embeddings", format!("the model runs ({} dimensions)", v.len()))),
+                Ok(v) => checks.push(ok(
+                    "embeddings",
+                    format!("the model runs ({} dimensions)", v.len()),
+                )),
                 Err(e) => checks.push(error(
                     "embeddings",
                     e.to_string(),
@@ -89,19 +122,31 @@ pub fn doctor(root: &Path, paths: &SearchPaths) -> Vec<Check> {
 
     let data = project.index_dir().join("data.mdb");
     match check_data_file(&data) {
-        Ok(()) if data.exists() => checks.push(ok("index", format!("{} is consistent", project.relative(&data)))),
-        Ok(()) => checks.push(ok("index", "not built yet; the next command builds it".into())),
+        Ok(()) if data.exists() => checks.push(ok(
+            "index",
+            format!("{} is consistent", project.relative(&data)),
+        )),
+        Ok(()) => checks.push(ok(
+            "index",
+            "not built yet; the next command builds it".into(),
+        )),
         Err(why) => checks.push(warn(
             "index",
             format!("{} is damaged: {why}", project.relative(&data)),
-            "nothing to do: the next command rebuilds it from markdown (or run `thehook reindex`)".into(),
+            "nothing to do: the next command rebuilds it from markdown (or run `thehook reindex`)"
+                .into(),
         )),
     }
 
     if project.dir().is_dir() {
-        let probe = tempfile::Builder::new().prefix(".thehook-doctor-").tempfile_in(project.dir());
+        let probe = tempfile::Builder::new()
+            .prefix(".thehook-doctor-")
+            .tempfile_in(project.dir());
         match probe {
-            Ok(_) => checks.push(ok("permissions", format!("{} is writable", project.relative(&project.dir())))),
+            Ok(_) => checks.push(ok(
+                "permissions",
+                format!("{} is writable", project.relative(&project.dir())),
+            )),
             Err(e) => checks.push(error(
                 "permissions",
                 format!("cannot write in {}: {e}", project.dir().display()),
@@ -116,7 +161,12 @@ pub fn doctor(root: &Path, paths: &SearchPaths) -> Vec<Check> {
 
 /// Whether any agent's project settings run thehook (wired by `thehook init`).
 fn hooks_check(root: &Path) -> Check {
-    let files = [".claude/settings.json", ".cursor/hooks.json", ".codex/hooks.json", ".gemini/settings.json"];
+    let files = [
+        ".claude/settings.json",
+        ".cursor/hooks.json",
+        ".codex/hooks.json",
+        ".gemini/settings.json",
+    ];
     let wired: Vec<&str> = files
         .iter()
         .filter(|f| std::fs::read_to_string(root.join(f)).is_ok_and(|t| t.contains("thehook")))

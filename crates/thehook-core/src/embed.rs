@@ -8,7 +8,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
-use fastembed::{InitOptionsUserDefined, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel};
+use fastembed::{
+    InitOptionsUserDefined, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel,
+};
 use sha2::{Digest, Sha256};
 
 use crate::config::Config;
@@ -157,10 +159,19 @@ fn locate_model(config: &Config, paths: &SearchPaths) -> Result<Located, (String
             "config"
         };
         return match missing_model_files(dir) {
-            None => Ok(Located { path: dir.clone(), source: source.into() }),
+            None => Ok(Located {
+                path: dir.clone(),
+                source: source.into(),
+            }),
             Some(missing) => Err((
-                format!("the model folder {} (from {source}) lacks {missing}", dir.display()),
-                format!("point {source} at a folder holding {}", MODEL_FILES.join(", ")),
+                format!(
+                    "the model folder {} (from {source}) lacks {missing}",
+                    dir.display()
+                ),
+                format!(
+                    "point {source} at a folder holding {}",
+                    MODEL_FILES.join(", ")
+                ),
             )),
         };
     }
@@ -171,32 +182,53 @@ fn locate_model(config: &Config, paths: &SearchPaths) -> Result<Located, (String
         .chain(paths.cache.iter().map(|d| (d.join("model"), "cache")));
     for (dir, source) in candidates {
         if missing_model_files(&dir).is_none() {
-            return Ok(Located { path: dir, source: source.into() });
+            return Ok(Located {
+                path: dir,
+                source: source.into(),
+            });
         }
     }
-    Err(("the embedding model (all-MiniLM-L6-v2 int8) was not found".into(), FETCH_FIX.into()))
+    Err((
+        "the embedding model (all-MiniLM-L6-v2 int8) was not found".into(),
+        FETCH_FIX.into(),
+    ))
 }
 
 fn locate_runtime(paths: &SearchPaths) -> Option<Located> {
     if let Some(p) = &paths.ort_dylib_path {
         // Reported as found even if it is wrong: loading it gives the real error.
-        return Some(Located { path: p.clone(), source: "ORT_DYLIB_PATH".into() });
+        return Some(Located {
+            path: p.clone(),
+            source: "ORT_DYLIB_PATH".into(),
+        });
     }
     let candidates = paths
         .beside
         .iter()
         .map(|d| (d.join(ORT_LIB), "beside the binary"))
-        .chain(paths.cache.iter().map(|d| (d.join("onnxruntime").join(ORT_LIB), "cache")));
+        .chain(
+            paths
+                .cache
+                .iter()
+                .map(|d| (d.join("onnxruntime").join(ORT_LIB), "cache")),
+        );
     for (path, source) in candidates {
         if path.is_file() {
-            return Some(Located { path, source: source.into() });
+            return Some(Located {
+                path,
+                source: source.into(),
+            });
         }
     }
     None
 }
 
 fn missing_model_files(dir: &Path) -> Option<String> {
-    let missing: Vec<_> = MODEL_FILES.iter().filter(|f| !dir.join(f).is_file()).copied().collect();
+    let missing: Vec<_> = MODEL_FILES
+        .iter()
+        .filter(|f| !dir.join(f).is_file())
+        .copied()
+        .collect();
     (!missing.is_empty()).then(|| missing.join(", "))
 }
 
@@ -216,10 +248,15 @@ fn fingerprint(model: &str, dir: &Path) -> String {
 
 /// ONNX Runtime can be loaded once per process; later calls share the result.
 fn runtime_environment(lib: &Path) -> Result<ort::environment::Environment> {
-    static ENV: OnceLock<std::result::Result<ort::environment::Environment, String>> = OnceLock::new();
+    static ENV: OnceLock<std::result::Result<ort::environment::Environment, String>> =
+        OnceLock::new();
     ENV.get_or_init(|| {
-        let builder = ort::init_from(lib).map_err(|e| format!("cannot load {}: {e}", lib.display()))?;
-        builder.with_name("thehook").build().map_err(|e| format!("cannot start ONNX Runtime from {}: {e}", lib.display()))
+        let builder =
+            ort::init_from(lib).map_err(|e| format!("cannot load {}: {e}", lib.display()))?;
+        builder
+            .with_name("thehook")
+            .build()
+            .map_err(|e| format!("cannot start ONNX Runtime from {}: {e}", lib.display()))
     })
     .clone()
     .map_err(|problem| Error::Model {
@@ -236,7 +273,10 @@ pub struct Embedder {
 impl Embedder {
     /// Loads the model described by a [`Availability::Ready`].
     pub fn load(availability: &Availability) -> Result<Embedder> {
-        let Availability::Ready { model_dir, runtime, .. } = availability else {
+        let Availability::Ready {
+            model_dir, runtime, ..
+        } = availability
+        else {
             return Err(Error::Model {
                 problem: "no model is available".into(),
                 fix: FETCH_FIX.into(),
@@ -244,23 +284,29 @@ impl Embedder {
         };
         let env = runtime_environment(&runtime.path)?;
         let dir = &model_dir.path;
-        let read = |name: &str| std::fs::read(dir.join(name)).map_err(|e| Error::io("cannot read model file", dir.join(name), e));
+        let read = |name: &str| {
+            std::fs::read(dir.join(name))
+                .map_err(|e| Error::io("cannot read model file", dir.join(name), e))
+        };
         let tokenizer_files = TokenizerFiles {
             tokenizer_file: read("tokenizer.json")?,
             config_file: read("config.json")?,
             special_tokens_map_file: read("special_tokens_map.json")?,
             tokenizer_config_file: read("tokenizer_config.json")?,
         };
-        let user_model = UserDefinedEmbeddingModel::new(read("model.onnx")?, tokenizer_files).with_pooling(Pooling::Mean);
+        let user_model = UserDefinedEmbeddingModel::new(read("model.onnx")?, tokenizer_files)
+            .with_pooling(Pooling::Mean);
         let options = InitOptionsUserDefined::new()
             .with_environment(env)
             .with_max_length(MAX_TOKENS)
             // One thread per session: parallelism comes from one session per
             // rayon worker, which scales better for many short texts.
             .with_intra_threads(1);
-        let model = TextEmbedding::try_new_from_user_defined(user_model, options).map_err(|e| Error::Model {
-            problem: format!("cannot load the model in {}: {e}", dir.display()),
-            fix: format!("check the files, or {FETCH_FIX}"),
+        let model = TextEmbedding::try_new_from_user_defined(user_model, options).map_err(|e| {
+            Error::Model {
+                problem: format!("cannot load the model in {}: {e}", dir.display()),
+                fix: format!("check the files, or {FETCH_FIX}"),
+            }
         })?;
         Ok(Embedder { model })
     }
@@ -271,10 +317,13 @@ impl Embedder {
     pub fn embed(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         let mut out = Vec::with_capacity(texts.len());
         for text in texts {
-            let mut v = self.model.embed([*text], Some(1)).map_err(|e| Error::Model {
-                problem: format!("embedding failed: {e}"),
-                fix: "run `thehook doctor`".into(),
-            })?;
+            let mut v = self
+                .model
+                .embed([*text], Some(1))
+                .map_err(|e| Error::Model {
+                    problem: format!("embedding failed: {e}"),
+                    fix: "run `thehook doctor`".into(),
+                })?;
             out.push(v.pop().unwrap_or_default());
         }
         Ok(out)
@@ -298,7 +347,10 @@ pub fn embed_parallel(
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
-        .map_err(|e| Error::Model { problem: format!("cannot start worker threads: {e}"), fix: "retry".into() })?;
+        .map_err(|e| Error::Model {
+            problem: format!("cannot start worker threads: {e}"),
+            fix: "retry".into(),
+        })?;
     pool.install(|| {
         let embedders: Vec<Mutex<Embedder>> = (0..threads)
             .into_par_iter()
@@ -309,8 +361,12 @@ pub fn embed_parallel(
             .par_chunks(16)
             .map(|chunk| {
                 let slot = rayon::current_thread_index().unwrap_or(0) % embedders.len();
-                let vectors = embedders[slot].lock().unwrap_or_else(|p| p.into_inner()).embed(chunk)?;
-                let n = done.fetch_add(chunk.len(), std::sync::atomic::Ordering::Relaxed) + chunk.len();
+                let vectors = embedders[slot]
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .embed(chunk)?;
+                let n =
+                    done.fetch_add(chunk.len(), std::sync::atomic::Ordering::Relaxed) + chunk.len();
                 progress(n);
                 Ok(vectors)
             })

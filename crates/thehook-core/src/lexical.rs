@@ -73,7 +73,11 @@ fn split_identifier(word: &str) -> Vec<&str> {
             if i > start {
                 parts.push(&word[start..i]);
             }
-            start = if c == '_' || c == '.' { i + c.len_utf8() } else { i };
+            start = if c == '_' || c == '.' {
+                i + c.len_utf8()
+            } else {
+                i
+            };
         }
     }
     if parts.len() > 1 && start < word.len() {
@@ -105,8 +109,18 @@ mod tests {
     fn identifiers_match_their_parts() {
         let a = Analyzer::default();
         let terms = a.terms("refreshToken snake_case");
-        for want in ["refreshtoken", "refresh", "token", "snake_cas", "snake", "case"] {
-            assert!(terms.iter().any(|t| t == want), "{want} missing from {terms:?}");
+        for want in [
+            "refreshtoken",
+            "refresh",
+            "token",
+            "snake_cas",
+            "snake",
+            "case",
+        ] {
+            assert!(
+                terms.iter().any(|t| t == want),
+                "{want} missing from {terms:?}"
+            );
         }
     }
 

@@ -28,7 +28,12 @@ pub struct RecallOptions {
 
 impl Default for RecallOptions {
     fn default() -> Self {
-        RecallOptions { k: 5, filter: Filter::default(), mode: Mode::Hybrid, lexical_weight: LEXICAL_WEIGHT }
+        RecallOptions {
+            k: 5,
+            filter: Filter::default(),
+            mode: Mode::Hybrid,
+            lexical_weight: LEXICAL_WEIGHT,
+        }
     }
 }
 
@@ -55,7 +60,9 @@ impl Memory {
         let project = Project::at(root);
         if !project.check_layout()? {
             if !create {
-                return Err(Error::NoMemory { root: root.to_path_buf() });
+                return Err(Error::NoMemory {
+                    root: root.to_path_buf(),
+                });
             }
             create_layout(&project)?;
         }
@@ -94,7 +101,14 @@ impl Memory {
     /// Brings the index up to date with the markdown.
     pub fn sync(&self, progress: Progress) -> Result<SyncStats> {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        self.index.sync(&self.project, &SyncPlan { availability: &self.availability, threads, progress })
+        self.index.sync(
+            &self.project,
+            &SyncPlan {
+                availability: &self.availability,
+                threads,
+                progress,
+            },
+        )
     }
 
     /// Drops the index contents and builds them again from the markdown.
@@ -108,7 +122,8 @@ impl Memory {
         if query.trim().is_empty() {
             return Err(Error::Usage {
                 problem: "the query is empty".into(),
-                fix: "say what to look for, e.g. `thehook recall \"how are tests organised\"`".into(),
+                fix: "say what to look for, e.g. `thehook recall \"how are tests organised\"`"
+                    .into(),
             });
         }
         let k = options.k.max(1);
@@ -119,8 +134,16 @@ impl Memory {
             Mode::Lexical => None,
             _ => self.embed_query(query)?,
         };
-        let candidates = self.index.candidates(query, query_vector.as_deref(), limit, &options.filter)?;
-        Ok(fuse(candidates, options.mode, options.lexical_weight, k, &self.analyzer))
+        let candidates =
+            self.index
+                .candidates(query, query_vector.as_deref(), limit, &options.filter)?;
+        Ok(fuse(
+            candidates,
+            options.mode,
+            options.lexical_weight,
+            k,
+            &self.analyzer,
+        ))
     }
 
     fn embed_query(&mut self, query: &str) -> Result<Option<Vec<f32>>> {
@@ -144,7 +167,12 @@ impl Memory {
             .into_iter()
             .filter(|i| i.path == rel)
             .max_by_key(|i| i.line_start)
-            .ok_or_else(|| Error::index(self.index.path(), "the remembered item is missing after indexing"))
+            .ok_or_else(|| {
+                Error::index(
+                    self.index.path(),
+                    "the remembered item is missing after indexing",
+                )
+            })
     }
 
     /// Removes the item whose id starts with `id_prefix` from its markdown
@@ -168,7 +196,10 @@ impl Memory {
                 })
             }
             many => {
-                let list: Vec<String> = many.iter().map(|i| format!("{} ({})", i.id, i.citation())).collect();
+                let list: Vec<String> = many
+                    .iter()
+                    .map(|i| format!("{} ({})", i.id, i.citation()))
+                    .collect();
                 return Err(Error::ItemNotFound {
                     problem: format!("`{prefix}` matches several items: {}", list.join(", ")),
                     fix: "give more characters of the id".into(),

@@ -71,8 +71,9 @@ impl Project {
             Ok(_) => Err(Error::Layout {
                 path: dir,
                 problem: "exists but is a file, not a folder".into(),
-                fix: "move the file out of the way (thehook keeps its memory in a .thehook/ folder)"
-                    .into(),
+                fix:
+                    "move the file out of the way (thehook keeps its memory in a .thehook/ folder)"
+                        .into(),
             }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
             Err(e) => Err(Error::io("cannot inspect", dir, e)),

@@ -57,14 +57,26 @@ pub struct Hit {
 /// spread (cosine), then combined with `lexical_weight`. Score fusion beats
 /// reciprocal-rank fusion on LoCoMo because it keeps how far ahead the best
 /// lexical match is (see the README's measurements).
-pub fn fuse(candidates: Candidates, mode: Mode, lexical_weight: f32, k: usize, analyzer: &Analyzer) -> Vec<Hit> {
+pub fn fuse(
+    candidates: Candidates,
+    mode: Mode,
+    lexical_weight: f32,
+    k: usize,
+    analyzer: &Analyzer,
+) -> Vec<Hit> {
     let (lexical, vector) = match mode {
         Mode::Hybrid => (candidates.lexical, candidates.vector),
         Mode::Lexical => (candidates.lexical, Vec::new()),
         Mode::Vector => (Vec::new(), candidates.vector),
     };
     // Without vectors (lexical-only install) hybrid is plain BM25.
-    let lexical_weight = if vector.is_empty() { 1.0 } else if lexical.is_empty() { 0.0 } else { lexical_weight };
+    let lexical_weight = if vector.is_empty() {
+        1.0
+    } else if lexical.is_empty() {
+        0.0
+    } else {
+        lexical_weight
+    };
     let mut fused: HashMap<String, (Item, f32)> = HashMap::new();
     let best = lexical.first().map_or(1.0, |(_, s)| *s).max(f32::EPSILON);
     for (item, s) in lexical {
@@ -90,7 +102,8 @@ pub fn fuse(candidates: Candidates, mode: Mode, lexical_weight: f32, k: usize, a
 }
 
 fn date_key(date: &str) -> i128 {
-    date.parse::<jiff::Timestamp>().map_or(0, |t| t.as_nanosecond())
+    date.parse::<jiff::Timestamp>()
+        .map_or(0, |t| t.as_nanosecond())
 }
 
 fn fold_duplicates(ranked: Vec<(Item, f32)>, k: usize, analyzer: &Analyzer) -> Vec<Hit> {
@@ -107,7 +120,12 @@ fn fold_duplicates(ranked: Vec<(Item, f32)>, k: usize, analyzer: &Analyzer) -> V
             continue;
         }
         term_sets.push(terms);
-        hits.push(Hit { citation: item.citation(), item, score, duplicates: Vec::new() });
+        hits.push(Hit {
+            citation: item.citation(),
+            item,
+            score,
+            duplicates: Vec::new(),
+        });
     }
     hits
 }

@@ -8,7 +8,10 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
 }
 
 pub fn assets() -> PathBuf {
@@ -25,7 +28,12 @@ pub fn ort_lib() -> PathBuf {
     std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .find(|p| p.file_name().unwrap().to_string_lossy().contains("onnxruntime."))
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .contains("onnxruntime.")
+        })
         .expect("ONNX Runtime library in .assets/onnxruntime")
 }
 
@@ -38,7 +46,10 @@ pub struct Project {
 
 impl Project {
     pub fn empty() -> Project {
-        Project { dir: tempfile::tempdir().unwrap(), with_model: true }
+        Project {
+            dir: tempfile::tempdir().unwrap(),
+            with_model: true,
+        }
     }
 
     /// A project holding a copy of `examples/demo/.thehook` (markdown only).
@@ -103,7 +114,10 @@ impl Project {
     /// Runs, asserts exit 0, returns stdout.
     pub fn ok(&self, args: &[&str]) -> String {
         let (code, out, err) = self.run(args);
-        assert_eq!(code, 0, "thehook {args:?} failed\nstdout: {out}\nstderr: {err}");
+        assert_eq!(
+            code, 0,
+            "thehook {args:?} failed\nstdout: {out}\nstderr: {err}"
+        );
         out
     }
 
@@ -111,7 +125,8 @@ impl Project {
         let mut args = vec!["recall", query, "--json"];
         args.extend_from_slice(extra);
         let (_, out, err) = self.run(&args);
-        serde_json::from_str(&out).unwrap_or_else(|e| panic!("bad JSON ({e}): {out}\nstderr: {err}"))
+        serde_json::from_str(&out)
+            .unwrap_or_else(|e| panic!("bad JSON ({e}): {out}\nstderr: {err}"))
     }
 
     /// Every markdown file under `.thehook/` with its bytes, for
@@ -159,9 +174,19 @@ fn copy_markdown(from: &Path, to: &Path) {
 
 /// The ids of a `recall --json` answer, in order.
 pub fn hit_ids(answer: &serde_json::Value) -> Vec<String> {
-    answer["hits"].as_array().unwrap().iter().map(|h| h["id"].as_str().unwrap().to_string()).collect()
+    answer["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["id"].as_str().unwrap().to_string())
+        .collect()
 }
 
 pub fn hit_texts(answer: &serde_json::Value) -> Vec<String> {
-    answer["hits"].as_array().unwrap().iter().map(|h| h["text"].as_str().unwrap().to_string()).collect()
+    answer["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["text"].as_str().unwrap().to_string())
+        .collect()
 }

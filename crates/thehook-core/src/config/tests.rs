@@ -5,7 +5,9 @@ fn parse(text: &str) -> Result<LoadedConfig> {
 }
 
 fn error_of(text: &str) -> String {
-    parse(text).expect_err("the config should be rejected").to_string()
+    parse(text)
+        .expect_err("the config should be rejected")
+        .to_string()
 }
 
 #[test]
@@ -26,7 +28,10 @@ fn the_commented_defaults_are_the_defaults() {
 #[test]
 fn empty_and_comment_only_files_are_defaults() {
     assert_eq!(parse("").unwrap().config, Config::default());
-    assert_eq!(parse("# nothing here\n\n").unwrap().config, Config::default());
+    assert_eq!(
+        parse("# nothing here\n\n").unwrap().config,
+        Config::default()
+    );
 }
 
 #[test]
@@ -46,9 +51,15 @@ fn unknown_keys_warn_with_their_line() {
 #[test]
 fn bad_values_name_file_line_key_and_fix() {
     let cases = [
-        ("wrong type", "retrieval:\n  auto_inject: true\n  token_budget: lots\n"),
+        (
+            "wrong type",
+            "retrieval:\n  auto_inject: true\n  token_budget: lots\n",
+        ),
         ("out of range", "retrieval:\n  token_budget: 5\n"),
-        ("unknown enum value", "retrieval:\n  inject_on: [startup, reboot]\n"),
+        (
+            "unknown enum value",
+            "retrieval:\n  inject_on: [startup, reboot]\n",
+        ),
         ("llm cli", "llm:\n  cli: gpt\n"),
         ("command without argv", "llm:\n  cli: command\n"),
         ("zero timeout", "llm:\n  timeout_secs: 0\n"),
@@ -56,7 +67,10 @@ fn bad_values_name_file_line_key_and_fix() {
         ("broken yaml", "retrieval:\n  max_results: [1,\n"),
         ("section not a map", "retrieval: 3\n"),
     ];
-    let rendered: Vec<String> = cases.iter().map(|(name, text)| format!("{name}: {}", error_of(text))).collect();
+    let rendered: Vec<String> = cases
+        .iter()
+        .map(|(name, text)| format!("{name}: {}", error_of(text)))
+        .collect();
     insta::assert_yaml_snapshot!(rendered);
 }
 
@@ -74,23 +88,33 @@ fn env_overrides_win_over_the_file() {
     };
     let c = Config::load_with_env(&path, env).unwrap().config;
     assert_eq!(c.retrieval.token_budget, 3000);
-    assert_eq!(c.retrieval.inject_on, vec![SessionSource::Startup, SessionSource::Resume]);
+    assert_eq!(
+        c.retrieval.inject_on,
+        vec![SessionSource::Startup, SessionSource::Resume]
+    );
     assert!(!c.retrieval.auto_inject);
-    assert_eq!(c.embedding.model_dir, Some(PathBuf::from("/opt/models/minilm")));
+    assert_eq!(
+        c.embedding.model_dir,
+        Some(PathBuf::from("/opt/models/minilm"))
+    );
 }
 
 #[test]
 fn bad_env_overrides_name_the_variable() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("config.yaml");
-    let err = Config::load_with_env(&path, |n| (n == "THEHOOK_MAX_RESULTS").then(|| "0".to_string()))
-        .unwrap_err()
-        .to_string();
+    let err = Config::load_with_env(&path, |n| {
+        (n == "THEHOOK_MAX_RESULTS").then(|| "0".to_string())
+    })
+    .unwrap_err()
+    .to_string();
     assert!(err.contains("THEHOOK_MAX_RESULTS=\"0\""), "{err}");
     assert!(err.contains("between 1 and 100"), "{err}");
-    let err = Config::load_with_env(&path, |n| (n == "THEHOOK_LLM_CLI").then(|| "gpt".to_string()))
-        .unwrap_err()
-        .to_string();
+    let err = Config::load_with_env(&path, |n| {
+        (n == "THEHOOK_LLM_CLI").then(|| "gpt".to_string())
+    })
+    .unwrap_err()
+    .to_string();
     assert!(err.contains("THEHOOK_LLM_CLI"), "{err}");
 }
 
@@ -99,6 +123,8 @@ fn non_utf8_config_is_an_error_with_a_fix() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("config.yaml");
     std::fs::write(&path, b"retrieval:\n  max_results: \xff\n").unwrap();
-    let err = Config::load_with_env(&path, |_| None).unwrap_err().to_string();
+    let err = Config::load_with_env(&path, |_| None)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains(":2:") && err.contains("UTF-8"), "{err}");
 }

@@ -43,7 +43,9 @@ pub fn check_data_file(path: &Path) -> Result<(), String> {
     let meta0 = parse_meta(&first, 0).map_err(|e| format!("meta page 0: {e}"))?;
     let page_size = meta0.page_size;
     if len < 2 * page_size {
-        return Err(format!("the file is {len} bytes, shorter than its two {page_size}-byte meta pages"));
+        return Err(format!(
+            "the file is {len} bytes, shorter than its two {page_size}-byte meta pages"
+        ));
     }
     let mut second = [0u8; 160];
     std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(page_size))
@@ -54,7 +56,11 @@ pub fn check_data_file(path: &Path) -> Result<(), String> {
         return Err("the two meta pages disagree on the page size".into());
     }
     // LMDB uses the meta page of the newest committed transaction.
-    let live = if meta1.txn_id > meta0.txn_id { meta1 } else { meta0 };
+    let live = if meta1.txn_id > meta0.txn_id {
+        meta1
+    } else {
+        meta0
+    };
     let needed = (live.last_page + 1)
         .checked_mul(page_size)
         .ok_or("the meta page claims an impossible size")?;
@@ -66,7 +72,10 @@ pub fn check_data_file(path: &Path) -> Result<(), String> {
     }
     for (name, root) in [("free-list", live.free_root), ("main", live.main_root)] {
         if root != P_INVALID && root > live.last_page {
-            return Err(format!("the {name} tree's root page {root} lies past the last page {}", live.last_page));
+            return Err(format!(
+                "the {name} tree's root page {root} lies past the last page {}",
+                live.last_page
+            ));
         }
     }
     Ok(())
@@ -108,17 +117,26 @@ mod tests {
     use super::*;
 
     fn real_env(dir: &Path) {
-        let env = unsafe { heed::EnvOpenOptions::new().map_size(1 << 20).max_dbs(2).open(dir) }.unwrap();
+        let env = unsafe {
+            heed::EnvOpenOptions::new()
+                .map_size(1 << 20)
+                .max_dbs(2)
+                .open(dir)
+        }
+        .unwrap();
         let wtxn = env.write_txn().unwrap();
         let db: heed::Database<heed::types::Str, heed::types::Str> = env
             .create_databases_and_commit(wtxn, |dbo, wtxn| -> heed::Result<_> {
-                Ok(heed::CommitOrAbort::<_, ()>::Commit(dbo.create_database(wtxn, Some("t"))?))
+                Ok(heed::CommitOrAbort::<_, ()>::Commit(
+                    dbo.create_database(wtxn, Some("t"))?,
+                ))
             })
             .unwrap()
             .unwrap_commit();
         let mut wtxn = env.write_txn().unwrap();
         for i in 0..500 {
-            db.put(&mut wtxn, &format!("key{i}"), &"value".repeat(20)).unwrap();
+            db.put(&mut wtxn, &format!("key{i}"), &"value".repeat(20))
+                .unwrap();
         }
         wtxn.commit().unwrap();
     }
@@ -153,7 +171,9 @@ mod tests {
     fn garbage_is_caught() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("data.mdb");
-        let garbage: Vec<u8> = (0..100_000u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+        let garbage: Vec<u8> = (0..100_000u32)
+            .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+            .collect();
         std::fs::write(&path, garbage).unwrap();
         assert!(check_data_file(&path).unwrap_err().contains("meta page 0"));
     }

@@ -81,7 +81,9 @@ impl Filter {
     pub fn accepts(&self, item: &Item) -> bool {
         (self.kinds.is_empty() || self.kinds.contains(&item.kind))
             && self.since.is_none_or(|since| {
-                item.date.parse::<jiff::Timestamp>().is_ok_and(|d| d >= since)
+                item.date
+                    .parse::<jiff::Timestamp>()
+                    .is_ok_and(|d| d >= since)
             })
     }
 }
@@ -135,7 +137,12 @@ impl Index {
             }
         };
         let dbs = create_dbs(&env).map_err(|e| Error::index(&path, e))?;
-        let index = Index { env, dbs, path, analyzer: Analyzer::default() };
+        let index = Index {
+            env,
+            dbs,
+            path,
+            analyzer: Analyzer::default(),
+        };
         match index.stale_reason(fingerprint)? {
             Some(why) => {
                 index.clear(fingerprint)?;
@@ -157,19 +164,24 @@ impl Index {
 
     pub fn header(&self) -> Result<Option<Header>> {
         let rtxn = self.env.read_txn().map_err(|e| self.err(e))?;
-        self.dbs.header.get(&rtxn, "header").map_err(|e| self.err(e))
+        self.dbs
+            .header
+            .get(&rtxn, "header")
+            .map_err(|e| self.err(e))
     }
 
     /// Why the stored index cannot serve `fingerprint`, if it cannot.
     fn stale_reason(&self, fingerprint: &str) -> Result<Option<String>> {
         Ok(match self.header()? {
             None => None,
-            Some(h) if h.schema != SCHEMA_VERSION => {
-                Some(format!("the index format changed (schema {} -> {SCHEMA_VERSION})", h.schema))
-            }
-            Some(h) if h.fingerprint != fingerprint => {
-                Some(format!("the embedding model changed ({} -> {fingerprint})", h.fingerprint))
-            }
+            Some(h) if h.schema != SCHEMA_VERSION => Some(format!(
+                "the index format changed (schema {} -> {SCHEMA_VERSION})",
+                h.schema
+            )),
+            Some(h) if h.fingerprint != fingerprint => Some(format!(
+                "the embedding model changed ({} -> {fingerprint})",
+                h.fingerprint
+            )),
             Some(_) => None,
         })
     }
@@ -191,7 +203,9 @@ impl Index {
             n_docs: 0,
             total_len: 0,
         };
-        d.header.put(&mut wtxn, "header", &header).map_err(|e| self.err(e))?;
+        d.header
+            .put(&mut wtxn, "header", &header)
+            .map_err(|e| self.err(e))?;
         wtxn.commit().map_err(|e| self.err(e))
     }
 
@@ -215,8 +229,14 @@ impl Index {
         filter: &Filter,
     ) -> Result<Candidates> {
         let rtxn = self.env.read_txn().map_err(|e| self.err(e))?;
-        let header = self.dbs.header.get(&rtxn, "header").map_err(|e| self.err(e))?;
-        let Some(header) = header else { return Ok(Candidates::default()) };
+        let header = self
+            .dbs
+            .header
+            .get(&rtxn, "header")
+            .map_err(|e| self.err(e))?;
+        let Some(header) = header else {
+            return Ok(Candidates::default());
+        };
         let lexical = self.lexical(&rtxn, &header, query, limit, filter)?;
         let vector = match query_vector {
             Some(v) => self.vector(&rtxn, v, limit, filter)?,
@@ -301,7 +321,11 @@ impl Index {
         Ok(out)
     }
 
-    fn keys_matching(&self, rtxn: &heed::RoTxn<WithoutTls>, filter: &Filter) -> Result<RoaringBitmap> {
+    fn keys_matching(
+        &self,
+        rtxn: &heed::RoTxn<WithoutTls>,
+        filter: &Filter,
+    ) -> Result<RoaringBitmap> {
         let mut keys = RoaringBitmap::new();
         for entry in self.dbs.items.iter(rtxn).map_err(|e| self.err(e))? {
             let (key, item) = entry.map_err(|e| self.err(e))?;
@@ -316,7 +340,12 @@ impl Index {
     pub fn items_by_id_prefix(&self, prefix: &str, limit: usize) -> Result<Vec<Item>> {
         let rtxn = self.env.read_txn().map_err(|e| self.err(e))?;
         let mut out = Vec::new();
-        for entry in self.dbs.ids.prefix_iter(&rtxn, prefix).map_err(|e| self.err(e))? {
+        for entry in self
+            .dbs
+            .ids
+            .prefix_iter(&rtxn, prefix)
+            .map_err(|e| self.err(e))?
+        {
             let (_, key) = entry.map_err(|e| self.err(e))?;
             if let Some(item) = self.dbs.items.get(&rtxn, &key).map_err(|e| self.err(e))? {
                 out.push(item);
@@ -340,10 +369,16 @@ impl Index {
 
     pub fn stats(&self) -> Result<IndexStats> {
         let rtxn = self.env.read_txn().map_err(|e| self.err(e))?;
-        let header = self.dbs.header.get(&rtxn, "header").map_err(|e| self.err(e))?;
+        let header = self
+            .dbs
+            .header
+            .get(&rtxn, "header")
+            .map_err(|e| self.err(e))?;
         let mut by_type = std::collections::BTreeMap::new();
         for entry in self.dbs.items.iter(&rtxn).map_err(|e| self.err(e))? {
-            *by_type.entry(entry.map_err(|e| self.err(e))?.1.kind.to_string()).or_insert(0) += 1;
+            *by_type
+                .entry(entry.map_err(|e| self.err(e))?.1.kind.to_string())
+                .or_insert(0) += 1;
         }
         let vectors = match arroy::Reader::<Cosine>::open(&rtxn, ARROY_INDEX, self.dbs.vectors) {
             Ok(r) => r.n_items(),
@@ -355,7 +390,9 @@ impl Index {
             files: self.dbs.files.len(&rtxn).map_err(|e| self.err(e))?,
             vectors,
             by_type,
-            fingerprint: header.as_ref().map_or(String::new(), |h| h.fingerprint.clone()),
+            fingerprint: header
+                .as_ref()
+                .map_or(String::new(), |h| h.fingerprint.clone()),
             schema: header.map_or(SCHEMA_VERSION, |h| h.schema),
             size_bytes,
         })

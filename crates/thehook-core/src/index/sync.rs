@@ -42,6 +42,9 @@ struct FileChange {
     items: Vec<Item>,
 }
 
+/// Per term: keys whose postings leave, and (key, tf, doc length) that arrive.
+type PostingsDelta = (Vec<u32>, Vec<(u32, u32, u32)>);
+
 /// A file modified this close to its last sync may have changed again within
 /// the file system's timestamp granularity without its size changing
 /// (git's "racy clean" problem): such files are compared by content.
@@ -53,7 +56,10 @@ impl Index {
         let mut stats = SyncStats::default();
         let sources = list_sources(project, &mut stats.warnings);
         // Cheap check under a read transaction: most calls change nothing.
-        if self.changed_files(&sources, &self.file_records()?).is_empty() {
+        if self
+            .changed_files(&sources, &self.file_records()?)
+            .is_empty()
+        {
             return Ok(stats);
         }
         let mut wtxn = self.env.write_txn().map_err(|e| self.err(e))?;
@@ -77,13 +83,20 @@ impl Index {
                     }
                     Err(e) => {
                         // Keep what was indexed for a file we cannot read now.
-                        stats.warnings.push(format!("{e}; its items are left as they were"));
+                        stats
+                            .warnings
+                            .push(format!("{e}; its items are left as they were"));
                         continue;
                     }
                 },
                 None => (Vec::new(), String::new()),
             };
-            changes.push(FileChange { rel, source, hash, items });
+            changes.push(FileChange {
+                rel,
+                source,
+                hash,
+                items,
+            });
         }
         stats.files_changed = changes.len();
 
@@ -100,7 +113,10 @@ impl Index {
         let mut kept: Vec<(u32, Item)> = Vec::new();
         let mut new_records: Vec<(String, Option<FileRecord>)> = Vec::new();
         for change in &changes {
-            let old_keys = records.get(&change.rel).map(|r| r.keys.clone()).unwrap_or_default();
+            let old_keys = records
+                .get(&change.rel)
+                .map(|r| r.keys.clone())
+                .unwrap_or_default();
             let mut old_by_id: HashMap<String, (u32, Item)> = HashMap::new();
             for key in old_keys {
                 if let Some(item) = self.dbs.items.get(&wtxn, &key).map_err(|e| self.err(e))? {
@@ -139,14 +155,16 @@ impl Index {
                 let texts: Vec<&str> = added.iter().map(|(_, i)| i.text.as_str()).collect();
                 let total = texts.len();
                 (plan.progress)(0, total);
-                let v = embed_parallel(plan.availability, &texts, plan.threads, &|done| (plan.progress)(done, total))?;
+                let v = embed_parallel(plan.availability, &texts, plan.threads, &|done| {
+                    (plan.progress)(done, total)
+                })?;
                 stats.items_embedded = v.len();
                 Some(v)
             }
             _ => None,
         };
 
-        let mut postings_delta: BTreeMap<String, (Vec<u32>, Vec<(u32, u32, u32)>)> = BTreeMap::new();
+        let mut postings_delta: BTreeMap<String, PostingsDelta> = BTreeMap::new();
         for (key, item) in &removed {
             let (tf, len) = self.analyzer.term_frequencies(&item.text);
             for term in tf.into_keys() {
@@ -154,26 +172,50 @@ impl Index {
             }
             header.n_docs = header.n_docs.saturating_sub(1);
             header.total_len = header.total_len.saturating_sub(len as u64);
-            self.dbs.items.delete(&mut wtxn, key).map_err(|e| self.err(e))?;
-            self.dbs.ids.delete(&mut wtxn, &item.id).map_err(|e| self.err(e))?;
+            self.dbs
+                .items
+                .delete(&mut wtxn, key)
+                .map_err(|e| self.err(e))?;
+            self.dbs
+                .ids
+                .delete(&mut wtxn, &item.id)
+                .map_err(|e| self.err(e))?;
         }
         for (key, item) in &added {
             let (tf, len) = self.analyzer.term_frequencies(&item.text);
             for (term, n) in tf {
-                postings_delta.entry(term).or_default().1.push((*key, n, len));
+                postings_delta
+                    .entry(term)
+                    .or_default()
+                    .1
+                    .push((*key, n, len));
             }
             header.n_docs += 1;
             header.total_len += len as u64;
-            self.dbs.items.put(&mut wtxn, key, item).map_err(|e| self.err(e))?;
-            self.dbs.ids.put(&mut wtxn, &item.id, key).map_err(|e| self.err(e))?;
+            self.dbs
+                .items
+                .put(&mut wtxn, key, item)
+                .map_err(|e| self.err(e))?;
+            self.dbs
+                .ids
+                .put(&mut wtxn, &item.id, key)
+                .map_err(|e| self.err(e))?;
         }
         // Kept items may have moved lines or changed type: refresh their metadata.
         for (key, item) in &kept {
-            self.dbs.items.put(&mut wtxn, key, item).map_err(|e| self.err(e))?;
+            self.dbs
+                .items
+                .put(&mut wtxn, key, item)
+                .map_err(|e| self.err(e))?;
         }
         for (term, (gone, new)) in postings_delta {
             let gone: HashSet<u32> = gone.into_iter().collect();
-            let mut list = match self.dbs.postings.get(&wtxn, &term).map_err(|e| self.err(e))? {
+            let mut list = match self
+                .dbs
+                .postings
+                .get(&wtxn, &term)
+                .map_err(|e| self.err(e))?
+            {
                 Some(bytes) => decode_postings(bytes),
                 None => Vec::new(),
             };
@@ -181,14 +223,23 @@ impl Index {
             list.extend(new);
             list.sort_unstable_by_key(|p| p.0);
             if list.is_empty() {
-                self.dbs.postings.delete(&mut wtxn, &term).map_err(|e| self.err(e))?;
+                self.dbs
+                    .postings
+                    .delete(&mut wtxn, &term)
+                    .map_err(|e| self.err(e))?;
             } else {
-                self.dbs.postings.put(&mut wtxn, &term, &encode_postings(&list)).map_err(|e| self.err(e))?;
+                self.dbs
+                    .postings
+                    .put(&mut wtxn, &term, &encode_postings(&list))
+                    .map_err(|e| self.err(e))?;
             }
         }
 
         // Vectors: removed items leave, new ones arrive, then arroy rebuilds its trees.
-        let dims = vectors.as_ref().and_then(|v| v.first().map(Vec::len)).or(header.dims);
+        let dims = vectors
+            .as_ref()
+            .and_then(|v| v.first().map(Vec::len))
+            .or(header.dims);
         if let Some(dims) = dims {
             header.dims = Some(dims);
             let writer = arroy::Writer::<Cosine>::new(self.dbs.vectors, ARROY_INDEX, dims);
@@ -197,25 +248,40 @@ impl Index {
             }
             if let Some(vectors) = &vectors {
                 for ((key, _), vector) in added.iter().zip(vectors) {
-                    writer.add_item(&mut wtxn, *key, vector).map_err(|e| self.err(e))?;
+                    writer
+                        .add_item(&mut wtxn, *key, vector)
+                        .map_err(|e| self.err(e))?;
                 }
             }
             if writer.need_build(&wtxn).map_err(|e| self.err(e))? {
                 // A fixed seed: the same markdown gives the same trees.
                 let mut rng = rand::rngs::StdRng::seed_from_u64(0x7e400c);
-                writer.builder(&mut rng).build(&mut wtxn).map_err(|e| self.err(e))?;
+                writer
+                    .builder(&mut rng)
+                    .build(&mut wtxn)
+                    .map_err(|e| self.err(e))?;
             }
         }
 
         for (rel, record) in new_records {
             match record {
-                Some(r) => self.dbs.files.put(&mut wtxn, &rel, &r).map_err(|e| self.err(e))?,
+                Some(r) => self
+                    .dbs
+                    .files
+                    .put(&mut wtxn, &rel, &r)
+                    .map_err(|e| self.err(e))?,
                 None => {
-                    self.dbs.files.delete(&mut wtxn, &rel).map_err(|e| self.err(e))?;
+                    self.dbs
+                        .files
+                        .delete(&mut wtxn, &rel)
+                        .map_err(|e| self.err(e))?;
                 }
             }
         }
-        self.dbs.header.put(&mut wtxn, "header", &header).map_err(|e| self.err(e))?;
+        self.dbs
+            .header
+            .put(&mut wtxn, "header", &header)
+            .map_err(|e| self.err(e))?;
         wtxn.commit().map_err(|e| self.err(e))?;
         stats.items_added = added.len();
         stats.items_removed = removed.len();
@@ -234,13 +300,17 @@ impl Index {
             let same = records.get(&s.rel).is_some_and(|r| {
                 r.size == s.size
                     && r.mtime_ns == s.mtime_ns
-                    && (s.mtime_ns + RACY_WINDOW_NS < r.synced_at_ns || content_hash(&s.abs).is_some_and(|h| h == r.hash))
+                    && (s.mtime_ns + RACY_WINDOW_NS < r.synced_at_ns
+                        || content_hash(&s.abs).is_some_and(|h| h == r.hash))
             });
             if !same {
                 out.push((s.rel.clone(), Some(s.clone())));
             }
         }
-        let mut gone: Vec<&String> = records.keys().filter(|k| !present.contains(k.as_str())).collect();
+        let mut gone: Vec<&String> = records
+            .keys()
+            .filter(|k| !present.contains(k.as_str()))
+            .collect();
         gone.sort();
         out.extend(gone.into_iter().map(|k| (k.clone(), None)));
         out

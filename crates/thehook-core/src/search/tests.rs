@@ -42,34 +42,69 @@ fn modes_use_only_their_retriever() {
         lexical: vec![(a.clone(), 10.0), (b.clone(), 1.0)],
         vector: vec![(b.clone(), 0.9), (a.clone(), 0.1)],
     };
-    assert_eq!(ids(&fuse(both(), Mode::Lexical, 0.5, 2, &Analyzer::default())), ["a", "b"]);
-    assert_eq!(ids(&fuse(both(), Mode::Vector, 0.5, 2, &Analyzer::default())), ["b", "a"]);
+    assert_eq!(
+        ids(&fuse(both(), Mode::Lexical, 0.5, 2, &Analyzer::default())),
+        ["a", "b"]
+    );
+    assert_eq!(
+        ids(&fuse(both(), Mode::Vector, 0.5, 2, &Analyzer::default())),
+        ["b", "a"]
+    );
 }
 
 #[test]
 fn without_vectors_hybrid_is_bm25_order() {
     let a = item("a", "alpha build cache", OLD);
     let b = item("b", "beta deploy pipeline", OLD);
-    let candidates = Candidates { lexical: vec![(a, 2.0), (b, 1.0)], vector: vec![] };
+    let candidates = Candidates {
+        lexical: vec![(a, 2.0), (b, 1.0)],
+        vector: vec![],
+    };
     let hits = fuse(candidates, Mode::Hybrid, 0.5, 5, &Analyzer::default());
     assert_eq!(ids(&hits), ["a", "b"]);
-    assert!((hits[0].score - 1.0).abs() < 1e-6, "best lexical hit scores 1 without vectors");
+    assert!(
+        (hits[0].score - 1.0).abs() < 1e-6,
+        "best lexical hit scores 1 without vectors"
+    );
 }
 
 #[test]
 fn recency_breaks_ties() {
     let old = item("old", "the cache lives in redis", OLD);
     let new = item("new", "the cache now lives in valkey", NEW);
-    let candidates = Candidates { lexical: vec![(old, 1.0), (new, 1.0)], vector: vec![] };
-    assert_eq!(ids(&fuse(candidates, Mode::Lexical, 0.5, 2, &Analyzer::default())), ["new", "old"]);
+    let candidates = Candidates {
+        lexical: vec![(old, 1.0), (new, 1.0)],
+        vector: vec![],
+    };
+    assert_eq!(
+        ids(&fuse(
+            candidates,
+            Mode::Lexical,
+            0.5,
+            2,
+            &Analyzer::default()
+        )),
+        ["new", "old"]
+    );
 }
 
 #[test]
 fn near_duplicates_fold_into_the_best_hit() {
-    let a = item("a", "Tests are colocated in __tests__ next to source files", OLD);
-    let b = item("bb", "tests colocated in __tests__ next to the source files", OLD);
+    let a = item(
+        "a",
+        "Tests are colocated in __tests__ next to source files",
+        OLD,
+    );
+    let b = item(
+        "bb",
+        "tests colocated in __tests__ next to the source files",
+        OLD,
+    );
     let c = item("ccc", "Deploys go through the staging pipeline first", OLD);
-    let candidates = Candidates { lexical: vec![(a, 3.0), (b, 2.9), (c, 1.0)], vector: vec![] };
+    let candidates = Candidates {
+        lexical: vec![(a, 3.0), (b, 2.9), (c, 1.0)],
+        vector: vec![],
+    };
     let hits = fuse(candidates, Mode::Lexical, 0.5, 5, &Analyzer::default());
     assert_eq!(ids(&hits), ["a", "ccc"]);
     assert_eq!(hits[0].duplicates, [".thehook/knowledge/notes.md:2"]);
@@ -80,7 +115,10 @@ fn k_limits_results_but_duplicates_past_k_still_fold() {
     let a = item("a", "use pnpm workspaces for packages", OLD);
     let b = item("bb", "release tags are signed", OLD);
     let c = item("ccc", "Use pnpm workspaces, for packages.", OLD);
-    let candidates = Candidates { lexical: vec![(a, 3.0), (b, 2.0), (c, 1.0)], vector: vec![] };
+    let candidates = Candidates {
+        lexical: vec![(a, 3.0), (b, 2.0), (c, 1.0)],
+        vector: vec![],
+    };
     let hits = fuse(candidates, Mode::Lexical, 0.5, 2, &Analyzer::default());
     assert_eq!(ids(&hits), ["a", "bb"]);
     assert_eq!(hits[0].duplicates.len(), 1);

@@ -34,13 +34,17 @@ pub fn list_sources(project: &Project, warnings: &mut Vec<String>) -> Vec<Source
         if !dir.exists() {
             continue;
         }
-        for entry in walkdir::WalkDir::new(&dir).follow_links(true).sort_by_file_name() {
+        for entry in walkdir::WalkDir::new(&dir)
+            .follow_links(true)
+            .sort_by_file_name()
+        {
             let entry = match entry {
                 Ok(e) => e,
                 Err(e) => {
                     warnings.push(format!(
                         "{}: cannot be read ({e}); its files are skipped (check its permissions)",
-                        e.path().map_or(dir.display().to_string(), |p| p.display().to_string())
+                        e.path()
+                            .map_or(dir.display().to_string(), |p| p.display().to_string())
                     ));
                     continue;
                 }
@@ -56,7 +60,9 @@ pub fn list_sources(project: &Project, warnings: &mut Vec<String>) -> Vec<Source
                     size: meta.len(),
                     mtime_ns: mtime_ns(&meta),
                 }),
-                Err(e) => warnings.push(format!("{}: cannot be read ({e}); skipped", path.display())),
+                Err(e) => {
+                    warnings.push(format!("{}: cannot be read ({e}); skipped", path.display()))
+                }
             }
         }
     }
@@ -73,7 +79,9 @@ fn mtime_ns(meta: &std::fs::Metadata) -> i128 {
 
 /// SHA-256 of a file's content (hex), or `None` when it cannot be read.
 pub fn content_hash(path: &Path) -> Option<String> {
-    std::fs::read(path).ok().map(|bytes| hex(&Sha256::digest(&bytes)))
+    std::fs::read(path)
+        .ok()
+        .map(|bytes| hex(&Sha256::digest(&bytes)))
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -91,7 +99,10 @@ pub fn read_source(file: &SourceFile) -> Result<(ParsedFile, String)> {
         .to_string();
     let (text, lossy_at) = match std::str::from_utf8(&bytes) {
         Ok(t) => (t.to_string(), None),
-        Err(e) => (String::from_utf8_lossy(&bytes).into_owned(), Some(e.valid_up_to())),
+        Err(e) => (
+            String::from_utf8_lossy(&bytes).into_owned(),
+            Some(e.valid_up_to()),
+        ),
     };
     let mut parsed = parse_markdown(&file.rel, &text, &file_date);
     if let Some(at) = lossy_at {
@@ -113,13 +124,17 @@ pub fn write_atomic(path: &Path, content: &[u8]) -> Result<()> {
         .prefix(".thehook-tmp-")
         .tempfile_in(dir)
         .map_err(|e| Error::io("cannot create a temp file in", dir, e))?;
-    tmp.write_all(content).map_err(|e| Error::io("cannot write", tmp.path().to_path_buf(), e))?;
-    tmp.as_file().sync_all().map_err(|e| Error::io("cannot flush", tmp.path().to_path_buf(), e))?;
+    tmp.write_all(content)
+        .map_err(|e| Error::io("cannot write", tmp.path().to_path_buf(), e))?;
+    tmp.as_file()
+        .sync_all()
+        .map_err(|e| Error::io("cannot flush", tmp.path().to_path_buf(), e))?;
     if let Ok(meta) = std::fs::metadata(path) {
         // Keep the permissions a user gave the file.
         let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
     }
-    tmp.persist(path).map_err(|e| Error::io("cannot replace", path, e.error))?;
+    tmp.persist(path)
+        .map_err(|e| Error::io("cannot replace", path, e.error))?;
     Ok(())
 }
 
@@ -131,7 +146,8 @@ pub fn append_note(project: &Project, kind: ItemKind, text: &str, today: &str) -
     if text.is_empty() {
         return Err(Error::Usage {
             problem: "there is nothing to remember: the text is empty".into(),
-            fix: "give the fact to remember, e.g. `thehook remember \"tests live in __tests__/\"`".into(),
+            fix: "give the fact to remember, e.g. `thehook remember \"tests live in __tests__/\"`"
+                .into(),
         });
     }
     let path = project.knowledge_dir().join("notes.md");

@@ -67,12 +67,30 @@ pub fn parse_markdown(path: &str, text: &str, file_date: &str) -> ParsedFile {
                     }
                     Tag::List(_) if top => {}
                     Tag::Item if in_top_list => {
-                        push_item(&mut out, &mut occurrences, path, text, range.clone(), &lines,
-                            section.unwrap_or(default_kind), &file_date, true);
+                        push_item(
+                            &mut out,
+                            &mut occurrences,
+                            path,
+                            text,
+                            range.clone(),
+                            &lines,
+                            section.unwrap_or(default_kind),
+                            &file_date,
+                            true,
+                        );
                     }
                     _ if top => {
-                        push_item(&mut out, &mut occurrences, path, text, range.clone(), &lines,
-                            section.unwrap_or(default_kind), &file_date, false);
+                        push_item(
+                            &mut out,
+                            &mut occurrences,
+                            path,
+                            text,
+                            range.clone(),
+                            &lines,
+                            section.unwrap_or(default_kind),
+                            &file_date,
+                            false,
+                        );
                     }
                     _ => {}
                 }
@@ -120,7 +138,11 @@ fn push_item(
     if raw.trim().is_empty() {
         return;
     }
-    let body = if is_list_item { strip_list_marker(raw) } else { raw.to_string() };
+    let body = if is_list_item {
+        strip_list_marker(raw)
+    } else {
+        raw.to_string()
+    };
     let (tag_kind, body) = take_type_tag(&body);
     // The id covers the date (the same words on two dates are two facts);
     // the searchable text does not (a date is metadata, not content).
@@ -130,7 +152,9 @@ fn push_item(
     *n += 1;
     let (own_date, rest) = leading_date(&body);
     let body = match own_date {
-        Some(_) => rest.trim_start_matches([':', ' ', '-', '\u{2014}', '*']).to_string(),
+        Some(_) => rest
+            .trim_start_matches([':', ' ', '-', '\u{2014}', '*'])
+            .to_string(),
         None => body,
     };
     if body.trim().is_empty() {
@@ -203,10 +227,16 @@ pub fn parse_date(s: &str) -> Option<String> {
         return Some(ts.to_string());
     }
     if let Ok(dt) = s.parse::<jiff::civil::DateTime>() {
-        return dt.to_zoned(jiff::tz::TimeZone::UTC).ok().map(|z| z.timestamp().to_string());
+        return dt
+            .to_zoned(jiff::tz::TimeZone::UTC)
+            .ok()
+            .map(|z| z.timestamp().to_string());
     }
     if let Ok(d) = s.parse::<jiff::civil::Date>() {
-        return d.to_zoned(jiff::tz::TimeZone::UTC).ok().map(|z| z.timestamp().to_string());
+        return d
+            .to_zoned(jiff::tz::TimeZone::UTC)
+            .ok()
+            .map(|z| z.timestamp().to_string());
     }
     None
 }
@@ -219,7 +249,10 @@ fn strip_list_marker(raw: &str) -> String {
     let marker_len = if trimmed.starts_with(['-', '*', '+']) {
         1
     } else {
-        trimmed.find(['.', ')']).filter(|&i| trimmed[..i].chars().all(|c| c.is_ascii_digit())).map_or(0, |i| i + 1)
+        trimmed
+            .find(['.', ')'])
+            .filter(|&i| trimmed[..i].chars().all(|c| c.is_ascii_digit()))
+            .map_or(0, |i| i + 1)
     };
     let rest = trimmed[marker_len..].trim_start();
     let indent = first.len() - rest.len();
@@ -260,7 +293,11 @@ fn take_type_tag(body: &str) -> (Option<ItemKind>, String) {
 fn leading_date(body: &str) -> (Option<String>, &str) {
     let t = body.trim_start().trim_start_matches("**");
     if t.len() >= 10 && t.is_char_boundary(10) {
-        if let Some(d) = t[..10].parse::<jiff::civil::Date>().ok().and_then(|d| parse_date(&d.to_string())) {
+        if let Some(d) = t[..10]
+            .parse::<jiff::civil::Date>()
+            .ok()
+            .and_then(|d| parse_date(&d.to_string()))
+        {
             return (Some(d), &t[10..]);
         }
     }

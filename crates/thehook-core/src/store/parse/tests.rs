@@ -50,9 +50,18 @@ fn summary(parsed: &ParsedFile) -> Vec<String> {
 fn session_file_items_match_design_section_2() {
     let parsed = parse_markdown(".thehook/sessions/2026-02-23-1430-auth.md", SESSION, MTIME);
     assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
-    assert_eq!(parsed.front_matter.title.as_deref(), Some("JWT auth with refresh rotation"));
-    assert!(parsed.items.iter().all(|i| i.session_id.as_deref() == Some("5e41ef2f-689e-4d7d-b917-06ebc40107bc")));
-    assert!(parsed.items.iter().all(|i| i.date == "2026-02-23T14:30:00Z"));
+    assert_eq!(
+        parsed.front_matter.title.as_deref(),
+        Some("JWT auth with refresh rotation")
+    );
+    assert!(parsed
+        .items
+        .iter()
+        .all(|i| i.session_id.as_deref() == Some("5e41ef2f-689e-4d7d-b917-06ebc40107bc")));
+    assert!(parsed
+        .items
+        .iter()
+        .all(|i| i.date == "2026-02-23T14:30:00Z"));
     insta::assert_yaml_snapshot!(summary(&parsed));
 }
 
@@ -86,7 +95,11 @@ pnpm test --filter web
 #[test]
 fn ids_are_stable_under_rewrapping_and_differ_by_file() {
     let a = parse_markdown("k/notes.md", "- one fact\n  that wraps\n", MTIME);
-    let b = parse_markdown("k/notes.md", "# Notes\n\n- one   fact that\n      wraps\n", MTIME);
+    let b = parse_markdown(
+        "k/notes.md",
+        "# Notes\n\n- one   fact that\n      wraps\n",
+        MTIME,
+    );
     let c = parse_markdown("k/other.md", "- one fact that wraps\n", MTIME);
     assert_eq!(a.items[0].id, b.items[0].id);
     assert_ne!(a.items[0].id, c.items[0].id);
@@ -108,25 +121,42 @@ fn file_time_is_the_fallback_date() {
 
 #[test]
 fn bad_front_matter_warns_and_keeps_the_body() {
-    let parsed = parse_markdown("s/x.md", "---\ntitle: [unclosed\n---\n## Gotchas\n- still indexed\n", MTIME);
+    let parsed = parse_markdown(
+        "s/x.md",
+        "---\ntitle: [unclosed\n---\n## Gotchas\n- still indexed\n",
+        MTIME,
+    );
     assert_eq!(parsed.items.len(), 1);
     assert_eq!(parsed.items[0].kind, ItemKind::Gotcha);
     assert_eq!(parsed.warnings.len(), 1);
-    assert!(parsed.warnings[0].starts_with("s/x.md:1: front matter is not valid YAML"), "{}", parsed.warnings[0]);
+    assert!(
+        parsed.warnings[0].starts_with("s/x.md:1: front matter is not valid YAML"),
+        "{}",
+        parsed.warnings[0]
+    );
 }
 
 #[test]
 fn nested_list_lines_belong_to_their_item() {
-    let parsed = parse_markdown("k/a.md", "- parent\n  - child one\n  - child two\n- next\n", MTIME);
+    let parsed = parse_markdown(
+        "k/a.md",
+        "- parent\n  - child one\n  - child two\n- next\n",
+        MTIME,
+    );
     assert_eq!(parsed.items.len(), 2);
-    assert_eq!((parsed.items[0].line_start, parsed.items[0].line_end), (1, 3));
+    assert_eq!(
+        (parsed.items[0].line_start, parsed.items[0].line_end),
+        (1, 3)
+    );
     assert_eq!(parsed.items[0].text, "parent\n- child one\n- child two");
 }
 
 #[test]
 fn empty_and_heading_only_files_have_no_items() {
     assert!(parse_markdown("k/a.md", "", MTIME).items.is_empty());
-    assert!(parse_markdown("k/a.md", "# Title\n\n## Section\n", MTIME).items.is_empty());
+    assert!(parse_markdown("k/a.md", "# Title\n\n## Section\n", MTIME)
+        .items
+        .is_empty());
     assert!(parse_markdown("k/a.md", "-\n- \n", MTIME).items.is_empty());
 }
 
