@@ -244,8 +244,8 @@ def recall(binary: str, work: Path, conv: dict, mode: str, weight: float | None)
     if proc.returncode != 0:
         sys.exit(f"recall in {project} failed:\n{proc.stderr}")
     answers = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
-    if len(answers) != len(queries):
-        sys.exit(f"recall in {project}: {len(answers)} answers for {len(queries)} queries\n{proc.stderr}")
+    if len(answers) != len(queries) or any(a["query"] != q for a, q in zip(answers, queries)):
+        sys.exit(f"recall in {project}: answers do not match the {len(queries)} queries\n{proc.stderr}")
     return answers
 
 

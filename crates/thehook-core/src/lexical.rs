@@ -6,18 +6,22 @@ use std::collections::HashMap;
 use rust_stemmers::{Algorithm, Stemmer};
 use unicode_segmentation::UnicodeSegmentation;
 
-/// BM25 parameters: the usual defaults, which LoCoMo measurement did not beat
-/// by more than noise (see the README's benchmark section).
+/// BM25 parameters. `B` is below the usual 0.75: full length normalisation
+/// favours short items, and memory is asked questions whose short echoes
+/// ("what was the hardest part?") then beat the longer answer. On LoCoMo,
+/// b = 0.5 gained 0.009 recall@5 (README, benchmarks).
 pub const K1: f32 = 1.2;
-pub const B: f32 = 0.75;
+pub const B: f32 = 0.5;
 
-/// Words too common to tell items apart. Short on purpose: dropping too much
-/// hurts questions such as "who did it?".
+/// Words too common to tell items apart. Question words are among them:
+/// queries are questions, and matching "what"/"when" ranks the items that ask
+/// something over the items that answer it (+0.015 recall@5 on LoCoMo).
 const STOP_WORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "did", "do", "does", "for",
-    "from", "had", "has", "have", "he", "her", "his", "i", "in", "is", "it", "its", "me", "my",
-    "of", "on", "or", "our", "she", "so", "that", "the", "their", "them", "they", "this", "to",
-    "was", "we", "were", "with", "you", "your",
+    "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did", "do",
+    "does", "for", "from", "had", "has", "have", "he", "her", "his", "how", "i", "in", "is", "it",
+    "its", "likely", "me", "my", "of", "on", "or", "our", "she", "should", "so", "that", "the",
+    "their", "them", "they", "this", "to", "was", "we", "were", "what", "when", "where", "which",
+    "who", "whom", "whose", "why", "will", "with", "would", "you", "your",
 ];
 
 /// Turns text into index terms.

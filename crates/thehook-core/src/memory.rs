@@ -137,10 +137,12 @@ impl Memory {
         let candidates =
             self.index
                 .candidates(query, query_vector.as_deref(), limit, &options.filter)?;
+        let period = crate::when::period_in(query);
         Ok(fuse(
             candidates,
             options.mode,
             options.lexical_weight,
+            period,
             k,
             &self.analyzer,
         ))

@@ -8,6 +8,7 @@ use serde::Serialize;
 use crate::index::Candidates;
 use crate::item::Item;
 use crate::lexical::Analyzer;
+use crate::when::Period;
 
 /// Which retrievers to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -34,6 +35,11 @@ impl Mode {
 /// rest). Chosen on LoCoMo by `bench/locomo.py --sweep`; see the README.
 pub const LEXICAL_WEIGHT: f32 = 0.6;
 
+/// Added to the fused score of items dated in the period a query names
+/// ("in March 2026"): +0.019 recall@5 on LoCoMo, whose temporal questions
+/// name months and days.
+pub const DATE_BOOST: f32 = 0.3;
+
 /// Items whose term sets overlap at least this much are one fact said twice.
 const DUPLICATE_JACCARD: f32 = 0.85;
 
@@ -57,10 +63,12 @@ pub struct Hit {
 /// spread (cosine), then combined with `lexical_weight`. Score fusion beats
 /// reciprocal-rank fusion on LoCoMo because it keeps how far ahead the best
 /// lexical match is (see the README's measurements).
+/// Items from the `period` the query names, if any, get [`DATE_BOOST`].
 pub fn fuse(
     candidates: Candidates,
     mode: Mode,
     lexical_weight: f32,
+    period: Option<Period>,
     k: usize,
     analyzer: &Analyzer,
 ) -> Vec<Hit> {
@@ -91,6 +99,13 @@ pub fn fuse(
         fused.entry(item.id.clone()).or_insert((item, 0.0)).1 += score;
     }
     let mut ranked: Vec<(Item, f32)> = fused.into_values().collect();
+    if let Some(period) = period {
+        for (item, score) in &mut ranked {
+            if period.contains(&item.date) {
+                *score += DATE_BOOST;
+            }
+        }
+    }
     ranked.sort_by(|(a, sa), (b, sb)| {
         sb.total_cmp(sa)
             // Recency breaks ties: the newer statement of a fact wins.

@@ -24,7 +24,7 @@ use crate::lexical::{bm25, Analyzer};
 use crate::project::Project;
 
 /// Bump when the stored layout or the analyzer changes: old indexes rebuild.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// LMDB's map is address space, not disk: the file grows as data is written.
 const MAP_SIZE: usize = 8 << 30;

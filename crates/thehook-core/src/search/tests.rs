@@ -30,7 +30,7 @@ fn hybrid_rewards_agreement_of_both_retrievers() {
         lexical: vec![(a.clone(), 10.0), (b.clone(), 9.0), (c.clone(), 1.0)],
         vector: vec![(b.clone(), 0.9), (c.clone(), 0.5), (a.clone(), 0.1)],
     };
-    let hits = fuse(candidates, Mode::Hybrid, 0.5, 3, &Analyzer::default());
+    let hits = fuse(candidates, Mode::Hybrid, 0.5, None, 3, &Analyzer::default());
     assert_eq!(ids(&hits), ["b", "a", "c"]);
 }
 
@@ -43,11 +43,25 @@ fn modes_use_only_their_retriever() {
         vector: vec![(b.clone(), 0.9), (a.clone(), 0.1)],
     };
     assert_eq!(
-        ids(&fuse(both(), Mode::Lexical, 0.5, 2, &Analyzer::default())),
+        ids(&fuse(
+            both(),
+            Mode::Lexical,
+            0.5,
+            None,
+            2,
+            &Analyzer::default()
+        )),
         ["a", "b"]
     );
     assert_eq!(
-        ids(&fuse(both(), Mode::Vector, 0.5, 2, &Analyzer::default())),
+        ids(&fuse(
+            both(),
+            Mode::Vector,
+            0.5,
+            None,
+            2,
+            &Analyzer::default()
+        )),
         ["b", "a"]
     );
 }
@@ -60,7 +74,7 @@ fn without_vectors_hybrid_is_bm25_order() {
         lexical: vec![(a, 2.0), (b, 1.0)],
         vector: vec![],
     };
-    let hits = fuse(candidates, Mode::Hybrid, 0.5, 5, &Analyzer::default());
+    let hits = fuse(candidates, Mode::Hybrid, 0.5, None, 5, &Analyzer::default());
     assert_eq!(ids(&hits), ["a", "b"]);
     assert!(
         (hits[0].score - 1.0).abs() < 1e-6,
@@ -81,6 +95,7 @@ fn recency_breaks_ties() {
             candidates,
             Mode::Lexical,
             0.5,
+            None,
             2,
             &Analyzer::default()
         )),
@@ -105,7 +120,14 @@ fn near_duplicates_fold_into_the_best_hit() {
         lexical: vec![(a, 3.0), (b, 2.9), (c, 1.0)],
         vector: vec![],
     };
-    let hits = fuse(candidates, Mode::Lexical, 0.5, 5, &Analyzer::default());
+    let hits = fuse(
+        candidates,
+        Mode::Lexical,
+        0.5,
+        None,
+        5,
+        &Analyzer::default(),
+    );
     assert_eq!(ids(&hits), ["a", "ccc"]);
     assert_eq!(hits[0].duplicates, [".thehook/knowledge/notes.md:2"]);
 }
@@ -119,7 +141,43 @@ fn k_limits_results_but_duplicates_past_k_still_fold() {
         lexical: vec![(a, 3.0), (b, 2.0), (c, 1.0)],
         vector: vec![],
     };
-    let hits = fuse(candidates, Mode::Lexical, 0.5, 2, &Analyzer::default());
+    let hits = fuse(
+        candidates,
+        Mode::Lexical,
+        0.5,
+        None,
+        2,
+        &Analyzer::default(),
+    );
     assert_eq!(ids(&hits), ["a", "bb"]);
     assert_eq!(hits[0].duplicates.len(), 1);
+}
+
+#[test]
+fn items_from_the_period_a_query_names_move_up() {
+    let march = item("march", "moved search to postgres", "2026-03-04T00:00:00Z");
+    let june = item("june", "moved search to elastic", "2026-06-10T00:00:00Z");
+    let candidates = || Candidates {
+        lexical: vec![(june.clone(), 2.0), (march.clone(), 1.8)],
+        vector: vec![],
+    };
+    let plain = fuse(
+        candidates(),
+        Mode::Lexical,
+        0.5,
+        None,
+        2,
+        &Analyzer::default(),
+    );
+    assert_eq!(ids(&plain), ["june", "march"]);
+    let period = crate::when::period_in("search in March 2026");
+    let dated = fuse(
+        candidates(),
+        Mode::Lexical,
+        0.5,
+        period,
+        2,
+        &Analyzer::default(),
+    );
+    assert_eq!(ids(&dated), ["march", "june"]);
 }
