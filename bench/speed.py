@@ -427,11 +427,13 @@ class CpuMeter:
         t = os.times()  # this process and its waited-for children
         return t.user + t.system + t.children_user + t.children_system
 
-    def other_share(self) -> float:
-        """Fraction (0-1) of all cores used by other processes since creation."""
+    def other_share(self) -> float | None:
+        """Fraction (0-1) of all cores used by other processes since creation;
+        None for phases under a second, too short for /proc/stat's 10 ms ticks."""
         wall = time.perf_counter() - self.wall
+        if wall < 1.0:
+            return None
         other = (self._busy_s() - self.busy) - (self._own_s() - self.own)
-        # Clamped: /proc/stat ticks are coarse, so short phases can overshoot.
         return round(min(1.0, max(0.0, other / (wall * len(os.sched_getaffinity(0))))), 3)
 
 
@@ -442,13 +444,18 @@ def wait_quiet(max_wait_s: float) -> None:
     while max_wait_s > 0:
         meter = CpuMeter()
         time.sleep(3)
-        share = meter.other_share()
+        share = meter.other_share() or 0.0
         if share < 0.10:
             return
         if time.monotonic() > deadline:
             log(f"still busy ({share:.0%} of the CPU used by others); measuring anyway")
             return
         log(f"machine busy ({share:.0%} of the CPU used by others); waiting")
+
+
+def meter_max(shares: list[float | None]) -> float | None:
+    known = [x for x in shares if x is not None]
+    return max(known) if known else None
 
 
 def summarize(values: list[float]) -> dict[str, float]:
@@ -506,7 +513,7 @@ def measure_reindex(binary: str, root: Path, env: dict[str, str], runs: int, n_i
         wait_quiet(quiet_s)
         meter = CpuMeter()
         r = run([binary, "-C", str(root), "reindex", "--json"], env)
-        other = meter.other_share()
+        other = meter.other_share() or 0.0  # short runs: too short to tell, assume quiet
         if r.code != 0:
             sys.exit(f"reindex failed ({r.code}) in {root}:\n{r.stderr}")
         report = json.loads(r.stdout.strip().splitlines()[-1])
@@ -539,7 +546,7 @@ def measure_reindex(binary: str, root: Path, env: dict[str, str], runs: int, n_i
         "seconds": statistics.median(x["seconds"] for x in results),
         "cpu_s": statistics.median(x["cpu_s"] for x in results),
         "peak_rss_mb": max(x["peak_rss_mb"] for x in results),
-        "other_cpu_share": max(x["other_cpu_share"] for x in results),
+        "other_cpu_share": meter_max([x["other_cpu_share"] for x in results]),
     }
 
 
@@ -669,15 +676,21 @@ def machine_info() -> dict:
     }
 
 
-def binary_info(binary: str, env: dict[str, str]) -> dict:
-    data = Path(binary).read_bytes()
-    version = run([binary, "--version"], env).stdout.strip()
-    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip()
+def git(*args: str) -> str:
+    return subprocess.run(["git", "-C", str(REPO), *args], capture_output=True, text=True).stdout
+
+
+def binary_info(given: str, snapshot: Path, env: dict[str, str]) -> dict:
+    """What was measured: the snapshot's hash, and the repository state (the
+    binary may have been built from uncommitted changes: those files are listed)."""
+    data = snapshot.read_bytes()
     return {
-        "path": binary, "version": version, "size_bytes": len(data),
-        "sha256": hashlib.sha256(data).hexdigest(), "repo_commit": commit or None,
-        "mtime": datetime.fromtimestamp(Path(binary).stat().st_mtime, timezone.utc).isoformat(),
+        "path": given, "snapshot": str(snapshot),
+        "version": run([str(snapshot), "--version"], env).stdout.strip(),
+        "size_bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(),
+        "mtime": datetime.fromtimestamp(Path(given).stat().st_mtime, timezone.utc).isoformat(),
+        "repo_commit": git("rev-parse", "--short", "HEAD").strip() or None,
+        "repo_modified_files": [line[3:] for line in git("status", "--porcelain", "--untracked-files=no").splitlines()],
         "model_dir": env["THEHOOK_MODEL_DIR"], "ort_dylib_path": env["ORT_DYLIB_PATH"],
     }
 
@@ -686,8 +699,8 @@ def binary_info(binary: str, env: dict[str, str]) -> dict:
 # Report
 # ---------------------------------------------------------------------------
 
-def pct(share: float) -> str:
-    return f"{share * 100:.0f}%"
+def pct(share: float | None) -> str:
+    return "–" if share is None else f"{share * 100:.0f}%"
 
 
 def render(result: dict) -> str:
@@ -750,7 +763,7 @@ def warnings(result: dict) -> list[str]:
     for s in result["sizes"]:
         phases += [(f"recall at {s['items']:,}", next(iter(s["recall"].values())))]
         phases += [(f"reindex {k} at {s['items']:,}", r) for k, r in s["reindex"].items() if r]
-    busy = [f"{name} ({pct(p['other_cpu_share'])})" for name, p in phases if p["other_cpu_share"] > 0.1]
+    busy = [f"{name} ({pct(p['other_cpu_share'])})" for name, p in phases if (p["other_cpu_share"] or 0) > 0.1]
     if busy:
         out.append("other processes used more than 10% of the CPU during: " + ", ".join(busy)
                    + "; rerun on a quiet machine")
@@ -829,12 +842,13 @@ def main() -> None:
         shutil.rmtree(work)
     env = base_env()
     envs = {c.name: {**env, **c.env} for c in RECALL_CONFIGS}
-    binary = str(snapshot_binary(given, work))
+    snapshot = snapshot_binary(given, work)
+    binary = str(snapshot)
 
     result: dict = {
         "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "machine": machine_info(),
-        "binary": binary_info(given, env),
+        "binary": binary_info(given, snapshot, env),
         "settings": {"runs": args.runs, "sizes": sizes, "seed": args.seed,
                      "corpus_version": CORPUS_VERSION, "queries": QUERIES,
                      "work": str(work)},

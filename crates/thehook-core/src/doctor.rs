@@ -101,7 +101,7 @@ pub fn doctor(root: &Path, paths: &SearchPaths) -> Vec<Check> {
                 "onnx runtime",
                 format!("{} ({})", runtime.path.display(), runtime.source),
             ));
-            match Embedder::load(&availability).and_then(|mut e| e.embed_one("doctor check")) {
+            match Embedder::load(&availability, 1).and_then(|mut e| e.embed_one("doctor check")) {
                 Ok(v) => checks.push(ok(
                     "embeddings",
                     format!("the model runs ({} dimensions)", v.len()),

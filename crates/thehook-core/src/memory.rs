@@ -100,12 +100,10 @@ impl Memory {
 
     /// Brings the index up to date with the markdown.
     pub fn sync(&self, progress: Progress) -> Result<SyncStats> {
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         self.index.sync(
             &self.project,
             &SyncPlan {
                 availability: &self.availability,
-                threads,
                 progress,
             },
         )
@@ -153,7 +151,8 @@ impl Memory {
             return Ok(None);
         }
         if self.query_embedder.is_none() {
-            self.query_embedder = Some(Embedder::load(&self.availability)?);
+            // One thread: a query is a single short text.
+            self.query_embedder = Some(Embedder::load(&self.availability, 1)?);
         }
         let embedder = self.query_embedder.as_mut().expect("loaded above");
         embedder.embed_one(query).map(Some)

@@ -6,9 +6,10 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use arroy::distances::Cosine;
 use rand::SeedableRng;
+use rayon::prelude::*;
 
 use super::{decode_postings, encode_postings, FileRecord, Header, Index, ARROY_INDEX};
-use crate::embed::{embed_parallel, Availability};
+use crate::embed::{embed_all, Availability};
 use crate::error::Result;
 use crate::item::Item;
 use crate::project::Project;
@@ -18,7 +19,6 @@ use crate::store::{content_hash, list_sources, read_source, SourceFile};
 pub struct SyncPlan<'a> {
     /// `Ready` to embed; `Missing` for a lexical-only index.
     pub availability: &'a Availability,
-    pub threads: usize,
     /// Called with (items embedded so far, items to embed).
     pub progress: &'a (dyn Fn(usize, usize) + Sync),
 }
@@ -73,22 +73,28 @@ impl Index {
         if changed.is_empty() {
             return Ok(stats);
         }
-        let mut changes = Vec::with_capacity(changed.len());
-        for (rel, source) in changed {
-            let (items, hash) = match &source {
-                Some(file) => match read_source(file) {
-                    Ok((parsed, hash)) => {
-                        stats.warnings.extend(parsed.warnings);
-                        (parsed.items, hash)
-                    }
-                    Err(e) => {
-                        // Keep what was indexed for a file we cannot read now.
-                        stats
-                            .warnings
-                            .push(format!("{e}; its items are left as they were"));
-                        continue;
-                    }
-                },
+        // Parsing is independent per file: spread it over the cores.
+        let parsed: Vec<_> = changed
+            .into_par_iter()
+            .map(|(rel, source)| {
+                let read = source.as_ref().map(read_source);
+                (rel, source, read)
+            })
+            .collect();
+        let mut changes = Vec::with_capacity(parsed.len());
+        for (rel, source, read) in parsed {
+            let (items, hash) = match read {
+                Some(Ok((file, hash))) => {
+                    stats.warnings.extend(file.warnings);
+                    (file.items, hash)
+                }
+                Some(Err(e)) => {
+                    // Keep what was indexed for a file we cannot read now.
+                    stats
+                        .warnings
+                        .push(format!("{e}; its items are left as they were"));
+                    continue;
+                }
                 None => (Vec::new(), String::new()),
             };
             changes.push(FileChange {
@@ -155,7 +161,7 @@ impl Index {
                 let texts: Vec<&str> = added.iter().map(|(_, i)| i.text.as_str()).collect();
                 let total = texts.len();
                 (plan.progress)(0, total);
-                let v = embed_parallel(plan.availability, &texts, plan.threads, &|done| {
+                let v = embed_all(plan.availability, &texts, &|done| {
                     (plan.progress)(done, total)
                 })?;
                 stats.items_embedded = v.len();
@@ -164,9 +170,15 @@ impl Index {
             _ => None,
         };
 
+        let frequencies = |items: &[(u32, Item)]| -> Vec<_> {
+            items
+                .par_iter()
+                .map(|(_, item)| self.analyzer.term_frequencies(&item.text))
+                .collect()
+        };
+        let (removed_tf, added_tf) = (frequencies(&removed), frequencies(&added));
         let mut postings_delta: BTreeMap<String, PostingsDelta> = BTreeMap::new();
-        for (key, item) in &removed {
-            let (tf, len) = self.analyzer.term_frequencies(&item.text);
+        for ((key, item), (tf, len)) in removed.iter().zip(removed_tf) {
             for term in tf.into_keys() {
                 postings_delta.entry(term).or_default().0.push(*key);
             }
@@ -181,8 +193,7 @@ impl Index {
                 .delete(&mut wtxn, &item.id)
                 .map_err(|e| self.err(e))?;
         }
-        for (key, item) in &added {
-            let (tf, len) = self.analyzer.term_frequencies(&item.text);
+        for ((key, item), (tf, len)) in added.iter().zip(added_tf) {
             for (term, n) in tf {
                 postings_delta
                     .entry(term)
