@@ -33,15 +33,18 @@ pub struct ParsedFile {
 /// Parses `text` (the file at project-relative `path`). `file_date` is the
 /// fallback date (the file's modification time, RFC 3339).
 pub fn parse_markdown(path: &str, text: &str, file_date: &str) -> ParsedFile {
-    let lines = LineIndex::new(text);
-    let mut out = ParsedFile::default();
-    let mut section: Option<ItemKind> = None;
-    let mut file_date = file_date.to_string();
-    let default_kind = kind_of_file(path);
+    let mut file = FileParser {
+        path,
+        text,
+        lines: LineIndex::new(text),
+        section: None,
+        default_kind: kind_of_file(path),
+        file_date: file_date.to_string(),
+        occurrences: HashMap::new(),
+        out: ParsedFile::default(),
+    };
     let mut stack: Vec<Tag> = Vec::new();
     let mut heading_text: Option<String> = None;
-    let mut occurrences: HashMap<String, usize> = HashMap::new();
-
     let opts = Options::ENABLE_YAML_STYLE_METADATA_BLOCKS | Options::ENABLE_TABLES;
     for (event, range) in Parser::new_ext(text, opts).into_offset_iter() {
         match event {
@@ -50,48 +53,10 @@ pub fn parse_markdown(path: &str, text: &str, file_date: &str) -> ParsedFile {
                 let in_top_list = stack.len() == 1 && matches!(stack[0], Tag::List(_));
                 match &tag {
                     Tag::Heading { .. } if top => heading_text = Some(String::new()),
-                    Tag::MetadataBlock(_) if top => {
-                        let yaml = strip_fences(&text[range.clone()]);
-                        match serde_yaml::from_str::<FrontMatter>(yaml) {
-                            Ok(fm) => {
-                                if let Some(d) = fm.date.as_ref().and_then(yaml_date) {
-                                    file_date = d;
-                                }
-                                out.front_matter = fm;
-                            }
-                            Err(e) => out.warnings.push(format!(
-                                "{path}:{}: front matter is not valid YAML ({e}); its fields are ignored",
-                                lines.line_of(range.start)
-                            )),
-                        }
-                    }
+                    Tag::MetadataBlock(_) if top => file.front_matter(range),
                     Tag::List(_) if top => {}
-                    Tag::Item if in_top_list => {
-                        push_item(
-                            &mut out,
-                            &mut occurrences,
-                            path,
-                            text,
-                            range.clone(),
-                            &lines,
-                            section.unwrap_or(default_kind),
-                            &file_date,
-                            true,
-                        );
-                    }
-                    _ if top => {
-                        push_item(
-                            &mut out,
-                            &mut occurrences,
-                            path,
-                            text,
-                            range.clone(),
-                            &lines,
-                            section.unwrap_or(default_kind),
-                            &file_date,
-                            false,
-                        );
-                    }
+                    Tag::Item if in_top_list => file.item(range, true),
+                    _ if top => file.item(range, false),
                     _ => {}
                 }
                 stack.push(tag);
@@ -102,7 +67,7 @@ pub fn parse_markdown(path: &str, text: &str, file_date: &str) -> ParsedFile {
                     // A top-level title (`# Conventions`) or a section (`## Gotchas`)
                     // sets the type of what follows; an unknown heading resets it.
                     if level != HeadingLevel::H1 || kind_of_heading(h).is_some() {
-                        section = kind_of_heading(h);
+                        file.section = kind_of_heading(h);
                     }
                     heading_text = None;
                 }
@@ -115,6 +80,7 @@ pub fn parse_markdown(path: &str, text: &str, file_date: &str) -> ParsedFile {
             _ => {}
         }
     }
+    let mut out = file.out;
     let sid = out.front_matter.session_id.clone();
     for item in &mut out.items {
         item.session_id = sid.clone();
@@ -122,56 +88,80 @@ pub fn parse_markdown(path: &str, text: &str, file_date: &str) -> ParsedFile {
     out
 }
 
-#[allow(clippy::too_many_arguments)]
-fn push_item(
-    out: &mut ParsedFile,
-    occurrences: &mut HashMap<String, usize>,
-    path: &str,
-    text: &str,
-    range: std::ops::Range<usize>,
-    lines: &LineIndex,
-    kind: ItemKind,
-    file_date: &str,
-    is_list_item: bool,
-) {
-    let raw = text[range.clone()].trim_end();
-    if raw.trim().is_empty() {
-        return;
+/// The state of one file's parse.
+struct FileParser<'a> {
+    path: &'a str,
+    text: &'a str,
+    lines: LineIndex,
+    /// The type set by the current heading, if it names one.
+    section: Option<ItemKind>,
+    default_kind: ItemKind,
+    file_date: String,
+    /// How often each normalised text was seen, to keep ids distinct.
+    occurrences: HashMap<String, usize>,
+    out: ParsedFile,
+}
+
+impl FileParser<'_> {
+    fn front_matter(&mut self, range: std::ops::Range<usize>) {
+        let yaml = strip_fences(&self.text[range.clone()]);
+        match serde_yaml::from_str::<FrontMatter>(yaml) {
+            Ok(fm) => {
+                if let Some(d) = fm.date.as_ref().and_then(yaml_date) {
+                    self.file_date = d;
+                }
+                self.out.front_matter = fm;
+            }
+            Err(e) => self.out.warnings.push(format!(
+                "{}:{}: front matter is not valid YAML ({e}); its fields are ignored",
+                self.path,
+                self.lines.line_of(range.start)
+            )),
+        }
     }
-    let body = if is_list_item {
-        strip_list_marker(raw)
-    } else {
-        raw.to_string()
-    };
-    let (tag_kind, body) = take_type_tag(&body);
-    // The id covers the date (the same words on two dates are two facts);
-    // the searchable text does not (a date is metadata, not content).
-    let key = crate::item::normalise(&body);
-    let n = occurrences.entry(key).or_insert(0);
-    let id = item_id(path, &body, *n);
-    *n += 1;
-    let (own_date, rest) = leading_date(&body);
-    let body = match own_date {
-        Some(_) => rest
-            .trim_start_matches([':', ' ', '-', '\u{2014}', '*'])
-            .to_string(),
-        None => body,
-    };
-    if body.trim().is_empty() {
-        return;
+
+    fn item(&mut self, range: std::ops::Range<usize>, is_list_item: bool) {
+        let raw = self.text[range.clone()].trim_end();
+        if raw.trim().is_empty() {
+            return;
+        }
+        let body = if is_list_item {
+            strip_list_marker(raw)
+        } else {
+            raw.to_string()
+        };
+        let (tag_kind, body) = take_type_tag(&body);
+        // The id covers the date (the same words on two dates are two facts);
+        // the searchable text does not (a date is metadata, not content).
+        let n = self
+            .occurrences
+            .entry(crate::item::normalise(&body))
+            .or_insert(0);
+        let id = item_id(self.path, &body, *n);
+        *n += 1;
+        let (own_date, rest) = leading_date(&body);
+        let body = match own_date {
+            Some(_) => rest
+                .trim_start_matches([':', ' ', '-', '\u{2014}', '*'])
+                .to_string(),
+            None => body,
+        };
+        if body.trim().is_empty() {
+            return;
+        }
+        self.out.items.push(Item {
+            id,
+            kind: tag_kind.unwrap_or(self.section.unwrap_or(self.default_kind)),
+            text: body,
+            path: self.path.to_string(),
+            line_start: self.lines.line_of(range.start),
+            line_end: self
+                .lines
+                .line_of(range.start + raw.len().saturating_sub(1)),
+            date: own_date.unwrap_or_else(|| self.file_date.clone()),
+            session_id: None,
+        });
     }
-    let line_start = lines.line_of(range.start);
-    let line_end = lines.line_of(range.start + raw.len().saturating_sub(1));
-    out.items.push(Item {
-        id,
-        kind: tag_kind.unwrap_or(kind),
-        text: body,
-        path: path.to_string(),
-        line_start,
-        line_end,
-        date: own_date.unwrap_or_else(|| file_date.to_string()),
-        session_id: None,
-    });
 }
 
 /// Type of an item from its file name, when no heading or tag says otherwise.
