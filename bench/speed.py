@@ -27,6 +27,7 @@ Usage:
     python3 bench/speed.py --sizes 1000 --runs 10
     python3 bench/speed.py --reindex-runs 0     # reuse the indexes in --work
     python3 bench/speed.py --breakdown          # plus a strace split of recall
+    python3 bench/speed.py --wait-quiet 1800    # on a shared machine: wait for quiet
 
 Output: a markdown report on stdout, JSON in bench/out/speed.json.
 Python 3.11+, standard library only.
@@ -461,7 +462,7 @@ def meter_max(shares: list[float | None]) -> float | None:
 def summarize(values: list[float]) -> dict[str, float]:
     """p50, p90, min, max, IQR (p75 - p25) and mean, rounded to 0.1."""
     if len(values) == 1:
-        v = values[0]
+        v = round(values[0], 1)
         return {"n": 1, "p50": v, "p90": v, "min": v, "max": v, "iqr": 0.0, "mean": v}
     q = statistics.quantiles(values, n=20, method="inclusive")  # q[k-1] = p(5k)
     return {k: round(v, 1) for k, v in {
@@ -477,17 +478,20 @@ def summarize(values: list[float]) -> dict[str, float]:
 
 @dataclass
 class Config:
-    """One way of running recall: which project copy, extra flags, extra env."""
+    """One way of running recall: which project copy, extra flags, extra env,
+    and the mode recall must report (hybrid silently degrades to lexical when
+    the model is missing, which would make the numbers meaningless)."""
     name: str
     project: str  # "hybrid" or "lexical-only" (the two copies of the corpus)
+    expect_mode: str
     flags: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
 
 
 RECALL_CONFIGS = [
-    Config("hybrid", "hybrid"),
-    Config("lexical mode", "hybrid", flags=["--mode", "lexical"]),
-    Config("embeddings off", "lexical-only", env={"THEHOOK_EMBEDDINGS": "off"}),
+    Config("hybrid", "hybrid", "hybrid"),
+    Config("lexical mode", "hybrid", "lexical", flags=["--mode", "lexical"]),
+    Config("embeddings off", "lexical-only", "lexical", env={"THEHOOK_EMBEDDINGS": "off"}),
 ]
 
 # The two project copies: an index with vectors, and a lexical-only index
@@ -574,6 +578,9 @@ def measure_recall(binary: str, roots: dict[str, Path], envs: dict[str, dict], r
         if bad:
             sys.exit(f"recall ({c.name}) failed with exit code {bad[0].code}:\n{bad[0].stderr}")
         modes = sorted({json.loads(r.stdout)["mode"] for r in rs})
+        if modes != [c.expect_mode]:
+            sys.exit(f"recall ({c.name}) ran in mode {modes}, expected {c.expect_mode}; "
+                     "check THEHOOK_MODEL_DIR and ORT_DYLIB_PATH")
         stderr = sorted({line for r in rs for line in r.stderr.splitlines() if line.strip()})
         out[c.name].update({
             "flags": c.flags, "env": c.env, "mode_reported": modes,
@@ -607,11 +614,15 @@ def breakdown(binary: str, root: Path, env: dict[str, str], runs: int = 5) -> di
     if not shutil.which("strace"):
         return None
     ort = env["ORT_DYLIB_PATH"]
-    phases: dict[str, list[float]] = {k: [] for k in ("startup", "ort_load", "model_and_query", "exit", "total")}
+    names = ("startup", "ort_load", "model_and_query", "exit", "total")
+    phases: dict[str, list[float]] = {k: [] for k in names}
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(runs):
             trace = Path(tmp) / f"trace{i}"
-            argv = ["strace", "-f", "--seccomp-bpf", "-ttt", "-o", str(trace), "-e", "trace=execve,openat,write,exit_group",
+            # --seccomp-bpf: only the traced calls stop the process, which
+            # keeps the overhead small.
+            argv = ["strace", "-f", "--seccomp-bpf", "-ttt", "-o", str(trace),
+                    "-e", "trace=execve,openat,write,exit_group",
                     binary, "-C", str(root), "recall", QUERIES[i % len(QUERIES)], "--json"]
             run(argv, env)
             t: dict[str, float] = {}
@@ -690,7 +701,8 @@ def binary_info(given: str, snapshot: Path, env: dict[str, str]) -> dict:
         "size_bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(),
         "mtime": datetime.fromtimestamp(Path(given).stat().st_mtime, timezone.utc).isoformat(),
         "repo_commit": git("rev-parse", "--short", "HEAD").strip() or None,
-        "repo_modified_files": [line[3:] for line in git("status", "--porcelain", "--untracked-files=no").splitlines()],
+        "repo_modified_files": [line[3:] for line in
+                                git("status", "--porcelain", "--untracked-files=no").splitlines()],
         "model_dir": env["THEHOOK_MODEL_DIR"], "ort_dylib_path": env["ORT_DYLIB_PATH"],
     }
 
@@ -763,7 +775,8 @@ def warnings(result: dict) -> list[str]:
     for s in result["sizes"]:
         phases += [(f"recall at {s['items']:,}", next(iter(s["recall"].values())))]
         phases += [(f"reindex {k} at {s['items']:,}", r) for k, r in s["reindex"].items() if r]
-    busy = [f"{name} ({pct(p['other_cpu_share'])})" for name, p in phases if (p["other_cpu_share"] or 0) > 0.1]
+    busy = [f"{name} ({pct(p['other_cpu_share'])})" for name, p in phases
+            if (p["other_cpu_share"] or 0) > 0.1]
     if busy:
         out.append("other processes used more than 10% of the CPU during: " + ", ".join(busy)
                    + "; rerun on a quiet machine")
@@ -772,7 +785,8 @@ def warnings(result: dict) -> list[str]:
             if r["warmup_stderr"]:
                 out.append(f"recall {name} at {s['items']:,}: the warm-up said: {r['warmup_stderr'][:200]}")
             if r["stderr"]:
-                out.append(f"recall {name} at {s['items']:,}: timed runs printed to stderr: {r['stderr'][0][:200]}")
+                out.append(f"recall {name} at {s['items']:,}: timed runs printed to stderr: "
+                           f"{r['stderr'][0][:200]}")
     return out
 
 
@@ -812,14 +826,15 @@ def main() -> None:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=30, help="timed recall runs per config (default 30)")
     ap.add_argument("--sizes", default="1000,10000", help="corpus sizes in items (default 1000,10000)")
-    ap.add_argument("--binary", default=str(REPO / "target" / "release" / "thehook"))
+    ap.add_argument("--binary", default=str(REPO / "target" / "release" / "thehook"),
+                    help="the thehook binary (default target/release/thehook; a copy is run)")
     ap.add_argument("--work", default=str(BENCH_DIR / "out" / "speed-work"),
                     help="where the corpora and their indexes live; unchanged corpora "
                          "and their indexes are reused (default bench/out/speed-work)")
     ap.add_argument("--reindex-runs", type=int, default=None,
                     help="timed reindex runs per size and index (default 3 up to 2,000 items, "
                          "else 2; 0 = reuse the index, syncing it if it is stale)")
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=1, help="corpus seed (default 1)")
     ap.add_argument("--fresh", action="store_true", help="delete --work first")
     ap.add_argument("--wait-quiet", type=float, default=0, metavar="SECONDS",
                     help="before each phase and reindex run, wait up to SECONDS for other "
@@ -828,7 +843,8 @@ def main() -> None:
     ap.add_argument("--breakdown", action="store_true",
                     help="also trace a few hybrid recalls at the largest size with strace "
                          "to split their time into phases")
-    ap.add_argument("--out", default=str(BENCH_DIR / "out" / "speed.json"))
+    ap.add_argument("--out", default=str(BENCH_DIR / "out" / "speed.json"),
+                    help="where to write the JSON (default bench/out/speed.json)")
     args = ap.parse_args()
 
     given = str(Path(args.binary).resolve())

@@ -529,3 +529,13 @@ fn status_reports_counts() {
         assert!(by_type.contains_key(kind), "{kind} missing: {status}");
     }
 }
+
+#[test]
+fn nothing_is_written_outside_the_project() {
+    let p = Project::demo();
+    std::fs::create_dir_all(p.home()).unwrap();
+    p.ok(&["recall", "auth tokens"]);
+    p.ok(&["doctor"]);
+    // ONNX Runtime keeps a telemetry database under ~/.cache/Microsoft unless told not to.
+    assert_eq!(common::walk(&p.home()), Vec::<std::path::PathBuf>::new());
+}

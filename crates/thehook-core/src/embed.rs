@@ -251,10 +251,19 @@ fn runtime_environment(lib: &Path) -> Result<ort::environment::Environment> {
     static ENV: OnceLock<std::result::Result<ort::environment::Environment, String>> =
         OnceLock::new();
     ENV.get_or_init(|| {
+        // ONNX Runtime 1.31 on Linux keeps a telemetry queue in
+        // ~/.cache/Microsoft/ (with the binary's path) even when telemetry
+        // events are disabled through the API; only this variable stops it.
+        // Set once, before the library is loaded; a user's own value wins.
+        if std::env::var_os("ORT_DISABLE_TELEMETRY").is_none() {
+            std::env::set_var("ORT_DISABLE_TELEMETRY", "1");
+        }
         let builder =
             ort::init_from(lib).map_err(|e| format!("cannot load {}: {e}", lib.display()))?;
         builder
             .with_name("thehook")
+            // A local memory tool reports nothing anywhere.
+            .with_telemetry(false)
             .build()
             .map_err(|e| format!("cannot start ONNX Runtime from {}: {e}", lib.display()))
     })

@@ -64,6 +64,11 @@ impl Project {
         self
     }
 
+    /// The HOME the binary sees: empty unless something writes into it.
+    pub fn home(&self) -> PathBuf {
+        self.root().join("home")
+    }
+
     pub fn root(&self) -> &Path {
         self.dir.path()
     }
@@ -90,8 +95,10 @@ impl Project {
                 cmd.env_remove(var);
             }
         }
-        // Never find the developer's own cache.
+        // Never find the developer's own cache, never write into their home.
         cmd.env("THEHOOK_CACHE_DIR", self.root().join("no-cache"));
+        cmd.env("HOME", self.home());
+        cmd.env_remove("XDG_CACHE_HOME");
         if self.with_model {
             cmd.env("THEHOOK_MODEL_DIR", assets().join("model"));
             cmd.env("ORT_DYLIB_PATH", ort_lib());
