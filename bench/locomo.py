@@ -51,9 +51,11 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_DATA = Path(os.environ.get("LOCOMO_JSON", "/work/shared/bench/locomo/locomo10.json"))
+# The data is evaluation-only (CC BY-NC 4.0) and never part of this repository:
+# by default it is read from the shared folder beside the checkout.
+DEFAULT_DATA = Path(os.environ.get("LOCOMO_JSON", REPO.parent / "shared" / "bench" / "locomo" / "locomo10.json"))
 DEFAULT_BINARY = REPO / "target" / "release" / "thehook"
-DEFAULT_WORK = Path("/tmp/locomo-bench")
+DEFAULT_WORK = REPO / "bench" / "out" / "locomo-work"
 DEFAULT_OUT = REPO / "bench" / "out" / "locomo.json"
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}

@@ -274,7 +274,7 @@ fn runtime_environment(lib: &Path) -> Result<ort::environment::Environment> {
     })
 }
 
-/// A loaded model. Not `Sync`: one per thread (see [`embed_parallel`]).
+/// A loaded model (one ONNX Runtime session; see [`embed_all`] for bulk work).
 pub struct Embedder {
     model: TextEmbedding,
 }
