@@ -51,7 +51,7 @@ fn open(
     create: bool,
     out: &mut Output,
 ) -> Result<Memory, Error> {
-    let memory = Memory::open(project.root(), paths, create)?;
+    let mut memory = Memory::open(project.root(), paths, create)?;
     for w in memory.config_warnings() {
         out.note(&format!("warning: {w}"));
     }
@@ -62,7 +62,14 @@ fn open(
     for w in &stats.warnings {
         out.note(&format!("warning: {w}"));
     }
+    print_notices(&mut memory, out);
     Ok(memory)
+}
+
+fn print_notices(memory: &mut Memory, out: &mut Output) {
+    for notice in memory.take_notices() {
+        out.note(&format!("warning: {notice}"));
+    }
 }
 
 fn recall(project: &Project, paths: &SearchPaths, args: RecallArgs, out: &mut Output) -> i32 {
@@ -95,7 +102,6 @@ fn recall(project: &Project, paths: &SearchPaths, args: RecallArgs, out: &mut Ou
         }
         Err(e) => return fail(out, &e),
     };
-    let mode = effective_mode(&memory, options.mode);
     if args.stdin {
         let mut any = false;
         let mut line = String::new();
@@ -112,7 +118,10 @@ fn recall(project: &Project, paths: &SearchPaths, args: RecallArgs, out: &mut Ou
                 }
             }
             let query = line.trim_end_matches(['\n', '\r']).to_string();
-            let answer = match memory.recall(&query, &options) {
+            let result = memory.recall(&query, &options);
+            print_notices(&mut memory, out);
+            let mode = effective_mode(&memory, options.mode);
+            let answer = match result {
                 Ok(hits) => {
                     any |= !hits.is_empty();
                     json!({ "query": query, "mode": mode, "hits": hits })
@@ -131,10 +140,13 @@ fn recall(project: &Project, paths: &SearchPaths, args: RecallArgs, out: &mut Ou
         };
     }
     let query = args.query.unwrap_or_default();
-    let hits = match memory.recall(&query, &options) {
+    let result = memory.recall(&query, &options);
+    print_notices(&mut memory, out);
+    let hits = match result {
         Ok(h) => h,
         Err(e) => return fail(out, &e),
     };
+    let mode = effective_mode(&memory, options.mode);
     if args.json {
         out.print(
             &serde_json::to_string_pretty(&json!({ "query": query, "mode": mode, "hits": hits }))
@@ -225,6 +237,7 @@ fn reindex(project: &Project, paths: &SearchPaths, args: JsonFlag, out: &mut Out
     for w in &stats.warnings {
         out.note(&format!("warning: {w}"));
     }
+    print_notices(&mut memory, out);
     let embeddings = match memory.availability() {
         Availability::Ready { model, .. } => model.clone(),
         Availability::Missing { reason, .. } => format!("none, lexical-only ({reason})"),
@@ -314,7 +327,7 @@ fn status(project: &Project, paths: &SearchPaths, args: JsonFlag, out: &mut Outp
 
 fn remember(project: &Project, paths: &SearchPaths, args: RememberArgs, out: &mut Output) -> i32 {
     let kind = ItemKind::parse(&args.kind).unwrap_or(ItemKind::Note);
-    let result = open(project, paths, true, out).and_then(|m| m.remember(&args.text, kind));
+    let result = open(project, paths, true, out).and_then(|mut m| m.remember(&args.text, kind));
     match result {
         Ok(item) => {
             if args.json {
@@ -333,7 +346,7 @@ fn remember(project: &Project, paths: &SearchPaths, args: RememberArgs, out: &mu
 }
 
 fn forget(project: &Project, paths: &SearchPaths, args: ForgetArgs, out: &mut Output) -> i32 {
-    let result = open(project, paths, false, out).and_then(|m| m.forget(&args.id));
+    let result = open(project, paths, false, out).and_then(|mut m| m.forget(&args.id));
     match result {
         Ok(item) => {
             if args.json {

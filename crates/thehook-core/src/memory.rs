@@ -51,6 +51,7 @@ pub struct Memory {
     rebuilt: Option<String>,
     query_embedder: Option<Embedder>,
     analyzer: Analyzer,
+    notices: Vec<String>,
 }
 
 impl Memory {
@@ -78,6 +79,7 @@ impl Memory {
             rebuilt,
             query_embedder: None,
             analyzer: Analyzer::default(),
+            notices: Vec::new(),
         })
     }
 
@@ -99,14 +101,44 @@ impl Memory {
     }
 
     /// Brings the index up to date with the markdown.
-    pub fn sync(&self, progress: Progress) -> Result<SyncStats> {
-        self.index.sync(
-            &self.project,
-            &SyncPlan {
-                availability: &self.availability,
-                progress,
-            },
-        )
+    ///
+    /// A model that is present but cannot be used (a broken ONNX Runtime
+    /// library, a damaged model file) does not stop memory from working: the
+    /// index is rebuilt lexical-only and a notice says why.
+    pub fn sync(&mut self, progress: Progress) -> Result<SyncStats> {
+        let plan = SyncPlan {
+            availability: &self.availability,
+            progress,
+        };
+        match self.index.sync(&self.project, &plan) {
+            Err(Error::Model { problem, fix }) => {
+                self.fall_back_to_lexical(problem, fix)?;
+                let plan = SyncPlan {
+                    availability: &self.availability,
+                    progress,
+                };
+                self.index.sync(&self.project, &plan)
+            }
+            other => other,
+        }
+    }
+
+    /// Stops using the model for the rest of this process.
+    fn fall_back_to_lexical(&mut self, problem: String, fix: String) -> Result<()> {
+        self.notices.push(format!(
+            "the embedding model cannot be used, searching lexical-only: {problem} (fix: {fix})"
+        ));
+        self.availability = Availability::Missing {
+            reason: problem,
+            fix,
+        };
+        self.query_embedder = None;
+        self.index.clear(&self.availability.fingerprint())
+    }
+
+    /// Things that went wrong but were worked around (shown on stderr by the CLI).
+    pub fn take_notices(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notices)
     }
 
     /// Drops the index contents and builds them again from the markdown.
@@ -130,7 +162,15 @@ impl Memory {
         let limit = (k * 4).max(40);
         let query_vector = match options.mode {
             Mode::Lexical => None,
-            _ => self.embed_query(query)?,
+            _ => match self.embed_query(query) {
+                Ok(v) => v,
+                Err(Error::Model { problem, fix }) => {
+                    self.fall_back_to_lexical(problem, fix)?;
+                    self.sync(&|_, _| {})?;
+                    None
+                }
+                Err(e) => return Err(e),
+            },
         };
         let candidates =
             self.index
@@ -159,7 +199,7 @@ impl Memory {
     }
 
     /// Appends a fact to `knowledge/notes.md` and indexes it at once.
-    pub fn remember(&self, text: &str, kind: ItemKind) -> Result<Item> {
+    pub fn remember(&mut self, text: &str, kind: ItemKind) -> Result<Item> {
         let today = jiff::Zoned::now().date().to_string();
         let rel = store::append_note(&self.project, kind, text, &today)?;
         self.sync(&|_, _| {})?;
@@ -178,7 +218,7 @@ impl Memory {
 
     /// Removes the item whose id starts with `id_prefix` from its markdown
     /// file and from the index.
-    pub fn forget(&self, id_prefix: &str) -> Result<Item> {
+    pub fn forget(&mut self, id_prefix: &str) -> Result<Item> {
         let prefix = id_prefix.trim();
         if prefix.len() < 4 {
             return Err(Error::Usage {
