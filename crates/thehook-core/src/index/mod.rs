@@ -124,12 +124,17 @@ impl Index {
     pub fn open(project: &Project, fingerprint: &str) -> Result<(Index, Option<String>)> {
         let path = project.index_dir();
         let mut reason = None;
+        // Another process may be creating the environment right now (an
+        // empty data.mdb looks damaged): check, wipe and open one at a time.
+        let _lock = project.lock()?;
         if let Err(why) = check_data_file(&path.join("data.mdb")) {
             wipe(&path)?;
             reason = Some(format!("the index file was damaged ({why})"));
         }
         let env = match open_env(&path) {
             Ok(env) => env,
+            // Opened already by this process: never wipe a live environment.
+            Err(e @ heed::Error::EnvAlreadyOpened) => return Err(Error::index(&path, e)),
             Err(why) => {
                 wipe(&path)?;
                 reason = Some(format!("the index could not be opened ({why})"));
@@ -189,12 +194,19 @@ impl Index {
     /// Empties every database and writes a fresh header.
     pub fn clear(&self, fingerprint: &str) -> Result<()> {
         let mut wtxn = self.env.write_txn().map_err(|e| self.err(e))?;
+        self.clear_in(&mut wtxn, fingerprint)?;
+        wtxn.commit().map_err(|e| self.err(e))
+    }
+
+    /// [`Index::clear`] inside a caller's transaction, so that a rebuild is
+    /// one commit: readers see the old index until the new one is complete.
+    fn clear_in(&self, wtxn: &mut heed::RwTxn, fingerprint: &str) -> Result<()> {
         let d = self.dbs;
-        d.items.clear(&mut wtxn).map_err(|e| self.err(e))?;
-        d.ids.clear(&mut wtxn).map_err(|e| self.err(e))?;
-        d.files.clear(&mut wtxn).map_err(|e| self.err(e))?;
-        d.postings.clear(&mut wtxn).map_err(|e| self.err(e))?;
-        d.vectors.clear(&mut wtxn).map_err(|e| self.err(e))?;
+        d.items.clear(wtxn).map_err(|e| self.err(e))?;
+        d.ids.clear(wtxn).map_err(|e| self.err(e))?;
+        d.files.clear(wtxn).map_err(|e| self.err(e))?;
+        d.postings.clear(wtxn).map_err(|e| self.err(e))?;
+        d.vectors.clear(wtxn).map_err(|e| self.err(e))?;
         let header = Header {
             schema: SCHEMA_VERSION,
             fingerprint: fingerprint.to_string(),
@@ -204,9 +216,8 @@ impl Index {
             total_len: 0,
         };
         d.header
-            .put(&mut wtxn, "header", &header)
-            .map_err(|e| self.err(e))?;
-        wtxn.commit().map_err(|e| self.err(e))
+            .put(wtxn, "header", &header)
+            .map_err(|e| self.err(e))
     }
 
     /// The file records, to diff against the markdown on disk.
@@ -399,13 +410,13 @@ impl Index {
     }
 }
 
-fn open_env(path: &Path) -> std::result::Result<Env<WithoutTls>, String> {
-    std::fs::create_dir_all(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+fn open_env(path: &Path) -> heed::Result<Env<WithoutTls>> {
+    std::fs::create_dir_all(path)?;
     let mut options = EnvOpenOptions::new().read_txn_without_tls();
     options.map_size(MAP_SIZE).max_dbs(8);
     // SAFETY: the data file was checked against its meta pages above, and the
     // environment is opened once per process (heed refuses a second open).
-    unsafe { options.open(path) }.map_err(|e| e.to_string())
+    unsafe { options.open(path) }
 }
 
 fn create_dbs(env: &Env<WithoutTls>) -> heed::Result<Dbs> {

@@ -19,6 +19,9 @@ use crate::store::{content_hash, list_sources, read_source, SourceFile};
 pub struct SyncPlan<'a> {
     /// `Ready` to embed; `Missing` for a lexical-only index.
     pub availability: &'a Availability,
+    /// Start from an empty index (in the same transaction as the new
+    /// contents, so readers never see it empty).
+    pub rebuild: bool,
     /// Called with (items embedded so far, items to embed).
     pub progress: &'a (dyn Fn(usize, usize) + Sync),
 }
@@ -56,13 +59,17 @@ impl Index {
         let mut stats = SyncStats::default();
         let sources = list_sources(project, &mut stats.warnings);
         // Cheap check under a read transaction: most calls change nothing.
-        if self
-            .changed_files(&sources, &self.file_records()?)
-            .is_empty()
+        if !plan.rebuild
+            && self
+                .changed_files(&sources, &self.file_records()?)
+                .is_empty()
         {
             return Ok(stats);
         }
         let mut wtxn = self.env.write_txn().map_err(|e| self.err(e))?;
+        if plan.rebuild {
+            self.clear_in(&mut wtxn, &plan.availability.fingerprint())?;
+        }
         // Diff again under the write lock: another process may have synced.
         let mut records = HashMap::new();
         for entry in self.dbs.files.iter(&wtxn).map_err(|e| self.err(e))? {
@@ -70,7 +77,7 @@ impl Index {
             records.insert(k.to_string(), v);
         }
         let changed = self.changed_files(&sources, &records);
-        if changed.is_empty() {
+        if changed.is_empty() && !plan.rebuild {
             return Ok(stats);
         }
         // Parsing is independent per file: spread it over the cores.

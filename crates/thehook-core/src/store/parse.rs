@@ -249,7 +249,12 @@ fn strip_list_marker(raw: &str) -> String {
     let mut out = rest.to_string();
     for line in lines {
         out.push('\n');
-        let strip = line.len() - line.trim_start().len();
+        // Only ASCII indentation is stripped, so the cut is always on a char
+        // boundary (an ideographic space U+3000 is three bytes).
+        let strip = line
+            .bytes()
+            .take_while(|b| *b == b' ' || *b == b'\t')
+            .count();
         out.push_str(&line[strip.min(indent)..]);
     }
     out

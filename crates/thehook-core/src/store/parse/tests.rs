@@ -167,3 +167,16 @@ fn crlf_files_parse_like_lf_files() {
     assert_eq!(summary(&lf), summary(&crlf));
     assert_eq!(lf.items[0].id, crlf.items[0].id);
 }
+
+#[test]
+fn unicode_whitespace_in_continuation_lines_is_kept_whole() {
+    for text in [
+        "- foo\n\u{3000}\u{3000}bar\n",
+        "1.\u{a0}\u{a0}foo\n   \u{a0}\u{a0}bar\n",
+        "- x\n\t\u{2003}y\n",
+    ] {
+        let parsed = parse_markdown("k/a.md", text, MTIME);
+        assert_eq!(parsed.items.len(), 1, "{text:?}");
+        assert!(parsed.items[0].line_end == 2, "{text:?}");
+    }
+}
