@@ -84,6 +84,7 @@ fn nothing_found_exits_1_and_usage_errors_exit_2() {
         vec!["recall", "x", "-k", "0"],
         vec!["recall", "x", "--type", "banana"],
         vec!["recall", "x", "--since", "last tuesday"],
+        vec!["recall", "x", "--since", "999999999999999999w"],
         vec!["recall"],
         vec!["frobnicate"],
     ] {
@@ -538,4 +539,77 @@ fn nothing_is_written_outside_the_project() {
     p.ok(&["doctor"]);
     // ONNX Runtime keeps a telemetry database under ~/.cache/Microsoft unless told not to.
     assert_eq!(common::walk(&p.home()), Vec::<std::path::PathBuf>::new());
+}
+
+#[test]
+fn parallel_writers_lose_nothing() {
+    let p = Project::demo();
+    p.ok(&["recall", "warm up"]);
+    let writers: Vec<_> = (0..6)
+        .map(|i| {
+            let mut cmd = p.cmd(&[
+                "remember",
+                &format!("Parallel fact {i}: service {i} owns queue q{i}"),
+                "--json",
+            ]);
+            std::thread::spawn(move || cmd.output().unwrap())
+        })
+        .collect();
+    let mut ids = std::collections::HashSet::new();
+    for w in writers {
+        let out = w.join().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let item: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        ids.insert(item["id"].as_str().unwrap().to_string());
+    }
+    assert_eq!(ids.len(), 6, "each writer reports its own item");
+    let notes = p.read(".thehook/knowledge/notes.md");
+    for i in 0..6 {
+        assert!(
+            notes.contains(&format!("Parallel fact {i}:")),
+            "fact {i} lost:\n{notes}"
+        );
+    }
+}
+
+#[test]
+fn readers_see_the_old_index_while_reindex_runs() {
+    let p = Project::demo();
+    // Enough items that the rebuild takes a while.
+    let many: String = (0..400)
+        .map(|i| format!("- Generated fact {i} about module m{i} and its owner\n"))
+        .collect();
+    p.write(".thehook/knowledge/generated.md", many);
+    p.ok(&["reindex"]);
+    let mut reindex = p.cmd(&["reindex"]);
+    let handle = std::thread::spawn(move || reindex.output().unwrap());
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let answer = p.recall_json("staging database reset", &["-k", "1", "--mode", "lexical"]);
+    assert!(
+        hit_texts(&answer)[0].contains("staging database"),
+        "{answer}"
+    );
+    // The reader was answered from the old index while the rebuild (seconds
+    // of embedding) was still running, instead of queueing behind it.
+    assert!(
+        !handle.is_finished(),
+        "recall only returned after reindex ended"
+    );
+    let out = handle.join().unwrap();
+    assert!(out.status.success());
+}
+
+#[test]
+fn vector_mode_without_a_model_is_a_usage_error() {
+    let p = Project::demo().lexical_only();
+    let (code, _, err) = p.run(&["recall", "auth", "--mode", "vector"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("vector search needs the embedding model"),
+        "{err}"
+    );
 }

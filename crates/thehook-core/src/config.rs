@@ -422,8 +422,7 @@ fn fix_for(key: &str) -> String {
             "use true or false".into()
         }
         "embedding.model_dir" => "use a folder path, or null".into(),
-        _ => "use a value of the type shown in the README's configuration section"
-            .into(),
+        _ => "use a value of the type shown in the README's configuration section".into(),
     }
 }
 

@@ -141,7 +141,7 @@ impl Index {
                 open_env(&path).map_err(|e| Error::index(&path, e))?
             }
         };
-        let dbs = create_dbs(&env).map_err(|e| Error::index(&path, e))?;
+        let dbs = open_dbs(&env).map_err(|e| Error::index(&path, e))?;
         let index = Index {
             env,
             dbs,
@@ -419,20 +419,46 @@ fn open_env(path: &Path) -> heed::Result<Env<WithoutTls>> {
     unsafe { options.open(path) }
 }
 
-fn create_dbs(env: &Env<WithoutTls>) -> heed::Result<Dbs> {
-    let wtxn = env.write_txn()?;
-    let dbs = env
-        .create_databases_and_commit(wtxn, |dbo, wtxn| -> heed::Result<_> {
-            Ok(CommitOrAbort::<_, ()>::Commit((
-                dbo.create_database(wtxn, Some("header"))?,
-                dbo.create_database(wtxn, Some("items"))?,
-                dbo.create_database(wtxn, Some("ids"))?,
-                dbo.create_database(wtxn, Some("files"))?,
-                dbo.create_database(wtxn, Some("postings"))?,
-                dbo.create_database(wtxn, Some("vectors"))?,
-            )))
+/// Opens the databases with a read transaction when they exist, so that
+/// opening never waits for another process's write (a long `reindex`);
+/// creates them otherwise.
+fn open_dbs(env: &Env<WithoutTls>) -> heed::Result<Dbs> {
+    let rtxn = env.read_txn()?;
+    let existing = env
+        .open_databases_and_commit(rtxn, |dbo, rtxn| -> heed::Result<_> {
+            let all = (|| {
+                Some((
+                    dbo.open_database(rtxn, Some("header")).ok()??,
+                    dbo.open_database(rtxn, Some("items")).ok()??,
+                    dbo.open_database(rtxn, Some("ids")).ok()??,
+                    dbo.open_database(rtxn, Some("files")).ok()??,
+                    dbo.open_database(rtxn, Some("postings")).ok()??,
+                    dbo.open_database(rtxn, Some("vectors")).ok()??,
+                ))
+            })();
+            Ok(match all {
+                Some(dbs) => CommitOrAbort::Commit(dbs),
+                None => CommitOrAbort::Abort(()),
+            })
         })?
-        .unwrap_commit();
+        .commit();
+    let dbs = match existing {
+        Some(dbs) => dbs,
+        None => {
+            let wtxn = env.write_txn()?;
+            env.create_databases_and_commit(wtxn, |dbo, wtxn| -> heed::Result<_> {
+                Ok(CommitOrAbort::<_, ()>::Commit((
+                    dbo.create_database(wtxn, Some("header"))?,
+                    dbo.create_database(wtxn, Some("items"))?,
+                    dbo.create_database(wtxn, Some("ids"))?,
+                    dbo.create_database(wtxn, Some("files"))?,
+                    dbo.create_database(wtxn, Some("postings"))?,
+                    dbo.create_database(wtxn, Some("vectors"))?,
+                )))
+            })?
+            .unwrap_commit()
+        }
+    };
     Ok(Dbs {
         header: dbs.0,
         items: dbs.1,
