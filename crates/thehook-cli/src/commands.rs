@@ -309,6 +309,11 @@ fn status(project: &Project, paths: &SearchPaths, args: JsonFlag, out: &mut Outp
         status.index.size_bytes / 1024,
         status.index.vectors
     ));
+    let hooks = match status.hooks.is_empty() {
+        true => "none wired in this project".to_string(),
+        false => status.hooks.join(", "),
+    };
+    out.print(&format!("hooks        {hooks}"));
     match &status.embeddings {
         Availability::Ready {
             model, model_dir, ..

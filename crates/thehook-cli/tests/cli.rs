@@ -525,6 +525,10 @@ fn status_reports_counts() {
     let items = status["index"]["items"].as_u64().unwrap();
     assert_eq!(items, 29, "{status}");
     assert_eq!(status["index"]["vectors"].as_u64().unwrap(), items);
+    assert_eq!(status["hooks"], serde_json::json!([]));
+    p.write(".claude/settings.json", r#"{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"thehook retrieve"}]}]}}"#);
+    let wired: serde_json::Value = serde_json::from_str(&p.ok(&["status", "--json"])).unwrap();
+    assert_eq!(wired["hooks"], serde_json::json!([".claude/settings.json"]));
     let by_type = status["index"]["by_type"].as_object().unwrap();
     for kind in ["adr", "convention", "gotcha", "history", "note", "summary"] {
         assert!(by_type.contains_key(kind), "{kind} missing: {status}");

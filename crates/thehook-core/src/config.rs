@@ -202,6 +202,19 @@ impl Config {
             },
             Err(e) => return Err(Error::io("cannot read config", path, e)),
         };
+        // A relative `model_dir` in the file means relative to the project
+        // (the folder holding .thehook/), not to wherever thehook was started.
+        if let Some(dir) = loaded
+            .config
+            .embedding
+            .model_dir
+            .as_mut()
+            .filter(|d| d.is_relative())
+        {
+            if let Some(root) = path.parent().and_then(Path::parent) {
+                *dir = root.join(&*dir);
+            }
+        }
         loaded.config.apply_env(env)?;
         Ok(loaded)
     }

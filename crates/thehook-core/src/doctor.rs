@@ -159,19 +159,22 @@ pub fn doctor(root: &Path, paths: &SearchPaths) -> Vec<Check> {
     checks
 }
 
-/// Whether any agent's project settings run thehook.
-fn hooks_check(root: &Path) -> Check {
-    let files = [
+/// The agent settings files of this project that run thehook.
+pub fn hooks_wired(root: &Path) -> Vec<&'static str> {
+    const FILES: [&str; 4] = [
         ".claude/settings.json",
         ".cursor/hooks.json",
         ".codex/hooks.json",
         ".gemini/settings.json",
     ];
-    let wired: Vec<&str> = files
-        .iter()
+    FILES
+        .into_iter()
         .filter(|f| std::fs::read_to_string(root.join(f)).is_ok_and(|t| t.contains("thehook")))
-        .copied()
-        .collect();
+        .collect()
+}
+
+fn hooks_check(root: &Path) -> Check {
+    let wired = hooks_wired(root);
     if wired.is_empty() {
         warn(
             "hooks",

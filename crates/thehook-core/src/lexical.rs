@@ -62,7 +62,7 @@ impl Analyzer {
     }
 }
 
-/// `snake_case`, `kebab-case` and `camelCase` identifiers also match their
+/// `snake_case`, `dotted.names` and `camelCase` identifiers also match their
 /// parts: `refreshToken` is found by "refresh token". The whole word is kept
 /// too, so an exact identifier still scores highest.
 fn split_identifier(word: &str) -> Vec<&str> {

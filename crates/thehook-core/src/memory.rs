@@ -284,6 +284,10 @@ impl Memory {
             index_rebuilt: self.rebuilt.clone(),
             index,
             embeddings: self.availability.clone(),
+            hooks: crate::doctor::hooks_wired(self.project.root())
+                .into_iter()
+                .map(String::from)
+                .collect(),
             config_warnings: self.config_warnings.clone(),
         })
     }
@@ -301,6 +305,8 @@ pub struct Status {
     pub index_rebuilt: Option<String>,
     pub index: IndexStats,
     pub embeddings: Availability,
+    /// Agent settings files that run thehook.
+    pub hooks: Vec<String>,
     pub config_warnings: Vec<String>,
 }
 

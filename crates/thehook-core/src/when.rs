@@ -41,7 +41,7 @@ impl Period {
     }
 }
 
-const MONTHS: [(&str, i8); 21] = [
+const MONTHS: [(&str, i8); 24] = [
     ("January", 1),
     ("February", 2),
     ("March", 3),
@@ -63,13 +63,14 @@ const MONTHS: [(&str, i8); 21] = [
     ("Aug", 8),
     ("Sep", 9),
     ("Sept", 9),
+    ("Oct", 10),
+    ("Nov", 11),
+    ("Dec", 12),
 ];
-const MONTHS_SHORT: [(&str, i8); 3] = [("Oct", 10), ("Nov", 11), ("Dec", 12)];
 
 fn month_of(word: &str) -> Option<i8> {
     MONTHS
         .iter()
-        .chain(MONTHS_SHORT.iter())
         .find(|(name, _)| *name == word)
         .map(|(_, m)| *m)
 }
