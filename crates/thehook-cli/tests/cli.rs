@@ -496,7 +496,7 @@ fn doctor_with_the_model_checks_that_it_runs() {
 }
 
 #[test]
-fn a_broken_runtime_is_an_error_not_a_crash() {
+fn a_broken_runtime_degrades_to_lexical_and_doctor_names_it() {
     let p = Project::demo();
     let fake = p.root().join("libonnxruntime.so");
     std::fs::write(&fake, b"not a shared library").unwrap();
@@ -511,6 +511,42 @@ fn a_broken_runtime_is_an_error_not_a_crash() {
         text.contains("FAIL") && text.contains("cannot load"),
         "{text}"
     );
+
+    // Search keeps working, lexical-only, and says why.
+    let out = p
+        .cmd(&["recall", "flaky checkout test", "--json"])
+        .env("ORT_DYLIB_PATH", &fake)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("searching lexical-only") && stderr.contains("cannot load"),
+        "{stderr}"
+    );
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["mode"], "lexical");
+    assert!(hit_texts(&answer)[0].contains("flaky checkout"));
+
+    // remember still indexes, lexical-only.
+    let out = p
+        .cmd(&["remember", "Broken runtimes still remember facts"])
+        .env("ORT_DYLIB_PATH", &fake)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // With the runtime back, vectors come back.
+    let answer = p.recall_json("where should unit specs be placed", &["-k", "3"]);
+    assert_eq!(answer["mode"], "hybrid");
+    assert!(hit_texts(&answer).iter().any(|t| t.contains("__tests__")));
+    let answer = p.recall_json("broken runtimes remember", &["-k", "1"]);
+    assert!(hit_texts(&answer)[0].contains("Broken runtimes"));
 }
 
 #[test]
