@@ -275,22 +275,74 @@ fn lexical_only_when_the_model_is_absent() {
 }
 
 #[test]
-fn a_model_change_rebuilds_the_index() {
+fn vectors_survive_runs_without_the_model_and_are_backfilled_after() {
+    let with_model = Project::demo();
+    with_model.ok(&["recall", "auth"]);
+    let lexical = Project {
+        dir: with_model.dir,
+        with_model: false,
+    };
+    // A run without the model keeps the vectors and adds an item without one.
+    let (code, _, err) = lexical.run(&["remember", "Deploys freeze on Fridays after noon"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("rebuilding"), "{err}");
+    let status: serde_json::Value =
+        serde_json::from_str(&lexical.ok(&["status", "--json"])).unwrap();
+    assert_eq!(status["index"]["items"], 30);
+    assert_eq!(status["index"]["vectors"], 29);
+    // Back with the model: the missing vector is added, nothing is rebuilt.
+    let with_model = Project {
+        dir: lexical.dir,
+        with_model: true,
+    };
+    let (code, _, err) = with_model.run(&[
+        "recall",
+        "when are deploys frozen",
+        "--mode",
+        "vector",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("rebuilding"), "{err}");
+    let status: serde_json::Value =
+        serde_json::from_str(&with_model.ok(&["status", "--json"])).unwrap();
+    assert_eq!(status["index"]["vectors"], 30);
+}
+
+#[test]
+fn an_index_built_without_the_model_gets_vectors_later() {
     let lexical = Project::demo().lexical_only();
     lexical.ok(&["recall", "auth"]);
     let with_model = Project {
         dir: lexical.dir,
         with_model: true,
     };
-    let (code, _, err) = with_model.run(&["recall", "auth"]);
-    assert_eq!(code, 0);
+    let answer = with_model.recall_json("where should unit specs be placed", &["-k", "3"]);
+    assert_eq!(answer["mode"], "hybrid");
+    assert!(hit_texts(&answer).iter().any(|t| t.contains("__tests__")));
+    let status: serde_json::Value =
+        serde_json::from_str(&with_model.ok(&["status", "--json"])).unwrap();
+    assert_eq!(status["index"]["vectors"], status["index"]["items"]);
+}
+
+#[test]
+fn a_different_model_rebuilds_the_index() {
+    let p = Project::demo();
+    p.ok(&["recall", "auth"]);
+    // Same files under another model name: another fingerprint.
+    p.write(
+        ".thehook/config.yaml",
+        format!(
+            "embedding:\n  model: minilm-copy\n  model_dir: {}\n",
+            common::assets().join("model").display()
+        ),
+    );
+    let (code, _, err) = p.run(&["recall", "auth"]);
+    assert_eq!(code, 0, "{err}");
     assert!(
         err.contains("rebuilding the index") && err.contains("embedding model changed"),
         "{err}"
     );
-    let status: serde_json::Value =
-        serde_json::from_str(&with_model.ok(&["status", "--json"])).unwrap();
-    assert_eq!(status["index"]["vectors"], status["index"]["items"]);
 }
 
 #[test]

@@ -71,7 +71,7 @@ impl Availability {
     pub fn fingerprint(&self) -> String {
         match self {
             Availability::Ready { fingerprint, .. } => fingerprint.clone(),
-            Availability::Missing { .. } => "lexical-only".to_string(),
+            Availability::Missing { .. } => crate::index::LEXICAL_ONLY.to_string(),
         }
     }
 }

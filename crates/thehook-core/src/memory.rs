@@ -123,11 +123,13 @@ impl Memory {
         };
         match self.index.sync(&self.project, &plan) {
             Err(Error::Model { problem, fix }) => {
-                self.fall_back_to_lexical(problem, fix)?;
+                // The failed sync changed nothing; redo it without vectors
+                // (the index keeps the ones it has for when the model works).
+                self.fall_back_to_lexical(problem, fix);
                 let plan = SyncPlan {
                     availability: &self.availability,
                     progress,
-                    rebuild: true,
+                    rebuild,
                 };
                 self.index.sync(&self.project, &plan)
             }
@@ -136,7 +138,7 @@ impl Memory {
     }
 
     /// Stops using the model for the rest of this process.
-    fn fall_back_to_lexical(&mut self, problem: String, fix: String) -> Result<()> {
+    fn fall_back_to_lexical(&mut self, problem: String, fix: String) {
         self.notices.push(format!(
             "the embedding model cannot be used, searching lexical-only: {problem} (fix: {fix})"
         ));
@@ -145,7 +147,6 @@ impl Memory {
             fix,
         };
         self.query_embedder = None;
-        self.index.clear(&self.availability.fingerprint())
     }
 
     /// Things that went wrong but were worked around (shown on stderr by the CLI).
@@ -179,8 +180,7 @@ impl Memory {
             _ => match self.embed_query(query) {
                 Ok(v) => v,
                 Err(Error::Model { problem, fix }) => {
-                    self.fall_back_to_lexical(problem, fix)?;
-                    self.reindex(&|_, _| {})?;
+                    self.fall_back_to_lexical(problem, fix);
                     None
                 }
                 Err(e) => return Err(e),

@@ -23,6 +23,9 @@ use crate::item::{Item, ItemKind};
 use crate::lexical::{bm25, Analyzer};
 use crate::project::Project;
 
+/// The fingerprint of an index that holds no vectors.
+pub const LEXICAL_ONLY: &str = "lexical-only";
+
 /// Bump when the stored layout or the analyzer changes: old indexes rebuild.
 pub const SCHEMA_VERSION: u32 = 3;
 
@@ -36,8 +39,13 @@ type Key = U32<BigEndian>;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Header {
     pub schema: u32,
-    /// The embedding model's fingerprint, or `lexical-only`.
+    /// The fingerprint of the model the stored vectors came from, or
+    /// `lexical-only` while no vector was ever stored.
     pub fingerprint: String,
+    /// Items were added while no model was available: they have no vector
+    /// yet, and the next sync with the model embeds them.
+    #[serde(default)]
+    pub missing_vectors: bool,
     /// Vector dimensions, once the first vector is stored.
     pub dims: Option<usize>,
     pub next_key: u32,
@@ -183,10 +191,19 @@ impl Index {
                 "the index format changed (schema {} -> {SCHEMA_VERSION})",
                 h.schema
             )),
-            Some(h) if h.fingerprint != fingerprint => Some(format!(
-                "the embedding model changed ({} -> {fingerprint})",
-                h.fingerprint
-            )),
+            // Without a model the stored vectors are kept for when it is back,
+            // and an index without vectors gets them added by the next sync:
+            // only a different real model invalidates them.
+            Some(h)
+                if h.fingerprint != fingerprint
+                    && h.fingerprint != LEXICAL_ONLY
+                    && fingerprint != LEXICAL_ONLY =>
+            {
+                Some(format!(
+                    "the embedding model changed ({} -> {fingerprint})",
+                    h.fingerprint
+                ))
+            }
             Some(_) => None,
         })
     }
@@ -210,6 +227,7 @@ impl Index {
         let header = Header {
             schema: SCHEMA_VERSION,
             fingerprint: fingerprint.to_string(),
+            missing_vectors: false,
             dims: None,
             next_key: 0,
             n_docs: 0,
@@ -343,6 +361,21 @@ impl Index {
             if filter.accepts(&item) {
                 keys.insert(key);
             }
+        }
+        Ok(keys)
+    }
+
+    /// Keys of stored items that have no vector (added while no model was
+    /// available).
+    fn keys_without_vectors(&self, rtxn: &heed::RoTxn<WithoutTls>) -> Result<RoaringBitmap> {
+        let mut keys = RoaringBitmap::new();
+        for entry in self.dbs.ids.iter(rtxn).map_err(|e| self.err(e))? {
+            keys.insert(entry.map_err(|e| self.err(e))?.1);
+        }
+        match arroy::Reader::<Cosine>::open(rtxn, ARROY_INDEX, self.dbs.vectors) {
+            Ok(reader) => keys -= reader.item_ids(),
+            Err(arroy::Error::MissingMetadata(_)) => {}
+            Err(e) => return Err(self.err(e)),
         }
         Ok(keys)
     }

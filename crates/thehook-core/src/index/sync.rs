@@ -58,8 +58,13 @@ impl Index {
     pub fn sync(&self, project: &Project, plan: &SyncPlan) -> Result<SyncStats> {
         let mut stats = SyncStats::default();
         let sources = list_sources(project, &mut stats.warnings);
+        let embedding = matches!(plan.availability, Availability::Ready { .. });
         // Cheap check under a read transaction: most calls change nothing.
         if !plan.rebuild
+            && !(embedding
+                && self
+                    .header()?
+                    .is_some_and(|h| needs_backfill(&h, plan.availability)))
             && self
                 .changed_files(&sources, &self.file_records()?)
                 .is_empty()
@@ -77,7 +82,14 @@ impl Index {
             records.insert(k.to_string(), v);
         }
         let changed = self.changed_files(&sources, &records);
-        if changed.is_empty() && !plan.rebuild {
+        let backfill = embedding
+            && self
+                .dbs
+                .header
+                .get(&wtxn, "header")
+                .map_err(|e| self.err(e))?
+                .is_some_and(|h| needs_backfill(&h, plan.availability));
+        if changed.is_empty() && !plan.rebuild && !backfill {
             return Ok(stats);
         }
         // Parsing is independent per file: spread it over the cores.
@@ -162,10 +174,30 @@ impl Index {
             new_records.push((change.rel.clone(), record));
         }
 
+        // Items stored earlier without a vector get one now, unless they leave.
+        let mut to_embed: Vec<(u32, Item)> = added.clone();
+        if backfill {
+            let gone: HashSet<u32> = removed.iter().map(|(k, _)| *k).collect();
+            let kept_now: HashMap<u32, &Item> = kept.iter().map(|(k, i)| (*k, i)).collect();
+            for key in self.keys_without_vectors(&wtxn)? {
+                if gone.contains(&key) {
+                    continue;
+                }
+                let item = match kept_now.get(&key) {
+                    Some(item) => (*item).clone(),
+                    None => match self.dbs.items.get(&wtxn, &key).map_err(|e| self.err(e))? {
+                        Some(item) => item,
+                        None => continue,
+                    },
+                };
+                to_embed.push((key, item));
+            }
+        }
+
         // Embed before touching the databases, so a model failure changes nothing.
         let vectors = match plan.availability {
-            Availability::Ready { .. } if !added.is_empty() => {
-                let texts: Vec<&str> = added.iter().map(|(_, i)| i.text.as_str()).collect();
+            Availability::Ready { .. } if !to_embed.is_empty() => {
+                let texts: Vec<&str> = to_embed.iter().map(|(_, i)| i.text.as_str()).collect();
                 let total = texts.len();
                 (plan.progress)(0, total);
                 let v = embed_all(plan.availability, &texts, &|done| {
@@ -265,7 +297,7 @@ impl Index {
                 writer.del_item(&mut wtxn, *key).map_err(|e| self.err(e))?;
             }
             if let Some(vectors) = &vectors {
-                for ((key, _), vector) in added.iter().zip(vectors) {
+                for ((key, _), vector) in to_embed.iter().zip(vectors) {
                     writer
                         .add_item(&mut wtxn, *key, vector)
                         .map_err(|e| self.err(e))?;
@@ -279,6 +311,13 @@ impl Index {
                     .build(&mut wtxn)
                     .map_err(|e| self.err(e))?;
             }
+        }
+
+        if embedding {
+            header.fingerprint = plan.availability.fingerprint();
+            header.missing_vectors = false;
+        } else if !added.is_empty() {
+            header.missing_vectors = true;
         }
 
         for (rel, record) in new_records {
@@ -333,4 +372,10 @@ impl Index {
         out.extend(gone.into_iter().map(|k| (k.clone(), None)));
         out
     }
+}
+
+/// Whether an index needs vectors for items stored without one.
+fn needs_backfill(header: &Header, availability: &Availability) -> bool {
+    header.missing_vectors
+        || (header.fingerprint != availability.fingerprint() && header.n_docs > 0)
 }
