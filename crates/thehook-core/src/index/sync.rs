@@ -60,11 +60,12 @@ impl Index {
         let sources = list_sources(project, &mut stats.warnings);
         let embedding = matches!(plan.availability, Availability::Ready { .. });
         // Cheap check under a read transaction: most calls change nothing.
+        let backfill_due = embedding
+            && self
+                .header()?
+                .is_some_and(|h| needs_backfill(&h, plan.availability));
         if !plan.rebuild
-            && !(embedding
-                && self
-                    .header()?
-                    .is_some_and(|h| needs_backfill(&h, plan.availability)))
+            && !backfill_due
             && self
                 .changed_files(&sources, &self.file_records()?)
                 .is_empty()
