@@ -705,3 +705,29 @@ fn vector_mode_without_a_model_is_a_usage_error() {
         "{err}"
     );
 }
+
+#[test]
+fn an_edit_within_the_timestamp_granularity_is_not_missed() {
+    let p = Project::demo();
+    let path = p.root().join(".thehook/knowledge/racy.md");
+    p.write(
+        ".thehook/knowledge/racy.md",
+        "- The cache TTL is 60 seconds\n",
+    );
+    let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+    p.ok(&["recall", "cache ttl"]);
+    // Same size, same mtime: what a second write in the same clock tick
+    // looks like to anything that trusts size and mtime.
+    p.write(
+        ".thehook/knowledge/racy.md",
+        "- The cache TTL is 90 seconds\n",
+    );
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    let answer = p.recall_json("cache ttl", &["-k", "1", "--mode", "lexical"]);
+    assert!(hit_texts(&answer)[0].contains("90 seconds"), "{answer}");
+}

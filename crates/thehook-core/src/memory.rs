@@ -218,19 +218,9 @@ impl Memory {
         // Held until indexed, so concurrent `remember`s neither lose a write
         // nor report each other's item.
         let _lock = self.project.lock()?;
-        let rel = store::append_note(&self.project, kind, text, &today)?;
+        let item = store::append_note(&self.project, kind, text, &today)?;
         self.sync(&|_, _| {})?;
-        let items = self.index.all_items()?;
-        items
-            .into_iter()
-            .filter(|i| i.path == rel)
-            .max_by_key(|i| i.line_start)
-            .ok_or_else(|| {
-                Error::index(
-                    self.index.path(),
-                    "the remembered item is missing after indexing",
-                )
-            })
+        Ok(item)
     }
 
     /// Removes the item whose id starts with `id_prefix` from its markdown

@@ -57,11 +57,9 @@ pub struct Header {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileRecord {
     pub size: u64,
+    /// The file's mtime, or a value no file has when it was too recent to
+    /// trust (see `sync::RACY_WINDOW_NS`).
     pub mtime_ns: i128,
-    /// SHA-256 of the content, checked when size and mtime cannot be trusted.
-    pub hash: String,
-    /// When this record was written (nanoseconds since the epoch).
-    pub synced_at_ns: i128,
     pub keys: Vec<u32>,
 }
 
@@ -131,22 +129,33 @@ impl Index {
     /// A rebuilt index is empty: the caller syncs it from markdown.
     pub fn open(project: &Project, fingerprint: &str) -> Result<(Index, Option<String>)> {
         let path = project.index_dir();
+        let data = path.join("data.mdb");
         let mut reason = None;
-        // Another process may be creating the environment right now (an
-        // empty data.mdb looks damaged): check, wipe and open one at a time.
-        let _lock = project.lock()?;
-        if let Err(why) = check_data_file(&path.join("data.mdb")) {
-            wipe(&path)?;
-            reason = Some(format!("the index file was damaged ({why})"));
-        }
-        let env = match open_env(&path) {
-            Ok(env) => env,
+        // The common case: a sound file that opens. No lock, so a reader
+        // never waits for a writer that holds it.
+        let sound = data.exists() && check_data_file(&data).is_ok();
+        let env = match sound.then(|| open_env(&path)) {
+            Some(Ok(env)) => env,
             // Opened already by this process: never wipe a live environment.
-            Err(e @ heed::Error::EnvAlreadyOpened) => return Err(Error::index(&path, e)),
-            Err(why) => {
-                wipe(&path)?;
-                reason = Some(format!("the index could not be opened ({why})"));
-                open_env(&path).map_err(|e| Error::index(&path, e))?
+            Some(Err(e @ heed::Error::EnvAlreadyOpened)) => return Err(Error::index(&path, e)),
+            _ => {
+                // Creating, or repairing. Another process may be creating the
+                // environment right now (an empty data.mdb looks damaged):
+                // check, wipe and open one at a time, and check again.
+                let _lock = project.lock()?;
+                if let Err(why) = check_data_file(&data) {
+                    wipe(&path)?;
+                    reason = Some(format!("the index file was damaged ({why})"));
+                }
+                match open_env(&path) {
+                    Ok(env) => env,
+                    Err(e @ heed::Error::EnvAlreadyOpened) => return Err(Error::index(&path, e)),
+                    Err(why) => {
+                        wipe(&path)?;
+                        reason = Some(format!("the index could not be opened ({why})"));
+                        open_env(&path).map_err(|e| Error::index(&path, e))?
+                    }
+                }
             }
         };
         let dbs = open_dbs(&env).map_err(|e| Error::index(&path, e))?;
@@ -156,13 +165,14 @@ impl Index {
             path,
             analyzer: Analyzer::default(),
         };
-        match index.stale_reason(fingerprint)? {
-            Some(why) => {
-                index.clear(fingerprint)?;
-                reason = reason.or(Some(why));
+        match index.header()? {
+            None => index.clear(fingerprint)?,
+            Some(header) => {
+                if let Some(why) = stale_reason(&header, fingerprint) {
+                    index.clear(fingerprint)?;
+                    reason = reason.or(Some(why));
+                }
             }
-            None if index.header()?.is_none() => index.clear(fingerprint)?,
-            None => {}
         }
         Ok((index, reason))
     }
@@ -181,31 +191,6 @@ impl Index {
             .header
             .get(&rtxn, "header")
             .map_err(|e| self.err(e))
-    }
-
-    /// Why the stored index cannot serve `fingerprint`, if it cannot.
-    fn stale_reason(&self, fingerprint: &str) -> Result<Option<String>> {
-        Ok(match self.header()? {
-            None => None,
-            Some(h) if h.schema != SCHEMA_VERSION => Some(format!(
-                "the index format changed (schema {} -> {SCHEMA_VERSION})",
-                h.schema
-            )),
-            // Without a model the stored vectors are kept for when it is back,
-            // and an index without vectors gets them added by the next sync:
-            // only a different real model invalidates them.
-            Some(h)
-                if h.fingerprint != fingerprint
-                    && h.fingerprint != LEXICAL_ONLY
-                    && fingerprint != LEXICAL_ONLY =>
-            {
-                Some(format!(
-                    "the embedding model changed ({} -> {fingerprint})",
-                    h.fingerprint
-                ))
-            }
-            Some(_) => None,
-        })
     }
 
     /// Empties every database and writes a fresh header.
@@ -401,16 +386,6 @@ impl Index {
         Ok(out)
     }
 
-    /// Every item, in key order (for status and tests).
-    pub fn all_items(&self) -> Result<Vec<Item>> {
-        let rtxn = self.env.read_txn().map_err(|e| self.err(e))?;
-        let mut out = Vec::new();
-        for entry in self.dbs.items.iter(&rtxn).map_err(|e| self.err(e))? {
-            out.push(entry.map_err(|e| self.err(e))?.1);
-        }
-        Ok(out)
-    }
-
     pub fn stats(&self) -> Result<IndexStats> {
         let rtxn = self.env.read_txn().map_err(|e| self.err(e))?;
         let header = self
@@ -441,6 +416,28 @@ impl Index {
             size_bytes,
         })
     }
+}
+
+/// Why an index with `header` cannot serve `fingerprint`, if it cannot.
+fn stale_reason(header: &Header, fingerprint: &str) -> Option<String> {
+    if header.schema != SCHEMA_VERSION {
+        return Some(format!(
+            "the index format changed (schema {} -> {SCHEMA_VERSION})",
+            header.schema
+        ));
+    }
+    // Without a model the stored vectors are kept for when it is back, and an
+    // index without vectors gets them added by the next sync: only a
+    // different real model invalidates them.
+    let other_model = header.fingerprint != fingerprint
+        && header.fingerprint != LEXICAL_ONLY
+        && fingerprint != LEXICAL_ONLY;
+    other_model.then(|| {
+        format!(
+            "the embedding model changed ({} -> {fingerprint})",
+            header.fingerprint
+        )
+    })
 }
 
 fn open_env(path: &Path) -> heed::Result<Env<WithoutTls>> {

@@ -13,7 +13,7 @@ use crate::embed::{embed_all, Availability};
 use crate::error::Result;
 use crate::item::Item;
 use crate::project::Project;
-use crate::store::{content_hash, list_sources, read_source, SourceFile};
+use crate::store::{list_sources, read_source, SourceFile};
 
 /// How to embed new items during a sync.
 pub struct SyncPlan<'a> {
@@ -41,16 +41,20 @@ struct FileChange {
     rel: String,
     /// `None`: the file is gone.
     source: Option<SourceFile>,
-    hash: String,
     items: Vec<Item>,
 }
+
+/// The mtime recorded for a file too new to trust: matches no real file.
+const SMUDGED: i128 = i128::MIN;
 
 /// Per term: keys whose postings leave, and (key, tf, doc length) that arrive.
 type PostingsDelta = (Vec<u32>, Vec<(u32, u32, u32)>);
 
-/// A file modified this close to its last sync may have changed again within
-/// the file system's timestamp granularity without its size changing
-/// (git's "racy clean" problem): such files are compared by content.
+/// A file modified this shortly before it is indexed may change again within
+/// the file system's timestamp granularity, keeping its size and mtime
+/// (git's "racy clean" problem). Its record stores no mtime ("smudged", as
+/// git does), so the next sync reads it again; once it is older than this,
+/// its real mtime is recorded and it costs one `stat` from then on.
 const RACY_WINDOW_NS: i128 = 2_000_000_000;
 
 impl Index {
@@ -83,13 +87,13 @@ impl Index {
             records.insert(k.to_string(), v);
         }
         let changed = self.changed_files(&sources, &records);
-        let backfill = embedding
-            && self
-                .dbs
-                .header
-                .get(&wtxn, "header")
-                .map_err(|e| self.err(e))?
-                .is_some_and(|h| needs_backfill(&h, plan.availability));
+        let mut header: Header = self
+            .dbs
+            .header
+            .get(&wtxn, "header")
+            .map_err(|e| self.err(e))?
+            .ok_or_else(|| self.err("the header is missing"))?;
+        let backfill = embedding && needs_backfill(&header, plan.availability);
         if changed.is_empty() && !plan.rebuild && !backfill {
             return Ok(stats);
         }
@@ -103,10 +107,10 @@ impl Index {
             .collect();
         let mut changes = Vec::with_capacity(parsed.len());
         for (rel, source, read) in parsed {
-            let (items, hash) = match read {
-                Some(Ok((file, hash))) => {
+            let items = match read {
+                Some(Ok(file)) => {
                     stats.warnings.extend(file.warnings);
-                    (file.items, hash)
+                    file.items
                 }
                 Some(Err(e)) => {
                     // Keep what was indexed for a file we cannot read now.
@@ -115,23 +119,11 @@ impl Index {
                         .push(format!("{e}; its items are left as they were"));
                     continue;
                 }
-                None => (Vec::new(), String::new()),
+                None => Vec::new(),
             };
-            changes.push(FileChange {
-                rel,
-                source,
-                hash,
-                items,
-            });
+            changes.push(FileChange { rel, source, items });
         }
         stats.files_changed = changes.len();
-
-        let mut header: Header = self
-            .dbs
-            .header
-            .get(&wtxn, "header")
-            .map_err(|e| self.err(e))?
-            .ok_or_else(|| self.err("the header is missing"))?;
 
         // Which items are new, which stay (keeping their key and vector), which go.
         let mut removed: Vec<(u32, Item)> = Vec::new();
@@ -165,11 +157,14 @@ impl Index {
                 }
             }
             removed.extend(old_by_id.into_values());
+            let now = jiff::Timestamp::now().as_nanosecond();
             let record = change.source.as_ref().map(|s| FileRecord {
                 size: s.size,
-                mtime_ns: s.mtime_ns,
-                hash: change.hash.clone(),
-                synced_at_ns: jiff::Timestamp::now().as_nanosecond(),
+                mtime_ns: if now - s.mtime_ns < RACY_WINDOW_NS {
+                    SMUDGED
+                } else {
+                    s.mtime_ns
+                },
                 keys,
             });
             new_records.push((change.rel.clone(), record));
@@ -355,12 +350,9 @@ impl Index {
         let mut out = Vec::new();
         let present: HashSet<&str> = sources.iter().map(|s| s.rel.as_str()).collect();
         for s in sources {
-            let same = records.get(&s.rel).is_some_and(|r| {
-                r.size == s.size
-                    && r.mtime_ns == s.mtime_ns
-                    && (s.mtime_ns + RACY_WINDOW_NS < r.synced_at_ns
-                        || content_hash(&s.abs).is_some_and(|h| h == r.hash))
-            });
+            let same = records
+                .get(&s.rel)
+                .is_some_and(|r| r.size == s.size && r.mtime_ns == s.mtime_ns);
             if !same {
                 out.push((s.rel.clone(), Some(s.clone())));
             }

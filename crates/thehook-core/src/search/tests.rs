@@ -21,6 +21,22 @@ fn ids(hits: &[Hit]) -> Vec<&str> {
     hits.iter().map(|h| h.item.id.as_str()).collect()
 }
 
+/// Fuses BM25-only candidates, best first, as a lexical-only install would.
+fn fuse_lexical(scored: Vec<(Item, f32)>, period: Option<Period>, k: usize) -> Vec<Hit> {
+    let candidates = Candidates {
+        lexical: scored,
+        vector: vec![],
+    };
+    fuse(
+        candidates,
+        Mode::Lexical,
+        0.5,
+        period,
+        k,
+        &Analyzer::default(),
+    )
+}
+
 #[test]
 fn hybrid_rewards_agreement_of_both_retrievers() {
     let a = item("a", "alpha build cache", OLD);
@@ -86,19 +102,8 @@ fn without_vectors_hybrid_is_bm25_order() {
 fn recency_breaks_ties() {
     let old = item("old", "the cache lives in redis", OLD);
     let new = item("new", "the cache now lives in valkey", NEW);
-    let candidates = Candidates {
-        lexical: vec![(old, 1.0), (new, 1.0)],
-        vector: vec![],
-    };
     assert_eq!(
-        ids(&fuse(
-            candidates,
-            Mode::Lexical,
-            0.5,
-            None,
-            2,
-            &Analyzer::default()
-        )),
+        ids(&fuse_lexical(vec![(old, 1.0), (new, 1.0)], None, 2)),
         ["new", "old"]
     );
 }
@@ -116,18 +121,7 @@ fn near_duplicates_fold_into_the_best_hit() {
         OLD,
     );
     let c = item("ccc", "Deploys go through the staging pipeline first", OLD);
-    let candidates = Candidates {
-        lexical: vec![(a, 3.0), (b, 2.9), (c, 1.0)],
-        vector: vec![],
-    };
-    let hits = fuse(
-        candidates,
-        Mode::Lexical,
-        0.5,
-        None,
-        5,
-        &Analyzer::default(),
-    );
+    let hits = fuse_lexical(vec![(a, 3.0), (b, 2.9), (c, 1.0)], None, 5);
     assert_eq!(ids(&hits), ["a", "ccc"]);
     assert_eq!(hits[0].duplicates, [".thehook/knowledge/notes.md:2"]);
 }
@@ -137,18 +131,7 @@ fn k_limits_results_but_duplicates_past_k_still_fold() {
     let a = item("a", "use pnpm workspaces for packages", OLD);
     let b = item("bb", "release tags are signed", OLD);
     let c = item("ccc", "Use pnpm workspaces, for packages.", OLD);
-    let candidates = Candidates {
-        lexical: vec![(a, 3.0), (b, 2.0), (c, 1.0)],
-        vector: vec![],
-    };
-    let hits = fuse(
-        candidates,
-        Mode::Lexical,
-        0.5,
-        None,
-        2,
-        &Analyzer::default(),
-    );
+    let hits = fuse_lexical(vec![(a, 3.0), (b, 2.0), (c, 1.0)], None, 2);
     assert_eq!(ids(&hits), ["a", "bb"]);
     assert_eq!(hits[0].duplicates.len(), 1);
 }
@@ -157,27 +140,8 @@ fn k_limits_results_but_duplicates_past_k_still_fold() {
 fn items_from_the_period_a_query_names_move_up() {
     let march = item("march", "moved search to postgres", "2026-03-04T00:00:00Z");
     let june = item("june", "moved search to elastic", "2026-06-10T00:00:00Z");
-    let candidates = || Candidates {
-        lexical: vec![(june.clone(), 2.0), (march.clone(), 1.8)],
-        vector: vec![],
-    };
-    let plain = fuse(
-        candidates(),
-        Mode::Lexical,
-        0.5,
-        None,
-        2,
-        &Analyzer::default(),
-    );
-    assert_eq!(ids(&plain), ["june", "march"]);
+    let scored = || vec![(june.clone(), 2.0), (march.clone(), 1.8)];
+    assert_eq!(ids(&fuse_lexical(scored(), None, 2)), ["june", "march"]);
     let period = crate::when::period_in("search in March 2026");
-    let dated = fuse(
-        candidates(),
-        Mode::Lexical,
-        0.5,
-        period,
-        2,
-        &Analyzer::default(),
-    );
-    assert_eq!(ids(&dated), ["march", "june"]);
+    assert_eq!(ids(&fuse_lexical(scored(), period, 2)), ["march", "june"]);
 }

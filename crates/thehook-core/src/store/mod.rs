@@ -9,8 +9,6 @@ use std::path::{Path, PathBuf};
 
 pub use parse::{parse_date, parse_markdown, FrontMatter, ParsedFile};
 
-use sha2::{Digest, Sha256};
-
 use crate::error::{Error, Result};
 use crate::item::{Item, ItemKind};
 use crate::project::Project;
@@ -77,23 +75,11 @@ fn mtime_ns(meta: &std::fs::Metadata) -> i128 {
         .map_or(0, |t| t.as_nanosecond())
 }
 
-/// SHA-256 of a file's content (hex), or `None` when it cannot be read.
-pub fn content_hash(path: &Path) -> Option<String> {
-    std::fs::read(path)
-        .ok()
-        .map(|bytes| hex(&Sha256::digest(&bytes)))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Reads and parses one source file, returning its items and content hash.
+/// Reads and parses one source file.
 /// Bytes that are not UTF-8 are replaced (and reported); an unreadable file
 /// is an error for the caller to report.
-pub fn read_source(file: &SourceFile) -> Result<(ParsedFile, String)> {
+pub fn read_source(file: &SourceFile) -> Result<ParsedFile> {
     let bytes = std::fs::read(&file.abs).map_err(|e| Error::io("cannot read", &file.abs, e))?;
-    let hash = hex(&Sha256::digest(&bytes));
     let file_date = jiff::Timestamp::from_nanosecond(file.mtime_ns)
         .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
         .to_string();
@@ -112,7 +98,7 @@ pub fn read_source(file: &SourceFile) -> Result<(ParsedFile, String)> {
             file.rel
         ));
     }
-    Ok((parsed, hash))
+    Ok(parsed)
 }
 
 /// Writes `content` to `path` atomically: a temp file in the same folder,
@@ -139,9 +125,9 @@ pub fn write_atomic(path: &Path, content: &[u8]) -> Result<()> {
 }
 
 /// Appends `text` as a new item of `kind` to `knowledge/notes.md`, dated
-/// today, and returns the file's project-relative path. The text is kept on
+/// today, and returns the item as the index will see it. The text is kept on
 /// one list item: inner newlines become continuation lines.
-pub fn append_note(project: &Project, kind: ItemKind, text: &str, today: &str) -> Result<String> {
+pub fn append_note(project: &Project, kind: ItemKind, text: &str, today: &str) -> Result<Item> {
     let text = text.trim();
     if text.is_empty() {
         return Err(Error::Usage {
@@ -151,15 +137,14 @@ pub fn append_note(project: &Project, kind: ItemKind, text: &str, today: &str) -
         });
     }
     let path = project.knowledge_dir().join("notes.md");
-    let mut content = match std::fs::read(&path) {
-        Ok(bytes) => String::from_utf8(bytes).map_err(|_| Error::Markdown {
-            path: path.clone(),
-            line: 1,
-            problem: "the file is not valid UTF-8, so thehook will not rewrite it".into(),
-            fix: "save it as UTF-8, then run `thehook remember` again".into(),
-        })?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => "# Notes\n\n".to_string(),
-        Err(e) => return Err(Error::io("cannot read", &path, e)),
+    let mut content = if path.exists() {
+        read_for_rewrite(
+            &path,
+            1,
+            "save it as UTF-8, then run `thehook remember` again",
+        )?
+    } else {
+        "# Notes\n\n".to_string()
     };
     if !content.is_empty() && !content.ends_with('\n') {
         content.push('\n');
@@ -167,20 +152,39 @@ pub fn append_note(project: &Project, kind: ItemKind, text: &str, today: &str) -
     let body = text.lines().collect::<Vec<_>>().join("\n  ");
     content.push_str(&format!("- `[{}]` {today}: {body}\n", kind.tag()));
     write_atomic(&path, content.as_bytes())?;
-    Ok(project.relative(&path))
+    let rel = project.relative(&path);
+    parse_markdown(&rel, &content, today)
+        .items
+        .pop()
+        .ok_or_else(|| Error::Markdown {
+            path,
+            line: content.lines().count(),
+            problem: "the appended item could not be read back".into(),
+            fix: "check the end of the file for an unclosed code block".into(),
+        })
+}
+
+/// The text of a file thehook is about to rewrite; refuses one that is not
+/// UTF-8 rather than replacing its bytes.
+fn read_for_rewrite(path: &Path, line: usize, fix: &str) -> Result<String> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io("cannot read", path, e))?;
+    String::from_utf8(bytes).map_err(|_| Error::Markdown {
+        path: path.to_path_buf(),
+        line,
+        problem: "the file is not valid UTF-8, so thehook will not rewrite it".into(),
+        fix: fix.into(),
+    })
 }
 
 /// Removes `item`'s lines from its file, after checking that the file still
 /// holds that item at those lines (it may have been edited since indexing).
 pub fn remove_item(project: &Project, item: &Item) -> Result<()> {
     let path = project.root().join(&item.path);
-    let bytes = std::fs::read(&path).map_err(|e| Error::io("cannot read", &path, e))?;
-    let text = String::from_utf8(bytes).map_err(|_| Error::Markdown {
-        path: path.clone(),
-        line: item.line_start,
-        problem: "the file is not valid UTF-8, so thehook will not rewrite it".into(),
-        fix: "save it as UTF-8, or delete the item by hand".into(),
-    })?;
+    let text = read_for_rewrite(
+        &path,
+        item.line_start,
+        "save it as UTF-8, or delete the item by hand",
+    )?;
     let current = parse_markdown(&item.path, &text, &item.date);
     let Some(found) = current.items.iter().find(|i| i.id == item.id) else {
         return Err(Error::ItemNotFound {
