@@ -69,6 +69,10 @@ pub enum Error {
     #[error("no memory yet: {root} has no .thehook/ folder\n  fix: run `thehook remember \"<fact>\"` there to start one")]
     NoMemory { root: PathBuf },
 
+    /// An agent transcript could not be read.
+    #[error("transcript {path}: {problem}\n  fix: check that it is a Claude Code, Cursor, Codex or Gemini CLI transcript; thehook leaves files it cannot read alone")]
+    Transcript { path: PathBuf, problem: String },
+
     /// `forget` was given an id that matches no item, or several.
     #[error("{problem}\n  fix: {fix}")]
     ItemNotFound { problem: String, fix: String },
@@ -116,6 +120,7 @@ impl Error {
             Error::Index { .. } => "THEHOOK_INDEX",
             Error::Model { .. } => "THEHOOK_MODEL",
             Error::Usage { .. } => "THEHOOK_USAGE",
+            Error::Transcript { .. } => "THEHOOK_TRANSCRIPT",
             Error::ItemNotFound { .. } | Error::NoMemory { .. } => "THEHOOK_NOT_FOUND",
         }
     }

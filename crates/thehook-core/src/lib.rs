@@ -16,6 +16,7 @@ pub mod memory;
 pub mod project;
 pub mod search;
 pub mod store;
+pub mod transcript;
 pub mod when;
 
 pub use error::{Error, Result};
