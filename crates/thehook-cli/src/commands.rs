@@ -27,6 +27,10 @@ pub fn dispatch(cli: Cli, out: &mut Output) -> i32 {
         Command::Remember(args) => remember(&project, &paths, args, out),
         Command::Forget(args) => forget(&project, &paths, args, out),
         Command::Doctor(args) => run_doctor(&project, &paths, args, out),
+        Command::Init(args) => crate::setup::init(&start, args, out),
+        Command::Uninstall(args) => crate::setup::uninstall(&start, args, out),
+        Command::Retrieve(args) => crate::hooks::retrieve(&start, &paths, args, out),
+        Command::Capture(args) => crate::hooks::capture(&start, args, out),
     };
     out.flush();
     code
@@ -34,7 +38,7 @@ pub fn dispatch(cli: Cli, out: &mut Output) -> i32 {
 
 /// Prints an error and returns its exit code: 1 when there is simply nothing
 /// to find, 2 for everything the user has to fix.
-fn fail(out: &mut Output, e: &Error) -> i32 {
+pub(crate) fn fail(out: &mut Output, e: &Error) -> i32 {
     let label = out.paint(Style::Bad, "error:");
     out.err(&format!("{label} {e}"));
     match e {

@@ -3,7 +3,9 @@
 //! in-process (`cli(argv)`).
 
 mod commands;
+mod hooks;
 mod output;
+mod setup;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -45,6 +47,57 @@ pub enum Command {
     Forget(ForgetArgs),
     /// Check the install (model, ONNX Runtime, index, permissions, hooks) and print fixes.
     Doctor(JsonFlag),
+    /// Set up memory here and wire thehook into your agents' session hooks.
+    Init(InitArgs),
+    /// Remove exactly the hooks and commands `init` added (memory is kept).
+    Uninstall(UninstallArgs),
+    /// Session-start hook: reads the agent's payload on stdin, prints the memory to inject.
+    Retrieve(HookArgs),
+    /// Session-end hook: queues the session for capture and returns at once.
+    Capture(HookArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// Agents to wire (comma-separated): claude, cursor, codex, gemini.
+    /// Default: those whose folder or program is present, else Claude Code.
+    #[arg(long = "agent", value_name = "AGENTS", value_delimiter = ',', value_parser = parse_agent)]
+    pub agents: Vec<thehook_core::agent::Agent>,
+    /// Write the user-level settings (~/.claude, ~/.cursor, ...) instead of the project's.
+    #[arg(long)]
+    pub global: bool,
+    /// The thehook program hooks should run (default: the one on PATH).
+    #[arg(long, value_name = "PATH")]
+    pub bin: Option<PathBuf>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct UninstallArgs {
+    /// Remove from the user-level settings instead of the project's.
+    #[arg(long)]
+    pub global: bool,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    /// The agent the hook was written for (the payload's shape can overrule it).
+    #[arg(long, value_parser = parse_agent)]
+    pub agent: Option<thehook_core::agent::Agent>,
+    /// Internal: the detached second half of `retrieve`.
+    #[arg(long, hide = true)]
+    pub background: bool,
+    /// Internal: the session that is starting (not swept).
+    #[arg(long, hide = true)]
+    pub session: Option<String>,
+}
+
+fn parse_agent(s: &str) -> Result<thehook_core::agent::Agent, String> {
+    thehook_core::agent::Agent::parse(s)
+        .ok_or_else(|| "expected one of: claude, cursor, codex, gemini".to_string())
 }
 
 #[derive(Debug, Args)]

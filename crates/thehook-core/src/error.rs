@@ -69,6 +69,14 @@ pub enum Error {
     #[error("no memory yet: {root} has no .thehook/ folder\n  fix: run `thehook remember \"<fact>\"` there to start one")]
     NoMemory { root: PathBuf },
 
+    /// An agent's settings file cannot be edited safely.
+    #[error("{path}: {problem}\n  fix: {fix}")]
+    Settings {
+        path: PathBuf,
+        problem: String,
+        fix: String,
+    },
+
     /// An agent transcript could not be read.
     #[error("transcript {path}: {problem}\n  fix: check that it is a Claude Code, Cursor, Codex or Gemini CLI transcript; thehook leaves files it cannot read alone")]
     Transcript { path: PathBuf, problem: String },
@@ -121,6 +129,7 @@ impl Error {
             Error::Model { .. } => "THEHOOK_MODEL",
             Error::Usage { .. } => "THEHOOK_USAGE",
             Error::Transcript { .. } => "THEHOOK_TRANSCRIPT",
+            Error::Settings { .. } => "THEHOOK_SETTINGS",
             Error::ItemNotFound { .. } | Error::NoMemory { .. } => "THEHOOK_NOT_FOUND",
         }
     }

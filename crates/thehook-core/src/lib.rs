@@ -5,17 +5,24 @@
 //! makes it searchable ([`search`]); [`memory::Memory`] ties them into the
 //! operations the CLI and the Node addon expose.
 
+pub mod agent;
 pub mod config;
+pub mod context;
 pub mod doctor;
 pub mod embed;
 pub mod error;
 pub mod index;
+pub mod init;
 pub mod item;
 pub mod lexical;
+pub mod logs;
 pub mod memory;
 pub mod project;
+pub mod queue;
+pub mod retrieve;
 pub mod search;
 pub mod store;
+pub mod sweep;
 pub mod transcript;
 pub mod when;
 

@@ -109,6 +109,34 @@ impl Memory {
         self.sync_or_rebuild(progress, false)
     }
 
+    /// Brings the index up to date without starting the embedding model:
+    /// new items are stored without vectors, and the next sync that has the
+    /// model embeds them (the session-start hook cannot wait for it).
+    pub fn sync_deferring_embeddings(&mut self) -> Result<SyncStats> {
+        let deferred = Availability::Missing {
+            reason: "deferred".into(),
+            fix: String::new(),
+        };
+        let plan = SyncPlan {
+            availability: &deferred,
+            progress: &|_, _| {},
+            rebuild: false,
+        };
+        self.index.sync(&self.project, &plan)
+    }
+
+    pub(crate) fn index(&self) -> &Index {
+        &self.index
+    }
+    pub(crate) fn analyzer(&self) -> &Analyzer {
+        &self.analyzer
+    }
+
+    /// The embedding of `query`, or `None` without a model.
+    pub fn embed_query_vector(&mut self, query: &str) -> Result<Option<Vec<f32>>> {
+        self.embed_query(query)
+    }
+
     /// Builds the index again from the markdown, in one transaction: other
     /// processes keep reading the old index until the new one is committed.
     pub fn reindex(&mut self, progress: Progress) -> Result<SyncStats> {

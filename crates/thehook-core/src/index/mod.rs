@@ -27,7 +27,7 @@ use crate::project::Project;
 pub const LEXICAL_ONLY: &str = "lexical-only";
 
 /// Bump when the stored layout or the analyzer changes: old indexes rebuild.
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// LMDB's map is address space, not disk: the file grows as data is written.
 const MAP_SIZE: usize = 8 << 30;
@@ -70,6 +70,8 @@ struct Dbs {
     ids: heed::Database<'static, Str, Key>,
     files: heed::Database<'static, Str, SerdeJson<FileRecord>>,
     postings: heed::Database<'static, Str, Bytes>,
+    /// `<type>\0<date>\0<key>` → key: the newest items of a type, in order.
+    recent: heed::Database<'static, Str, Key>,
     vectors: arroy::Database<'static, Cosine>,
 }
 
@@ -208,6 +210,7 @@ impl Index {
         d.ids.clear(wtxn).map_err(|e| self.err(e))?;
         d.files.clear(wtxn).map_err(|e| self.err(e))?;
         d.postings.clear(wtxn).map_err(|e| self.err(e))?;
+        d.recent.clear(wtxn).map_err(|e| self.err(e))?;
         d.vectors.clear(wtxn).map_err(|e| self.err(e))?;
         let header = Header {
             schema: SCHEMA_VERSION,
@@ -365,6 +368,33 @@ impl Index {
         Ok(keys)
     }
 
+    /// The newest items of the given types, newest first (at most `limit`).
+    pub fn recent(&self, kinds: &[ItemKind], limit: usize) -> Result<Vec<Item>> {
+        let rtxn = self.env.read_txn().map_err(|e| self.err(e))?;
+        let mut found: Vec<(String, u32)> = Vec::new();
+        for kind in kinds {
+            let prefix = format!("{kind}\0");
+            let iter = self
+                .dbs
+                .recent
+                .rev_prefix_iter(&rtxn, &prefix)
+                .map_err(|e| self.err(e))?;
+            for entry in iter.take(limit) {
+                let (k, key) = entry.map_err(|e| self.err(e))?;
+                let date = k[prefix.len()..].to_string();
+                found.push((date, key));
+            }
+        }
+        found.sort_by(|a, b| b.cmp(a));
+        let mut out = Vec::with_capacity(limit.min(found.len()));
+        for (_, key) in found.into_iter().take(limit) {
+            if let Some(item) = self.dbs.items.get(&rtxn, &key).map_err(|e| self.err(e))? {
+                out.push(item);
+            }
+        }
+        Ok(out)
+    }
+
     /// Items whose id starts with `prefix` (at most `limit`).
     pub fn items_by_id_prefix(&self, prefix: &str, limit: usize) -> Result<Vec<Item>> {
         let rtxn = self.env.read_txn().map_err(|e| self.err(e))?;
@@ -440,6 +470,17 @@ fn stale_reason(header: &Header, fingerprint: &str) -> Option<String> {
     })
 }
 
+/// The key of an item in the `recent` database: type, then a date that sorts
+/// as text, then the item's key.
+fn recent_key(key: u32, item: &Item) -> String {
+    let seconds = item
+        .date
+        .parse::<jiff::Timestamp>()
+        .map(|t| t.as_second().max(0))
+        .unwrap_or(0);
+    format!("{}\0{seconds:012}\0{key:08x}", item.kind)
+}
+
 fn open_env(path: &Path) -> heed::Result<Env<WithoutTls>> {
     std::fs::create_dir_all(path)?;
     let mut options = EnvOpenOptions::new().read_txn_without_tls();
@@ -463,6 +504,7 @@ fn open_dbs(env: &Env<WithoutTls>) -> heed::Result<Dbs> {
                     dbo.open_database(rtxn, Some("ids")).ok()??,
                     dbo.open_database(rtxn, Some("files")).ok()??,
                     dbo.open_database(rtxn, Some("postings")).ok()??,
+                    dbo.open_database(rtxn, Some("recent")).ok()??,
                     dbo.open_database(rtxn, Some("vectors")).ok()??,
                 ))
             })();
@@ -483,6 +525,7 @@ fn open_dbs(env: &Env<WithoutTls>) -> heed::Result<Dbs> {
                     dbo.create_database(wtxn, Some("ids"))?,
                     dbo.create_database(wtxn, Some("files"))?,
                     dbo.create_database(wtxn, Some("postings"))?,
+                    dbo.create_database(wtxn, Some("recent"))?,
                     dbo.create_database(wtxn, Some("vectors"))?,
                 )))
             })?
@@ -495,7 +538,8 @@ fn open_dbs(env: &Env<WithoutTls>) -> heed::Result<Dbs> {
         ids: dbs.2,
         files: dbs.3,
         postings: dbs.4,
-        vectors: dbs.5,
+        recent: dbs.5,
+        vectors: dbs.6,
     })
 }
 

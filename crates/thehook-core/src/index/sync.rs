@@ -8,7 +8,7 @@ use arroy::distances::Cosine;
 use rand::SeedableRng;
 use rayon::prelude::*;
 
-use super::{decode_postings, encode_postings, FileRecord, Header, Index, ARROY_INDEX};
+use super::{decode_postings, encode_postings, recent_key, FileRecord, Header, Index, ARROY_INDEX};
 use crate::embed::{embed_all, Availability};
 use crate::error::Result;
 use crate::item::Item;
@@ -129,6 +129,8 @@ impl Index {
         let mut removed: Vec<(u32, Item)> = Vec::new();
         let mut added: Vec<(u32, Item)> = Vec::new();
         let mut kept: Vec<(u32, Item)> = Vec::new();
+        // Kept items as they were indexed, to move their `recent` entries.
+        let mut kept_before: Vec<(u32, Item)> = Vec::new();
         let mut new_records: Vec<(String, Option<FileRecord>)> = Vec::new();
         for change in &changes {
             let old_keys = records
@@ -144,9 +146,10 @@ impl Index {
             let mut keys = Vec::with_capacity(change.items.len());
             for item in &change.items {
                 match old_by_id.remove(&item.id) {
-                    Some((key, _)) => {
+                    Some((key, before)) => {
                         keys.push(key);
                         kept.push((key, item.clone()));
+                        kept_before.push((key, before));
                     }
                     None => {
                         let key = header.next_key;
@@ -227,6 +230,10 @@ impl Index {
                 .ids
                 .delete(&mut wtxn, &item.id)
                 .map_err(|e| self.err(e))?;
+            self.dbs
+                .recent
+                .delete(&mut wtxn, &recent_key(*key, item))
+                .map_err(|e| self.err(e))?;
         }
         for ((key, item), (tf, len)) in added.iter().zip(added_tf) {
             for (term, n) in tf {
@@ -246,12 +253,26 @@ impl Index {
                 .ids
                 .put(&mut wtxn, &item.id, key)
                 .map_err(|e| self.err(e))?;
+            self.dbs
+                .recent
+                .put(&mut wtxn, &recent_key(*key, item), key)
+                .map_err(|e| self.err(e))?;
         }
         // Kept items may have moved lines or changed type: refresh their metadata.
+        for (key, item) in &kept_before {
+            self.dbs
+                .recent
+                .delete(&mut wtxn, &recent_key(*key, item))
+                .map_err(|e| self.err(e))?;
+        }
         for (key, item) in &kept {
             self.dbs
                 .items
                 .put(&mut wtxn, key, item)
+                .map_err(|e| self.err(e))?;
+            self.dbs
+                .recent
+                .put(&mut wtxn, &recent_key(*key, item), key)
                 .map_err(|e| self.err(e))?;
         }
         for (term, (gone, new)) in postings_delta {

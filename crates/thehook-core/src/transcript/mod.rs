@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
+pub(crate) use condense::clip as clip_chars;
 pub use condense::{condense, CondenseOptions};
 pub use lines::{read_records, Record};
 

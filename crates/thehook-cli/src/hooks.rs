@@ -1,0 +1,182 @@
+//! The hook commands agents run: `retrieve` at session start and `capture`
+//! at session end. They never fail the agent: whatever happens, they exit 0,
+//! print valid JSON or nothing on stdout, and log to `.thehook/logs/`.
+
+use std::io::Read;
+use std::path::Path;
+use std::time::Instant;
+
+use thehook_core::agent::{Agent, HookPayload};
+use thehook_core::embed::SearchPaths;
+use thehook_core::queue::{enqueue, Job, JOB_VERSION};
+use thehook_core::{logs, retrieve, sweep, Project};
+
+use crate::output::Output;
+use crate::{exit, HookArgs};
+
+const LOG: &str = "hooks.log";
+
+/// A hook started by thehook's own LLM child must do nothing (no recursion).
+fn is_child() -> bool {
+    std::env::var_os("THEHOOK_CHILD").is_some_and(|v| v == "1")
+}
+
+fn read_stdin(out: &mut Output) -> String {
+    let mut text = String::new();
+    // Bytes that are not UTF-8 make the payload unreadable, which is logged.
+    let mut bytes = Vec::new();
+    if out.stdin.read_to_end(&mut bytes).is_ok() {
+        text = String::from_utf8_lossy(&bytes).into_owned();
+    }
+    text
+}
+
+fn home() -> Option<std::path::PathBuf> {
+    std::env::var_os("HOME").map(std::path::PathBuf::from)
+}
+
+pub fn retrieve(start: &Path, paths: &SearchPaths, args: HookArgs, out: &mut Output) -> i32 {
+    if is_child() {
+        return exit::SUCCESS;
+    }
+    if args.background {
+        return background(start, paths, &args);
+    }
+    let began = Instant::now();
+    let stdin = read_stdin(out);
+    let cwd = std::path::absolute(start).unwrap_or_else(|_| start.to_path_buf());
+    let result = retrieve::retrieve(&stdin, args.agent, &cwd, home().as_deref(), paths);
+    let log_to = |r: &Option<std::path::PathBuf>| Project::discover(r.as_deref().unwrap_or(&cwd));
+    match result {
+        Ok(r) => {
+            if let Some(json) = &r.output {
+                out.print(&json.to_string());
+            }
+            out.flush();
+            let project = log_to(&r.project);
+            if project.dir().is_dir() {
+                logs::append(
+                    &project,
+                    LOG,
+                    &format!("retrieve {} ({} ms)", r.log, began.elapsed().as_millis()),
+                );
+            }
+            if let (Some(root), true) = (&r.project, background_allowed()) {
+                spawn_background(root, r.agent, r.session_id.as_deref());
+            }
+        }
+        Err(e) => {
+            let project = log_to(&None);
+            if project.dir().is_dir() {
+                logs::append(&project, LOG, &format!("retrieve failed: {e}"));
+            }
+        }
+    }
+    exit::SUCCESS
+}
+
+/// `THEHOOK_BACKGROUND=0` keeps retrieve from starting its background half
+/// (benchmarks of the foreground use it).
+fn background_allowed() -> bool {
+    std::env::var_os("THEHOOK_BACKGROUND").is_none_or(|v| v != "0")
+}
+
+/// Starts `thehook retrieve --background` fully detached: its own process
+/// group, no stdio, so the agent neither waits for it nor signals it.
+fn spawn_background(root: &Path, agent: Option<Agent>, session: Option<&str>) {
+    use std::os::unix::process::CommandExt;
+    let Ok(exe) = std::env::current_exe() else { return };
+    let mut cmd = std::process::Command::new(exe);
+    cmd.arg("-C").arg(root).args(["retrieve", "--background"]);
+    if let Some(agent) = agent {
+        cmd.args(["--agent", agent.as_str()]);
+    }
+    if let Some(session) = session {
+        cmd.args(["--session", session]);
+    }
+    cmd.stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0);
+    let _ = cmd.spawn();
+}
+
+/// The slow half of session start, where nobody waits: embeds the context
+/// query for next time and sweeps for uncaptured sessions.
+fn background(start: &Path, paths: &SearchPaths, args: &HookArgs) -> i32 {
+    let project = Project::discover(start);
+    if !project.dir().is_dir() {
+        return exit::SUCCESS;
+    }
+    let began = Instant::now();
+    let warmed = retrieve::warm(project.root(), paths).unwrap_or_else(|e| format!("warming failed: {e}"));
+    let swept = match home() {
+        Some(home) => match sweep::sweep(&project, &home, args.session.as_deref(), std::time::SystemTime::now()) {
+            Ok(found) if found.is_empty() => "no uncaptured sessions".to_string(),
+            Ok(found) => format!(
+                "queued {} uncaptured session(s): {}",
+                found.len(),
+                found.iter().map(|f| f.session_id.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+            Err(e) => format!("sweep failed: {e}"),
+        },
+        None => "no HOME: no sweep".to_string(),
+    };
+    logs::append(
+        &project,
+        LOG,
+        &format!("retrieve --background: {warmed}; {swept} ({} ms)", began.elapsed().as_millis()),
+    );
+    exit::SUCCESS
+}
+
+/// The session-end hook: queues the session for the capture worker and
+/// returns at once. (The worker itself is `thehook capture --worker`, which
+/// is not built yet; until then jobs wait in `.thehook/queue/`.)
+pub fn capture(start: &Path, args: HookArgs, out: &mut Output) -> i32 {
+    if is_child() {
+        return exit::SUCCESS;
+    }
+    let stdin = read_stdin(out);
+    let cwd = std::path::absolute(start).unwrap_or_else(|_| start.to_path_buf());
+    let payload = match HookPayload::parse(&stdin, args.agent) {
+        Ok(p) => p,
+        Err(why) => {
+            let project = Project::discover(&cwd);
+            if project.dir().is_dir() {
+                logs::append(&project, LOG, &format!("capture ignored the payload: {why}"));
+            }
+            return exit::SUCCESS;
+        }
+    };
+    let project = Project::discover(payload.cwd.as_deref().unwrap_or(&cwd));
+    if !project.dir().is_dir() {
+        return exit::SUCCESS;
+    }
+    let line = match (&payload.session_id, args.agent) {
+        // Cursor also runs Claude Code's hooks: its own sessionEnd hook captures.
+        (_, Some(Agent::ClaudeCode)) if payload.agent == Agent::Cursor => {
+            "capture: Cursor ran Claude Code's hook; its own sessionEnd hook captures".to_string()
+        }
+        (None, _) => "capture: the payload has no session_id".to_string(),
+        (Some(id), _) => {
+            let job = Job {
+                version: JOB_VERSION,
+                session_id: id.clone(),
+                agent: payload.agent,
+                transcript_path: payload.transcript_path.clone(),
+                cwd: payload.cwd.clone(),
+                origin: "hook".into(),
+                queued_at: jiff::Timestamp::now().to_string(),
+                reason: payload.reason.clone(),
+            };
+            match enqueue(&project, &job) {
+                Ok(true) => format!("capture: queued {} session {id}", payload.agent),
+                Ok(false) => format!("capture: updated the queued job of session {id}"),
+                Err(e) => format!("capture: could not queue session {id}: {e}"),
+            }
+        }
+    };
+    logs::append(&project, LOG, &line);
+    exit::SUCCESS
+}

@@ -1,0 +1,156 @@
+//! The agents thehook wires into, and what their session hooks send and
+//! expect (DESIGN section 6, checked against each agent's hook docs).
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+/// An agent with session hooks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Agent {
+    ClaudeCode,
+    Cursor,
+    Codex,
+    Gemini,
+}
+
+impl Agent {
+    pub const ALL: [Agent; 4] = [
+        Agent::ClaudeCode,
+        Agent::Cursor,
+        Agent::Codex,
+        Agent::Gemini,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "claude-code",
+            Agent::Cursor => "cursor",
+            Agent::Codex => "codex",
+            Agent::Gemini => "gemini",
+        }
+    }
+
+    /// Accepts the names people use: `claude`, `claude-code`, `cursor`, ...
+    pub fn parse(name: &str) -> Option<Agent> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "claude" | "claude-code" | "claudecode" => Some(Agent::ClaudeCode),
+            "cursor" | "cursor-agent" => Some(Agent::Cursor),
+            "codex" => Some(Agent::Codex),
+            "gemini" | "gemini-cli" => Some(Agent::Gemini),
+            _ => None,
+        }
+    }
+
+    /// The folder that holds the agent's settings, in a project or in `$HOME`.
+    pub fn folder(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => ".claude",
+            Agent::Cursor => ".cursor",
+            Agent::Codex => ".codex",
+            Agent::Gemini => ".gemini",
+        }
+    }
+
+    /// The settings file with the agent's hooks, relative to project or home.
+    pub fn settings_file(self) -> PathBuf {
+        let name = match self {
+            Agent::ClaudeCode | Agent::Gemini => "settings.json",
+            Agent::Cursor | Agent::Codex => "hooks.json",
+        };
+        PathBuf::from(self.folder()).join(name)
+    }
+
+    /// Programs whose presence on PATH says the agent is installed.
+    pub fn binaries(self) -> &'static [&'static str] {
+        match self {
+            Agent::ClaudeCode => &["claude"],
+            Agent::Cursor => &["cursor-agent", "cursor"],
+            Agent::Codex => &["codex"],
+            Agent::Gemini => &["gemini"],
+        }
+    }
+}
+
+impl std::fmt::Display for Agent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a session hook received on stdin, whichever agent sent it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HookPayload {
+    pub agent: Agent,
+    pub session_id: Option<String>,
+    pub transcript_path: Option<PathBuf>,
+    pub cwd: Option<PathBuf>,
+    /// startup | resume | clear | compact (absent from Cursor's payload).
+    pub source: Option<String>,
+    /// Why the session ended (session-end payloads).
+    pub reason: Option<String>,
+    pub hook_event_name: Option<String>,
+}
+
+impl HookPayload {
+    /// Reads a payload. `declared` is the agent the hook command was written
+    /// for (`--agent`); the payload's shape wins over it, because Cursor runs
+    /// Claude Code's hooks with its own payload. Fails with a one-line reason.
+    pub fn parse(stdin: &str, declared: Option<Agent>) -> Result<HookPayload, String> {
+        if stdin.trim().is_empty() {
+            return Err("stdin is empty: the agent sent no payload".into());
+        }
+        let v: Value =
+            serde_json::from_str(stdin.trim()).map_err(|e| format!("stdin is not JSON ({e})"))?;
+        let o = v.as_object().ok_or("stdin is JSON but not an object")?;
+        let s = |k: &str| o.get(k).and_then(Value::as_str).filter(|s| !s.is_empty());
+        let session_id = s("session_id").or_else(|| s("conversation_id"));
+        let event = s("hook_event_name");
+        if session_id.is_none() && event.is_none() {
+            return Err("the payload has neither session_id nor hook_event_name".into());
+        }
+        let transcript = s("transcript_path");
+        let agent = if o.contains_key("cursor_version") || o.contains_key("workspace_roots") {
+            Agent::Cursor
+        } else if transcript.is_some_and(|p| p.contains("/.codex/")) {
+            Agent::Codex
+        } else if transcript.is_some_and(|p| p.contains("/.gemini/"))
+            || (o.contains_key("timestamp") && !o.contains_key("permission_mode"))
+        {
+            Agent::Gemini
+        } else {
+            declared.unwrap_or(Agent::ClaudeCode)
+        };
+        let cwd = s("cwd").map(PathBuf::from).or_else(|| {
+            o.get("workspace_roots")
+                .and_then(Value::as_array)
+                .and_then(|roots| roots.first())
+                .and_then(Value::as_str)
+                .map(PathBuf::from)
+        });
+        Ok(HookPayload {
+            agent,
+            session_id: session_id.map(str::to_string),
+            transcript_path: transcript.map(PathBuf::from),
+            cwd,
+            source: s("source").map(str::to_string),
+            reason: s("reason").map(str::to_string),
+            hook_event_name: event.map(str::to_string),
+        })
+    }
+}
+
+/// The session-start output that makes `agent` add `context` to the session.
+pub fn session_start_output(agent: Agent, context: &str) -> Value {
+    match agent {
+        Agent::Cursor => json!({ "additional_context": context }),
+        Agent::ClaudeCode | Agent::Codex | Agent::Gemini => json!({
+            "hookSpecificOutput": {
+                "hookEventName": "SessionStart",
+                "additionalContext": context,
+            }
+        }),
+    }
+}

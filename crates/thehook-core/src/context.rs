@@ -1,0 +1,169 @@
+//! What a session is likely about, read from git: the branch, the files
+//! changed recently or not yet committed, and the latest commit subjects.
+//! The session-start hook searches memory with it.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// How many recent commits speak for the context.
+const RECENT_COMMITS: usize = 8;
+/// A cap on the query, so a huge diff does not make a huge search.
+const MAX_WORDS: usize = 120;
+
+/// The project's context as one search query ("" outside git).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Context {
+    pub branch: Option<String>,
+    pub changed_files: Vec<String>,
+    pub commit_subjects: Vec<String>,
+}
+
+impl Context {
+    /// Reads the context of the git work tree at `root`. Never fails: what
+    /// git cannot tell is left out.
+    pub fn of(root: &Path) -> Context {
+        // Both git commands run at once; the branch is read from HEAD directly.
+        let log = git(root)
+            .args(["log", "--no-merges", "--name-only", "--format=%x00%s"])
+            .arg(format!("-n{RECENT_COMMITS}"))
+            .spawn();
+        let status = git(root)
+            .args(["status", "--porcelain", "--untracked-files=no"])
+            .spawn();
+        let mut context = Context {
+            branch: branch(root),
+            ..Context::default()
+        };
+        if let Ok(out) = status.and_then(|c| c.wait_with_output()) {
+            let text = String::from_utf8_lossy(&out.stdout);
+            for line in text.lines() {
+                if let Some(path) = line.get(3..) {
+                    // Renames: "old -> new".
+                    let path = path.rsplit(" -> ").next().unwrap_or(path);
+                    push_unique(&mut context.changed_files, path.trim_matches('"'));
+                }
+            }
+        }
+        if let Ok(out) = log.and_then(|c| c.wait_with_output()) {
+            let text = String::from_utf8_lossy(&out.stdout);
+            for commit in text.split('\0').filter(|c| !c.trim().is_empty()) {
+                let mut lines = commit.lines();
+                if let Some(subject) = lines.next().filter(|s| !s.trim().is_empty()) {
+                    context.commit_subjects.push(subject.trim().to_string());
+                }
+                for file in lines.filter(|l| !l.trim().is_empty()) {
+                    push_unique(&mut context.changed_files, file.trim());
+                }
+            }
+        }
+        context
+    }
+
+    /// The search query: branch words, file names and commit subjects.
+    pub fn query(&self) -> String {
+        let mut words: Vec<String> = Vec::new();
+        if let Some(b) = &self.branch {
+            words.extend(split_name(b));
+        }
+        for f in self.changed_files.iter().take(30) {
+            words.extend(split_name(f));
+        }
+        for s in &self.commit_subjects {
+            words.extend(s.split_whitespace().map(str::to_string));
+        }
+        words.truncate(MAX_WORDS);
+        words.join(" ")
+    }
+}
+
+fn git(root: &Path) -> Command {
+    let mut c = Command::new("git");
+    c.arg("-C")
+        .arg(root)
+        // Never take git's index lock: an agent's own git commands may run now.
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    c
+}
+
+/// The checked-out branch, read from `.git/HEAD` (a `.git` file points to
+/// the real folder in worktrees and submodules).
+fn branch(root: &Path) -> Option<String> {
+    let dot_git = root.join(".git");
+    let git_dir = if dot_git.is_file() {
+        let text = std::fs::read_to_string(&dot_git).ok()?;
+        let dir = text.trim().strip_prefix("gitdir:")?.trim().to_string();
+        root.join(dir)
+    } else {
+        dot_git
+    };
+    let head = std::fs::read_to_string(git_dir.join("HEAD")).ok()?;
+    head.trim()
+        .strip_prefix("ref: refs/heads/")
+        .map(str::to_string)
+}
+
+/// `src/auth/jwt_refresh.rs` → `src auth jwt refresh rs`.
+fn split_name(name: &str) -> Vec<String> {
+    name.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.len() > 1)
+        .map(str::to_string)
+        .collect()
+}
+
+fn push_unique(list: &mut Vec<String>, item: &str) {
+    if !item.is_empty() && !list.iter().any(|x| x == item) {
+        list.push(item.to_string());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(root: &Path, args: &[&str]) {
+        let ok = Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(args)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.com")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.com")
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    }
+
+    #[test]
+    fn reads_branch_files_and_subjects() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        run(root, &["init", "-q", "-b", "feat/jwt-refresh"]);
+        std::fs::create_dir(root.join("src")).unwrap();
+        std::fs::write(root.join("src/auth.rs"), "fn a() {}").unwrap();
+        run(root, &["add", "."]);
+        run(
+            root,
+            &["commit", "-q", "-m", "Rotate refresh tokens on use"],
+        );
+        std::fs::write(root.join("src/auth.rs"), "fn b() {}").unwrap();
+        let c = Context::of(root);
+        assert_eq!(c.branch.as_deref(), Some("feat/jwt-refresh"));
+        assert_eq!(c.changed_files, ["src/auth.rs"]);
+        assert_eq!(c.commit_subjects, ["Rotate refresh tokens on use"]);
+        assert_eq!(
+            c.query(),
+            "feat jwt refresh src auth rs Rotate refresh tokens on use"
+        );
+    }
+
+    #[test]
+    fn outside_git_the_context_is_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(Context::of(dir.path()).query(), "");
+    }
+}

@@ -1,0 +1,288 @@
+//! `thehook init` and `thehook uninstall`: wiring the session hooks into each
+//! agent's settings, and unwiring exactly that. Settings files are edited as
+//! JSON values with their key order and indentation kept; thehook's own
+//! entries are recognised by their command (`<thehook> retrieve|capture`),
+//! so running init again changes nothing and uninstall touches nothing else.
+
+mod settings;
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::agent::Agent;
+use crate::config::{SessionSource, COMMENTED_DEFAULTS};
+use crate::error::{Error, Result};
+use crate::project::Project;
+use crate::store::write_atomic;
+
+pub use settings::is_thehook_command;
+
+/// What to wire, and where.
+#[derive(Debug, Clone)]
+pub struct InitOptions {
+    pub agents: Vec<Agent>,
+    /// Write the user-level files under `home` instead of the project's.
+    pub global: bool,
+    pub home: PathBuf,
+    /// The program hook commands run, quoted for a shell if needed.
+    pub hook_bin: String,
+    /// Session-start sources that inject (the config's `retrieval.inject_on`).
+    pub inject_on: Vec<SessionSource>,
+}
+
+/// What happened to one file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    Created,
+    Updated,
+    Unchanged,
+    Removed,
+    /// Left alone on purpose; the detail says why.
+    Kept,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Change {
+    pub path: PathBuf,
+    pub action: Action,
+    pub detail: String,
+}
+
+/// Marks the command files init writes, so uninstall removes only those.
+const MARKER: &str = "<!-- written by `thehook init`; `thehook uninstall` removes it -->";
+
+/// Agents to wire when none is named: those whose folder (in `base`) or
+/// program (on PATH) is present, else Claude Code.
+pub fn detect_agents(base: &Path, on_path: impl Fn(&str) -> bool) -> Vec<Agent> {
+    let found: Vec<Agent> = Agent::ALL
+        .into_iter()
+        .filter(|a| base.join(a.folder()).is_dir() || a.binaries().iter().any(|b| on_path(b)))
+        .collect();
+    if found.is_empty() {
+        vec![Agent::ClaudeCode]
+    } else {
+        found
+    }
+}
+
+/// Creates `.thehook/` (unless global) and wires every agent in `options`.
+pub fn init(root: &Path, options: &InitOptions) -> Result<Vec<Change>> {
+    let mut changes = Vec::new();
+    if !options.global {
+        changes.extend(create_memory_folder(&Project::at(root))?);
+    }
+    let base = base_dir(root, options);
+    for &agent in &options.agents {
+        let path = base.join(agent.settings_file());
+        changes.push(settings::wire(&path, agent, options)?);
+        if let Some(command) = recall_command_file(agent) {
+            changes.push(write_command(
+                &base.join(command),
+                agent,
+                &options.hook_bin,
+            )?);
+        }
+    }
+    Ok(changes)
+}
+
+/// Removes thehook's hook entries and command files from every agent's
+/// settings (all agents, whatever init was given). Memory is kept.
+pub fn uninstall(root: &Path, options: &InitOptions) -> Result<Vec<Change>> {
+    let base = base_dir(root, options);
+    let mut changes = Vec::new();
+    for agent in Agent::ALL {
+        if let Some(change) = settings::unwire(&base.join(agent.settings_file()), agent)? {
+            changes.push(change);
+        }
+        if let Some(command) = recall_command_file(agent) {
+            changes.extend(remove_command(&base.join(command))?);
+        }
+    }
+    let memory = Project::at(root).dir();
+    if !options.global && memory.is_dir() {
+        changes.push(Change {
+            path: memory,
+            action: Action::Kept,
+            detail: "your memory; delete it yourself if you want it gone".into(),
+        });
+    }
+    Ok(changes)
+}
+
+fn base_dir(root: &Path, options: &InitOptions) -> PathBuf {
+    if options.global {
+        options.home.clone()
+    } else {
+        root.to_path_buf()
+    }
+}
+
+fn create_memory_folder(project: &Project) -> Result<Vec<Change>> {
+    let mut changes = Vec::new();
+    let existed = project.check_layout()?;
+    crate::memory::create_layout(project)?;
+    if !existed {
+        changes.push(Change {
+            path: project.dir(),
+            action: Action::Created,
+            detail: "sessions/, knowledge/, and a .gitignore for failed/ queue/ index/ logs/"
+                .into(),
+        });
+    }
+    let config = project.config_path();
+    if !config.exists() {
+        write_atomic(&config, COMMENTED_DEFAULTS.as_bytes())?;
+        changes.push(Change {
+            path: config,
+            action: Action::Created,
+            detail: "the defaults, commented".into(),
+        });
+    }
+    Ok(changes)
+}
+
+/// Where the `/recall` command lives for agents that have file commands.
+fn recall_command_file(agent: Agent) -> Option<PathBuf> {
+    match agent {
+        Agent::ClaudeCode | Agent::Cursor => {
+            Some(Path::new(agent.folder()).join("commands/recall.md"))
+        }
+        Agent::Codex | Agent::Gemini => None,
+    }
+}
+
+fn recall_command(agent: Agent, bin: &str) -> String {
+    match agent {
+        // `!` runs the command before the prompt is sent and puts its output
+        // in the prompt; allowed-tools lets it run without asking.
+        Agent::ClaudeCode => format!(
+            "---\ndescription: Search this project's memory (thehook)\nargument-hint: <what to look for>\nallowed-tools: Bash({bin} recall:*)\n---\n{MARKER}\n\nProject memory for \"$ARGUMENTS\":\n\n!`{bin} recall \"$ARGUMENTS\"`\n\nAnswer from these results and cite them as `path:line`. If none fits, say that memory has nothing on it.\n"
+        ),
+        _ => format!(
+            "{MARKER}\n# Recall\n\nSearch this project's memory: run `{bin} recall \"$ARGUMENTS\"` in the terminal (put the words the user typed after /recall in place of $ARGUMENTS), then answer from the results and cite them as `path:line`. If none fits, say that memory has nothing on it.\n"
+        ),
+    }
+}
+
+fn write_command(path: &Path, agent: Agent, bin: &str) -> Result<Change> {
+    let wanted = recall_command(agent, bin);
+    let (action, detail) = match std::fs::read_to_string(path) {
+        Ok(old) if old == wanted => (Action::Unchanged, "the /recall command"),
+        Ok(old) if !old.contains(MARKER) => {
+            return Ok(Change {
+                path: path.to_path_buf(),
+                action: Action::Kept,
+                detail: "a /recall command of your own is there; thehook's was not installed"
+                    .into(),
+            })
+        }
+        Ok(_) => (Action::Updated, "the /recall command"),
+        Err(_) => (Action::Created, "the /recall command"),
+    };
+    if action != Action::Unchanged {
+        let dir = path.parent().expect("a file in a folder");
+        std::fs::create_dir_all(dir).map_err(|e| Error::io("cannot create folder", dir, e))?;
+        write_atomic(path, wanted.as_bytes())?;
+    }
+    Ok(Change {
+        path: path.to_path_buf(),
+        action,
+        detail: detail.into(),
+    })
+}
+
+fn remove_command(path: &Path) -> Result<Option<Change>> {
+    match std::fs::read_to_string(path) {
+        Ok(text) if text.contains(MARKER) => {
+            std::fs::remove_file(path).map_err(|e| Error::io("cannot remove", path, e))?;
+            // The folder too, when init's file was all it held.
+            if let Some(dir) = path.parent() {
+                let _ = std::fs::remove_dir(dir);
+            }
+            Ok(Some(Change {
+                path: path.to_path_buf(),
+                action: Action::Removed,
+                detail: "the /recall command".into(),
+            }))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// Where the `thehook` that hooks should run is, and how it was chosen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookBin {
+    /// As written into hook commands (quoted when it holds spaces).
+    pub command: String,
+    /// One line for the report: which thehook and why.
+    pub note: String,
+    /// Set when hooks may not find thehook: what to do.
+    pub warning: Option<String>,
+}
+
+/// Picks the `thehook` hook commands run: the one on PATH, by absolute path
+/// when that path is stable (agents started from a desktop often have
+/// another PATH than the terminal); else this executable when it is stable;
+/// else the bare name, with a warning on how to install.
+pub fn resolve_hook_bin(path_var: Option<&std::ffi::OsStr>, current_exe: Option<&Path>) -> HookBin {
+    let on_path = path_var.and_then(|p| find_on_path(p, "thehook"));
+    if let Some(found) = on_path.filter(|p| is_stable(p)) {
+        return HookBin {
+            command: quote(&found),
+            note: format!("hooks run {} (found on PATH)", found.display()),
+            warning: None,
+        };
+    }
+    if let Some(exe) = current_exe.filter(|p| is_stable(p)) {
+        return HookBin {
+            command: quote(exe),
+            note: format!(
+                "hooks run {} (this thehook; it is not on PATH)",
+                exe.display()
+            ),
+            warning: None,
+        };
+    }
+    HookBin {
+        command: "thehook".into(),
+        note: "hooks run `thehook` from PATH".into(),
+        warning: Some(
+            "no installed thehook was found on PATH, so the hooks will not run until there is one: install it with `cargo install --path crates/thehook-cli` (from a checkout) or `npm install -g thehook`, then run `thehook init` again".into(),
+        ),
+    }
+}
+
+fn find_on_path(path_var: &std::ffi::OsStr, name: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    std::env::split_paths(path_var)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(name))
+        .find(|p| {
+            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}
+
+/// Whether a path will still hold thehook next week: not a build output, an
+/// npx cache or a temporary folder.
+pub fn is_stable(path: &Path) -> bool {
+    let s = path.to_string_lossy();
+    let tmp = std::env::temp_dir();
+    !(s.contains("/target/release/")
+        || s.contains("/target/debug/")
+        || s.contains("/_npx/")
+        || s.contains("/.npm/")
+        || path.starts_with(&tmp)
+        || path.starts_with("/tmp"))
+}
+
+fn quote(path: &Path) -> String {
+    let s = path.to_string_lossy();
+    if s.contains(|c: char| c.is_whitespace() || "\"'$`\\".contains(c)) {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    } else {
+        s.into_owned()
+    }
+}

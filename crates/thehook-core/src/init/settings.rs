@@ -1,0 +1,354 @@
+//! Merging thehook's hook entries into an agent's settings JSON, and taking
+//! them out again.
+
+use std::path::Path;
+
+use serde_json::{json, Map, Value};
+
+use super::{Action, Change, InitOptions};
+use crate::agent::Agent;
+use crate::config::SessionSource;
+use crate::error::{Error, Result};
+use crate::store::write_atomic;
+
+/// One hook thehook wants in a settings file.
+struct Spec {
+    event: &'static str,
+    matcher: Option<String>,
+    handler: Value,
+}
+
+/// Claude Code, Codex and Gemini nest handlers in matcher groups; Cursor
+/// lists them under the event.
+fn nested(agent: Agent) -> bool {
+    agent != Agent::Cursor
+}
+
+fn specs(agent: Agent, o: &InitOptions) -> Vec<Spec> {
+    let command = |sub: &str| format!("{} {sub} --agent {}", o.hook_bin, agent.as_str());
+    let sources: Vec<&str> = o
+        .inject_on
+        .iter()
+        .map(|s| match s {
+            SessionSource::Startup => "startup",
+            SessionSource::Resume => "resume",
+            SessionSource::Clear => "clear",
+            SessionSource::Compact => "compact",
+        })
+        .collect();
+    match agent {
+        // Timeouts in seconds. SessionEnd's raises Claude Code's 1.5 s budget.
+        Agent::ClaudeCode => vec![
+            Spec {
+                event: "SessionStart",
+                matcher: Some(sources.join("|")),
+                handler: json!({"type": "command", "command": command("retrieve"), "timeout": 10}),
+            },
+            Spec {
+                event: "SessionEnd",
+                matcher: None,
+                handler: json!({"type": "command", "command": command("capture"), "timeout": 30}),
+            },
+        ],
+        // Codex has no SessionEnd: its sessions are captured by the sweep.
+        Agent::Codex => vec![Spec {
+            event: "SessionStart",
+            matcher: Some(sources.join("|")),
+            handler: json!({"type": "command", "command": command("retrieve"), "timeout": 10}),
+        }],
+        // Gemini: timeouts in milliseconds, matchers are exact strings.
+        Agent::Gemini => vec![
+            Spec {
+                event: "SessionStart",
+                matcher: (sources.len() == 1).then(|| sources[0].to_string()),
+                handler: json!({"name": "thehook-retrieve", "type": "command", "command": command("retrieve"), "timeout": 10000}),
+            },
+            Spec {
+                event: "SessionEnd",
+                matcher: None,
+                handler: json!({"name": "thehook-capture", "type": "command", "command": command("capture"), "timeout": 10000}),
+            },
+        ],
+        Agent::Cursor => vec![
+            Spec {
+                event: "sessionStart",
+                matcher: None,
+                handler: json!({"command": command("retrieve"), "timeout": 10}),
+            },
+            Spec {
+                event: "sessionEnd",
+                matcher: None,
+                handler: json!({"command": command("capture"), "timeout": 30}),
+            },
+        ],
+    }
+}
+
+/// Whether a hook command runs thehook's `retrieve` or `capture`, whatever
+/// path or arguments it was written with.
+pub fn is_thehook_command(command: &str) -> bool {
+    let words = shlex::split(command).unwrap_or_default();
+    let mut words = words.iter();
+    let is_bin = words.next().is_some_and(|w| {
+        let name = Path::new(w)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned());
+        matches!(name.as_deref(), Some("thehook" | "thehook.js"))
+    });
+    is_bin
+        && words
+            .next()
+            .is_some_and(|w| w == "retrieve" || w == "capture")
+}
+
+fn is_ours(handler: &Value) -> bool {
+    handler
+        .get("command")
+        .and_then(Value::as_str)
+        .is_some_and(is_thehook_command)
+}
+
+/// A settings file read for editing.
+struct Settings {
+    value: Value,
+    existed: bool,
+    indent: Vec<u8>,
+}
+
+fn read(path: &Path) -> Result<Settings> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Settings {
+                value: Value::Object(Map::new()),
+                existed: false,
+                indent: b"  ".to_vec(),
+            })
+        }
+        Err(e) => return Err(Error::io("cannot read", path, e)),
+    };
+    let invalid = |problem: String| {
+        Error::Settings {
+        path: path.to_path_buf(),
+        problem,
+        fix: "make it valid JSON (no comments or trailing commas; `python3 -m json.tool FILE` shows where it breaks), then run `thehook init` again".into(),
+    }
+    };
+    let value: Value = if text.trim().is_empty() {
+        Value::Object(Map::new())
+    } else {
+        serde_json::from_str(&text).map_err(|e| invalid(format!("is not valid JSON: {e}")))?
+    };
+    if !value.is_object() {
+        return Err(invalid("holds JSON, but not an object".into()));
+    }
+    // Keep the file's indentation: that of its first indented line.
+    let indent = text
+        .lines()
+        .skip(1)
+        .map(|l| &l[..l.len() - l.trim_start().len()])
+        .find(|w| !w.is_empty())
+        .unwrap_or("  ")
+        .as_bytes()
+        .to_vec();
+    Ok(Settings {
+        value,
+        existed: true,
+        indent,
+    })
+}
+
+fn write(path: &Path, s: &Settings) -> Result<()> {
+    use serde::Serialize;
+    let mut out = Vec::new();
+    let formatter = serde_json::ser::PrettyFormatter::with_indent(&s.indent);
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, formatter);
+    s.value
+        .serialize(&mut ser)
+        .expect("a JSON value serialises");
+    out.push(b'\n');
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io("cannot create folder", dir, e))?;
+    }
+    write_atomic(path, &out)
+}
+
+/// The `.bak` beside a settings file.
+fn backup_path(path: &Path) -> std::path::PathBuf {
+    let mut name = path.file_name().expect("a file").to_os_string();
+    name.push(".bak");
+    path.with_file_name(name)
+}
+
+fn section<'a>(path: &Path, root: &'a mut Value, key: &str) -> Result<&'a mut Map<String, Value>> {
+    let obj = root.as_object_mut().expect("checked on read");
+    let entry = obj.entry(key).or_insert_with(|| Value::Object(Map::new()));
+    entry.as_object_mut().ok_or_else(|| Error::Settings {
+        path: path.to_path_buf(),
+        problem: format!("`{key}` is not an object"),
+        fix: format!("make `{key}` an object of hook events, or move the file away, then run `thehook init` again"),
+    })
+}
+
+/// Puts thehook's hooks into the settings file at `path`.
+pub(super) fn wire(path: &Path, agent: Agent, o: &InitOptions) -> Result<Change> {
+    let mut s = read(path)?;
+    if agent == Agent::Cursor {
+        let obj = s.value.as_object_mut().expect("an object");
+        obj.entry("version").or_insert(json!(1));
+    }
+    let hooks = section(path, &mut s.value, "hooks")?;
+    let mut added = Vec::new();
+    for spec in specs(agent, o) {
+        let list = hooks.entry(spec.event).or_insert_with(|| json!([]));
+        let Some(list) = list.as_array_mut() else {
+            return Err(Error::Settings {
+                path: path.to_path_buf(),
+                problem: format!("`hooks.{}` is not a list", spec.event),
+                fix: "make it a list of hooks, then run `thehook init` again".into(),
+            });
+        };
+        let wanted = if nested(agent) {
+            let mut group = Map::new();
+            if let Some(m) = &spec.matcher {
+                group.insert("matcher".into(), json!(m));
+            }
+            group.insert("hooks".into(), json!([spec.handler]));
+            Value::Object(group)
+        } else {
+            spec.handler.clone()
+        };
+        let ours = count_ours(list, nested(agent));
+        if ours == 1 && list.contains(&wanted) {
+            continue;
+        }
+        remove_ours(list, nested(agent));
+        list.push(wanted);
+        added.push(spec.event);
+    }
+    if added.is_empty() {
+        return Ok(Change {
+            path: path.to_path_buf(),
+            action: Action::Unchanged,
+            detail: format!("{} hooks already in place", agent),
+        });
+    }
+    let backup = backup_path(path);
+    let mut detail = format!("{} hooks: {}", agent, added.join(", "));
+    if s.existed && !backup.exists() {
+        std::fs::copy(path, &backup).map_err(|e| Error::io("cannot back up", path, e))?;
+        detail.push_str(&format!(
+            " (the original is in {})",
+            backup.file_name().unwrap().to_string_lossy()
+        ));
+    }
+    write(path, &s)?;
+    Ok(Change {
+        path: path.to_path_buf(),
+        action: if s.existed {
+            Action::Updated
+        } else {
+            Action::Created
+        },
+        detail,
+    })
+}
+
+fn count_ours(list: &[Value], nested: bool) -> usize {
+    if nested {
+        list.iter()
+            .filter_map(|g| g.get("hooks").and_then(Value::as_array))
+            .flatten()
+            .filter(|h| is_ours(h))
+            .count()
+    } else {
+        list.iter().filter(|h| is_ours(h)).count()
+    }
+}
+
+/// Drops thehook's handlers, and the groups that held nothing else.
+/// Returns how many handlers went.
+fn remove_ours(list: &mut Vec<Value>, nested: bool) -> usize {
+    let before = count_ours(list, nested);
+    if nested {
+        list.retain_mut(|group| {
+            let Some(handlers) = group.get_mut("hooks").and_then(Value::as_array_mut) else {
+                return true;
+            };
+            let had = handlers.len();
+            handlers.retain(|h| !is_ours(h));
+            !(handlers.is_empty() && had > 0)
+        });
+    } else {
+        list.retain(|h| !is_ours(h));
+    }
+    before
+}
+
+/// Takes thehook's hooks out of the settings file at `path`. A file init
+/// created is deleted once nothing else is in it; the `.bak` goes when the
+/// file is back to what it held.
+pub(super) fn unwire(path: &Path, agent: Agent) -> Result<Option<Change>> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let mut s = read(path)?;
+    let obj = s.value.as_object_mut().expect("an object");
+    let Some(hooks) = obj.get_mut("hooks").and_then(Value::as_object_mut) else {
+        return Ok(None);
+    };
+    let mut removed = 0;
+    let mut events = Vec::new();
+    for (event, list) in hooks.iter_mut() {
+        if let Some(list) = list.as_array_mut() {
+            let n = remove_ours(list, nested(agent));
+            if n > 0 {
+                removed += n;
+                events.push(event.clone());
+            }
+        }
+    }
+    if removed == 0 {
+        return Ok(None);
+    }
+    hooks.retain(|event, list| {
+        !(events.contains(event) && list.as_array().is_some_and(Vec::is_empty))
+    });
+    if hooks.is_empty() {
+        obj.remove("hooks");
+    }
+    let backup = backup_path(path);
+    let original = std::fs::read_to_string(&backup)
+        .ok()
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok());
+    let only_ours = obj.is_empty()
+        || (agent == Agent::Cursor && obj.len() == 1 && obj.get("version") == Some(&json!(1)));
+    let detail = format!("{} hooks: {}", agent, events.join(", "));
+    if original.is_none() && only_ours {
+        std::fs::remove_file(path).map_err(|e| Error::io("cannot remove", path, e))?;
+        if let Some(dir) = path.parent() {
+            let _ = std::fs::remove_dir(dir);
+        }
+        return Ok(Some(Change {
+            path: path.to_path_buf(),
+            action: Action::Removed,
+            detail: format!("{detail} (init had created it)"),
+        }));
+    }
+    write(path, &s)?;
+    let mut detail = format!("removed {detail}");
+    if original.as_ref() == Some(&s.value) {
+        std::fs::remove_file(&backup).map_err(|e| Error::io("cannot remove", &backup, e))?;
+        detail.push_str("; back to the original, so its .bak was removed");
+    } else if original.is_some() {
+        detail.push_str(&format!(
+            "; {} kept (it differs from the file now)",
+            backup.file_name().unwrap().to_string_lossy()
+        ));
+    }
+    Ok(Some(Change {
+        path: path.to_path_buf(),
+        action: Action::Updated,
+        detail,
+    }))
+}

@@ -1,0 +1,462 @@
+//! The session-start hook: what to tell an agent when a session starts.
+//!
+//! It must cost nothing (DESIGN section 9: p50 <= 50 ms with 10,000 items),
+//! so it never starts ONNX Runtime: items are ranked lexically against the
+//! project's git context, and by vector as well when a query vector for that
+//! exact context was cached by an earlier session start's background run
+//! ([`warm`]). Type quotas put conventions and decisions first, then recent
+//! history; the block is cut to the token budget and 10,000 characters.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::agent::{session_start_output, Agent, HookPayload};
+use crate::config::{Include, SessionSource};
+use crate::context::Context;
+use crate::embed::{Availability, SearchPaths};
+use crate::error::Result;
+use crate::index::Filter;
+use crate::item::{Item, ItemKind};
+use crate::memory::Memory;
+use crate::project::Project;
+use crate::search::{fuse, Mode, LEXICAL_WEIGHT};
+use crate::store::write_atomic;
+use crate::transcript::clip_chars;
+
+/// Claude Code cuts `additionalContext` beyond 10,000 characters; stay
+/// clearly under, whatever the budget says.
+pub const MAX_CHARS: usize = 9_500;
+/// Characters kept of one item.
+const MAX_ITEM_CHARS: usize = 400;
+
+/// A section of the block and the share of `max_results` it gets.
+struct Group {
+    title: &'static str,
+    kinds: &'static [ItemKind],
+    share: f32,
+    /// Newest first instead of most relevant first.
+    by_recency: bool,
+}
+
+/// In priority order: slots left over by one group go to the next.
+const GROUPS: [Group; 5] = [
+    Group {
+        title: "Conventions",
+        kinds: &[ItemKind::Convention],
+        share: 0.3,
+        by_recency: false,
+    },
+    Group {
+        title: "Decisions",
+        kinds: &[ItemKind::Adr],
+        share: 0.25,
+        by_recency: false,
+    },
+    Group {
+        title: "Gotchas",
+        kinds: &[ItemKind::Gotcha],
+        share: 0.15,
+        by_recency: false,
+    },
+    Group {
+        title: "Notes",
+        kinds: &[ItemKind::Note, ItemKind::Text],
+        share: 0.1,
+        by_recency: false,
+    },
+    Group {
+        title: "Recent history",
+        kinds: &[ItemKind::Summary, ItemKind::History],
+        share: 0.2,
+        by_recency: true,
+    },
+];
+
+/// What the hook decided.
+#[derive(Debug, Clone, Default)]
+pub struct Retrieved {
+    /// The JSON to print, if any.
+    pub output: Option<Value>,
+    /// One line for the hook log.
+    pub log: String,
+    /// The project, when there is one to do background work in.
+    pub project: Option<PathBuf>,
+    pub agent: Option<Agent>,
+    pub session_id: Option<String>,
+}
+
+/// Answers a session-start payload. `home` is where user-level agent
+/// settings live.
+pub fn retrieve(
+    stdin: &str,
+    declared: Option<Agent>,
+    cwd: &Path,
+    home: Option<&Path>,
+    paths: &SearchPaths,
+) -> Result<Retrieved> {
+    let payload = match HookPayload::parse(stdin, declared) {
+        Ok(p) => p,
+        Err(why) => {
+            return Ok(Retrieved {
+                log: format!("ignored the payload: {why}"),
+                ..Retrieved::default()
+            })
+        }
+    };
+    let start = payload.cwd.clone().unwrap_or_else(|| cwd.to_path_buf());
+    let project = Project::discover(&start);
+    let mut out = Retrieved {
+        agent: Some(payload.agent),
+        session_id: payload.session_id.clone(),
+        ..Retrieved::default()
+    };
+    if !project.check_layout()? {
+        out.log = format!(
+            "no .thehook/ at {}: nothing to inject",
+            project.root().display()
+        );
+        return Ok(out);
+    }
+    out.project = Some(project.root().to_path_buf());
+    if payload.agent == Agent::Cursor && declared == Some(Agent::ClaudeCode) {
+        let wired = |base: &Path| {
+            std::fs::read_to_string(base.join(Agent::Cursor.settings_file()))
+                .is_ok_and(|t| t.contains("thehook"))
+        };
+        if wired(project.root()) || home.is_some_and(wired) {
+            out.log = "Cursor ran Claude Code's hook; its own sessionStart hook answers".into();
+            out.project = None;
+            return Ok(out);
+        }
+    }
+    let mut memory = Memory::open(project.root(), paths, false)?;
+    let config = memory.config().retrieval.clone();
+    if !config.auto_inject {
+        out.log = "retrieval.auto_inject is off".into();
+        return Ok(out);
+    }
+    // Cursor says no source: its sessionStart is a new session.
+    let source = payload.source.as_deref().unwrap_or("startup");
+    let wanted = config.inject_on.iter().any(|s| source_name(*s) == source);
+    if !wanted {
+        out.log = format!("source `{source}` is not in retrieval.inject_on");
+        return Ok(out);
+    }
+    memory.sync_deferring_embeddings()?;
+    let query = Context::of(project.root()).query();
+    let vector = cached_query_vector(&project, &query, memory.availability());
+    let picked = pick(
+        &memory,
+        &query,
+        vector.as_deref(),
+        config.max_results,
+        &config.include,
+    )?;
+    let (failed, queued) = crate::queue::counts(&project);
+    let counter = TokenCounter::new(memory.availability());
+    let block = render(&picked, failed, queued, config.token_budget, &counter);
+    out.log = format!(
+        "{}: {} items, {} chars, query {} words{}",
+        payload.agent,
+        block.items,
+        block.text.len(),
+        query.split_whitespace().count(),
+        if vector.is_some() {
+            ", hybrid"
+        } else {
+            ", lexical"
+        }
+    );
+    if block.items > 0 || failed + queued > 0 {
+        out.output = Some(session_start_output(payload.agent, &block.text));
+    }
+    Ok(out)
+}
+
+fn source_name(s: SessionSource) -> &'static str {
+    match s {
+        SessionSource::Startup => "startup",
+        SessionSource::Resume => "resume",
+        SessionSource::Clear => "clear",
+        SessionSource::Compact => "compact",
+    }
+}
+
+/// Whether an item's file is one of those `retrieval.include` names.
+/// Hand-written knowledge files other than the four known ones count as notes.
+fn included(item: &Item, include: &[Include]) -> bool {
+    let category = if item.path.starts_with(".thehook/sessions/") {
+        Include::Sessions
+    } else {
+        match item.path.rsplit('/').next().unwrap_or_default() {
+            "conventions.md" => Include::Conventions,
+            "architecture.md" => Include::Architecture,
+            "history.md" => Include::History,
+            _ => Include::Notes,
+        }
+    };
+    include.contains(&category)
+}
+
+/// Items for each group, in group order, at most `max` in all.
+fn pick(
+    memory: &Memory,
+    query: &str,
+    vector: Option<&[f32]>,
+    max: usize,
+    include: &[Include],
+) -> Result<Vec<(usize, Item)>> {
+    let mut ranked: Vec<Vec<Item>> = Vec::with_capacity(GROUPS.len());
+    let mut seen = std::collections::HashSet::new();
+    for group in &GROUPS {
+        let want = max * 2 + 4;
+        let recent = memory.index().recent(group.kinds, want)?;
+        let relevant: Vec<Item> = if query.trim().is_empty() {
+            Vec::new()
+        } else {
+            let filter = Filter {
+                kinds: group.kinds.to_vec(),
+                since: None,
+            };
+            let candidates = memory
+                .index()
+                .candidates(query, vector, want * 2, &filter)?;
+            let mode = if vector.is_some() {
+                Mode::Hybrid
+            } else {
+                Mode::Lexical
+            };
+            fuse(
+                candidates,
+                mode,
+                LEXICAL_WEIGHT,
+                None,
+                want,
+                memory.analyzer(),
+            )
+            .into_iter()
+            .map(|h| h.item)
+            .collect()
+        };
+        let (first, then) = if group.by_recency {
+            (recent, relevant)
+        } else {
+            (relevant, recent)
+        };
+        let list = first
+            .into_iter()
+            .chain(then)
+            .filter(|i| included(i, include) && seen.insert(i.id.clone()))
+            .collect();
+        ranked.push(list);
+    }
+    // Each group's share first, then the slots left, in priority order.
+    let mut quota: Vec<usize> = GROUPS
+        .iter()
+        .map(|g| (g.share * max as f32) as usize)
+        .collect();
+    let mut picked: Vec<(usize, Item)> = Vec::new();
+    let mut taken = vec![0usize; GROUPS.len()];
+    for pass in 0..2 {
+        for (g, list) in ranked.iter().enumerate() {
+            while taken[g] < list.len() && picked.len() < max && (pass == 1 || taken[g] < quota[g])
+            {
+                picked.push((g, list[taken[g]].clone()));
+                taken[g] += 1;
+            }
+        }
+        quota.iter_mut().for_each(|q| *q = usize::MAX);
+    }
+    Ok(picked)
+}
+
+/// The rendered block.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    pub text: String,
+    pub items: usize,
+    pub tokens: usize,
+}
+
+/// Renders the picked items under their group headings, dropping items that
+/// would break the token budget or the character cap.
+pub fn render(
+    picked: &[(usize, Item)],
+    failed: usize,
+    queued: usize,
+    token_budget: usize,
+    counter: &TokenCounter,
+) -> Block {
+    const HEADER: &str = "# Project memory (thehook)";
+    let mut notice = Vec::new();
+    if failed > 0 {
+        notice.push(format!("{failed} session capture(s) failed and wait in .thehook/failed/ (`thehook capture --retry` redoes them)"));
+    }
+    if queued > 0 {
+        notice.push(format!(
+            "{queued} session(s) wait in .thehook/queue/ to be captured"
+        ));
+    }
+    let notice = (!notice.is_empty()).then(|| format!("Note: {}.", notice.join("; ")));
+    let mut used_chars = HEADER.len() + 1 + notice.as_ref().map_or(0, |n| n.len() + 1);
+    let mut used_tokens = counter.count(HEADER) + notice.as_ref().map_or(0, |n| counter.count(n));
+    let mut kept: Vec<Vec<String>> = vec![Vec::new(); GROUPS.len()];
+    for (g, item) in picked {
+        let line = item_line(item, *g);
+        let heading = kept[*g]
+            .is_empty()
+            .then(|| format!("## {}", GROUPS[*g].title));
+        let chars = line.len() + 1 + heading.as_ref().map_or(0, |h| h.len() + 1);
+        if used_chars + chars > MAX_CHARS {
+            continue;
+        }
+        let tokens = counter.count(&line) + heading.as_ref().map_or(0, |h| counter.count(h));
+        if used_tokens + tokens > token_budget {
+            continue;
+        }
+        used_chars += chars;
+        used_tokens += tokens;
+        kept[*g].push(line);
+    }
+    let mut text = String::from(HEADER);
+    let mut items = 0;
+    for (g, lines) in kept.iter().enumerate().filter(|(_, l)| !l.is_empty()) {
+        text.push_str(&format!("\n## {}", GROUPS[g].title));
+        for line in lines {
+            text.push('\n');
+            text.push_str(line);
+            items += 1;
+        }
+    }
+    if let Some(n) = notice {
+        text.push('\n');
+        text.push_str(&n);
+    }
+    Block {
+        text,
+        items,
+        tokens: used_tokens,
+    }
+}
+
+/// `- text, 2026-02-20 (path:line)`: dated for decisions and history.
+fn item_line(item: &Item, group: usize) -> String {
+    let text = item.text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text = clip_chars(&text, MAX_ITEM_CHARS);
+    let dated = matches!(GROUPS[group].title, "Decisions" | "Recent history");
+    match item.date.get(..10).filter(|_| dated) {
+        Some(day) => format!("- {text}, {day} ({})", item.citation()),
+        None => format!("- {text} ({})", item.citation()),
+    }
+}
+
+/// Counts tokens with the model's tokenizer, loaded only when a text could
+/// exceed the budget (a WordPiece token covers at least one character, so a
+/// text never has more tokens than non-space characters). Without a model,
+/// a conservative estimate.
+pub struct TokenCounter {
+    tokenizer_path: Option<PathBuf>,
+    tokenizer: std::cell::OnceCell<Option<tokenizers::Tokenizer>>,
+    exact_from: std::cell::Cell<usize>,
+}
+
+impl TokenCounter {
+    pub fn new(availability: &Availability) -> TokenCounter {
+        let tokenizer_path = match availability {
+            Availability::Ready { model_dir, .. } => Some(model_dir.path.join("tokenizer.json")),
+            Availability::Missing { .. } => None,
+        };
+        TokenCounter {
+            tokenizer_path,
+            tokenizer: std::cell::OnceCell::new(),
+            exact_from: std::cell::Cell::new(0),
+        }
+    }
+
+    /// Tokens of `text`. Cheap bound until the bounds add up to
+    /// `exact_above`, exact after that.
+    pub fn count(&self, text: &str) -> usize {
+        let bound = text.chars().filter(|c| !c.is_whitespace()).count();
+        self.exact_from.set(self.exact_from.get() + bound);
+        // Small texts in total: the bound is below any budget that matters.
+        if self.exact_from.get() <= 1_000 && self.tokenizer.get().is_none() {
+            return bound;
+        }
+        match self.tokenizer.get_or_init(|| self.load()) {
+            Some(t) => t.encode(text, false).map(|e| e.len()).unwrap_or(bound),
+            None => text.len().div_ceil(3),
+        }
+    }
+
+    fn load(&self) -> Option<tokenizers::Tokenizer> {
+        let mut t = tokenizers::Tokenizer::from_file(self.tokenizer_path.as_ref()?).ok()?;
+        t.with_padding(None);
+        t.with_truncation(None).ok()?;
+        Some(t)
+    }
+}
+
+/// The cached embedding of a context query.
+#[derive(Serialize, Deserialize)]
+struct CachedQuery {
+    query_sha256: String,
+    fingerprint: String,
+    vector: Vec<f32>,
+}
+
+fn query_cache_path(project: &Project) -> PathBuf {
+    project.index_dir().join("context-query.json")
+}
+
+fn sha(text: &str) -> String {
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn cached_query_vector(
+    project: &Project,
+    query: &str,
+    availability: &Availability,
+) -> Option<Vec<f32>> {
+    if query.trim().is_empty() {
+        return None;
+    }
+    let bytes = std::fs::read(query_cache_path(project)).ok()?;
+    let cached: CachedQuery = serde_json::from_slice(&bytes).ok()?;
+    (cached.query_sha256 == sha(query) && cached.fingerprint == availability.fingerprint())
+        .then_some(cached.vector)
+}
+
+/// The session-start hook's background half, run detached after the answer
+/// is printed: embeds the context query for the next session start, and
+/// brings embeddings of new items up to date. Pays ONNX Runtime's start-up
+/// where nobody waits for it.
+pub fn warm(root: &Path, paths: &SearchPaths) -> Result<String> {
+    let project = Project::at(root);
+    let mut memory = Memory::open(root, paths, false)?;
+    memory.sync(&|_, _| {})?;
+    let query = Context::of(root).query();
+    if query.trim().is_empty()
+        || cached_query_vector(&project, &query, memory.availability()).is_some()
+    {
+        return Ok("query vector already cached".into());
+    }
+    let Some(vector) = memory.embed_query_vector(&query)? else {
+        return Ok("no embedding model: lexical only".into());
+    };
+    let cached = CachedQuery {
+        query_sha256: sha(&query),
+        fingerprint: memory.availability().fingerprint(),
+        vector,
+    };
+    write_atomic(
+        &query_cache_path(&project),
+        &serde_json::to_vec(&cached).expect("serialises"),
+    )?;
+    Ok("cached the context query's vector".into())
+}
