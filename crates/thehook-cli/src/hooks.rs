@@ -85,7 +85,9 @@ fn background_allowed() -> bool {
 /// group, no stdio, so the agent neither waits for it nor signals it.
 fn spawn_background(root: &Path, agent: Option<Agent>, session: Option<&str>) {
     use std::os::unix::process::CommandExt;
-    let Ok(exe) = std::env::current_exe() else { return };
+    let Ok(exe) = std::env::current_exe() else {
+        return;
+    };
     let mut cmd = std::process::Command::new(exe);
     cmd.arg("-C").arg(root).args(["retrieve", "--background"]);
     if let Some(agent) = agent {
@@ -109,14 +111,24 @@ fn background(start: &Path, paths: &SearchPaths, args: &HookArgs) -> i32 {
         return exit::SUCCESS;
     }
     let began = Instant::now();
-    let warmed = retrieve::warm(project.root(), paths).unwrap_or_else(|e| format!("warming failed: {e}"));
+    let warmed =
+        retrieve::warm(project.root(), paths).unwrap_or_else(|e| format!("warming failed: {e}"));
     let swept = match home() {
-        Some(home) => match sweep::sweep(&project, &home, args.session.as_deref(), std::time::SystemTime::now()) {
+        Some(home) => match sweep::sweep(
+            &project,
+            &home,
+            args.session.as_deref(),
+            std::time::SystemTime::now(),
+        ) {
             Ok(found) if found.is_empty() => "no uncaptured sessions".to_string(),
             Ok(found) => format!(
                 "queued {} uncaptured session(s): {}",
                 found.len(),
-                found.iter().map(|f| f.session_id.as_str()).collect::<Vec<_>>().join(", ")
+                found
+                    .iter()
+                    .map(|f| f.session_id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
             Err(e) => format!("sweep failed: {e}"),
         },
@@ -125,7 +137,10 @@ fn background(start: &Path, paths: &SearchPaths, args: &HookArgs) -> i32 {
     logs::append(
         &project,
         LOG,
-        &format!("retrieve --background: {warmed}; {swept} ({} ms)", began.elapsed().as_millis()),
+        &format!(
+            "retrieve --background: {warmed}; {swept} ({} ms)",
+            began.elapsed().as_millis()
+        ),
     );
     exit::SUCCESS
 }
@@ -144,7 +159,11 @@ pub fn capture(start: &Path, args: HookArgs, out: &mut Output) -> i32 {
         Err(why) => {
             let project = Project::discover(&cwd);
             if project.dir().is_dir() {
-                logs::append(&project, LOG, &format!("capture ignored the payload: {why}"));
+                logs::append(
+                    &project,
+                    LOG,
+                    &format!("capture ignored the payload: {why}"),
+                );
             }
             return exit::SUCCESS;
         }

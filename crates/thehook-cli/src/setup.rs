@@ -4,7 +4,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 use thehook_core::config::Config;
-use thehook_core::init::{self, detect_agents, resolve_hook_bin, Action, Change, HookBin, InitOptions};
+use thehook_core::init::{
+    self, detect_agents, resolve_hook_bin, Action, Change, HookBin, InitOptions,
+};
 use thehook_core::Project;
 
 use crate::output::{Output, Style};
@@ -20,7 +22,9 @@ fn no_home(out: &mut Output) -> i32 {
 }
 
 pub fn init(start: &Path, args: InitArgs, out: &mut Output) -> i32 {
-    let Some(home) = home() else { return no_home(out) };
+    let Some(home) = home() else {
+        return no_home(out);
+    };
     // init sets up the project it is run in (the git root, like git does),
     // not a parent that happens to have memory.
     let root = Project::discover(start).root().to_path_buf();
@@ -35,11 +39,16 @@ pub fn init(start: &Path, args: InitArgs, out: &mut Output) -> i32 {
             std::env::current_exe().ok().as_deref(),
         ),
     };
-    let base = if args.global { home.clone() } else { root.clone() };
+    let base = if args.global {
+        home.clone()
+    } else {
+        root.clone()
+    };
     let agents = if args.agents.is_empty() {
         let path = std::env::var_os("PATH");
         detect_agents(&base, |name| {
-            path.as_deref().is_some_and(|p| std::env::split_paths(p).any(|d| d.join(name).is_file()))
+            path.as_deref()
+                .is_some_and(|p| std::env::split_paths(p).any(|d| d.join(name).is_file()))
         })
     } else {
         args.agents.clone()
@@ -64,7 +73,9 @@ pub fn init(start: &Path, args: InitArgs, out: &mut Output) -> i32 {
 }
 
 pub fn uninstall(start: &Path, args: UninstallArgs, out: &mut Output) -> i32 {
-    let Some(home) = home() else { return no_home(out) };
+    let Some(home) = home() else {
+        return no_home(out);
+    };
     let root = Project::discover(start).root().to_path_buf();
     let options = InitOptions {
         agents: Vec::new(),
@@ -104,7 +115,12 @@ fn report(changes: &[Change], base: &Path, as_json: bool, out: &mut Output, bin:
             Action::Removed => ("removed", Style::Warn),
             Action::Kept => ("kept", Style::Dim),
         };
-        let shown = c.path.strip_prefix(base).unwrap_or(&c.path).display().to_string();
+        let shown = c
+            .path
+            .strip_prefix(base)
+            .unwrap_or(&c.path)
+            .display()
+            .to_string();
         let line = format!(
             "{} {}  {}",
             out.paint(style, &format!("{word:<9}")),

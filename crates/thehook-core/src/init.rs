@@ -100,6 +100,8 @@ pub fn uninstall(root: &Path, options: &InitOptions) -> Result<Vec<Change>> {
         if let Some(command) = recall_command_file(agent) {
             changes.extend(remove_command(&base.join(command))?);
         }
+        // The agent's folder too, when what init put there was all it held.
+        let _ = std::fs::remove_dir(base.join(agent.folder()));
     }
     let memory = Project::at(root).dir();
     if !options.global && memory.is_dir() {

@@ -25,6 +25,8 @@ pub fn append(project: &Project, name: &str, line: &str) {
     else {
         return;
     };
-    let now = jiff::Timestamp::now().round(jiff::Unit::Millisecond).unwrap_or(jiff::Timestamp::now());
+    let now = jiff::Timestamp::now()
+        .round(jiff::Unit::Millisecond)
+        .unwrap_or(jiff::Timestamp::now());
     let _ = writeln!(file, "{now} {}", line.replace('\n', " "));
 }

@@ -156,8 +156,13 @@ pub fn retrieve(
         &config.include,
     )?;
     let (failed, queued) = crate::queue::counts(&project);
-    let counter = TokenCounter::new(memory.availability());
-    let block = render(&picked, failed, queued, config.token_budget, &counter);
+    let block = render(
+        &picked,
+        failed,
+        queued,
+        config.token_budget,
+        memory.availability(),
+    );
     out.log = format!(
         "{}: {} items, {} chars, query {} words{}",
         payload.agent,
@@ -288,7 +293,7 @@ pub fn render(
     failed: usize,
     queued: usize,
     token_budget: usize,
-    counter: &TokenCounter,
+    availability: &Availability,
 ) -> Block {
     const HEADER: &str = "# Project memory (thehook)";
     let mut notice = Vec::new();
@@ -301,11 +306,20 @@ pub fn render(
         ));
     }
     let notice = (!notice.is_empty()).then(|| format!("Note: {}.", notice.join("; ")));
+    let lines: Vec<String> = picked.iter().map(|(g, item)| item_line(item, *g)).collect();
+    let every_text = GROUPS
+        .iter()
+        .map(|g| g.title)
+        .chain(lines.iter().map(String::as_str));
+    let counter = TokenCounter::new(
+        availability,
+        token_budget,
+        every_text.chain([HEADER]).chain(notice.as_deref()),
+    );
     let mut used_chars = HEADER.len() + 1 + notice.as_ref().map_or(0, |n| n.len() + 1);
     let mut used_tokens = counter.count(HEADER) + notice.as_ref().map_or(0, |n| counter.count(n));
     let mut kept: Vec<Vec<String>> = vec![Vec::new(); GROUPS.len()];
-    for (g, item) in picked {
-        let line = item_line(item, *g);
+    for ((g, _), line) in picked.iter().zip(lines) {
         let heading = kept[*g]
             .is_empty()
             .then(|| format!("## {}", GROUPS[*g].title));
@@ -353,50 +367,64 @@ fn item_line(item: &Item, group: usize) -> String {
     }
 }
 
-/// Counts tokens with the model's tokenizer, loaded only when a text could
-/// exceed the budget (a WordPiece token covers at least one character, so a
-/// text never has more tokens than non-space characters). Without a model,
-/// a conservative estimate.
+/// Counts tokens with the model's tokenizer. Loading it costs about 30 ms,
+/// so it is loaded only when the texts could exceed the budget at all: a
+/// WordPiece token covers at least one character, so no text has more tokens
+/// than non-space characters. Without a model, a conservative estimate.
 pub struct TokenCounter {
-    tokenizer_path: Option<PathBuf>,
-    tokenizer: std::cell::OnceCell<Option<tokenizers::Tokenizer>>,
-    exact_from: std::cell::Cell<usize>,
+    counting: Counting,
+}
+
+enum Counting {
+    /// Everything fits even if every character were a token.
+    Bound,
+    Exact(Box<tokenizers::Tokenizer>),
+    /// No tokenizer: English WordPiece averages about 4 characters a token;
+    /// 3 leaves room.
+    Estimate,
+}
+
+/// The upper bound on the tokens of `text`.
+fn token_bound(text: &str) -> usize {
+    text.chars().filter(|c| !c.is_whitespace()).count()
 }
 
 impl TokenCounter {
-    pub fn new(availability: &Availability) -> TokenCounter {
-        let tokenizer_path = match availability {
-            Availability::Ready { model_dir, .. } => Some(model_dir.path.join("tokenizer.json")),
-            Availability::Missing { .. } => None,
+    /// A counter for `texts`: the most that will be counted against `budget`.
+    pub fn new<'a>(
+        availability: &Availability,
+        budget: usize,
+        texts: impl Iterator<Item = &'a str>,
+    ) -> TokenCounter {
+        let bound: usize = texts.map(token_bound).sum();
+        let counting = match availability {
+            _ if bound <= budget => Counting::Bound,
+            Availability::Ready { model_dir, .. } => {
+                load_tokenizer(&model_dir.path.join("tokenizer.json"))
+                    .map_or(Counting::Estimate, |t| Counting::Exact(Box::new(t)))
+            }
+            Availability::Missing { .. } => Counting::Estimate,
         };
-        TokenCounter {
-            tokenizer_path,
-            tokenizer: std::cell::OnceCell::new(),
-            exact_from: std::cell::Cell::new(0),
-        }
+        TokenCounter { counting }
     }
 
-    /// Tokens of `text`. Cheap bound until the bounds add up to
-    /// `exact_above`, exact after that.
     pub fn count(&self, text: &str) -> usize {
-        let bound = text.chars().filter(|c| !c.is_whitespace()).count();
-        self.exact_from.set(self.exact_from.get() + bound);
-        // Small texts in total: the bound is below any budget that matters.
-        if self.exact_from.get() <= 1_000 && self.tokenizer.get().is_none() {
-            return bound;
-        }
-        match self.tokenizer.get_or_init(|| self.load()) {
-            Some(t) => t.encode(text, false).map(|e| e.len()).unwrap_or(bound),
-            None => text.len().div_ceil(3),
+        match &self.counting {
+            Counting::Bound => token_bound(text),
+            Counting::Exact(t) => t
+                .encode(text, false)
+                .map_or_else(|_| token_bound(text), |e| e.len()),
+            Counting::Estimate => text.len().div_ceil(3),
         }
     }
+}
 
-    fn load(&self) -> Option<tokenizers::Tokenizer> {
-        let mut t = tokenizers::Tokenizer::from_file(self.tokenizer_path.as_ref()?).ok()?;
-        t.with_padding(None);
-        t.with_truncation(None).ok()?;
-        Some(t)
-    }
+/// The model's tokenizer with padding and truncation off, so counts are real.
+fn load_tokenizer(path: &Path) -> Option<tokenizers::Tokenizer> {
+    let mut t = tokenizers::Tokenizer::from_file(path).ok()?;
+    t.with_padding(None);
+    t.with_truncation(None).ok()?;
+    Some(t)
 }
 
 /// The cached embedding of a context query.
