@@ -10,7 +10,16 @@ Measures, with whole-process timings of the release binary:
     - ``--mode lexical``: the same index, BM25 only (no model load) -- the
                           difference to ``hybrid`` is the cost of the model,
     - ``embeddings off``: ``THEHOOK_EMBEDDINGS=off``, a lexical-only index;
-* the process floor (``thehook --version``), to see what spawning costs.
+* the process floor (``thehook --version``), to see what spawning costs;
+* the session hooks, whole process, with the agent's payload on stdin:
+    - ``retrieve`` (session start) ranking lexically (no cached query vector),
+    - ``retrieve`` with the context query's vector cached by an earlier
+      session start's background half (hybrid ranking, still no model load),
+    - ``retrieve --background`` (the detached half: sync with the model,
+      embed the context query, sweep the agents' transcript stores),
+    - ``capture`` (session end: queue the session and return).
+  The project copy is made a git repository with a few commits, so that
+  retrieve has a branch, changed files and commit subjects to search with.
 
 The corpus is synthetic and deterministic: the same ``--seed`` gives the same
 bytes. It imitates what thehook stores: session files (front matter and the
@@ -56,6 +65,8 @@ REPO = BENCH_DIR.parent
 
 # DESIGN section 9 targets (2-core machine).
 TARGET_RECALL_P50_MS = 400  # recall, whole process, 10,000 items
+TARGET_RETRIEVE_P50_MS = 50  # session-start hook, whole process, 10,000 items
+TARGET_CAPTURE_P50_MS = 100  # session-end hook returns
 TARGET_REINDEX_ITEMS_PER_S = 100
 TARGET_PEAK_RSS_MB = 400  # any command
 
@@ -372,13 +383,19 @@ class Run:
     stderr: str
 
 
-def run(argv: list[str], env: dict[str, str]) -> Run:
+def run(argv: list[str], env: dict[str, str], stdin: bytes | None = None) -> Run:
     """Runs `argv` to completion. Output goes to temporary files rather than
     pipes, so that this process does nothing while the child runs; os.wait4
-    returns the child's own resource usage (ru_maxrss is in KiB on Linux)."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    returns the child's own resource usage (ru_maxrss is in KiB on Linux).
+    `stdin`, if given, is read by the child from a file."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.TemporaryFile() as inp:
+        if stdin is not None:
+            inp.write(stdin)
+            inp.seek(0)
         start = time.perf_counter()
-        child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env)
+        child = subprocess.Popen(argv, stdin=inp if stdin is not None else subprocess.DEVNULL,
+                                 stdout=out, stderr=err, env=env)
         _, status, usage = os.wait4(child.pid, 0)
         wall = time.perf_counter() - start
         child.returncode = os.waitstatus_to_exitcode(status)  # Popen must not wait again
@@ -597,6 +614,105 @@ def measure_recall(binary: str, roots: dict[str, Path], envs: dict[str, dict], r
     return out
 
 
+def make_git_context(root: Path) -> None:
+    """Makes `root` a git repository on a feature branch with a few commits
+    and an uncommitted change, as a project in the middle of work looks
+    (done once; the .thehook/ folder is ignored)."""
+    if (root / ".git").exists():
+        return
+    genv = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
+            "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com"}
+    g = lambda *a: subprocess.run(["git", "-C", str(root), *a], env=genv, check=True,
+                                  capture_output=True)
+    g("init", "-q", "-b", "fix/session-expiry")
+    (root / ".gitignore").write_text(".thehook/\n")
+    commits = [
+        ("src/auth/session.ts", "Refresh sessions before they expire"),
+        ("src/auth/jwt.ts", "Rotate refresh tokens on every use"),
+        ("src/api/middleware/rateLimit.ts", "Rate limit the login endpoint"),
+        ("tests/e2e/checkout.spec.ts", "Fix flaky checkout test with vitest"),
+    ]
+    for path, subject in commits:
+        f = root / path
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(f"// {subject}\n")
+        g("add", "-A")
+        g("commit", "-q", "-m", subject)
+    (root / "src/auth/session.ts").write_text("// work in progress\n")
+
+
+def hook_payload(root: Path, event: str) -> bytes:
+    """A Claude Code hook payload for a session in `root`."""
+    payload = {"session_id": "bench-5e41ef2f", "transcript_path": str(root / "no-transcript.jsonl"),
+               "cwd": str(root), "permission_mode": "default", "hook_event_name": event}
+    payload.update({"source": "startup"} if event == "SessionStart" else {"reason": "other"})
+    return json.dumps(payload).encode()
+
+
+def measure_hooks(binary: str, root: Path, env: dict[str, str], runs: int) -> dict:
+    """Times the session hooks in `root` (a git repository), interleaved.
+    The background half of retrieve is off for the foreground runs
+    (THEHOOK_BACKGROUND=0) so that it does not overlap the next run; it is
+    timed on its own. The cached query vector is removed before each lexical
+    run and put back before each cached run."""
+    make_git_context(root)
+    env = {**env, "THEHOOK_BACKGROUND": "0", "HOME": str(root / "bench-home")}
+    cache = root / ".thehook" / "index" / "context-query.json"
+    log_file = root / ".thehook" / "logs" / "hooks.log"
+    start_payload, end_payload = hook_payload(root, "SessionStart"), hook_payload(root, "SessionEnd")
+    retrieve = [binary, "-C", str(root), "retrieve", "--agent", "claude-code"]
+    background = [binary, "-C", str(root), "retrieve", "--background", "--agent", "claude-code"]
+    capture = [binary, "-C", str(root), "capture", "--agent", "claude-code"]
+
+    def last_log() -> str:
+        return log_file.read_text().strip().splitlines()[-1]
+
+    # Warm-up: the background half caches the query vector.
+    bg = [run(background, env)]
+    if "cached" not in last_log():
+        sys.exit(f"retrieve --background did not cache the query vector: {last_log()}")
+    cached_bytes = cache.read_bytes()
+    samples: dict[str, list[Run]] = {"retrieve (lexical)": [], "retrieve (cached query vector)": [],
+                                     "capture": []}
+    ranked: dict[str, set[str]] = {"retrieve (lexical)": set(), "retrieve (cached query vector)": set()}
+    meter = CpuMeter()
+    for i in range(runs):
+        cache.unlink(missing_ok=True)
+        samples["retrieve (lexical)"].append(run(retrieve, env, start_payload))
+        ranked["retrieve (lexical)"].add(last_log().split(", ")[-1].split(" ")[0])
+        cache.write_bytes(cached_bytes)
+        samples["retrieve (cached query vector)"].append(run(retrieve, env, start_payload))
+        ranked["retrieve (cached query vector)"].add(last_log().split(", ")[-1].split(" ")[0])
+        samples["capture"].append(run(capture, env, end_payload))
+    for _ in range(max(3, runs // 5)):
+        cache.unlink(missing_ok=True)
+        bg.append(run(background, env))
+    samples["retrieve --background"] = bg[1:]
+    other = meter.other_share()
+    out = {}
+    for name, rs in samples.items():
+        bad = [r for r in rs if r.code != 0]
+        if bad:
+            sys.exit(f"{name} failed with exit code {bad[0].code}:\n{bad[0].stderr}")
+        if name.startswith("retrieve (") and not all("additionalContext" in r.stdout for r in rs):
+            sys.exit(f"{name} printed no context: {rs[0].stdout[:200]!r} (log: {last_log()})")
+        out[name] = {
+            "wall_ms": summarize([r.wall_ms for r in rs]),
+            "cpu_ms": summarize([r.cpu_ms for r in rs]),
+            "peak_rss_mb": round(max(r.maxrss_mb for r in rs), 1),
+            "other_cpu_share": other,
+            "ranking": sorted(ranked.get(name, [])),
+            "context_chars": max((len(r.stdout) for r in rs), default=0),
+        }
+        log(f"  {name}: p50 {out[name]['wall_ms']['p50']} ms, p90 {out[name]['wall_ms']['p90']} ms, "
+            f"{out[name]['peak_rss_mb']} MB {out[name]['ranking'] or ''}")
+    for name in ranked:
+        want = "lexical" if "lexical" in name else "hybrid"
+        if out[name]["ranking"] != [want]:
+            sys.exit(f"{name} ranked {out[name]['ranking']}, expected {want}")
+    return out
+
+
 def breakdown(binary: str, root: Path, env: dict[str, str], runs: int = 5) -> dict | None:
     """Where the time of one hybrid recall goes, from `strace -ttt` timestamps
     of a few landmark system calls (median of `runs` traced runs):
@@ -722,7 +838,8 @@ def render(result: dict) -> str:
         f"## thehook speed ({result['binary']['version']}, {m['cpu_model']}, "
         f"{m['nproc']} cores, {result['settings']['runs']} runs)",
         "",
-        "Recall, whole process (`recall --json -k 5`, warm cache), milliseconds. "
+        "Recall (`recall --json -k 5`) and the session hooks (a Claude Code payload on stdin), "
+        "whole process, warm cache, milliseconds. "
         "\"other CPU\" is the share of the cores used by other processes meanwhile.",
         "",
         "| items | config | p50 | p90 | min | max | IQR | CPU p50 | peak RSS MB | other CPU |",
@@ -733,7 +850,7 @@ def render(result: dict) -> str:
     lines.append(f"| – | `--version` (process floor) | {w['p50']} | {w['p90']} | {w['min']} | {w['max']} "
                  f"| {w['iqr']} | {c['p50']} | {f['peak_rss_mb']} | {pct(f['other_cpu_share'])} |")
     for size in result["sizes"]:
-        for name, r in size["recall"].items():
+        for name, r in {**size["recall"], **size.get("hooks", {})}.items():
             w, c = r["wall_ms"], r["cpu_ms"]
             lines.append(f"| {size['items']:,} | {name} | {w['p50']} | {w['p90']} | {w['min']} | {w['max']} "
                          f"| {w['iqr']} | {c['p50']} | {r['peak_rss_mb']} | {pct(r['other_cpu_share'])} |")
@@ -807,9 +924,18 @@ def checks(result: dict) -> list[dict]:
         n, rate = max(rates)
         out.append({"target": f"reindex >= {TARGET_REINDEX_ITEMS_PER_S} items/s (with embeddings)",
                     "measured": f"{rate:.0f} items/s at {n:,}", "ok": rate >= TARGET_REINDEX_ITEMS_PER_S})
+    hooks = largest.get("hooks")
+    if hooks:
+        for name, target in [("retrieve (lexical)", TARGET_RETRIEVE_P50_MS),
+                             ("retrieve (cached query vector)", TARGET_RETRIEVE_P50_MS),
+                             ("capture", TARGET_CAPTURE_P50_MS)]:
+            p50 = hooks[name]["wall_ms"]["p50"]
+            out.append({"target": f"{name} p50 at 10,000 items <= {target} ms{note}",
+                        "measured": f"{p50} ms", "ok": p50 <= target})
     peaks = [("--version", result["process_floor"]["peak_rss_mb"])]
     for s in result["sizes"]:
         peaks += [(f"recall {k} {s['items']:,}", r["peak_rss_mb"]) for k, r in s["recall"].items()]
+        peaks += [(f"{k} {s['items']:,}", r["peak_rss_mb"]) for k, r in s.get("hooks", {}).items()]
         peaks += [(f"reindex {k} {s['items']:,}", r["peak_rss_mb"]) for k, r in s["reindex"].items() if r]
     what, peak = max(peaks, key=lambda x: x[1])
     out.append({"target": f"peak memory of any command <= {TARGET_PEAK_RSS_MB} MB",
@@ -908,6 +1034,8 @@ def main() -> None:
         log(f"{n:,} items: recall, {args.runs} runs x {len(RECALL_CONFIGS)} configs")
         wait_quiet(args.wait_quiet)
         size["recall"] = measure_recall(binary, roots, envs, args.runs)
+        log(f"{n:,} items: session hooks, {args.runs} runs")
+        size["hooks"] = measure_hooks(binary, roots["hybrid"], env, args.runs)
         result["sizes"].append(size)
 
     if args.breakdown:

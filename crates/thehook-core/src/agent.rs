@@ -154,3 +154,39 @@ pub fn session_start_output(agent: Agent, context: &str) -> Value {
         }),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_payload_shape_names_the_agent() {
+        let claude = r#"{"session_id":"s","transcript_path":"/h/.claude/projects/p/s.jsonl","cwd":"/p","permission_mode":"default","hook_event_name":"SessionStart","source":"startup","model":"m"}"#;
+        let cursor = r#"{"session_id":"c","conversation_id":"c","cursor_version":"2.1","workspace_roots":["/p"],"hook_event_name":"sessionStart","transcript_path":null}"#;
+        let codex = r#"{"session_id":"x","transcript_path":"/h/.codex/sessions/2026/01/01/rollout-x.jsonl","cwd":"/p","hook_event_name":"SessionStart","source":"resume"}"#;
+        let gemini = r#"{"session_id":"g","transcript_path":"/h/.gemini/tmp/a/chats/s.json","cwd":"/p","hook_event_name":"SessionStart","timestamp":"2026-01-01T00:00:00Z","source":"startup"}"#;
+        let agent = |s: &str, d| HookPayload::parse(s, d).unwrap().agent;
+        assert_eq!(agent(claude, None), Agent::ClaudeCode);
+        assert_eq!(agent(cursor, Some(Agent::ClaudeCode)), Agent::Cursor);
+        assert_eq!(agent(codex, Some(Agent::ClaudeCode)), Agent::Codex);
+        assert_eq!(agent(gemini, None), Agent::Gemini);
+        // Codex's payload can lack a transcript path: the hook's --agent decides.
+        let bare = r#"{"session_id":"x","transcript_path":null,"cwd":"/p","hook_event_name":"SessionStart","permission_mode":"default","source":"startup"}"#;
+        assert_eq!(agent(bare, Some(Agent::Codex)), Agent::Codex);
+        let p = HookPayload::parse(cursor, None).unwrap();
+        assert_eq!(p.cwd.as_deref(), Some(std::path::Path::new("/p")));
+        assert_eq!(p.source, None);
+    }
+
+    #[test]
+    fn outputs_follow_each_agents_protocol() {
+        assert_eq!(
+            session_start_output(Agent::Cursor, "x"),
+            json!({"additional_context": "x"})
+        );
+        assert_eq!(
+            session_start_output(Agent::Gemini, "x")["hookSpecificOutput"]["additionalContext"],
+            "x"
+        );
+    }
+}

@@ -179,7 +179,7 @@ fn hooks_check(root: &Path) -> Check {
         warn(
             "hooks",
             "no agent runs thehook at session start or end in this project".into(),
-            "wire `thehook` into the agent's session hooks (DESIGN section 6); `thehook init` will do it once the agent integration lands".into(),
+            "run `thehook init` here (or `thehook init --global` once for every project)".into(),
         )
     } else {
         ok("hooks", format!("wired in {}", wired.join(", ")))

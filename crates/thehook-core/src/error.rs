@@ -66,7 +66,7 @@ pub enum Error {
     Usage { problem: String, fix: String },
 
     /// The project has no memory yet (no `.thehook/`).
-    #[error("no memory yet: {root} has no .thehook/ folder\n  fix: run `thehook remember \"<fact>\"` there to start one")]
+    #[error("no memory yet: {root} has no .thehook/ folder\n  fix: run `thehook init` there (or `thehook remember \"<fact>\"`) to start one")]
     NoMemory { root: PathBuf },
 
     /// An agent's settings file cannot be edited safely.

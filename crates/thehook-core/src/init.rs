@@ -288,3 +288,46 @@ fn quote(path: &Path) -> String {
         s.into_owned()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thehook_commands_are_recognised_by_program_and_subcommand() {
+        for ours in [
+            "thehook retrieve",
+            "/usr/local/bin/thehook capture --agent cursor",
+            "'/Users/a b/bin/thehook' retrieve --agent claude-code",
+            "node_modules/.bin/thehook.js retrieve",
+        ] {
+            assert!(is_thehook_command(ours), "{ours}");
+        }
+        for foreign in [
+            "thehook recall x",
+            "echo thehook retrieve",
+            "./lint.sh",
+            "thehookx retrieve",
+            "",
+        ] {
+            assert!(!is_thehook_command(foreign), "{foreign}");
+        }
+    }
+
+    #[test]
+    fn build_outputs_and_temp_folders_are_not_stable_hook_paths() {
+        assert!(is_stable(Path::new("/home/u/.cargo/bin/thehook")));
+        assert!(is_stable(Path::new("/usr/local/bin/thehook")));
+        assert!(!is_stable(Path::new("/src/thehook/target/release/thehook")));
+        assert!(!is_stable(Path::new(
+            "/home/u/.npm/_npx/1f/node_modules/.bin/thehook"
+        )));
+        assert!(!is_stable(Path::new("/tmp/x/thehook")));
+    }
+
+    #[test]
+    fn a_path_with_spaces_is_quoted_for_the_shell() {
+        assert_eq!(quote(Path::new("/a b/thehook")), "'/a b/thehook'");
+        assert_eq!(quote(Path::new("/usr/bin/thehook")), "/usr/bin/thehook");
+    }
+}

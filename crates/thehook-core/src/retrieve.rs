@@ -18,7 +18,7 @@ use crate::config::{Include, SessionSource};
 use crate::context::Context;
 use crate::embed::{Availability, SearchPaths};
 use crate::error::Result;
-use crate::index::Filter;
+use crate::index::{Candidates, Filter};
 use crate::item::{Item, ItemKind};
 use crate::memory::Memory;
 use crate::project::Project;
@@ -29,6 +29,8 @@ use crate::transcript::clip_chars;
 /// Claude Code cuts `additionalContext` beyond 10,000 characters; stay
 /// clearly under, whatever the budget says.
 pub const MAX_CHARS: usize = 9_500;
+/// How many candidates each retriever gives for all groups together.
+const CANDIDATE_POOL: usize = 60;
 /// Characters kept of one item.
 const MAX_ITEM_CHARS: usize = 400;
 
@@ -214,38 +216,45 @@ fn pick(
     max: usize,
     include: &[Include],
 ) -> Result<Vec<(usize, Item)>> {
+    // Both retrievers run once for all groups; each group fuses its share.
+    let pool = if query.trim().is_empty() {
+        Candidates::default()
+    } else {
+        memory
+            .index()
+            .candidates(query, vector, CANDIDATE_POOL, &Filter::default())?
+    };
+    let mode = if vector.is_some() {
+        Mode::Hybrid
+    } else {
+        Mode::Lexical
+    };
     let mut ranked: Vec<Vec<Item>> = Vec::with_capacity(GROUPS.len());
     let mut seen = std::collections::HashSet::new();
     for group in &GROUPS {
         let want = max * 2 + 4;
         let recent = memory.index().recent(group.kinds, want)?;
-        let relevant: Vec<Item> = if query.trim().is_empty() {
-            Vec::new()
-        } else {
-            let filter = Filter {
-                kinds: group.kinds.to_vec(),
-                since: None,
-            };
-            let candidates = memory
-                .index()
-                .candidates(query, vector, want * 2, &filter)?;
-            let mode = if vector.is_some() {
-                Mode::Hybrid
-            } else {
-                Mode::Lexical
-            };
-            fuse(
-                candidates,
-                mode,
-                LEXICAL_WEIGHT,
-                None,
-                want,
-                memory.analyzer(),
-            )
-            .into_iter()
-            .map(|h| h.item)
-            .collect()
+        let mine = |list: &[(Item, f32)]| -> Vec<(Item, f32)> {
+            list.iter()
+                .filter(|(i, _)| group.kinds.contains(&i.kind))
+                .cloned()
+                .collect()
         };
+        let candidates = Candidates {
+            lexical: mine(&pool.lexical),
+            vector: mine(&pool.vector),
+        };
+        let relevant: Vec<Item> = fuse(
+            candidates,
+            mode,
+            LEXICAL_WEIGHT,
+            None,
+            want,
+            memory.analyzer(),
+        )
+        .into_iter()
+        .map(|h| h.item)
+        .collect();
         let (first, then) = if group.by_recency {
             (recent, relevant)
         } else {

@@ -338,15 +338,38 @@ impl Index {
         Ok(out)
     }
 
+    /// Keys of the items `filter` accepts, read from the `recent` database
+    /// (type and date are in its keys), without loading any item.
     fn keys_matching(
         &self,
         rtxn: &heed::RoTxn<WithoutTls>,
         filter: &Filter,
     ) -> Result<RoaringBitmap> {
+        let kinds: Vec<ItemKind> = if filter.kinds.is_empty() {
+            ItemKind::ALL.to_vec()
+        } else {
+            filter.kinds.clone()
+        };
+        let since = filter.since.map(|t| t.as_second().max(0));
         let mut keys = RoaringBitmap::new();
-        for entry in self.dbs.items.iter(rtxn).map_err(|e| self.err(e))? {
-            let (key, item) = entry.map_err(|e| self.err(e))?;
-            if filter.accepts(&item) {
+        for kind in kinds {
+            let prefix = format!("{kind}\0");
+            let iter = self
+                .dbs
+                .recent
+                .rev_prefix_iter(rtxn, &prefix)
+                .map_err(|e| self.err(e))?;
+            for entry in iter {
+                let (k, key) = entry.map_err(|e| self.err(e))?;
+                let seconds: i64 = k[prefix.len()..]
+                    .split('\0')
+                    .next()
+                    .and_then(|d| d.parse().ok())
+                    .unwrap_or(0);
+                // Newest first: the rest of this type is older still.
+                if since.is_some_and(|since| seconds < since) {
+                    break;
+                }
                 keys.insert(key);
             }
         }
