@@ -56,11 +56,11 @@ impl Parser {
                         .push((str_field(v, "leafUuid").map(str::to_string), s.to_string()));
                 }
             }
-            "queue-operation" => {
+            "queue-operation"
                 // A prompt typed while the agent was busy. It reaches the
                 // conversation as a user record when dequeued; keep the
                 // enqueue as an event so nothing typed is lost.
-                if str_field(v, "operation") == Some("enqueue") {
+                if str_field(v, "operation") == Some("enqueue") => {
                     if let Some(content) = str_field(v, "content").filter(|c| !c.trim().is_empty())
                     {
                         self.push(
@@ -70,7 +70,6 @@ impl Parser {
                         );
                     }
                 }
-            }
             "pr-link" => {
                 if let Some(url) = str_field(v, "prUrl").or_else(|| str_field(v, "url")) {
                     self.push(r, Role::Event, vec![text(format!("pull request: {url}"))]);

@@ -25,9 +25,9 @@ pub(super) fn parse(records: &[Record]) -> Transcript {
         let timestamp =
             str_field(v, "timestamp").filter(|t| t.starts_with(|c: char| c.is_ascii_digit()));
         match str_field(v, "type").unwrap_or("") {
-            "session_meta" => {
+            "session_meta"
                 // Forks and subagents add more session_meta lines: the first is this session.
-                if t.session_id.is_none() {
+                if t.session_id.is_none() => {
                     t.session_id = str_field(payload, "id")
                         .or_else(|| str_field(payload, "session_id"))
                         .map(str::to_string);
@@ -41,7 +41,6 @@ pub(super) fn parse(records: &[Record]) -> Transcript {
                         t.started = Some(start.to_string());
                     }
                 }
-            }
             "turn_context" => {
                 if t.model.is_none() {
                     t.model = str_field(payload, "model").map(str::to_string);
