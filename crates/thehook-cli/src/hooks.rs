@@ -16,6 +16,40 @@ use crate::{exit, HookArgs};
 
 const LOG: &str = "hooks.log";
 
+/// Whether `args` run a hook command (`thehook [-C DIR] retrieve|capture ...`).
+pub fn is_hook_invocation(args: &[std::ffi::OsString]) -> bool {
+    let mut rest = args.iter().skip(1).map(|a| a.to_string_lossy());
+    while let Some(arg) = rest.next() {
+        match arg.as_ref() {
+            "-C" | "--project-dir" => {
+                rest.next();
+            }
+            flag if flag.starts_with('-') => {}
+            command => return command == "retrieve" || command == "capture",
+        }
+    }
+    false
+}
+
+/// Runs a hook body; a panic inside it is logged, never shown to the agent.
+fn fail_open(start: &Path, name: &str, body: impl FnOnce() -> i32) -> i32 {
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body));
+    let _ = std::panic::take_hook();
+    result.unwrap_or_else(|panic| {
+        let why = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown".into());
+        let project = Project::discover(start);
+        if project.dir().is_dir() {
+            logs::append(&project, LOG, &format!("{name} panicked: {why}"));
+        }
+        exit::SUCCESS
+    })
+}
+
 /// A hook started by thehook's own LLM child must do nothing (no recursion).
 fn is_child() -> bool {
     std::env::var_os("THEHOOK_CHILD").is_some_and(|v| v == "1")
@@ -31,11 +65,11 @@ fn read_stdin(out: &mut Output) -> String {
     text
 }
 
-fn home() -> Option<std::path::PathBuf> {
-    std::env::var_os("HOME").map(std::path::PathBuf::from)
+pub fn retrieve(start: &Path, paths: &SearchPaths, args: HookArgs, out: &mut Output) -> i32 {
+    fail_open(start, "retrieve", || retrieve_hook(start, paths, args, out))
 }
 
-pub fn retrieve(start: &Path, paths: &SearchPaths, args: HookArgs, out: &mut Output) -> i32 {
+fn retrieve_hook(start: &Path, paths: &SearchPaths, args: HookArgs, out: &mut Output) -> i32 {
     if is_child() {
         return exit::SUCCESS;
     }
@@ -45,7 +79,13 @@ pub fn retrieve(start: &Path, paths: &SearchPaths, args: HookArgs, out: &mut Out
     let began = Instant::now();
     let stdin = read_stdin(out);
     let cwd = std::path::absolute(start).unwrap_or_else(|_| start.to_path_buf());
-    let result = retrieve::retrieve(&stdin, args.agent, &cwd, home().as_deref(), paths);
+    let result = retrieve::retrieve(
+        &stdin,
+        args.agent,
+        &cwd,
+        crate::home_dir().as_deref(),
+        paths,
+    );
     let log_to = |r: &Option<std::path::PathBuf>| Project::discover(r.as_deref().unwrap_or(&cwd));
     match result {
         Ok(r) => {
@@ -113,7 +153,7 @@ fn background(start: &Path, paths: &SearchPaths, args: &HookArgs) -> i32 {
     let began = Instant::now();
     let warmed =
         retrieve::warm(project.root(), paths).unwrap_or_else(|e| format!("warming failed: {e}"));
-    let swept = match home() {
+    let swept = match crate::home_dir() {
         Some(home) => match sweep::sweep(
             &project,
             &home,
@@ -149,6 +189,10 @@ fn background(start: &Path, paths: &SearchPaths, args: &HookArgs) -> i32 {
 /// returns at once. (The worker itself is `thehook capture --worker`, which
 /// is not built yet; until then jobs wait in `.thehook/queue/`.)
 pub fn capture(start: &Path, args: HookArgs, out: &mut Output) -> i32 {
+    fail_open(start, "capture", || capture_hook(start, args, out))
+}
+
+fn capture_hook(start: &Path, args: HookArgs, out: &mut Output) -> i32 {
     if is_child() {
         return exit::SUCCESS;
     }
@@ -174,7 +218,13 @@ pub fn capture(start: &Path, args: HookArgs, out: &mut Output) -> i32 {
     }
     let line = match (&payload.session_id, args.agent) {
         // Cursor also runs Claude Code's hooks: its own sessionEnd hook captures.
-        (_, Some(Agent::ClaudeCode)) if payload.agent == Agent::Cursor => {
+        (_, Some(Agent::ClaudeCode))
+            if payload.agent == Agent::Cursor
+                && thehook_core::agent::cursor_runs_thehook(
+                    project.root(),
+                    crate::home_dir().as_deref(),
+                ) =>
+        {
             "capture: Cursor ran Claude Code's hook; its own sessionEnd hook captures".to_string()
         }
         (None, _) => "capture: the payload has no session_id".to_string(),

@@ -151,6 +151,13 @@ pub struct JsonFlag {
     pub json: bool,
 }
 
+/// The user's home folder, where user-level agent settings and transcripts live.
+fn home_dir() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+}
+
 fn parse_kind(s: &str) -> Result<thehook_core::ItemKind, String> {
     thehook_core::ItemKind::parse(s).ok_or_else(|| {
         "expected one of: summary, convention, adr, gotcha, history, note, text".to_string()
@@ -185,8 +192,12 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let cli = match Cli::try_parse_from(args) {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
+        // A hook written by another version of thehook must still exit 0
+        // and print nothing: the agent would show the error to the user.
+        Err(_) if hooks::is_hook_invocation(&args) => return exit::SUCCESS,
         Err(e) => {
             let code = if e.use_stderr() {
                 exit::USAGE

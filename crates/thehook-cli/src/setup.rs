@@ -1,6 +1,6 @@
 //! `thehook init` and `thehook uninstall`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::json;
 use thehook_core::config::Config;
@@ -12,28 +12,20 @@ use thehook_core::Project;
 use crate::output::{Output, Style};
 use crate::{exit, InitArgs, UninstallArgs};
 
-fn home() -> Option<PathBuf> {
-    std::env::var_os("HOME").map(PathBuf::from)
-}
-
 fn no_home(out: &mut Output) -> i32 {
     out.err("error: HOME is not set, so the user-level agent settings cannot be found\n  fix: set HOME and run the command again");
     exit::USAGE
 }
 
 pub fn init(start: &Path, args: InitArgs, out: &mut Output) -> i32 {
-    let Some(home) = home() else {
+    let Some(home) = crate::home_dir() else {
         return no_home(out);
     };
     // init sets up the project it is run in (the git root, like git does),
     // not a parent that happens to have memory.
-    let root = Project::discover(start).root().to_path_buf();
+    let root = Project::for_init(start).root().to_path_buf();
     let bin = match &args.bin {
-        Some(path) => HookBin {
-            command: path.to_string_lossy().into_owned(),
-            note: format!("hooks run {} (given with --bin)", path.display()),
-            warning: None,
-        },
+        Some(path) => init::given_hook_bin(path),
         None => resolve_hook_bin(
             std::env::var_os("PATH").as_deref(),
             std::env::current_exe().ok().as_deref(),
@@ -73,10 +65,10 @@ pub fn init(start: &Path, args: InitArgs, out: &mut Output) -> i32 {
 }
 
 pub fn uninstall(start: &Path, args: UninstallArgs, out: &mut Output) -> i32 {
-    let Some(home) = home() else {
+    let Some(home) = crate::home_dir() else {
         return no_home(out);
     };
-    let root = Project::discover(start).root().to_path_buf();
+    let root = Project::for_init(start).root().to_path_buf();
     let options = InitOptions {
         agents: Vec::new(),
         global: args.global,
@@ -101,7 +93,10 @@ fn report(changes: &[Change], base: &Path, as_json: bool, out: &mut Output, bin:
             "hook_command": bin.map(|b| &b.command),
             "warning": bin.and_then(|b| b.warning.as_ref()),
         });
-        out.print(&serde_json::to_string_pretty(&value).expect("serialises"));
+        match serde_json::to_string_pretty(&value) {
+            Ok(json) => out.print(&json),
+            Err(e) => out.err(&format!("error: cannot print JSON: {e}")),
+        }
         return;
     }
     if changes.iter().all(|c| c.action == Action::Kept) && bin.is_none() {

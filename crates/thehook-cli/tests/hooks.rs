@@ -395,10 +395,16 @@ fn the_background_sweep_queues_sessions_that_were_never_captured() {
         );
         std::thread::sleep(Duration::from_millis(100));
     }
-    let mut queued: Vec<String> = std::fs::read_dir(&queue)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    let jobs = || -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&queue)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".json"))
+            .collect();
+        names.sort();
+        names
+    };
+    let mut queued = jobs();
     queued.sort();
     assert_eq!(queued, ["cx-5.json", "old-1.json"]);
     let job: Value = serde_json::from_str(&p.read(".thehook/queue/old-1.json")).unwrap();
@@ -406,7 +412,12 @@ fn the_background_sweep_queues_sessions_that_were_never_captured() {
     assert_eq!(job["agent"], "claude-code");
     // Swept sessions are not queued twice.
     p.ok(&["retrieve", "--agent", "claude-code", "--background"]);
-    assert_eq!(std::fs::read_dir(&queue).unwrap().count(), 2);
+    assert_eq!(jobs().len(), 2);
+    // Editing the config later does not move the start of the window.
+    p.write(".thehook/config.yaml", "retrieval:\n  max_results: 6\n");
+    std::fs::remove_file(queue.join("old-1.json")).unwrap();
+    p.ok(&["retrieve", "--agent", "claude-code", "--background"]);
+    assert_eq!(jobs(), ["cx-5.json", "old-1.json"]);
 }
 
 const CLAUDE_SETTINGS: &str = r#"{
@@ -552,6 +563,90 @@ fn a_moved_thehook_replaces_its_hook_instead_of_adding_one() {
         .as_str()
         .unwrap()
         .starts_with(&bin()));
+    // The file held only thehook's hooks: no backup, and uninstall deletes it.
+    assert!(!p.root().join(".claude/settings.json.bak").exists());
+    p.ok(&["uninstall"]);
+    assert!(!p.root().join(".claude").exists());
+}
+
+#[test]
+fn a_bin_path_with_spaces_is_quoted_and_recognised_again() {
+    let p = Project::empty();
+    let args = [
+        "init",
+        "--agent",
+        "claude",
+        "--bin",
+        "/opt/my tools/thehook",
+    ];
+    p.ok(&args);
+    p.ok(&args);
+    let settings: Value = serde_json::from_str(&p.read(".claude/settings.json")).unwrap();
+    let start = settings["hooks"]["SessionStart"].as_array().unwrap();
+    assert_eq!(start.len(), 1, "{settings}");
+    assert_eq!(
+        start[0]["hooks"][0]["command"],
+        "'/opt/my tools/thehook' retrieve --agent claude-code"
+    );
+}
+
+#[test]
+fn init_sets_up_the_git_root_not_a_parent_with_stray_memory() {
+    let p = Project::empty();
+    p.write(
+        ".thehook/knowledge/notes.md",
+        "- stray memory in a parent folder\n",
+    );
+    std::fs::create_dir_all(p.root().join("repo/src")).unwrap();
+    git(&p.root().join("repo"), &["init", "-q"]);
+    let sub = p.root().join("repo/src");
+    let out = p
+        .cmd(&["init", "--agent", "claude", "--bin", &bin()])
+        .arg("-C")
+        .arg(&sub)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(p.root().join("repo/.claude/settings.json").is_file());
+    assert!(p.root().join("repo/.thehook/config.yaml").is_file());
+    assert!(!p.root().join(".claude").exists());
+}
+
+#[test]
+fn a_symlinked_settings_file_stays_a_symlink() {
+    let p = Project::empty();
+    p.write("dotfiles/claude.json", "{\"model\": \"opus\"}\n");
+    std::fs::create_dir_all(p.root().join(".claude")).unwrap();
+    std::os::unix::fs::symlink(
+        p.root().join("dotfiles/claude.json"),
+        p.root().join(".claude/settings.json"),
+    )
+    .unwrap();
+    p.ok(&["init", "--agent", "claude", "--bin", &bin()]);
+    let link = p.root().join(".claude/settings.json");
+    assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+    assert!(p
+        .read("dotfiles/claude.json")
+        .contains("retrieve --agent claude-code"));
+}
+
+#[test]
+fn hooks_with_arguments_of_another_version_exit_0_silently() {
+    let p = repo("claude");
+    for args in [
+        &["retrieve", "--agent", "opencode"][..],
+        &["capture", "--some-future-flag"][..],
+    ] {
+        let out = p.cmd(args).write_stdin("{}").output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(out.stdout.is_empty() && out.stderr.is_empty(), "{args:?}");
+    }
+    // Other commands still report usage errors.
+    assert_eq!(p.run(&["recall", "--bogus"]).0, 2);
 }
 
 #[test]

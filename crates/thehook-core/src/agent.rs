@@ -142,6 +142,18 @@ impl HookPayload {
     }
 }
 
+/// Whether Cursor has thehook in its own hooks (the project's or the
+/// user's). Cursor also runs Claude Code's hooks; when its own are wired,
+/// those answer and the Claude Code ones stay silent, so a session is
+/// injected and captured once.
+pub fn cursor_runs_thehook(project_root: &std::path::Path, home: Option<&std::path::Path>) -> bool {
+    let wired = |base: &std::path::Path| {
+        std::fs::read_to_string(base.join(Agent::Cursor.settings_file()))
+            .is_ok_and(|t| t.lines().any(crate::init::is_thehook_command_line))
+    };
+    wired(project_root) || home.is_some_and(wired)
+}
+
 /// The session-start output that makes `agent` add `context` to the session.
 pub fn session_start_output(agent: Agent, context: &str) -> Value {
     match agent {

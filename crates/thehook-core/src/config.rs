@@ -38,6 +38,18 @@ pub enum SessionSource {
     Compact,
 }
 
+impl SessionSource {
+    /// The name agents send in a session-start payload's `source`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SessionSource::Startup => "startup",
+            SessionSource::Resume => "resume",
+            SessionSource::Clear => "clear",
+            SessionSource::Compact => "compact",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Include {

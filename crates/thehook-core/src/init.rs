@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::project::Project;
 use crate::store::write_atomic;
 
-pub use settings::is_thehook_command;
+pub use settings::{is_thehook_command, is_thehook_command_line};
 
 /// What to wire, and where.
 #[derive(Debug, Clone)]
@@ -94,8 +94,16 @@ pub fn uninstall(root: &Path, options: &InitOptions) -> Result<Vec<Change>> {
     let base = base_dir(root, options);
     let mut changes = Vec::new();
     for agent in Agent::ALL {
-        if let Some(change) = settings::unwire(&base.join(agent.settings_file()), agent)? {
-            changes.push(change);
+        let path = base.join(agent.settings_file());
+        match settings::unwire(&path, agent) {
+            Ok(Some(change)) => changes.push(change),
+            Ok(None) => {}
+            // One unreadable file must not keep the others wired.
+            Err(e) => changes.push(Change {
+                path,
+                action: Action::Kept,
+                detail: format!("left as it is: {e}"),
+            }),
         }
         if let Some(command) = recall_command_file(agent) {
             changes.extend(remove_command(&base.join(command))?);
@@ -171,7 +179,8 @@ fn recall_command(agent: Agent, bin: &str) -> String {
 
 fn write_command(path: &Path, agent: Agent, bin: &str) -> Result<Change> {
     let wanted = recall_command(agent, bin);
-    let (action, detail) = match std::fs::read_to_string(path) {
+    let existing = std::fs::read(path).map(|b| String::from_utf8_lossy(&b).into_owned());
+    let (action, detail) = match existing {
         Ok(old) if old == wanted => (Action::Unchanged, "the /recall command"),
         Ok(old) if !old.contains(MARKER) => {
             return Ok(Change {
@@ -197,8 +206,8 @@ fn write_command(path: &Path, agent: Agent, bin: &str) -> Result<Change> {
 }
 
 fn remove_command(path: &Path) -> Result<Option<Change>> {
-    match std::fs::read_to_string(path) {
-        Ok(text) if text.contains(MARKER) => {
+    match std::fs::read(path) {
+        Ok(bytes) if String::from_utf8_lossy(&bytes).contains(MARKER) => {
             std::fs::remove_file(path).map_err(|e| Error::io("cannot remove", path, e))?;
             // The folder too, when init's file was all it held.
             if let Some(dir) = path.parent() {
@@ -254,6 +263,16 @@ pub fn resolve_hook_bin(path_var: Option<&std::ffi::OsStr>, current_exe: Option<
         warning: Some(
             "no installed thehook was found on PATH, so the hooks will not run until there is one: install it with `cargo install --path crates/thehook-cli` (from a checkout) or `npm install -g thehook`, then run `thehook init` again".into(),
         ),
+    }
+}
+
+/// The `thehook` named with `--bin`: made absolute and quoted for the shell.
+pub fn given_hook_bin(path: &Path) -> HookBin {
+    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    HookBin {
+        command: quote(&path),
+        note: format!("hooks run {} (given with --bin)", path.display()),
+        warning: None,
     }
 }
 

@@ -34,6 +34,17 @@ impl Project {
         Project::at(start)
     }
 
+    /// The project `thehook init` sets up from `start`: the enclosing git
+    /// work tree, else `start` itself, never a parent that merely has memory
+    /// (a stray `~/.thehook` must not capture every repository below it).
+    pub fn for_init(start: &Path) -> Self {
+        let start = std::path::absolute(start).unwrap_or_else(|_| start.to_path_buf());
+        match start.ancestors().find(|a| a.join(".git").exists()) {
+            Some(git) => Project::at(git),
+            None => Project::at(start),
+        }
+    }
+
     pub fn root(&self) -> &Path {
         &self.root
     }

@@ -54,7 +54,12 @@ pub fn enqueue(project: &Project, job: &Job) -> Result<bool> {
     std::fs::create_dir_all(&dir).map_err(|e| Error::io("cannot create folder", &dir, e))?;
     let path = dir.join(format!("{}.json", file_stem(&job.session_id)));
     let new = !path.exists();
-    let json = serde_json::to_vec_pretty(job).expect("a job serialises");
+    // Paths that are not UTF-8 cannot be JSON strings.
+    let json = serde_json::to_vec_pretty(job).map_err(|e| Error::Layout {
+        path: path.clone(),
+        problem: format!("the job cannot be written as JSON ({e})"),
+        fix: "use a project and transcript path that are valid UTF-8".into(),
+    })?;
     write_atomic(&path, &json)?;
     Ok(new)
 }

@@ -14,7 +14,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::agent::{session_start_output, Agent, HookPayload};
-use crate::config::{Include, SessionSource};
+use crate::config::Include;
 use crate::context::Context;
 use crate::embed::{Availability, SearchPaths};
 use crate::error::Result;
@@ -124,11 +124,7 @@ pub fn retrieve(
     }
     out.project = Some(project.root().to_path_buf());
     if payload.agent == Agent::Cursor && declared == Some(Agent::ClaudeCode) {
-        let wired = |base: &Path| {
-            std::fs::read_to_string(base.join(Agent::Cursor.settings_file()))
-                .is_ok_and(|t| t.contains("thehook"))
-        };
-        if wired(project.root()) || home.is_some_and(wired) {
+        if crate::agent::cursor_runs_thehook(project.root(), home) {
             out.log = "Cursor ran Claude Code's hook; its own sessionStart hook answers".into();
             out.project = None;
             return Ok(out);
@@ -142,7 +138,7 @@ pub fn retrieve(
     }
     // Cursor says no source: its sessionStart is a new session.
     let source = payload.source.as_deref().unwrap_or("startup");
-    let wanted = config.inject_on.iter().any(|s| source_name(*s) == source);
+    let wanted = config.inject_on.iter().any(|s| s.as_str() == source);
     if !wanted {
         out.log = format!("source `{source}` is not in retrieval.inject_on");
         return Ok(out);
@@ -181,15 +177,6 @@ pub fn retrieve(
         out.output = Some(session_start_output(payload.agent, &block.text));
     }
     Ok(out)
-}
-
-fn source_name(s: SessionSource) -> &'static str {
-    match s {
-        SessionSource::Startup => "startup",
-        SessionSource::Resume => "resume",
-        SessionSource::Clear => "clear",
-        SessionSource::Compact => "compact",
-    }
 }
 
 /// Whether an item's file is one of those `retrieval.include` names.
@@ -267,24 +254,41 @@ fn pick(
             .collect();
         ranked.push(list);
     }
-    // Each group's share first, then the slots left, in priority order.
-    let mut quota: Vec<usize> = GROUPS
-        .iter()
-        .map(|g| (g.share * max as f32) as usize)
-        .collect();
-    let mut picked: Vec<(usize, Item)> = Vec::new();
-    let mut taken = vec![0usize; GROUPS.len()];
-    for pass in 0..2 {
-        for (g, list) in ranked.iter().enumerate() {
-            while taken[g] < list.len() && picked.len() < max && (pass == 1 || taken[g] < quota[g])
-            {
-                picked.push((g, list[taken[g]].clone()));
-                taken[g] += 1;
-            }
-        }
-        quota.iter_mut().for_each(|q| *q = usize::MAX);
+    let lengths: Vec<usize> = ranked.iter().map(Vec::len).collect();
+    let counts = allot(&lengths, max);
+    Ok(ranked
+        .into_iter()
+        .zip(counts)
+        .enumerate()
+        .flat_map(|(g, (list, n))| list.into_iter().take(n).map(move |item| (g, item)))
+        .collect())
+}
+
+/// How many items each group gets of `max`, given how many it has: every
+/// group that has items gets one first (in priority order, while slots
+/// last), then its share of `max`, then the slots left go round the groups
+/// in priority order.
+fn allot(available: &[usize], max: usize) -> Vec<usize> {
+    let mut counts = vec![0usize; available.len()];
+    let mut left = max;
+    let give = |g: usize, n: usize, counts: &mut Vec<usize>, left: &mut usize| {
+        let n = n.min(available[g] - counts[g]).min(*left);
+        counts[g] += n;
+        *left -= n;
+    };
+    for g in 0..available.len() {
+        give(g, 1, &mut counts, &mut left);
     }
-    Ok(picked)
+    for (g, group) in GROUPS.iter().enumerate().take(available.len()) {
+        let share = (group.share * max as f32) as usize;
+        give(g, share.saturating_sub(counts[g]), &mut counts, &mut left);
+    }
+    while left > 0 && (0..available.len()).any(|g| counts[g] < available[g]) {
+        for g in 0..available.len() {
+            give(g, 1, &mut counts, &mut left);
+        }
+    }
+    counts
 }
 
 /// The rendered block.
@@ -496,4 +500,22 @@ pub fn warm(root: &Path, paths: &SearchPaths) -> Result<String> {
         &serde_json::to_vec(&cached).expect("serialises"),
     )?;
     Ok("cached the context query's vector".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::allot;
+
+    #[test]
+    fn every_group_with_items_gets_a_slot_then_its_share() {
+        // Conventions, decisions, gotchas, notes, history; max_results 8.
+        assert_eq!(allot(&[20, 20, 20, 20, 20], 8), [3, 2, 1, 1, 1]);
+        // Few slots: priority order decides.
+        assert_eq!(allot(&[20, 20, 20, 20, 20], 3), [1, 1, 1, 0, 0]);
+        // A group without items leaves its slots to the others, in turn.
+        assert_eq!(allot(&[20, 0, 0, 1, 20], 8), [4, 0, 0, 1, 3]);
+        // Fewer items than slots: all of them.
+        assert_eq!(allot(&[2, 1, 0, 0, 3], 8), [2, 1, 0, 0, 3]);
+        assert_eq!(allot(&[5, 5, 5, 5, 5], 0), [0, 0, 0, 0, 0]);
+    }
 }

@@ -67,13 +67,28 @@ pub fn sweep(
     Ok(queued)
 }
 
-/// When thehook was set up here: the config file's time (init writes it; a
-/// clone gets the clone's time, so another machine's old sessions stay out).
+/// When thehook was set up on this machine: recorded at the first sweep in
+/// `.thehook/queue/.sweep-since` (machine-local, ignored by git) from the
+/// config file's time (init writes it; a clone gets the clone's time, so
+/// another machine's old sessions stay out). Recorded once, so editing the
+/// config later does not hide sessions from before the edit.
 fn setup_time(project: &Project) -> SystemTime {
-    std::fs::metadata(project.config_path())
+    let state = project.queue_dir().join(".sweep-since");
+    let recorded = std::fs::read_to_string(&state)
+        .ok()
+        .and_then(|t| t.trim().parse::<jiff::Timestamp>().ok());
+    if let Some(t) = recorded {
+        return SystemTime::from(t);
+    }
+    let since = std::fs::metadata(project.config_path())
         .or_else(|_| std::fs::metadata(project.dir()))
         .and_then(|m| m.modified())
-        .unwrap_or(SystemTime::now())
+        .unwrap_or(SystemTime::now());
+    if let Ok(t) = jiff::Timestamp::try_from(since) {
+        let _ = std::fs::create_dir_all(project.queue_dir());
+        let _ = crate::store::write_atomic(&state, t.to_string().as_bytes());
+    }
+    since
 }
 
 /// Session ids named in the front matter of session files.
@@ -140,7 +155,10 @@ pub fn find_transcripts(
         if name != slug && !name.starts_with(&format!("{slug}-")) {
             continue;
         }
-        for path in jsonl_in(&dir).into_iter().filter(|p| in_window(p)) {
+        for path in crate::transcript::jsonl_files(&dir)
+            .into_iter()
+            .filter(|p| in_window(p))
+        {
             let head = head_records(&path);
             let cwd = head
                 .iter()
@@ -172,7 +190,7 @@ pub fn find_transcripts(
         if name != slug && name != slug.trim_start_matches('-') {
             continue;
         }
-        for path in jsonl_in(&dir.join("agent-transcripts"))
+        for path in crate::transcript::jsonl_files(&dir.join("agent-transcripts"))
             .into_iter()
             .filter(|p| in_window(p))
         {
@@ -237,25 +255,17 @@ fn subdirs(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-fn jsonl_in(dir: &Path) -> Vec<PathBuf> {
-    std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl") && p.is_file())
-        .collect()
-}
-
-/// The first records of a transcript (its first 64 KB), cheaply.
+/// The first records of a transcript (its first MB: a first line can hold a
+/// pasted screenshot), cheaply.
 fn head_records(path: &Path) -> Vec<Record> {
     use std::io::Read;
+    const HEAD: usize = 1 << 20;
     let mut buf = Vec::new();
     if let Ok(f) = std::fs::File::open(path) {
-        let _ = f.take(64 * 1024).read_to_end(&mut buf);
+        let _ = f.take(HEAD as u64).read_to_end(&mut buf);
     }
-    // Drop a line cut by the 64 KB limit.
-    if buf.len() == 64 * 1024 {
+    // Drop a line cut by the limit.
+    if buf.len() == HEAD {
         if let Some(end) = buf.iter().rposition(|b| *b == b'\n') {
             buf.truncate(end);
         }

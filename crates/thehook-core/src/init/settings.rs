@@ -7,7 +7,6 @@ use serde_json::{json, Map, Value};
 
 use super::{Action, Change, InitOptions};
 use crate::agent::Agent;
-use crate::config::SessionSource;
 use crate::error::{Error, Result};
 use crate::store::write_atomic;
 
@@ -26,16 +25,7 @@ fn nested(agent: Agent) -> bool {
 
 fn specs(agent: Agent, o: &InitOptions) -> Vec<Spec> {
     let command = |sub: &str| format!("{} {sub} --agent {}", o.hook_bin, agent.as_str());
-    let sources: Vec<&str> = o
-        .inject_on
-        .iter()
-        .map(|s| match s {
-            SessionSource::Startup => "startup",
-            SessionSource::Resume => "resume",
-            SessionSource::Clear => "clear",
-            SessionSource::Compact => "compact",
-        })
-        .collect();
+    let sources: Vec<&str> = o.inject_on.iter().map(|s| s.as_str()).collect();
     match agent {
         // Timeouts in seconds. SessionEnd's raises Claude Code's 1.5 s budget.
         Agent::ClaudeCode => vec![
@@ -101,6 +91,12 @@ pub fn is_thehook_command(command: &str) -> bool {
             .is_some_and(|w| w == "retrieve" || w == "capture")
 }
 
+/// Whether a line of a settings file holds a thehook hook command (a cheap
+/// check for readers that do not parse the file).
+pub fn is_thehook_command_line(line: &str) -> bool {
+    line.split('"').any(|part| is_thehook_command(part.trim()))
+}
+
 fn is_ours(handler: &Value) -> bool {
     handler
         .get("command")
@@ -131,7 +127,7 @@ fn read(path: &Path) -> Result<Settings> {
         Error::Settings {
         path: path.to_path_buf(),
         problem,
-        fix: "make it valid JSON (no comments or trailing commas; `python3 -m json.tool FILE` shows where it breaks), then run `thehook init` again".into(),
+        fix: "make it valid JSON (no comments or trailing commas; `python3 -m json.tool FILE` shows where it breaks), then run the command again".into(),
     }
     };
     let value: Value = if text.trim().is_empty() {
@@ -170,7 +166,9 @@ fn write(path: &Path, s: &Settings) -> Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| Error::io("cannot create folder", dir, e))?;
     }
-    write_atomic(path, &out)
+    // A settings file that is a symlink (dotfiles) stays one: write its target.
+    let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    write_atomic(&target, &out)
 }
 
 /// The `.bak` beside a settings file.
@@ -186,7 +184,7 @@ fn section<'a>(path: &Path, root: &'a mut Value, key: &str) -> Result<&'a mut Ma
     entry.as_object_mut().ok_or_else(|| Error::Settings {
         path: path.to_path_buf(),
         problem: format!("`{key}` is not an object"),
-        fix: format!("make `{key}` an object of hook events, or move the file away, then run `thehook init` again"),
+        fix: format!("make `{key}` an object of hook events, or move the file away, then run the command again"),
     })
 }
 
@@ -205,7 +203,7 @@ pub(super) fn wire(path: &Path, agent: Agent, o: &InitOptions) -> Result<Change>
             return Err(Error::Settings {
                 path: path.to_path_buf(),
                 problem: format!("`hooks.{}` is not a list", spec.event),
-                fix: "make it a list of hooks, then run `thehook init` again".into(),
+                fix: "make it a list of hooks, then run the command again".into(),
             });
         };
         let wanted = if nested(agent) {
@@ -235,7 +233,9 @@ pub(super) fn wire(path: &Path, agent: Agent, o: &InitOptions) -> Result<Change>
     }
     let backup = backup_path(path);
     let mut detail = format!("{} hooks: {}", agent, added.join(", "));
-    if s.existed && !backup.exists() {
+    let mut before = read(path)?.value;
+    strip(&mut before, agent);
+    if s.existed && !backup.exists() && !is_empty_settings(&before, agent) {
         std::fs::copy(path, &backup).map_err(|e| Error::io("cannot back up", path, e))?;
         detail.push_str(&format!(
             " (the original is in {})",
@@ -293,39 +293,28 @@ pub(super) fn unwire(path: &Path, agent: Agent) -> Result<Option<Change>> {
         return Ok(None);
     }
     let mut s = read(path)?;
-    let obj = s.value.as_object_mut().expect("an object");
-    let Some(hooks) = obj.get_mut("hooks").and_then(Value::as_object_mut) else {
+    let events = strip(&mut s.value, agent);
+    if events.is_empty() {
         return Ok(None);
-    };
-    let mut removed = 0;
-    let mut events = Vec::new();
-    for (event, list) in hooks.iter_mut() {
-        if let Some(list) = list.as_array_mut() {
-            let n = remove_ours(list, nested(agent));
-            if n > 0 {
-                removed += n;
-                events.push(event.clone());
-            }
-        }
-    }
-    if removed == 0 {
-        return Ok(None);
-    }
-    hooks.retain(|event, list| {
-        !(events.contains(event) && list.as_array().is_some_and(Vec::is_empty))
-    });
-    if hooks.is_empty() {
-        obj.remove("hooks");
     }
     let backup = backup_path(path);
+    // The original as it was before thehook's first change (an older init
+    // may have backed up a file that already held thehook's hooks).
     let original = std::fs::read_to_string(&backup)
         .ok()
-        .and_then(|t| serde_json::from_str::<Value>(&t).ok());
-    let only_ours = obj.is_empty()
-        || (agent == Agent::Cursor && obj.len() == 1 && obj.get("version") == Some(&json!(1)));
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+        .map(|mut v| {
+            strip(&mut v, agent);
+            v
+        });
     let detail = format!("{} hooks: {}", agent, events.join(", "));
-    if original.is_none() && only_ours {
+    if original
+        .as_ref()
+        .is_none_or(|o| is_empty_settings(o, agent))
+        && is_empty_settings(&s.value, agent)
+    {
         std::fs::remove_file(path).map_err(|e| Error::io("cannot remove", path, e))?;
+        let _ = std::fs::remove_file(&backup);
         if let Some(dir) = path.parent() {
             let _ = std::fs::remove_dir(dir);
         }
@@ -343,7 +332,7 @@ pub(super) fn unwire(path: &Path, agent: Agent) -> Result<Option<Change>> {
     } else if original.is_some() {
         detail.push_str(&format!(
             "; {} kept (it differs from the file now)",
-            backup.file_name().unwrap().to_string_lossy()
+            backup.file_name().unwrap_or_default().to_string_lossy()
         ));
     }
     Ok(Some(Change {
@@ -351,4 +340,39 @@ pub(super) fn unwire(path: &Path, agent: Agent) -> Result<Option<Change>> {
         action: Action::Updated,
         detail,
     }))
+}
+
+/// Takes thehook's handlers out of a settings value, and the groups, events
+/// and `hooks` object that held nothing else. Returns the events touched.
+fn strip(value: &mut Value, agent: Agent) -> Vec<String> {
+    let Some(obj) = value.as_object_mut() else {
+        return Vec::new();
+    };
+    let Some(hooks) = obj.get_mut("hooks").and_then(Value::as_object_mut) else {
+        return Vec::new();
+    };
+    let mut events = Vec::new();
+    for (event, list) in hooks.iter_mut() {
+        if let Some(list) = list.as_array_mut() {
+            if remove_ours(list, nested(agent)) > 0 {
+                events.push(event.clone());
+            }
+        }
+    }
+    hooks.retain(|event, list| {
+        !(events.contains(event) && list.as_array().is_some_and(Vec::is_empty))
+    });
+    if hooks.is_empty() && !events.is_empty() {
+        obj.shift_remove("hooks");
+    }
+    events
+}
+
+/// Whether settings hold nothing but what init would start a new file with.
+fn is_empty_settings(value: &Value, agent: Agent) -> bool {
+    let Some(obj) = value.as_object() else {
+        return false;
+    };
+    obj.is_empty()
+        || (agent == Agent::Cursor && obj.len() == 1 && obj.get("version") == Some(&json!(1)))
 }

@@ -302,7 +302,8 @@ fn claude_subagent_files(path: &Path, session_id: Option<&str>) -> Vec<PathBuf> 
     out
 }
 
-fn jsonl_files(dir: &Path) -> Vec<PathBuf> {
+/// The `*.jsonl` files directly in `dir`, sorted.
+pub(crate) fn jsonl_files(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .into_iter()
         .flatten()
