@@ -123,12 +123,13 @@ pub fn retrieve(
         return Ok(out);
     }
     out.project = Some(project.root().to_path_buf());
-    if payload.agent == Agent::Cursor && declared == Some(Agent::ClaudeCode) {
-        if crate::agent::cursor_runs_thehook(project.root(), home) {
-            out.log = "Cursor ran Claude Code's hook; its own sessionStart hook answers".into();
-            out.project = None;
-            return Ok(out);
-        }
+    if payload.agent == Agent::Cursor
+        && declared == Some(Agent::ClaudeCode)
+        && crate::agent::cursor_runs_thehook(project.root(), home)
+    {
+        out.log = "Cursor ran Claude Code's hook; its own sessionStart hook answers".into();
+        out.project = None;
+        return Ok(out);
     }
     let mut memory = Memory::open(project.root(), paths, false)?;
     let config = memory.config().retrieval.clone();
