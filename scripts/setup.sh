@@ -24,5 +24,11 @@ echo
 echo "==> thehook recall \"why did we pick jose for JWT\" (examples/demo)"
 target/release/thehook -C examples/demo recall "why did we pick jose for JWT" -k 3
 echo
+echo "==> thehook retrieve: what a Claude Code session starting in examples/demo is told"
+printf '{"session_id":"demo","cwd":"%s","hook_event_name":"SessionStart","source":"startup"}' \
+  "$PWD/examples/demo" | THEHOOK_BACKGROUND=0 target/release/thehook retrieve --agent claude-code \
+  | python3 -c 'import json,sys; print(json.load(sys.stdin)["hookSpecificOutput"]["additionalContext"])'
+echo
 echo "thehook is built at target/release/thehook; put it on your PATH, e.g.:"
 echo "  ln -s \"$PWD/target/release/thehook\" ~/.local/bin/thehook"
+echo "then wire your agents in a project with: thehook init"
