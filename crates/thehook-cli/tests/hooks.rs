@@ -280,7 +280,13 @@ fn the_block_fits_the_token_budget_and_the_character_cap() {
             context.chars().count(),
         )
     };
-    let (n_small, _) = items("retrieval:\n  token_budget: 300\n  max_results: 100\n");
+    let small = "retrieval:\n  token_budget: 300\n  max_results: 100\n";
+    let (n_small, _) = items(small);
+    // The background half stores exact counts; the next start uses them
+    // instead of the tokenizer and makes the same choice.
+    p.ok(&["retrieve", "--background"]);
+    assert!(p.thehook().join("index/token-counts.json").is_file());
+    assert_eq!(items(small).0, n_small);
     let (n_large, chars_large) = items("retrieval:\n  token_budget: 50000\n  max_results: 100\n");
     // A line is about 75 tokens ("word" is one token): 300 fits 3, never 4.
     assert!(

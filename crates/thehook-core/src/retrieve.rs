@@ -155,12 +155,14 @@ pub fn retrieve(
         &config.include,
     )?;
     let (failed, queued) = crate::queue::counts(&project);
+    let counts = TokenCounts::load(&project, memory.availability());
     let block = render(
         &picked,
         failed,
         queued,
         config.token_budget,
         memory.availability(),
+        &counts,
     );
     out.log = format!(
         "{}: {} items, {} chars, query {} words{}",
@@ -308,8 +310,8 @@ pub fn render(
     queued: usize,
     token_budget: usize,
     availability: &Availability,
+    counts: &TokenCounts,
 ) -> Block {
-    const HEADER: &str = "# Project memory (thehook)";
     let mut notice = Vec::new();
     if failed > 0 {
         notice.push(format!("{failed} session capture(s) failed and wait in .thehook/failed/ (`thehook capture --retry` redoes them)"));
@@ -321,22 +323,19 @@ pub fn render(
     }
     let notice = (!notice.is_empty()).then(|| format!("Note: {}.", notice.join("; ")));
     let lines: Vec<String> = picked.iter().map(|(g, item)| item_line(item, *g)).collect();
-    let every_text = GROUPS
+    let headings: Vec<String> = GROUPS.iter().map(heading).collect();
+    let every_text = headings
         .iter()
-        .map(|g| g.title)
-        .chain(lines.iter().map(String::as_str));
-    let counter = TokenCounter::new(
-        availability,
-        token_budget,
-        every_text.chain([HEADER]).chain(notice.as_deref()),
-    );
+        .chain(&lines)
+        .map(String::as_str)
+        .chain([HEADER])
+        .chain(notice.as_deref());
+    let counter = TokenCounter::new(availability, token_budget, every_text, counts);
     let mut used_chars = HEADER.len() + 1 + notice.as_ref().map_or(0, |n| n.len() + 1);
     let mut used_tokens = counter.count(HEADER) + notice.as_ref().map_or(0, |n| counter.count(n));
     let mut kept: Vec<Vec<String>> = vec![Vec::new(); GROUPS.len()];
     for ((g, _), line) in picked.iter().zip(lines) {
-        let heading = kept[*g]
-            .is_empty()
-            .then(|| format!("## {}", GROUPS[*g].title));
+        let heading = kept[*g].is_empty().then(|| &headings[*g]);
         let chars = line.len() + 1 + heading.as_ref().map_or(0, |h| h.len() + 1);
         if used_chars + chars > MAX_CHARS {
             continue;
@@ -370,6 +369,12 @@ pub fn render(
     }
 }
 
+const HEADER: &str = "# Project memory (thehook)";
+
+fn heading(group: &Group) -> String {
+    format!("## {}", group.title)
+}
+
 /// `- text, 2026-02-20 (path:line)`: dated for decisions and history.
 fn item_line(item: &Item, group: usize) -> String {
     let text = item.text.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -381,16 +386,20 @@ fn item_line(item: &Item, group: usize) -> String {
     }
 }
 
-/// Counts tokens with the model's tokenizer. Loading it costs about 30 ms,
-/// so it is loaded only when the texts could exceed the budget at all: a
-/// WordPiece token covers at least one character, so no text has more tokens
-/// than non-space characters. Without a model, a conservative estimate.
-pub struct TokenCounter {
+/// Counts tokens with the model's tokenizer. Loading it costs about 17 ms,
+/// so the foreground avoids it: a WordPiece token covers at least one
+/// character, so no text has more tokens than non-space characters, and the
+/// background half of the last session start stored exact counts of the
+/// lines it expected ([`TokenCounts`]). The tokenizer is loaded only when
+/// neither settles whether the block fits. Without a model, an estimate.
+pub struct TokenCounter<'a> {
     counting: Counting,
+    known: &'a TokenCounts,
 }
 
 enum Counting {
-    /// Everything fits even if every character were a token.
+    /// Stored counts where known, else the character bound: everything fits
+    /// even so, or every text is known.
     Bound,
     Exact(Box<tokenizers::Tokenizer>),
     /// No tokenizer: English WordPiece averages about 4 characters a token;
@@ -403,33 +412,75 @@ fn token_bound(text: &str) -> usize {
     text.chars().filter(|c| !c.is_whitespace()).count()
 }
 
-impl TokenCounter {
+impl<'a> TokenCounter<'a> {
     /// A counter for `texts`: the most that will be counted against `budget`.
-    pub fn new<'a>(
+    pub fn new<'t>(
         availability: &Availability,
         budget: usize,
-        texts: impl Iterator<Item = &'a str>,
-    ) -> TokenCounter {
-        let bound: usize = texts.map(token_bound).sum();
+        texts: impl Iterator<Item = &'t str>,
+        known: &'a TokenCounts,
+    ) -> TokenCounter<'a> {
+        let (mut bound, mut all_known) = (0, true);
+        for text in texts {
+            match known.get(text) {
+                Some(n) => bound += n,
+                None => {
+                    bound += token_bound(text);
+                    all_known = false;
+                }
+            }
+        }
         let counting = match availability {
-            _ if bound <= budget => Counting::Bound,
+            _ if bound <= budget || all_known => Counting::Bound,
             Availability::Ready { model_dir, .. } => {
                 load_tokenizer(&model_dir.path.join("tokenizer.json"))
                     .map_or(Counting::Estimate, |t| Counting::Exact(Box::new(t)))
             }
             Availability::Missing { .. } => Counting::Estimate,
         };
-        TokenCounter { counting }
+        TokenCounter { counting, known }
     }
 
     pub fn count(&self, text: &str) -> usize {
         match &self.counting {
-            Counting::Bound => token_bound(text),
+            Counting::Bound => self.known.get(text).unwrap_or_else(|| token_bound(text)),
             Counting::Exact(t) => t
                 .encode(text, false)
                 .map_or_else(|_| token_bound(text), |e| e.len()),
             Counting::Estimate => text.len().div_ceil(3),
         }
+    }
+}
+
+/// Exact token counts of lines a session start is likely to inject, keyed by
+/// a hash of the line, stored by the background half in
+/// `.thehook/index/token-counts.json`.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct TokenCounts {
+    fingerprint: String,
+    counts: std::collections::HashMap<String, usize>,
+}
+
+impl TokenCounts {
+    fn path(project: &Project) -> PathBuf {
+        project.index_dir().join("token-counts.json")
+    }
+
+    /// The stored counts, if they came from this model's tokenizer.
+    pub fn load(project: &Project, availability: &Availability) -> TokenCounts {
+        std::fs::read(Self::path(project))
+            .ok()
+            .and_then(|b| serde_json::from_slice::<TokenCounts>(&b).ok())
+            .filter(|c| c.fingerprint == availability.fingerprint())
+            .unwrap_or_default()
+    }
+
+    fn key(text: &str) -> String {
+        sha(text)[..16].to_string()
+    }
+
+    pub fn get(&self, text: &str) -> Option<usize> {
+        self.counts.get(&Self::key(text)).copied()
     }
 }
 
@@ -483,24 +534,62 @@ pub fn warm(root: &Path, paths: &SearchPaths) -> Result<String> {
     let mut memory = Memory::open(root, paths, false)?;
     memory.sync(&|_, _| {})?;
     let query = Context::of(root).query();
-    if query.trim().is_empty()
-        || cached_query_vector(&project, &query, memory.availability()).is_some()
-    {
-        return Ok("query vector already cached".into());
+    let mut vector = cached_query_vector(&project, &query, memory.availability());
+    let mut done = Vec::new();
+    if vector.is_none() && !query.trim().is_empty() {
+        match memory.embed_query_vector(&query)? {
+            Some(v) => {
+                let cached = CachedQuery {
+                    query_sha256: sha(&query),
+                    fingerprint: memory.availability().fingerprint(),
+                    vector: v.clone(),
+                };
+                let json =
+                    serde_json::to_vec(&cached).map_err(|e| crate::error::Error::Layout {
+                        path: query_cache_path(&project),
+                        problem: format!("cannot write the query vector ({e})"),
+                        fix: "delete the file; it is a cache".into(),
+                    })?;
+                write_atomic(&query_cache_path(&project), &json)?;
+                vector = Some(v);
+                done.push("cached the context query's vector");
+            }
+            None => done.push("no embedding model: lexical only"),
+        }
     }
-    let Some(vector) = memory.embed_query_vector(&query)? else {
-        return Ok("no embedding model: lexical only".into());
+    let Availability::Ready { model_dir, .. } = memory.availability() else {
+        return Ok(done.join("; "));
     };
-    let cached = CachedQuery {
-        query_sha256: sha(&query),
+    let Some(tokenizer) = load_tokenizer(&model_dir.path.join("tokenizer.json")) else {
+        return Ok(done.join("; "));
+    };
+    // What the next session start would pick, ranked either way.
+    let config = memory.config().retrieval.clone();
+    let mut texts: Vec<String> = GROUPS
+        .iter()
+        .map(heading)
+        .chain([HEADER.to_string()])
+        .collect();
+    for v in [None, vector.as_deref()] {
+        let picked = pick(&memory, &query, v, config.max_results, &config.include)?;
+        texts.extend(picked.iter().map(|(g, item)| item_line(item, *g)));
+    }
+    let counts = TokenCounts {
         fingerprint: memory.availability().fingerprint(),
-        vector,
+        counts: texts
+            .iter()
+            .filter_map(|t| {
+                Some((
+                    TokenCounts::key(t),
+                    tokenizer.encode(t.as_str(), false).ok()?.len(),
+                ))
+            })
+            .collect(),
     };
-    write_atomic(
-        &query_cache_path(&project),
-        &serde_json::to_vec(&cached).expect("serialises"),
-    )?;
-    Ok("cached the context query's vector".into())
+    let json = serde_json::to_vec(&counts).unwrap_or_default();
+    write_atomic(&TokenCounts::path(&project), &json)?;
+    done.push("stored token counts");
+    Ok(done.join("; "))
 }
 
 #[cfg(test)]
