@@ -668,7 +668,9 @@ def measure_hooks(binary: str, root: Path, env: dict[str, str], runs: int) -> di
     def last_log() -> str:
         return log_file.read_text().strip().splitlines()[-1]
 
-    # Warm-up: the background half caches the query vector.
+    # Warm-up: the background half fills its caches (from nothing).
+    for c in caches:
+        c.unlink(missing_ok=True)
     bg = [run(background, env)]
     if "cached the context query" not in last_log() or "token counts" not in last_log():
         sys.exit(f"retrieve --background did not fill its caches: {last_log()}")
