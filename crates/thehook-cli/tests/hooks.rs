@@ -721,3 +721,49 @@ fn snapshot(root: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
     files.sort();
     files
 }
+
+#[test]
+fn uninstall_goes_on_past_a_settings_file_it_cannot_read() {
+    let p = Project::empty();
+    p.ok(&["init", "--agent", "claude,gemini", "--bin", &bin()]);
+    let broken = "{\n  // edited by hand\n  \"hooks\": {}\n}\n";
+    p.write(".gemini/settings.json", broken);
+    let out = p.ok(&["uninstall"]);
+    assert!(out.contains("removed   .claude/settings.json"), "{out}");
+    assert!(
+        out.contains("kept      .gemini/settings.json  left as it is"),
+        "{out}"
+    );
+    assert_eq!(p.read(".gemini/settings.json"), broken);
+}
+
+#[test]
+fn cursor_running_claude_hooks_is_captured_once() {
+    let end = |p: &Project| {
+        json!({"session_id": "c0ffee", "conversation_id": "c0ffee", "cursor_version": "2.1.0",
+               "workspace_roots": [p.root()], "hook_event_name": "sessionEnd", "reason": "completed"})
+        .to_string()
+    };
+    // Only Claude Code's hooks wired: the Claude hook captures, as Cursor.
+    let only_claude = repo("claude");
+    let out = only_claude
+        .cmd(&["capture", "--agent", "claude-code"])
+        .write_stdin(end(&only_claude))
+        .output()
+        .unwrap();
+    assert!(out.status.success() && out.stdout.is_empty());
+    let job: Value = serde_json::from_str(&only_claude.read(".thehook/queue/c0ffee.json")).unwrap();
+    assert_eq!(job["agent"], "cursor");
+    // Cursor's own hook wired too: the Claude hook leaves it to that one.
+    let both = repo("claude,cursor");
+    both.cmd(&["capture", "--agent", "claude-code"])
+        .write_stdin(end(&both))
+        .output()
+        .unwrap();
+    assert!(!both.thehook().join("queue/c0ffee.json").exists());
+    both.cmd(&["capture", "--agent", "cursor"])
+        .write_stdin(end(&both))
+        .output()
+        .unwrap();
+    assert!(both.thehook().join("queue/c0ffee.json").exists());
+}
