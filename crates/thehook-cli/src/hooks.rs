@@ -55,14 +55,12 @@ fn is_child() -> bool {
     std::env::var_os("THEHOOK_CHILD").is_some_and(|v| v == "1")
 }
 
+/// The payload; bytes that are not UTF-8 make it unreadable JSON, which
+/// the caller logs.
 fn read_stdin(out: &mut Output) -> String {
-    let mut text = String::new();
-    // Bytes that are not UTF-8 make the payload unreadable, which is logged.
     let mut bytes = Vec::new();
-    if out.stdin.read_to_end(&mut bytes).is_ok() {
-        text = String::from_utf8_lossy(&bytes).into_owned();
-    }
-    text
+    let _ = out.stdin.read_to_end(&mut bytes);
+    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 pub fn retrieve(start: &Path, paths: &SearchPaths, args: HookArgs, out: &mut Output) -> i32 {
@@ -86,14 +84,13 @@ fn retrieve_hook(start: &Path, paths: &SearchPaths, args: HookArgs, out: &mut Ou
         crate::home_dir().as_deref(),
         paths,
     );
-    let log_to = |r: &Option<std::path::PathBuf>| Project::discover(r.as_deref().unwrap_or(&cwd));
     match result {
         Ok(r) => {
             if let Some(json) = &r.output {
                 out.print(&json.to_string());
             }
             out.flush();
-            let project = log_to(&r.project);
+            let project = Project::discover(r.project.as_deref().unwrap_or(&cwd));
             if project.dir().is_dir() {
                 logs::append(
                     &project,
@@ -101,12 +98,12 @@ fn retrieve_hook(start: &Path, paths: &SearchPaths, args: HookArgs, out: &mut Ou
                     &format!("retrieve {} ({} ms)", r.log, began.elapsed().as_millis()),
                 );
             }
-            if let (Some(root), true) = (&r.project, background_allowed()) {
+            if let (Some(root), true) = (&r.project, r.background && background_allowed()) {
                 spawn_background(root, r.agent, r.session_id.as_deref());
             }
         }
         Err(e) => {
-            let project = log_to(&None);
+            let project = Project::discover(&cwd);
             if project.dir().is_dir() {
                 logs::append(&project, LOG, &format!("retrieve failed: {e}"));
             }

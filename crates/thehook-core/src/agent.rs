@@ -1,7 +1,7 @@
 //! The agents thehook wires into, and what their session hooks send and
 //! expect (DESIGN section 6, checked against each agent's hook docs).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -71,6 +71,15 @@ impl Agent {
             Agent::Codex => &["codex"],
             Agent::Gemini => &["gemini"],
         }
+    }
+}
+
+impl Agent {
+    /// Whether the agent's settings under `base` (a project or `$HOME`) hold
+    /// a thehook hook command.
+    pub fn runs_thehook(self, base: &Path) -> bool {
+        std::fs::read_to_string(base.join(self.settings_file()))
+            .is_ok_and(|t| t.lines().any(crate::init::is_thehook_command_line))
     }
 }
 
@@ -146,12 +155,8 @@ impl HookPayload {
 /// user's). Cursor also runs Claude Code's hooks; when its own are wired,
 /// those answer and the Claude Code ones stay silent, so a session is
 /// injected and captured once.
-pub fn cursor_runs_thehook(project_root: &std::path::Path, home: Option<&std::path::Path>) -> bool {
-    let wired = |base: &std::path::Path| {
-        std::fs::read_to_string(base.join(Agent::Cursor.settings_file()))
-            .is_ok_and(|t| t.lines().any(crate::init::is_thehook_command_line))
-    };
-    wired(project_root) || home.is_some_and(wired)
+pub fn cursor_runs_thehook(project_root: &Path, home: Option<&Path>) -> bool {
+    Agent::Cursor.runs_thehook(project_root) || home.is_some_and(|h| Agent::Cursor.runs_thehook(h))
 }
 
 /// The session-start output that makes `agent` add `context` to the session.

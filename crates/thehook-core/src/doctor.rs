@@ -159,17 +159,13 @@ pub fn doctor(root: &Path, paths: &SearchPaths) -> Vec<Check> {
     checks
 }
 
-/// The agent settings files of this project that run thehook.
-pub fn hooks_wired(root: &Path) -> Vec<&'static str> {
-    const FILES: [&str; 4] = [
-        ".claude/settings.json",
-        ".cursor/hooks.json",
-        ".codex/hooks.json",
-        ".gemini/settings.json",
-    ];
-    FILES
+/// The agent settings files of this project that run thehook
+/// (`.claude/settings.json`, ...).
+pub fn hooks_wired(root: &Path) -> Vec<String> {
+    crate::agent::Agent::ALL
         .into_iter()
-        .filter(|f| std::fs::read_to_string(root.join(f)).is_ok_and(|t| t.contains("thehook")))
+        .filter(|a| a.runs_thehook(root))
+        .map(|a| a.settings_file().to_string_lossy().into_owned())
         .collect()
 }
 

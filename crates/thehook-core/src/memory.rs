@@ -132,11 +132,6 @@ impl Memory {
         &self.analyzer
     }
 
-    /// The embedding of `query`, or `None` without a model.
-    pub fn embed_query_vector(&mut self, query: &str) -> Result<Option<Vec<f32>>> {
-        self.embed_query(query)
-    }
-
     /// Builds the index again from the markdown, in one transaction: other
     /// processes keep reading the old index until the new one is committed.
     pub fn reindex(&mut self, progress: Progress) -> Result<SyncStats> {
@@ -228,7 +223,8 @@ impl Memory {
         ))
     }
 
-    fn embed_query(&mut self, query: &str) -> Result<Option<Vec<f32>>> {
+    /// The embedding of `query`, or `None` without a model.
+    pub fn embed_query(&mut self, query: &str) -> Result<Option<Vec<f32>>> {
         if !matches!(self.availability, Availability::Ready { .. }) {
             return Ok(None);
         }
@@ -292,20 +288,18 @@ impl Memory {
     /// Everything `thehook status` reports.
     pub fn status(&self) -> Result<Status> {
         let index = self.index.stats()?;
+        let (failed_captures, queued_captures) = crate::queue::counts(&self.project);
         Ok(Status {
             project: self.project.root().display().to_string(),
             sessions: count_files(&self.project.sessions_dir(), "md"),
             knowledge_files: count_files(&self.project.knowledge_dir(), "md"),
-            failed_captures: count_files(&self.project.failed_dir(), "reason"),
-            queued_captures: count_files(&self.project.queue_dir(), "json"),
+            failed_captures,
+            queued_captures,
             index_path: self.project.relative(self.index.path()),
             index_rebuilt: self.rebuilt.clone(),
             index,
             embeddings: self.availability.clone(),
-            hooks: crate::doctor::hooks_wired(self.project.root())
-                .into_iter()
-                .map(String::from)
-                .collect(),
+            hooks: crate::doctor::hooks_wired(self.project.root()),
             config_warnings: self.config_warnings.clone(),
         })
     }

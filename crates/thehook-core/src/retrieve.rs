@@ -84,8 +84,10 @@ pub struct Retrieved {
     pub output: Option<Value>,
     /// One line for the hook log.
     pub log: String,
-    /// The project, when there is one to do background work in.
+    /// The project, when it has memory.
     pub project: Option<PathBuf>,
+    /// Whether the background half should run for it.
+    pub background: bool,
     pub agent: Option<Agent>,
     pub session_id: Option<String>,
 }
@@ -128,9 +130,9 @@ pub fn retrieve(
         && crate::agent::cursor_runs_thehook(project.root(), home)
     {
         out.log = "Cursor ran Claude Code's hook; its own sessionStart hook answers".into();
-        out.project = None;
         return Ok(out);
     }
+    out.background = true;
     let mut memory = Memory::open(project.root(), paths, false)?;
     let config = memory.config().retrieval.clone();
     if !config.auto_inject {
@@ -155,14 +157,13 @@ pub fn retrieve(
         &config.include,
     )?;
     let (failed, queued) = crate::queue::counts(&project);
-    let counts = TokenCounts::load(&project, memory.availability());
     let block = render(
         &picked,
         failed,
         queued,
         config.token_budget,
         memory.availability(),
-        &counts,
+        || TokenCounts::load(&project, memory.availability()),
     );
     out.log = format!(
         "{}: {} items, {} chars, query {} words{}",
@@ -310,7 +311,7 @@ pub fn render(
     queued: usize,
     token_budget: usize,
     availability: &Availability,
-    counts: &TokenCounts,
+    stored_counts: impl FnOnce() -> TokenCounts,
 ) -> Block {
     let mut notice = Vec::new();
     if failed > 0 {
@@ -330,7 +331,7 @@ pub fn render(
         .map(String::as_str)
         .chain([HEADER])
         .chain(notice.as_deref());
-    let counter = TokenCounter::new(availability, token_budget, every_text, counts);
+    let counter = TokenCounter::new(availability, token_budget, every_text, stored_counts);
     let mut used_chars = HEADER.len() + 1 + notice.as_ref().map_or(0, |n| n.len() + 1);
     let mut used_tokens = counter.count(HEADER) + notice.as_ref().map_or(0, |n| counter.count(n));
     let mut kept: Vec<Vec<String>> = vec![Vec::new(); GROUPS.len()];
@@ -386,15 +387,15 @@ fn item_line(item: &Item, group: usize) -> String {
     }
 }
 
-/// Counts tokens with the model's tokenizer. Loading it costs about 17 ms,
-/// so the foreground avoids it: a WordPiece token covers at least one
+/// Counts tokens with the model's tokenizer. Loading it costs about 17 ms
+/// (the README's session-start rows), so the foreground avoids it: a WordPiece token covers at least one
 /// character, so no text has more tokens than non-space characters, and the
 /// background half of the last session start stored exact counts of the
 /// lines it expected ([`TokenCounts`]). The tokenizer is loaded only when
 /// neither settles whether the block fits. Without a model, an estimate.
-pub struct TokenCounter<'a> {
+pub struct TokenCounter {
     counting: Counting,
-    known: &'a TokenCounts,
+    known: TokenCounts,
 }
 
 enum Counting {
@@ -412,14 +413,22 @@ fn token_bound(text: &str) -> usize {
     text.chars().filter(|c| !c.is_whitespace()).count()
 }
 
-impl<'a> TokenCounter<'a> {
+impl TokenCounter {
     /// A counter for `texts`: the most that will be counted against `budget`.
+    /// `stored` is read only when the character bound alone does not fit.
     pub fn new<'t>(
         availability: &Availability,
         budget: usize,
-        texts: impl Iterator<Item = &'t str>,
-        known: &'a TokenCounts,
-    ) -> TokenCounter<'a> {
+        texts: impl Iterator<Item = &'t str> + Clone,
+        stored: impl FnOnce() -> TokenCounts,
+    ) -> TokenCounter {
+        if texts.clone().map(token_bound).sum::<usize>() <= budget {
+            return TokenCounter {
+                counting: Counting::Bound,
+                known: TokenCounts::default(),
+            };
+        }
+        let known = stored();
         let (mut bound, mut all_known) = (0, true);
         for text in texts {
             match known.get(text) {
@@ -537,7 +546,7 @@ pub fn warm(root: &Path, paths: &SearchPaths) -> Result<String> {
     let mut vector = cached_query_vector(&project, &query, memory.availability());
     let mut done = Vec::new();
     if vector.is_none() && !query.trim().is_empty() {
-        match memory.embed_query_vector(&query)? {
+        match memory.embed_query(&query)? {
             Some(v) => {
                 let cached = CachedQuery {
                     query_sha256: sha(&query),

@@ -191,6 +191,9 @@ fn section<'a>(path: &Path, root: &'a mut Value, key: &str) -> Result<&'a mut Ma
 /// Puts thehook's hooks into the settings file at `path`.
 pub(super) fn wire(path: &Path, agent: Agent, o: &InitOptions) -> Result<Change> {
     let mut s = read(path)?;
+    // What the file holds besides thehook's hooks decides whether to back it up.
+    let mut others = s.value.clone();
+    strip(&mut others, agent);
     if agent == Agent::Cursor {
         let obj = s.value.as_object_mut().expect("an object");
         obj.entry("version").or_insert(json!(1));
@@ -233,9 +236,7 @@ pub(super) fn wire(path: &Path, agent: Agent, o: &InitOptions) -> Result<Change>
     }
     let backup = backup_path(path);
     let mut detail = format!("{} hooks: {}", agent, added.join(", "));
-    let mut before = read(path)?.value;
-    strip(&mut before, agent);
-    if s.existed && !backup.exists() && !is_empty_settings(&before, agent) {
+    if s.existed && !backup.exists() && !is_empty_settings(&others, agent) {
         std::fs::copy(path, &backup).map_err(|e| Error::io("cannot back up", path, e))?;
         detail.push_str(&format!(
             " (the original is in {})",

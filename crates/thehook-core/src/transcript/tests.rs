@@ -136,17 +136,38 @@ fn two_objects_on_one_line_are_both_recovered() {
 
 #[test]
 fn the_real_glued_line_keeps_its_summary() {
-    let path = corpus().join(
-        "claude-code/entireio-cli/37_995ebed6e4_2/130d7b7e-5801-4345-9bd6-f32fd9b8429b.jsonl",
-    );
-    if !path.exists() {
-        // Vendored fixtures only: the synthetic test above covers the shape.
-        return;
-    }
-    let (records, _) = read_records(&std::fs::read(&path).unwrap());
-    let on_128: Vec<_> = records.iter().filter(|r| r.line == 128).collect();
+    // Lines 127-131 of entireio-cli/37_995ebed6e4_2/130d7b7e-...jsonl, byte
+    // for byte: line 128 is an assistant record and a summary with no newline
+    // between them, and line 131 writes that assistant record again.
+    let bytes = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/excerpts/entireio-130d7b7e-lines-127-131.jsonl"),
+    )
+    .unwrap();
+    let (records, warnings) = read_records(&bytes);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let on_128: Vec<_> = records.iter().filter(|r| r.line == 2).collect();
     assert_eq!(on_128.len(), 2);
+    assert_eq!(on_128[0].value["type"], "assistant");
     assert_eq!(on_128[1].value["type"], "summary");
+    let t = parse(&bytes).unwrap();
+    assert_eq!(
+        t.title.as_deref(),
+        Some("Add agent name to logging context")
+    );
+    // One message split over lines 127 and 128 (thinking, then text); the
+    // copy on line 131 is read once, so its text is not added again.
+    assert_eq!(t.entries.len(), 1, "{:#?}", t.entries);
+    let kinds: Vec<_> = t.entries[0]
+        .blocks
+        .iter()
+        .map(|b| match b {
+            Block::Thinking { .. } => "thinking",
+            Block::Text { .. } => "text",
+            _ => "other",
+        })
+        .collect();
+    assert_eq!(kinds, ["thinking", "text"]);
 }
 
 #[test]
