@@ -214,6 +214,10 @@ fn capture_hook(start: &Path, args: HookArgs, out: &mut Output) -> i32 {
         return exit::SUCCESS;
     }
     let line = match (&payload.session_id, args.agent) {
+        // A config that cannot be read does not lose the session: it is queued.
+        _ if !thehook_core::queue::capture_enabled(&project).unwrap_or(true) => {
+            "capture: capture.enabled is off".to_string()
+        }
         // Cursor also runs Claude Code's hooks: its own sessionEnd hook captures.
         (_, Some(Agent::ClaudeCode))
             if payload.agent == Agent::Cursor

@@ -767,3 +767,44 @@ fn cursor_running_claude_hooks_is_captured_once() {
         .unwrap();
     assert!(both.thehook().join("queue/c0ffee.json").exists());
 }
+
+#[test]
+fn nothing_is_queued_when_capture_is_off() {
+    let p = repo("claude");
+    p.write(".thehook/config.yaml", "capture:\n  enabled: false\n");
+    let out = p
+        .cmd(&["capture", "--agent", "claude-code"])
+        .write_stdin(
+            json!({"session_id": "s9", "transcript_path": "/t/s9.jsonl", "cwd": p.root(),
+                   "hook_event_name": "SessionEnd", "reason": "other"})
+            .to_string(),
+        )
+        .output()
+        .unwrap();
+    assert!(out.status.success() && out.stdout.is_empty());
+    assert!(!p.thehook().join("queue/s9.json").exists());
+    assert!(p
+        .read(".thehook/logs/hooks.log")
+        .contains("capture.enabled is off"));
+    // The sweep too: an old, uncaptured transcript of this project stays unqueued.
+    let root = p.root().canonicalize().unwrap();
+    let slug: String = root
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let rel = format!("home/.claude/projects/{slug}/old-1.jsonl");
+    p.write(
+        &rel,
+        json!({"type": "user", "uuid": "u1", "sessionId": "old-1", "cwd": root,
+               "message": {"role": "user", "content": "fix the login"}})
+        .to_string(),
+    );
+    age(
+        &p.thehook().join("config.yaml"),
+        Duration::from_secs(3 * 3600),
+    );
+    age(&p.root().join(&rel), Duration::from_secs(3600));
+    p.ok(&["retrieve", "--agent", "claude-code", "--background"]);
+    assert!(!p.thehook().join("queue/old-1.json").exists());
+}

@@ -33,6 +33,15 @@ pub struct Job {
     pub reason: Option<String>,
 }
 
+/// Whether this project captures sessions at all (`capture.enabled`, or
+/// `THEHOOK_CAPTURE_ENABLED`). Nothing is queued when it does not.
+pub fn capture_enabled(project: &Project) -> Result<bool> {
+    Ok(crate::config::Config::load(&project.config_path())?
+        .config
+        .capture
+        .enabled)
+}
+
 /// A session id as a file name: anything but `[A-Za-z0-9._-]` becomes `_`.
 pub fn file_stem(session_id: &str) -> String {
     session_id

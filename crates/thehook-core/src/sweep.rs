@@ -39,6 +39,9 @@ pub fn sweep(
     current: Option<&str>,
     now: SystemTime,
 ) -> Result<Vec<Found>> {
+    if !crate::queue::capture_enabled(project)? {
+        return Ok(Vec::new());
+    }
     let since = setup_time(project);
     let captured = captured_sessions(project);
     let pending = pending_or_failed(project);
