@@ -19,6 +19,7 @@ pub mod logs;
 pub mod memory;
 pub mod project;
 pub mod queue;
+pub mod redact;
 pub mod retrieve;
 pub mod search;
 pub mod store;

@@ -1,0 +1,182 @@
+use super::*;
+
+/// One synthetic secret of every kind the redactor must catch, with the
+/// text it sits in and the part that must not survive.
+pub(crate) fn planted() -> Vec<(&'static str, String, String)> {
+    // Built at run time so no scanner mistakes this file for a leak.
+    let r = |n: usize, alphabet: &str| -> String {
+        let a: Vec<char> = alphabet.chars().collect();
+        (0..n).map(|i| a[(i * 7 + n) % a.len()]).collect()
+    };
+    let alnum = "aB3dE5fG7hJ9kL2mN4pQ6rS8tU0vW1xY";
+    let upper = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+    let b64url = "aB3_dE5-fG7hJ9kL2mN4pQ6rS8tU0vW1xY";
+    let aws = format!("AKIA{}", r(16, upper));
+    let gh = format!("ghp_{}", r(36, alnum));
+    let ghpat = format!("github_pat_{}", r(60, alnum));
+    let gl = format!("glpat-{}", r(20, alnum));
+    let ant = format!("sk-ant-api03-{}", r(90, b64url));
+    let oai = format!("sk-proj-{}", r(120, b64url));
+    let slack = format!("xoxb-1234567890-1234567890123-{}", r(24, alnum));
+    let hook = format!("https://hooks.slack.com/services/T0{}/B0{}/{}", r(8, upper), r(8, upper), r(24, alnum));
+    let stripe = format!("sk_live_{}", r(24, alnum));
+    let google = format!("AIza{}", r(35, b64url));
+    let npm = format!("npm_{}", r(36, alnum));
+    let jwt = format!("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.{}", r(43, b64url));
+    let pem = format!(
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEow{}\n{}\n-----END RSA PRIVATE KEY-----",
+        r(58, alnum),
+        r(64, alnum)
+    );
+    let url_pw = format!("Pw{}", r(14, alnum));
+    let conn_pw = format!("Cx{}", r(12, alnum));
+    let env_secret = format!("{}", r(32, alnum));
+    let env_pw = "hunter2-correct-horse".to_string();
+    let json_token = r(40, alnum);
+    let bearer = r(48, b64url);
+    vec![
+        ("aws-access-key", format!("aws_access_key_id = {aws}"), aws),
+        ("github-token", format!("git push https://x:{gh}@github.com/o/r"), gh),
+        ("github-token", format!("export GH={ghpat}"), ghpat),
+        ("gitlab-token", format!("curl -H 'PRIVATE-TOKEN: {gl}'"), gl),
+        ("anthropic-key", format!("ANTHROPIC={ant}"), ant),
+        ("openai-key", format!("client = OpenAI(api_key=\"{oai}\")"), oai),
+        ("slack-token", format!("slack token {slack} works"), slack),
+        ("slack-webhook", format!("POST {hook}"), hook),
+        ("stripe-key", format!("Stripe::api_key = {stripe}"), stripe),
+        ("google-api-key", format!("?key={google}&q=x"), google),
+        ("npm-token", format!("//registry.npmjs.org/:_authToken={npm}"), npm),
+        ("jwt", format!("Cookie: session={jwt}"), jwt),
+        ("private-key", format!("key file:\n{pem}\nend"), pem),
+        ("url-password", format!("DATABASE_URL=postgres://app:{url_pw}@db:5432/app"), url_pw),
+        ("password", format!("Server=db;User Id=sa;Password={conn_pw};"), conn_pw),
+        ("secret", format!("JWT_SECRET={env_secret}"), env_secret),
+        ("password", format!("DB_PASSWORD='{env_pw}'"), env_pw),
+        ("token", format!("{{\"refresh_token\": \"{json_token}\"}}"), json_token),
+        ("token", format!("Authorization: Bearer {bearer}"), bearer),
+    ]
+}
+
+#[test]
+fn every_kind_of_secret_is_replaced_by_its_marker() {
+    for (kind, text, secret) in planted() {
+        let mut found = Findings::default();
+        let out = redact_counting(&text, &mut found);
+        assert!(!out.contains(&secret), "{kind} survived in {out:?}");
+        assert!(
+            out.contains(&format!("[REDACTED:{kind}]")),
+            "{kind}: expected its marker in {out:?}"
+        );
+        assert!(found.total() >= 1, "{kind}: not counted");
+    }
+}
+
+#[test]
+fn the_text_around_a_secret_is_kept() {
+    let (_, text, _) = &planted()[13];
+    assert_eq!(
+        redact(text),
+        "DATABASE_URL=postgres://app:[REDACTED:url-password]@db:5432/app"
+    );
+    assert_eq!(
+        redact("Server=db;User Id=sa;Password=Xk29dkq01pz;Encrypt=true"),
+        "Server=db;User Id=sa;Password=[REDACTED:password];Encrypt=true"
+    );
+}
+
+#[test]
+fn private_spans_are_dropped_even_when_unclosed() {
+    assert_eq!(
+        redact("keep <private>my home address</private> this"),
+        "keep  this"
+    );
+    assert_eq!(redact("a <PRIVATE>b\nc</PRIVATE> d"), "a  d");
+    assert_eq!(redact("head <private>never closed"), "head ");
+}
+
+#[test]
+fn a_pem_key_cut_off_before_its_end_is_still_dropped() {
+    let out = redact("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA");
+    assert_eq!(out, "[REDACTED:private-key]");
+}
+
+/// Ordinary code that has the look of a secret, or sits where one would.
+/// None of it may be touched.
+const ORDINARY: &[&str] = &[
+    // lockfiles
+    r#""integrity": "sha512-Wm4F9lQnC3Vc9f1sV1kR0m5eQb0mB8dG6m3n2Q0n1b7HkS0tqXo0a2m0F4n9g9s7yV7c3l0l2WmX3b1uQ2xB5w==","#,
+    r#"checksum = "a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90""#,
+    "resolved \"https://registry.yarnpkg.com/lodash/-/lodash-4.17.21.tgz#679591c564c3bffaae8454cf0b3df370c3d6911c\"",
+    // ids and hashes
+    "session 5e41ef2f-689e-4d7d-b917-06ebc40107bc resumed",
+    "commit 4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+    "sha256: 8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+    // code where secrets would go, holding none
+    "const token = await getToken(req);",
+    "token = response.json()[\"token\"]",
+    "password: string;",
+    "let api_key = std::env::var(\"API_KEY\")?;",
+    "DB_PASSWORD=${DB_PASSWORD}",
+    "API_KEY=$API_KEY",
+    "SECRET_KEY=<your secret key>",
+    "max_tokens=4096",
+    "\"input_tokens\": 1532,",
+    "tokenizer = AutoTokenizer.from_pretrained(model)",
+    "password = os.environ[\"PASSWORD\"]",
+    "if (!token) throw new Error('missing token');",
+    "url = \"postgres://localhost:5432/app\"",
+    "git clone https://github.com/rust-lang/cargo.git",
+    "fn verify_token(token: &str) -> bool {",
+    "secret: Option<String>,",
+    "access_token: ctx.session.accessToken,",
+    "const { password, ...rest } = user;",
+    "scikit-learn sk-learn-compatible-estimators-for-teams",
+    "task-0123456789abcdef0123456789abcdef",
+    "Authorization: Bearer ${TOKEN}",
+    "http://user@example.com/path",
+    "PWD=/home/dev/project",
+    "export PATH=/usr/local/bin:$PATH",
+];
+
+#[test]
+fn ordinary_code_is_not_redacted() {
+    let mut touched = Vec::new();
+    for line in ORDINARY {
+        let mut found = Findings::default();
+        let out = redact_counting(line, &mut found);
+        if out != *line {
+            touched.push(format!("{line}\n  -> {out}"));
+        }
+    }
+    assert!(
+        touched.is_empty(),
+        "{} of {} ordinary lines were redacted:\n{}",
+        touched.len(),
+        ORDINARY.len(),
+        touched.join("\n")
+    );
+}
+
+#[test]
+fn jsonl_stays_valid_json_line_by_line() {
+    let (_, text, secret) = &planted()[15];
+    let line = serde_json::json!({"type": "user", "message": {"content": text}}).to_string();
+    let input = format!("{line}\nnot json: JWT_SECRET={secret}\n{line}");
+    let mut found = Findings::default();
+    let out = redact_jsonl(input.as_bytes(), &mut found);
+    assert!(!out.contains(secret.as_str()));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3);
+    for i in [0, 2] {
+        let v: Value = serde_json::from_str(lines[i]).expect("still JSON");
+        assert_eq!(v["message"]["content"], "JWT_SECRET=[REDACTED:secret]");
+    }
+    assert_eq!(found.total(), 3);
+}
+
+#[test]
+fn entropy_tells_random_from_words() {
+    assert!(entropy("aB3dE5fG7hJ9kL2mN4pQ") > 4.0);
+    assert!(entropy("aaaaaaaa") < 0.1);
+}
