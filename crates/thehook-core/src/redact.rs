@@ -144,7 +144,7 @@ const RULES: &[Rule] = &[
     },
     Rule {
         kind: "secret",
-        pattern: r"(?i)--?(?:password|passwd|token|secret|api-key|apikey|auth-token)[= ](?P<value>[^\s'`]+)",
+        pattern: r"(?i)(?:^|\s)--?(?:password|passwd|token|secret|api-key|apikey|auth-token)[= ](?P<value>[^\s'`]+)",
         replace: Replace::ValueIfSecret,
     },
 ];
@@ -152,7 +152,7 @@ const RULES: &[Rule] = &[
 /// `KEY=value`, `"key": "value"`, `key: value`: the value, quoted or not.
 static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&format!(
-        r#"(?P<key>{SECRET_KEY})["']?\s*(?:=|:)\s*(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`,;)}}\]]+))"#
+        r#"(?P<key>{SECRET_KEY})["']?\s*(?:=|:)\s*(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`,;(){{}}\]]+))"#
     ))
     .expect("the assignment pattern compiles")
 });
@@ -264,7 +264,7 @@ fn assignment(c: &Captures, found: &mut Findings) -> String {
 /// anything else must look random.
 fn looks_secret(value: &str, literal: bool) -> bool {
     let v = value.trim();
-    if v.len() < 4 || v.starts_with("[REDACTED:") {
+    if v.len() < 4 || v.to_ascii_uppercase().starts_with("[REDACTED") {
         return false;
     }
     let lower = v.to_ascii_lowercase();

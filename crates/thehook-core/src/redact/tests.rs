@@ -180,3 +180,62 @@ fn entropy_tells_random_from_words() {
     assert!(entropy("aB3dE5fG7hJ9kL2mN4pQ") > 4.0);
     assert!(entropy("aaaaaaaa") < 0.1);
 }
+
+/// Every redaction in the real transcripts (which hold no planted secret):
+/// each one is either a real secret-shaped string or over-redaction. The
+/// list is printed (`--nocapture`) for the rate the README reports; the
+/// test fails when it grows past what was reviewed.
+#[test]
+fn redactions_in_real_transcripts_are_rare() {
+    use crate::transcript::tests::{corpus, transcript_files};
+    let mut bytes = 0usize;
+    let mut strings = 0usize;
+    let mut hits: Vec<String> = Vec::new();
+    for path in transcript_files(&corpus()) {
+        let raw = std::fs::read(&path).unwrap();
+        bytes += raw.len();
+        let text = String::from_utf8_lossy(&raw);
+        for line in text.lines() {
+            let Ok(v) = serde_json::from_str::<Value>(line) else {
+                continue;
+            };
+            let mut leaves = Vec::new();
+            collect_strings(&v, &mut leaves);
+            for s in leaves {
+                strings += 1;
+                let mut found = Findings::default();
+                let out = redact_counting(s, &mut found);
+                if found.total() > 0 {
+                    let at = out.find("[REDACTED:").or(out.find("")).unwrap_or(0);
+                    let start = out[..at].char_indices().rev().nth(60).map_or(0, |(i, _)| i);
+                    let context: String = out[start..].chars().take(140).collect();
+                    hits.push(format!(
+                        "{}: {:?}: {}",
+                        path.file_name().unwrap().to_string_lossy(),
+                        found.kinds,
+                        context.replace('\n', "⏎")
+                    ));
+                }
+            }
+        }
+    }
+    let per_mb = hits.len() as f64 / (bytes as f64 / 1e6);
+    eprintln!(
+        "redacted {} of {strings} strings in {:.1} MB of real transcripts ({per_mb:.2} per MB):",
+        hits.len(),
+        bytes as f64 / 1e6
+    );
+    for h in &hits {
+        eprintln!("  {h}");
+    }
+    assert!(per_mb < 2.0, "{per_mb:.2} redactions per MB of ordinary transcripts");
+}
+
+fn collect_strings<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
+    match v {
+        Value::String(s) => out.push(s),
+        Value::Array(a) => a.iter().for_each(|x| collect_strings(x, out)),
+        Value::Object(o) => o.values().for_each(|x| collect_strings(x, out)),
+        _ => {}
+    }
+}

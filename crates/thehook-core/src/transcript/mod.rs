@@ -12,7 +12,7 @@ mod gemini;
 mod lines;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use std::path::{Path, PathBuf};
 

@@ -10,7 +10,7 @@ fn fixtures() -> PathBuf {
 
 /// The shared corpus of real transcripts (`../shared/testdata` beside the
 /// repository, or `THEHOOK_TESTDATA`); the vendored fixtures when absent.
-fn corpus() -> PathBuf {
+pub(crate) fn corpus() -> PathBuf {
     if let Some(dir) = std::env::var_os("THEHOOK_TESTDATA") {
         return PathBuf::from(dir);
     }
@@ -22,7 +22,7 @@ fn corpus() -> PathBuf {
     fixtures()
 }
 
-fn transcript_files(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn transcript_files(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = walkdir::WalkDir::new(dir)
         .into_iter()
         .filter_map(|e| e.ok())
