@@ -276,7 +276,7 @@ pub fn given_hook_bin(path: &Path) -> HookBin {
     }
 }
 
-fn find_on_path(path_var: &std::ffi::OsStr, name: &str) -> Option<PathBuf> {
+pub(crate) fn find_on_path(path_var: &std::ffi::OsStr, name: &str) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     std::env::split_paths(path_var)
         .filter(|dir| dir.is_absolute())

@@ -158,6 +158,66 @@ fn write_entry(
     }
 }
 
+/// Tools that run shell commands.
+const SHELL_TOOLS: &[&str] = &[
+    "Bash",
+    "shell",
+    "Shell",
+    "exec_command",
+    "local_shell",
+    "run_terminal_cmd",
+    "run_shell_command",
+];
+
+/// What a session did, read off the transcript without an LLM: the basis
+/// of a session file when no LLM answer can be had.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Facts {
+    /// What the person asked, in order.
+    pub asked: Vec<String>,
+    pub files_changed: Vec<String>,
+    pub commands: Vec<String>,
+    pub errors: Vec<String>,
+}
+
+pub fn facts(t: &Transcript) -> Facts {
+    let mut f = Facts::default();
+    let mut files = BTreeSet::new();
+    for e in t.entries.iter().filter(|e| !e.sidechain) {
+        for b in &e.blocks {
+            match b {
+                Block::Text { text } if e.role == Role::User => {
+                    let text = one_line(&strip_base64(text));
+                    if !text.is_empty() {
+                        f.asked.push(text);
+                    }
+                }
+                Block::ToolCall(call) => {
+                    if WRITE_TOOLS.contains(&call.name.as_str()) {
+                        match &call.input {
+                            Value::String(patch) => files.extend(patch_files(patch)),
+                            input => files.extend(path_argument(input)),
+                        }
+                    }
+                    if SHELL_TOOLS.contains(&call.name.as_str()) {
+                        f.commands.extend(key_argument(&call.input).map(|c| one_line(&c)));
+                    }
+                    if let Some(r) = call.result.as_ref().filter(|r| r.is_error) {
+                        f.errors.push(first_line(&r.text));
+                    }
+                }
+                Block::ToolResult { result, .. } if result.is_error => {
+                    f.errors.push(first_line(&result.text));
+                }
+                _ => {}
+            }
+        }
+    }
+    f.files_changed = files.into_iter().collect();
+    f.errors.retain(|e| !e.is_empty());
+    f
+}
+
 fn tool_line(
     call: &ToolCall,
     o: &CondenseOptions,

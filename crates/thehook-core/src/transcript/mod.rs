@@ -20,7 +20,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub(crate) use condense::clip as clip_chars;
-pub use condense::{condense, CondenseOptions};
+pub use condense::{condense, facts, CondenseOptions, Facts};
 pub use lines::{read_records, Record};
 
 use crate::error::{Error, Result};
