@@ -30,7 +30,12 @@ pub fn dispatch(cli: Cli, out: &mut Output) -> i32 {
         Command::Init(args) => crate::setup::init(&start, args, out),
         Command::Uninstall(args) => crate::setup::uninstall(&start, args, out),
         Command::Retrieve(args) => crate::hooks::retrieve(&start, &paths, args, out),
-        Command::Capture(args) => crate::hooks::capture(&start, args, out),
+        Command::Capture(args) if args.worker => crate::capture::worker(&start, &paths),
+        Command::Capture(args) if args.retry || args.transcript.is_some() => {
+            crate::capture::by_hand(&project, &paths, args, out)
+        }
+        Command::Capture(args) => crate::hooks::capture(&start, args.hook, out),
+        Command::Consolidate(args) => crate::capture::consolidate(&project, &paths, args, out),
     };
     out.flush();
     code

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use thehook_core::agent::{Agent, HookPayload};
+use thehook_core::capture::Surroundings;
 use thehook_core::embed::SearchPaths;
 use thehook_core::queue::{enqueue, Job, JOB_VERSION};
 use thehook_core::{logs, retrieve, sweep, Project};
@@ -25,7 +26,14 @@ pub fn is_hook_invocation(args: &[std::ffi::OsString]) -> bool {
                 rest.next();
             }
             flag if flag.starts_with('-') => {}
-            command => return command == "retrieve" || command == "capture",
+            // `capture --retry` and `--transcript` are typed by a person.
+            "capture" => {
+                return !args.iter().any(|a| {
+                    let a = a.to_string_lossy();
+                    a == "--retry" || a.starts_with("--transcript")
+                })
+            }
+            command => return command == "retrieve",
         }
     }
     false
@@ -118,21 +126,28 @@ fn background_allowed() -> bool {
     std::env::var_os("THEHOOK_BACKGROUND").is_none_or(|v| v != "0")
 }
 
-/// Starts `thehook retrieve --background` fully detached: its own process
-/// group, no stdio, so the agent neither waits for it nor signals it.
+/// Starts `thehook retrieve --background` detached.
 fn spawn_background(root: &Path, agent: Option<Agent>, session: Option<&str>) {
+    let mut args: Vec<&str> = vec!["retrieve", "--background"];
+    if let Some(agent) = agent {
+        args.extend(["--agent", agent.as_str()]);
+    }
+    if let Some(session) = session {
+        args.extend(["--session", session]);
+    }
+    spawn_detached(root, &args);
+}
+
+/// Starts `thehook -C <root> <args>` fully detached: its own process group,
+/// no stdio, so the agent neither waits for it nor signals it, and it
+/// outlives the agent.
+fn spawn_detached(root: &Path, args: &[&str]) {
     use std::os::unix::process::CommandExt;
     let Ok(exe) = std::env::current_exe() else {
         return;
     };
     let mut cmd = std::process::Command::new(exe);
-    cmd.arg("-C").arg(root).args(["retrieve", "--background"]);
-    if let Some(agent) = agent {
-        cmd.args(["--agent", agent.as_str()]);
-    }
-    if let Some(session) = session {
-        cmd.args(["--session", session]);
-    }
+    cmd.arg("-C").arg(root).args(args);
     cmd.stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -171,20 +186,30 @@ fn background(start: &Path, paths: &SearchPaths, args: &HookArgs) -> i32 {
         },
         None => "no HOME: no sweep".to_string(),
     };
+    // Sessions the sweep (or an earlier hook) queued are captured here,
+    // where nobody waits.
+    let captured = if thehook_core::capture::queued_jobs(&project).is_empty() {
+        String::new()
+    } else {
+        match thehook_core::capture::run_worker(&project, paths, &Surroundings::from_process()) {
+            Ok(run) if run.busy => "; the capture worker is busy".to_string(),
+            Ok(run) => format!("; captured {} queued session(s)", run.outcomes.len()),
+            Err(e) => format!("; capture worker failed: {e}"),
+        }
+    };
     logs::append(
         &project,
         LOG,
         &format!(
-            "retrieve --background: {warmed}; {swept} ({} ms)",
+            "retrieve --background: {warmed}; {swept}{captured} ({} ms)",
             began.elapsed().as_millis()
         ),
     );
     exit::SUCCESS
 }
 
-/// The session-end hook: queues the session for the capture worker and
-/// returns at once. (The worker itself is `thehook capture --worker`, which
-/// is not built yet; until then jobs wait in `.thehook/queue/`.)
+/// The session-end hook: queues the session, starts the capture worker
+/// (`thehook capture --worker`) detached, and returns at once.
 pub fn capture(start: &Path, args: HookArgs, out: &mut Output) -> i32 {
     fail_open(start, "capture", || capture_hook(start, args, out))
 }
@@ -240,7 +265,11 @@ fn capture_hook(start: &Path, args: HookArgs, out: &mut Output) -> i32 {
                 queued_at: jiff::Timestamp::now().to_string(),
                 reason: payload.reason.clone(),
             };
-            match enqueue(&project, &job) {
+            let queued = enqueue(&project, &job);
+            if queued.is_ok() && background_allowed() {
+                spawn_detached(project.root(), &["capture", "--worker"]);
+            }
+            match queued {
                 Ok(true) => format!("capture: queued {} session {id}", payload.agent),
                 Ok(false) => format!("capture: updated the queued job of session {id}"),
                 Err(e) => format!("capture: could not queue session {id}: {e}"),

@@ -2,6 +2,7 @@
 //! `thehook-core`. A library so the Node addon can run the same parser
 //! in-process (`cli(argv)`).
 
+mod capture;
 mod commands;
 mod hooks;
 mod output;
@@ -53,8 +54,29 @@ pub enum Command {
     Uninstall(UninstallArgs),
     /// Session-start hook: reads the agent's payload on stdin, prints the memory to inject.
     Retrieve(HookArgs),
-    /// Session-end hook: queues the session for capture and returns at once.
-    Capture(HookArgs),
+    /// Session-end hook: queues the session and starts the capture worker.
+    /// By hand: `--retry` redoes failed captures, `--transcript PATH` captures a file.
+    Capture(CaptureArgs),
+    /// Merge the sessions not yet consolidated into knowledge/ through the LLM.
+    Consolidate(JsonFlag),
+}
+
+#[derive(Debug, Args)]
+pub struct CaptureArgs {
+    #[command(flatten)]
+    pub hook: HookArgs,
+    /// Capture every queued session now (what the hook starts in the background).
+    #[arg(long, conflicts_with_all = ["retry", "transcript"])]
+    pub worker: bool,
+    /// Capture again the sessions in .thehook/failed/.
+    #[arg(long, conflicts_with = "transcript")]
+    pub retry: bool,
+    /// Capture this transcript file (Claude Code, Cursor, Codex or Gemini CLI).
+    #[arg(long, value_name = "PATH")]
+    pub transcript: Option<PathBuf>,
+    /// Print JSON (with --retry or --transcript).
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -81,6 +81,10 @@ pub enum Error {
     #[error("transcript {path}: {problem}\n  fix: check that it is a Claude Code, Cursor, Codex or Gemini CLI transcript; thehook leaves files it cannot read alone")]
     Transcript { path: PathBuf, problem: String },
 
+    /// The LLM CLI gave no usable answer (consolidation).
+    #[error("{problem}\n  fix: {fix}")]
+    Llm { problem: String, fix: String },
+
     /// `forget` was given an id that matches no item, or several.
     #[error("{problem}\n  fix: {fix}")]
     ItemNotFound { problem: String, fix: String },
@@ -130,6 +134,7 @@ impl Error {
             Error::Usage { .. } => "THEHOOK_USAGE",
             Error::Transcript { .. } => "THEHOOK_TRANSCRIPT",
             Error::Settings { .. } => "THEHOOK_SETTINGS",
+            Error::Llm { .. } => "THEHOOK_LLM",
             Error::ItemNotFound { .. } | Error::NoMemory { .. } => "THEHOOK_NOT_FOUND",
         }
     }

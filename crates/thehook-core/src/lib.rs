@@ -6,7 +6,9 @@
 //! operations the CLI and the Node addon expose.
 
 pub mod agent;
+pub mod capture;
 pub mod config;
+pub mod consolidate;
 pub mod context;
 pub mod doctor;
 pub mod embed;

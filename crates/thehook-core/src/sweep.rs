@@ -96,29 +96,10 @@ fn setup_time(project: &Project) -> SystemTime {
 
 /// Session ids named in the front matter of session files.
 fn captured_sessions(project: &Project) -> HashSet<String> {
-    let mut ids = HashSet::new();
-    for entry in walkdir::WalkDir::new(project.sessions_dir())
+    crate::store::session_files(project)
         .into_iter()
-        .flatten()
-    {
-        if !entry.file_type().is_file() {
-            continue;
-        }
-        let Ok(text) = std::fs::read_to_string(entry.path()) else {
-            continue;
-        };
-        let front = text
-            .strip_prefix("---")
-            .and_then(|t| t.split("\n---").next());
-        if let Some(id) = front
-            .into_iter()
-            .flat_map(str::lines)
-            .find_map(|l| l.trim().strip_prefix("session_id:"))
-        {
-            ids.insert(id.trim().trim_matches('"').to_string());
-        }
-    }
-    ids
+        .filter_map(|f| f.front_matter.session_id)
+        .collect()
 }
 
 /// Claude Code's folder name for a project: every non-alphanumeric

@@ -68,6 +68,45 @@ pub fn list_sources(project: &Project, warnings: &mut Vec<String>) -> Vec<Source
     files
 }
 
+/// A session file and what its front matter says.
+#[derive(Debug, Clone)]
+pub struct SessionFile {
+    pub path: PathBuf,
+    pub front_matter: FrontMatter,
+}
+
+/// Every session file under `sessions/` with its front matter (only the
+/// front matter is parsed). Unreadable files are left out.
+pub fn session_files(project: &Project) -> Vec<SessionFile> {
+    let mut out = Vec::new();
+    for entry in walkdir::WalkDir::new(project.sessions_dir())
+        .sort_by_file_name()
+        .into_iter()
+        .flatten()
+    {
+        let path = entry.path();
+        if !entry.file_type().is_file() || path.extension().is_none_or(|e| e != "md") {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(path) else {
+            continue;
+        };
+        out.push(SessionFile {
+            path: path.to_path_buf(),
+            front_matter: front_matter(&text).unwrap_or_default(),
+        });
+    }
+    out
+}
+
+/// The YAML front matter at the top of a markdown text, if it has one that reads.
+pub fn front_matter(text: &str) -> Option<FrontMatter> {
+    let body = text.strip_prefix("---")?.trim_start_matches([' ', '\t']);
+    let body = body.strip_prefix('\n').or_else(|| body.strip_prefix("\r\n"))?;
+    let end = body.find("\n---")?;
+    serde_yaml::from_str(&body[..end]).ok()
+}
+
 fn mtime_ns(meta: &std::fs::Metadata) -> i128 {
     meta.modified()
         .ok()
