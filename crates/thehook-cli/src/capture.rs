@@ -21,7 +21,11 @@ pub fn worker(start: &Path, paths: &SearchPaths) -> i32 {
         return exit::SUCCESS;
     }
     if let Err(e) = run_worker(&project, paths, &Surroundings::from_process()) {
-        logs::append(&project, thehook_core::capture::LOG, &format!("worker failed: {e}"));
+        logs::append(
+            &project,
+            thehook_core::capture::LOG,
+            &format!("worker failed: {e}"),
+        );
     }
     exit::SUCCESS
 }
@@ -99,7 +103,9 @@ fn outcome_json(o: &Outcome) -> serde_json::Value {
             session_id,
             file,
             reason,
-        } => json!({"session_id": session_id, "status": "heuristic", "file": file, "reason": reason}),
+        } => {
+            json!({"session_id": session_id, "status": "heuristic", "file": file, "reason": reason})
+        }
         Outcome::Failed { session_id, reason } => {
             json!({"session_id": session_id, "status": "failed", "reason": reason})
         }
@@ -109,7 +115,12 @@ fn outcome_json(o: &Outcome) -> serde_json::Value {
     }
 }
 
-pub fn consolidate(project: &Project, paths: &SearchPaths, args: JsonFlag, out: &mut Output) -> i32 {
+pub fn consolidate(
+    project: &Project,
+    paths: &SearchPaths,
+    args: JsonFlag,
+    out: &mut Output,
+) -> i32 {
     let result = with_worker(project, paths, out, |w| {
         let result = merge::consolidate(w);
         if let Err(e) = &result {
@@ -121,7 +132,10 @@ pub fn consolidate(project: &Project, paths: &SearchPaths, args: JsonFlag, out: 
         Err(e) => fail(out, &e),
         Ok(done) => {
             if args.json {
-                out.print(&serde_json::to_string_pretty(&json!({ "consolidated": done })).unwrap_or_default());
+                out.print(
+                    &serde_json::to_string_pretty(&json!({ "consolidated": done }))
+                        .unwrap_or_default(),
+                );
             } else {
                 match done {
                     None => out.print("no session waits for consolidation"),

@@ -154,7 +154,9 @@ impl<'a> Worker<'a> {
         loop {
             let jobs: Vec<(PathBuf, Job)> = queued_jobs(&self.project)
                 .into_iter()
-                .filter(|(_, job)| !tried.contains(&(job.session_id.clone(), job.queued_at.clone())))
+                .filter(|(_, job)| {
+                    !tried.contains(&(job.session_id.clone(), job.queued_at.clone()))
+                })
                 .collect();
             if jobs.is_empty() {
                 return outcomes;
@@ -198,7 +200,8 @@ impl<'a> Worker<'a> {
         let job = Job {
             version: crate::queue::JOB_VERSION,
             session_id,
-            agent: crate::agent::Agent::parse(format.as_str()).unwrap_or(crate::agent::Agent::ClaudeCode),
+            agent: crate::agent::Agent::parse(format.as_str())
+                .unwrap_or(crate::agent::Agent::ClaudeCode),
             transcript_path: Some(std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())),
             cwd: None,
             origin: "manual".into(),
@@ -250,7 +253,8 @@ impl<'a> Worker<'a> {
             } else {
                 answer
             };
-            extract::parse_answer(&answer).map_err(|e| format!("the LLM's answer was not usable: {e}"))
+            extract::parse_answer(&answer)
+                .map_err(|e| format!("the LLM's answer was not usable: {e}"))
         });
         let (distilled, failure) = match answer {
             Ok(d) => (d, None),
@@ -262,12 +266,19 @@ impl<'a> Worker<'a> {
             Err(e) => return self.fail_without_file(job, Some(&path), e.to_string()),
         };
         if found.total() > 0 {
-            self.log(&format!("redacted {} secret(s) from {id}: {:?}", found.total(), found.kinds));
+            self.log(&format!(
+                "redacted {} secret(s) from {id}: {:?}",
+                found.total(),
+                found.kinds
+            ));
         }
         match failure {
             None => {
                 remove_failed(&self.project, &id);
-                Outcome::Captured { session_id: id, file }
+                Outcome::Captured {
+                    session_id: id,
+                    file,
+                }
             }
             Some(reason) => {
                 if let Err(e) = self.keep_failed(job, Some(&path), &reason) {
@@ -319,7 +330,10 @@ impl<'a> Worker<'a> {
             session_id: job.session_id.clone(),
             agent: job.agent.as_str().to_string(),
             date: date.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
-            branch: t.git_branch.clone().filter(|b| !b.is_empty() && b != "HEAD"),
+            branch: t
+                .git_branch
+                .clone()
+                .filter(|b| !b.is_empty() && b != "HEAD"),
             title: d
                 .title
                 .clone()
@@ -339,7 +353,10 @@ impl<'a> Worker<'a> {
         let rel = self.project.relative(&path);
         if let Err(e) = self.sync() {
             // The markdown is the truth: the next sync indexes it.
-            self.log(&format!("{rel} is written but not indexed yet: {}", first_line(&e.to_string())));
+            self.log(&format!(
+                "{rel} is written but not indexed yet: {}",
+                first_line(&e.to_string())
+            ));
         }
         Ok(rel)
     }
@@ -359,7 +376,10 @@ impl<'a> Worker<'a> {
 
     fn fail_without_file(&self, job: &Job, path: Option<&Path>, reason: String) -> Outcome {
         if let Err(e) = self.keep_failed(job, path, &reason) {
-            self.log(&format!("could not keep {} in failed/: {e}", job.session_id));
+            self.log(&format!(
+                "could not keep {} in failed/: {e}",
+                job.session_id
+            ));
         }
         Outcome::Failed {
             session_id: job.session_id.clone(),
@@ -510,7 +530,10 @@ fn remove_job_if_unchanged(path: &Path, job: &Job) {
     let current: Option<Job> = std::fs::read(path)
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok());
-    if current.as_ref().is_some_and(|c| c.queued_at == job.queued_at) {
+    if current
+        .as_ref()
+        .is_some_and(|c| c.queued_at == job.queued_at)
+    {
         let _ = std::fs::remove_file(path);
     }
 }
@@ -529,7 +552,10 @@ fn remove_stale_temp_files(project: &Project) {
     let stale = Duration::from_secs(600);
     for dir in [project.sessions_dir(), project.knowledge_dir()] {
         for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-            let is_temp = entry.file_name().to_string_lossy().starts_with(".thehook-tmp-");
+            let is_temp = entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with(".thehook-tmp-");
             let old = entry
                 .metadata()
                 .and_then(|m| m.modified())

@@ -72,16 +72,19 @@ pub fn consolidate(worker: &mut Worker) -> Result<Option<Consolidated>> {
             Some((project.relative(&s.path), body_of(&text).to_string()))
         })
         .collect();
-    let answer = worker.ask(&prompt(&current, &session_texts)).map_err(|why| Error::Llm {
-        problem: format!("consolidation got no answer: {why}"),
-        fix: "check the LLM CLI (`thehook doctor`), then run `thehook consolidate`".into(),
-    })?;
+    let answer = worker
+        .ask(&prompt(&current, &session_texts))
+        .map_err(|why| Error::Llm {
+            problem: format!("consolidation got no answer: {why}"),
+            fix: "check the LLM CLI (`thehook doctor`), then run `thehook consolidate`".into(),
+        })?;
     let answer = if worker.config().capture.redact_secrets {
         crate::redact::redact(&answer).into_owned()
     } else {
         answer
     };
-    let new = parse_answer(&answer).map_err(|why| refused(&format!("the answer is malformed: {why}")))?;
+    let new =
+        parse_answer(&answer).map_err(|why| refused(&format!("the answer is malformed: {why}")))?;
     let before = existing_items(&project, &current);
     let dropped = dropped_items(&before, &new);
     if !dropped.is_empty() {
@@ -100,7 +103,9 @@ pub fn consolidate(worker: &mut Worker) -> Result<Option<Consolidated>> {
         .collect();
     if now != current {
         return Err(Error::Llm {
-            problem: "the knowledge files changed while the LLM was consolidating; nothing was changed".into(),
+            problem:
+                "the knowledge files changed while the LLM was consolidating; nothing was changed"
+                    .into(),
             fix: "run `thehook consolidate` again".into(),
         });
     }
@@ -122,7 +127,10 @@ pub fn consolidate(worker: &mut Worker) -> Result<Option<Consolidated>> {
     Ok(Some(Consolidated {
         sessions: sessions.len(),
         items_before: before.len(),
-        items_after: new.iter().map(|f| f.iter().filter(|l| !l.starts_with(' ')).count()).sum(),
+        items_after: new
+            .iter()
+            .map(|f| f.iter().filter(|l| !l.starts_with(' ')).count())
+            .sum(),
     }))
 }
 
@@ -173,7 +181,10 @@ fn parse_answer(answer: &str) -> std::result::Result<Vec<Vec<String>>, String> {
     let mut current: Option<usize> = None;
     for (n, line) in answer.lines().enumerate() {
         let trimmed = line.trim();
-        if let Some(marker) = trimmed.strip_prefix("===").and_then(|m| m.strip_suffix("===")) {
+        if let Some(marker) = trimmed
+            .strip_prefix("===")
+            .and_then(|m| m.strip_suffix("==="))
+        {
             let name = marker.trim();
             let i = FILES
                 .iter()
@@ -191,10 +202,18 @@ fn parse_answer(answer: &str) -> std::result::Result<Vec<Vec<String>>, String> {
         }
         let Some(i) = current else { continue };
         if !trimmed.starts_with("- ") && !trimmed.starts_with("* ") {
-            return Err(format!("line {} is not a list item: `{}`", n + 1, crate::transcript::clip_chars(trimmed, 60)));
+            return Err(format!(
+                "line {} is not a list item: `{}`",
+                n + 1,
+                crate::transcript::clip_chars(trimmed, 60)
+            ));
         }
         if trimmed.chars().count() > 600 {
-            return Err(format!("line {} is {} characters long", n + 1, trimmed.chars().count()));
+            return Err(format!(
+                "line {} is {} characters long",
+                n + 1,
+                trimmed.chars().count()
+            ));
         }
         let nested = line.starts_with("  ") || line.starts_with('\t');
         let items = files[i].as_mut().expect("set at its marker");
@@ -221,7 +240,8 @@ fn existing_items(project: &Project, current: &[Option<String>]) -> Vec<String> 
         .zip(current)
         .filter_map(|((name, _), text)| {
             let rel = project.relative(&project.knowledge_dir().join(name));
-            text.as_ref().map(|t| store::parse_markdown(&rel, t, "1970-01-01"))
+            text.as_ref()
+                .map(|t| store::parse_markdown(&rel, t, "1970-01-01"))
         })
         .flat_map(|parsed| parsed.items.into_iter().map(|i| i.text))
         .filter(|t| !t.trim().is_empty())
@@ -340,7 +360,8 @@ pub fn finish_interrupted(project: &Project) -> Result<()> {
 
 fn move_into_place(from: &Path, to: &Path) -> Result<()> {
     if let Some(parent) = to.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| Error::io("cannot create folder", parent, e))?;
+        std::fs::create_dir_all(parent)
+            .map_err(|e| Error::io("cannot create folder", parent, e))?;
     }
     std::fs::rename(from, to).map_err(|e| Error::io("cannot move into place", to, e))
 }

@@ -111,7 +111,11 @@ pub fn parse_answer(answer: &str) -> Result<Distilled, String> {
                 ));
             };
             if seen[i] || seen[i + 1..].iter().any(|s| *s) {
-                return Err(format!("line {}: `## {}` is repeated or out of order", n + 1, SECTIONS[i].0));
+                return Err(format!(
+                    "line {}: `## {}` is repeated or out of order",
+                    n + 1,
+                    SECTIONS[i].0
+                ));
             }
             seen[i] = true;
             section = Some(i);
@@ -124,10 +128,17 @@ pub fn parse_answer(answer: &str) -> Result<Distilled, String> {
         // Chatter before the first section ("Here is the summary:") is dropped.
         let Some(i) = section else { continue };
         if line.chars().count() > MAX_LINE {
-            return Err(format!("line {}: an item of {} characters is not a short fact", n + 1, line.chars().count()));
+            return Err(format!(
+                "line {}: an item of {} characters is not a short fact",
+                n + 1,
+                line.chars().count()
+            ));
         }
         let nested = line.starts_with("  ") || line.starts_with('\t');
-        let Some(body) = trimmed.strip_prefix("- ").or_else(|| trimmed.strip_prefix("* ")) else {
+        let Some(body) = trimmed
+            .strip_prefix("- ")
+            .or_else(|| trimmed.strip_prefix("* "))
+        else {
             return Err(format!(
                 "line {} in `## {}` is not a list item: `{}`",
                 n + 1,
@@ -170,7 +181,10 @@ pub fn parse_answer(answer: &str) -> Result<Distilled, String> {
         }
     }
     if let Some(missing) = seen.iter().position(|s| !s) {
-        return Err(format!("the answer has no `## {}` section", SECTIONS[missing].0));
+        return Err(format!(
+            "the answer has no `## {}` section",
+            SECTIONS[missing].0
+        ));
     }
     if out.summary.is_empty() {
         return Err("`## Session Summary` has no items".into());
@@ -207,30 +221,48 @@ fn strip_tag(body: &str, tag: &str) -> Option<String> {
 /// run, errors hit.
 pub fn heuristic(facts: &Facts) -> Distilled {
     let list = |items: &[String], max: usize, each: usize| -> String {
-        let mut shown: Vec<String> = items.iter().take(max).map(|s| clip_chars(s, each)).collect();
+        let mut shown: Vec<String> = items
+            .iter()
+            .take(max)
+            .map(|s| clip_chars(s, each))
+            .collect();
         if items.len() > max {
             shown.push(format!("and {} more", items.len() - max));
         }
         shown.join("; ")
     };
     let code = |items: &[String]| -> Vec<String> {
-        items.iter().map(|s| format!("`{}`", s.replace('`', "'"))).collect()
+        items
+            .iter()
+            .map(|s| format!("`{}`", s.replace('`', "'")))
+            .collect()
     };
     let mut summary = Vec::new();
     if !facts.asked.is_empty() {
-        summary.push(format!("**What was asked**: {}", list(&facts.asked, 3, 200)));
+        summary.push(format!(
+            "**What was asked**: {}",
+            list(&facts.asked, 3, 200)
+        ));
     }
     if !facts.files_changed.is_empty() {
-        summary.push(format!("**Files changed**: {}", list(&code(&facts.files_changed), 12, 120)));
+        summary.push(format!(
+            "**Files changed**: {}",
+            list(&code(&facts.files_changed), 12, 120)
+        ));
     }
     if !facts.commands.is_empty() {
-        summary.push(format!("**Commands run**: {}", list(&code(&facts.commands), 8, 120)));
+        summary.push(format!(
+            "**Commands run**: {}",
+            list(&code(&facts.commands), 8, 120)
+        ));
     }
     if !facts.errors.is_empty() {
         summary.push(format!("**Errors hit**: {}", list(&facts.errors, 4, 160)));
     }
     if summary.is_empty() {
-        summary.push("**What was done**: the transcript holds no prompt, file change or command".into());
+        summary.push(
+            "**What was done**: the transcript holds no prompt, file change or command".into(),
+        );
     }
     Distilled {
         title: facts.asked.first().map(|a| clip_chars(a, 60)),
@@ -293,5 +325,7 @@ pub fn slug(title: &str) -> String {
         .take(6)
         .map(str::to_ascii_lowercase)
         .collect();
-    clip_chars(&words.join("-"), 48).trim_end_matches(['-', '…']).to_string()
+    clip_chars(&words.join("-"), 48)
+        .trim_end_matches(['-', '…'])
+        .to_string()
 }

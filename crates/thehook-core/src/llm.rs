@@ -86,15 +86,17 @@ pub fn resolve(llm: &Llm, path_var: Option<&OsStr>) -> Result<LlmCommand, LlmFai
     };
     let missing = |what: &str| {
         LlmFailure::Unavailable(format!(
-            "{what} is not on PATH; install it, or set llm.cli: command with llm.command in .thehook/config.yaml"
+            "{what}; install one, or set `llm.cli: command` and `llm.command` in .thehook/config.yaml"
         ))
     };
     match llm.cli {
         LlmCli::Auto => claude()
             .or_else(cursor)
-            .ok_or_else(|| missing("neither `claude` nor `cursor-agent`/`agent`")),
-        LlmCli::Claude => claude().ok_or_else(|| missing("`claude`")),
-        LlmCli::CursorAgent => cursor().ok_or_else(|| missing("`cursor-agent` (or `agent`)")),
+            .ok_or_else(|| missing("neither `claude` nor `cursor-agent`/`agent` is on PATH")),
+        LlmCli::Claude => claude().ok_or_else(|| missing("`claude` is not on PATH")),
+        LlmCli::CursorAgent => {
+            cursor().ok_or_else(|| missing("`cursor-agent` (or `agent`) is not on PATH"))
+        }
         LlmCli::Command => {
             let Some((program, args)) = llm.command.split_first() else {
                 return Err(LlmFailure::Unavailable(
@@ -107,7 +109,12 @@ pub fn resolve(llm: &Llm, path_var: Option<&OsStr>) -> Result<LlmCommand, LlmFai
             } else {
                 find(program)
             };
-            let program = program.ok_or_else(|| missing(&format!("`{}`", llm.command[0])))?;
+            let program = program.ok_or_else(|| {
+                missing(&format!(
+                    "`{}` (llm.command) is not on PATH",
+                    llm.command[0]
+                ))
+            })?;
             Ok(LlmCommand {
                 program,
                 args: args.to_vec(),
@@ -201,9 +208,7 @@ fn wait_until(child: &mut Child, deadline: Instant) -> Option<std::process::Exit
     loop {
         match child.try_wait() {
             Ok(Some(status)) => return Some(status),
-            Ok(None) if Instant::now() < deadline => {
-                std::thread::sleep(Duration::from_millis(20))
-            }
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
             _ => return None,
         }
     }

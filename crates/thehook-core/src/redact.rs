@@ -10,6 +10,8 @@
 //! a redacted hash can. The over-redaction rate on ordinary code is measured
 //! by the tests in `redact/tests.rs`.
 
+#[doc(hidden)]
+pub mod samples;
 #[cfg(test)]
 mod tests;
 
@@ -240,7 +242,9 @@ fn assignment(c: &Captures, found: &mut Findings) -> String {
         _ => return whole.as_str().to_string(),
     };
     // KEY=value in a .env file or a shell: every literal counts.
-    let env_style = key.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+    let env_style = key
+        .chars()
+        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
     if !looks_secret(value.as_str(), quoted || env_style) {
         return whole.as_str().to_string();
     }
@@ -268,17 +272,52 @@ fn looks_secret(value: &str, literal: bool) -> bool {
         return false;
     }
     let lower = v.to_ascii_lowercase();
-    let reference = ["$", "%", "<", "{{", "{", "process.env", "os.environ", "env.", "env("];
+    let reference = [
+        "$",
+        "%",
+        "<",
+        "{{",
+        "{",
+        "process.env",
+        "os.environ",
+        "env.",
+        "env(",
+    ];
     if reference.iter().any(|p| lower.starts_with(p)) || v.contains('(') {
         return false;
     }
     const PLACEHOLDERS: &[&str] = &[
-        "null", "none", "true", "false", "undefined", "string", "str", "number", "bool",
-        "boolean", "required", "optional", "redacted", "secret", "password", "token", "example",
-        "changeme", "your", "placeholder", "dummy", "xxx", "***", "...", "•••",
+        "null",
+        "none",
+        "true",
+        "false",
+        "undefined",
+        "string",
+        "str",
+        "number",
+        "bool",
+        "boolean",
+        "required",
+        "optional",
+        "redacted",
+        "secret",
+        "password",
+        "token",
+        "example",
+        "changeme",
+        "your",
+        "placeholder",
+        "dummy",
+        "xxx",
+        "***",
+        "...",
+        "•••",
     ];
-    if PLACEHOLDERS.iter().any(|p| lower == *p || lower.starts_with(p) && !literal)
-        || v.chars().all(|c| matches!(c, 'x' | 'X' | '*' | '.' | '•' | '-' | '_'))
+    if PLACEHOLDERS
+        .iter()
+        .any(|p| lower == *p || lower.starts_with(p) && !literal)
+        || v.chars()
+            .all(|c| matches!(c, 'x' | 'X' | '*' | '.' | '•' | '-' | '_'))
         || v.chars().all(|c| c.is_ascii_digit() || c == '.')
     {
         return false;
@@ -288,9 +327,10 @@ fn looks_secret(value: &str, literal: bool) -> bool {
     }
     // Unquoted in code: `token = response.token` or `password: string` is
     // code; `token: a8f3k29dk3...` is a secret.
-    let identifier = v
-        .chars()
-        .all(|c| c.is_ascii_alphabetic() || matches!(c, '_' | '.' | ':' | '-' | '&' | '*' | '<' | '>' | '[' | ']'));
+    let identifier = v.chars().all(|c| {
+        c.is_ascii_alphabetic()
+            || matches!(c, '_' | '.' | ':' | '-' | '&' | '*' | '<' | '>' | '[' | ']')
+    });
     if identifier {
         return false;
     }

@@ -88,7 +88,13 @@ impl Project {
 
     /// `thehook -C <project> args...` with a clean, test-controlled environment.
     pub fn cmd(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::cargo_bin("thehook").unwrap();
+        Command::from_std(self.std_cmd(args))
+    }
+
+    /// [`Project::cmd`] as a `std::process::Command`, for tests that spawn
+    /// and signal the process.
+    pub fn std_cmd(&self, args: &[&str]) -> std::process::Command {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("thehook"));
         cmd.arg("-C").arg(self.root()).args(args);
         for (var, _) in std::env::vars() {
             if var.starts_with("THEHOOK_") || var == "ORT_DYLIB_PATH" || var == "NO_COLOR" {

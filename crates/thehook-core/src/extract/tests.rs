@@ -43,8 +43,14 @@ fn the_rendered_file_parses_into_typed_items() {
     let text = render(&meta(None), &parse_answer(GOOD).unwrap());
     let parsed = crate::store::parse_markdown(".thehook/sessions/x.md", &text, "2026-01-01");
     let kinds: Vec<&str> = parsed.items.iter().map(|i| i.kind.as_str()).collect();
-    assert_eq!(kinds, ["summary", "summary", "summary", "convention", "adr"]);
-    assert_eq!(parsed.front_matter.title.as_deref(), Some("JWT auth: refresh rotation"));
+    assert_eq!(
+        kinds,
+        ["summary", "summary", "summary", "convention", "adr"]
+    );
+    assert_eq!(
+        parsed.front_matter.title.as_deref(),
+        Some("JWT auth: refresh rotation")
+    );
     assert_eq!(parsed.front_matter.consolidated, Some(false));
 }
 
@@ -108,7 +114,10 @@ fn the_heuristic_file_says_what_was_asked_changed_run_and_hit() {
 
 #[test]
 fn slugs_are_short_lowercase_words() {
-    assert_eq!(slug("JWT auth: refresh rotation!"), "jwt-auth-refresh-rotation");
+    assert_eq!(
+        slug("JWT auth: refresh rotation!"),
+        "jwt-auth-refresh-rotation"
+    );
     assert_eq!(slug("a b c d e f g h"), "a-b-c-d-e-f");
     assert_eq!(slug("…"), "");
 }

@@ -1,65 +1,9 @@
+use super::samples::{samples, Sample};
 use super::*;
-
-/// One synthetic secret of every kind the redactor must catch, with the
-/// text it sits in and the part that must not survive.
-pub(crate) fn planted() -> Vec<(&'static str, String, String)> {
-    // Built at run time so no scanner mistakes this file for a leak.
-    let r = |n: usize, alphabet: &str| -> String {
-        let a: Vec<char> = alphabet.chars().collect();
-        (0..n).map(|i| a[(i * 7 + n) % a.len()]).collect()
-    };
-    let alnum = "aB3dE5fG7hJ9kL2mN4pQ6rS8tU0vW1xY";
-    let upper = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-    let b64url = "aB3_dE5-fG7hJ9kL2mN4pQ6rS8tU0vW1xY";
-    let aws = format!("AKIA{}", r(16, upper));
-    let gh = format!("ghp_{}", r(36, alnum));
-    let ghpat = format!("github_pat_{}", r(60, alnum));
-    let gl = format!("glpat-{}", r(20, alnum));
-    let ant = format!("sk-ant-api03-{}", r(90, b64url));
-    let oai = format!("sk-proj-{}", r(120, b64url));
-    let slack = format!("xoxb-1234567890-1234567890123-{}", r(24, alnum));
-    let hook = format!("https://hooks.slack.com/services/T0{}/B0{}/{}", r(8, upper), r(8, upper), r(24, alnum));
-    let stripe = format!("sk_live_{}", r(24, alnum));
-    let google = format!("AIza{}", r(35, b64url));
-    let npm = format!("npm_{}", r(36, alnum));
-    let jwt = format!("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.{}", r(43, b64url));
-    let pem = format!(
-        "-----BEGIN RSA PRIVATE KEY-----\nMIIEow{}\n{}\n-----END RSA PRIVATE KEY-----",
-        r(58, alnum),
-        r(64, alnum)
-    );
-    let url_pw = format!("Pw{}", r(14, alnum));
-    let conn_pw = format!("Cx{}", r(12, alnum));
-    let env_secret = format!("{}", r(32, alnum));
-    let env_pw = "hunter2-correct-horse".to_string();
-    let json_token = r(40, alnum);
-    let bearer = r(48, b64url);
-    vec![
-        ("aws-access-key", format!("aws_access_key_id = {aws}"), aws),
-        ("github-token", format!("git push https://x:{gh}@github.com/o/r"), gh),
-        ("github-token", format!("export GH={ghpat}"), ghpat),
-        ("gitlab-token", format!("curl -H 'PRIVATE-TOKEN: {gl}'"), gl),
-        ("anthropic-key", format!("ANTHROPIC={ant}"), ant),
-        ("openai-key", format!("client = OpenAI(api_key=\"{oai}\")"), oai),
-        ("slack-token", format!("slack token {slack} works"), slack),
-        ("slack-webhook", format!("POST {hook}"), hook),
-        ("stripe-key", format!("Stripe::api_key = {stripe}"), stripe),
-        ("google-api-key", format!("?key={google}&q=x"), google),
-        ("npm-token", format!("//registry.npmjs.org/:_authToken={npm}"), npm),
-        ("jwt", format!("Cookie: session={jwt}"), jwt),
-        ("private-key", format!("key file:\n{pem}\nend"), pem),
-        ("url-password", format!("DATABASE_URL=postgres://app:{url_pw}@db:5432/app"), url_pw),
-        ("password", format!("Server=db;User Id=sa;Password={conn_pw};"), conn_pw),
-        ("secret", format!("JWT_SECRET={env_secret}"), env_secret),
-        ("password", format!("DB_PASSWORD='{env_pw}'"), env_pw),
-        ("token", format!("{{\"refresh_token\": \"{json_token}\"}}"), json_token),
-        ("token", format!("Authorization: Bearer {bearer}"), bearer),
-    ]
-}
 
 #[test]
 fn every_kind_of_secret_is_replaced_by_its_marker() {
-    for (kind, text, secret) in planted() {
+    for Sample { kind, text, secret } in samples() {
         let mut found = Findings::default();
         let out = redact_counting(&text, &mut found);
         assert!(!out.contains(&secret), "{kind} survived in {out:?}");
@@ -73,7 +17,7 @@ fn every_kind_of_secret_is_replaced_by_its_marker() {
 
 #[test]
 fn the_text_around_a_secret_is_kept() {
-    let (_, text, _) = &planted()[13];
+    let text = &samples()[13].text;
     assert_eq!(
         redact(text),
         "DATABASE_URL=postgres://app:[REDACTED:url-password]@db:5432/app"
@@ -160,7 +104,7 @@ fn ordinary_code_is_not_redacted() {
 
 #[test]
 fn jsonl_stays_valid_json_line_by_line() {
-    let (_, text, secret) = &planted()[15];
+    let Sample { text, secret, .. } = &samples()[15];
     let line = serde_json::json!({"type": "user", "message": {"content": text}}).to_string();
     let input = format!("{line}\nnot json: JWT_SECRET={secret}\n{line}");
     let mut found = Findings::default();
@@ -228,7 +172,10 @@ fn redactions_in_real_transcripts_are_rare() {
     for h in &hits {
         eprintln!("  {h}");
     }
-    assert!(per_mb < 2.0, "{per_mb:.2} redactions per MB of ordinary transcripts");
+    assert!(
+        per_mb < 2.0,
+        "{per_mb:.2} redactions per MB of ordinary transcripts"
+    );
 }
 
 fn collect_strings<'a>(v: &'a Value, out: &mut Vec<&'a str>) {

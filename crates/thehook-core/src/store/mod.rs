@@ -102,7 +102,9 @@ pub fn session_files(project: &Project) -> Vec<SessionFile> {
 /// The YAML front matter at the top of a markdown text, if it has one that reads.
 pub fn front_matter(text: &str) -> Option<FrontMatter> {
     let body = text.strip_prefix("---")?.trim_start_matches([' ', '\t']);
-    let body = body.strip_prefix('\n').or_else(|| body.strip_prefix("\r\n"))?;
+    let body = body
+        .strip_prefix('\n')
+        .or_else(|| body.strip_prefix("\r\n"))?;
     let end = body.find("\n---")?;
     serde_yaml::from_str(&body[..end]).ok()
 }

@@ -200,7 +200,8 @@ pub fn facts(t: &Transcript) -> Facts {
                         }
                     }
                     if SHELL_TOOLS.contains(&call.name.as_str()) {
-                        f.commands.extend(key_argument(&call.input).map(|c| one_line(&c)));
+                        f.commands
+                            .extend(key_argument(&call.input).map(|c| one_line(&c)));
                     }
                     if let Some(r) = call.result.as_ref().filter(|r| r.is_error) {
                         f.errors.push(first_line(&r.text));

@@ -1,0 +1,684 @@
+//! The capture pipeline end to end: the session-end hook, the detached
+//! worker, the LLM (fake CLIs in tests/fixtures/llm that behave like the
+//! real ones, failures included), redaction, failed/ and --retry, SIGKILL,
+//! and consolidation.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::{json, Value};
+use thehook_core::store::FrontMatter;
+
+fn fake(name: &str) -> PathBuf {
+    repo_root()
+        .join("crates/thehook-cli/tests/fixtures/llm")
+        .join(name)
+}
+
+fn transcript(rel: &str) -> PathBuf {
+    repo_root()
+        .join("crates/thehook-core/tests/fixtures/transcripts")
+        .join(rel)
+}
+
+/// A project whose LLM is the fake `llm`, timing out after 1 s, with
+/// consolidation every `every` sessions (0: never).
+fn project(llm: &str, every: usize) -> Project {
+    let p = Project::empty();
+    configure(&p, llm, every, true);
+    p
+}
+
+fn configure(p: &Project, llm: &str, every: usize, redact: bool) {
+    p.write(
+        ".thehook/config.yaml",
+        format!(
+            "llm:\n  cli: command\n  command: [{:?}]\n  timeout_secs: 1\nconsolidation:\n  every_n_sessions: {every}\ncapture:\n  redact_secrets: {redact}\n",
+            fake(llm)
+        ),
+    );
+}
+
+fn llm_log(p: &Project) -> PathBuf {
+    p.root().join("llm-log")
+}
+
+/// `thehook` with the fake's log folder and its own path for the fake that
+/// runs hooks.
+fn cmd(p: &Project, args: &[&str]) -> assert_cmd::Command {
+    assert_cmd::Command::from_std(std_cmd(p, args))
+}
+
+fn std_cmd(p: &Project, args: &[&str]) -> std::process::Command {
+    let mut c = p.std_cmd(args);
+    c.env("FAKE_LLM_LOG", llm_log(p));
+    c.env("THEHOOK_BIN", assert_cmd::cargo::cargo_bin("thehook"));
+    c
+}
+
+/// The prompts the fake LLM received.
+fn prompts(p: &Project) -> Vec<String> {
+    let mut files: Vec<PathBuf> = walk(&llm_log(p))
+        .into_iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "stdin"))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|f| std::fs::read_to_string(f).unwrap())
+        .collect()
+}
+
+fn calls(p: &Project) -> Vec<Value> {
+    walk(&llm_log(p))
+        .into_iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "json") && f.file_stem().unwrap() != "hooks")
+        .map(|f| serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap())
+        .collect()
+}
+
+fn session_files(p: &Project) -> Vec<PathBuf> {
+    walk(&p.thehook().join("sessions"))
+        .into_iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "md"))
+        .collect()
+}
+
+fn files_in(p: &Project, dir: &str) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(p.thehook().join(dir))
+        .into_iter()
+        .flatten()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.'))
+        .collect();
+    names.sort();
+    names
+}
+
+/// Queues a session the way the session-end hook does, without starting
+/// the worker.
+fn queue(p: &Project, session: &str, transcript: &Path) {
+    let payload = json!({"session_id": session, "transcript_path": transcript, "cwd": p.root(),
+                         "hook_event_name": "SessionEnd", "reason": "exit"});
+    cmd(p, &["capture", "--agent", "claude-code"])
+        .env("THEHOOK_BACKGROUND", "0")
+        .write_stdin(payload.to_string())
+        .assert()
+        .success()
+        .stdout("");
+}
+
+fn front_matter(text: &str) -> FrontMatter {
+    thehook_core::store::front_matter(text).expect("a front matter")
+}
+
+/// Processes whose working folder is inside `dir` (the fake LLMs run in
+/// the project root): none may outlive the worker.
+fn processes_in(dir: &Path) -> Vec<String> {
+    let dir = dir.canonicalize().unwrap();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .chars()
+                .all(|c| c.is_ascii_digit())
+        })
+        .filter(|e| std::fs::read_link(e.path().join("cwd")).is_ok_and(|cwd| cwd.starts_with(&dir)))
+        .map(|e| {
+            let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+            String::from_utf8_lossy(&cmdline).replace('\0', " ")
+        })
+        .collect()
+}
+
+fn wait_for(what: &str, timeout: Duration, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < timeout, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn the_session_end_hook_returns_at_once_and_the_detached_worker_captures() {
+    let p = project("good", 0);
+    let payload = json!({"session_id": "1af7fc5e", "transcript_path": transcript("claude-code/d-kimuson-1af7fc5e.jsonl"),
+                         "cwd": p.root(), "hook_event_name": "SessionEnd", "reason": "exit"});
+    let out = cmd(&p, &["capture", "--agent", "claude-code"])
+        .write_stdin(payload.to_string())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(out.stdout.is_empty());
+    wait_for("the worker", Duration::from_secs(60), || {
+        files_in(&p, "queue").is_empty() && !session_files(&p).is_empty()
+    });
+    let files = session_files(&p);
+    assert_eq!(files.len(), 1);
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    let meta = front_matter(&text);
+    assert_eq!(meta.session_id.as_deref(), Some("1af7fc5e"));
+    assert_eq!(meta.agent.as_deref(), Some("claude-code"));
+    assert_eq!(meta.consolidated, Some(false));
+    assert_eq!(meta.extracted, None, "{text}");
+    for section in [
+        "## Session Summary",
+        "## Conventions Detected",
+        "## Architecture Decisions",
+        "## Gotchas",
+    ] {
+        assert!(text.contains(section), "{section} missing:\n{text}");
+    }
+    // Named after the date and the title the LLM gave.
+    let name = files[0].file_name().unwrap().to_string_lossy().into_owned();
+    let title = meta.title.as_deref().unwrap();
+    assert!(
+        name.ends_with(&format!("-{}.md", title.to_lowercase().replace(' ', "-"))),
+        "{name} / {title}"
+    );
+    // The prompt held the condensed conversation; the child knew it was one.
+    let prompt = &prompts(&p)[0];
+    assert!(prompt.contains("## Session Summary") && prompt.contains("--- transcript ---"));
+    assert_eq!(calls(&p)[0]["THEHOOK_CHILD"], "1");
+    // Indexed: recall finds what the LLM distilled.
+    let hits = p.recall_json("source of truth for memory", &["--type", "adr"]);
+    assert!(hit_texts(&hits)[0].contains("Markdown files are the source of truth"));
+    assert!(files_in(&p, "failed").is_empty());
+}
+
+#[test]
+fn claude_runs_with_hooks_disabled_and_no_session_of_its_own() {
+    let p = Project::empty();
+    p.write(".thehook/config.yaml", "llm:\n  cli: auto\n");
+    queue(&p, "s-claude", &transcript("claude-code/marot-short.jsonl"));
+    let path = format!("{}:/usr/bin:/bin", fake("").display());
+    cmd(&p, &["capture", "--worker"])
+        .env("PATH", path)
+        .assert()
+        .success();
+    let call = &calls(&p)[0];
+    assert_eq!(call["mode"], "claude");
+    let argv: Vec<&str> = call["argv"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        argv,
+        [
+            "-p",
+            "--output-format",
+            "text",
+            "--settings",
+            r#"{"disableAllHooks":true}"#,
+            "--no-session-persistence"
+        ]
+    );
+    assert_eq!(session_files(&p).len(), 1);
+}
+
+/// Every way the LLM can fail ends in a heuristic session file and the
+/// transcript in failed/, with nothing left running; `--retry` with a
+/// working LLM then replaces the file in place.
+#[test]
+fn failing_llms_never_lose_the_session_and_retry_finishes_it() {
+    let cases = [
+        ("slow", "no answer within 1 s"),
+        ("hang", "no answer within 1 s"),
+        (
+            "garbage",
+            "the LLM's answer was not usable: the answer has no `## Session Summary` section",
+        ),
+        (
+            "fail",
+            "the LLM CLI failed (exit status: 1): Error: rate limit exceeded (429)",
+        ),
+    ];
+    for (llm, reason) in cases {
+        let p = project(llm, 0);
+        queue(
+            &p,
+            "s-1",
+            &transcript("claude-code/drmaciver-stop-hook.jsonl"),
+        );
+        let began = Instant::now();
+        cmd(&p, &["capture", "--worker"]).assert().success();
+        assert!(
+            began.elapsed() < Duration::from_secs(20),
+            "{llm}: the timeout was not enforced"
+        );
+        assert!(
+            processes_in(p.root()).is_empty(),
+            "{llm} left {:?}",
+            processes_in(p.root())
+        );
+        if let Ok(pid) = std::fs::read_to_string(llm_log(&p).join("grandchild.pid")) {
+            assert!(
+                !Path::new(&format!("/proc/{}", pid.trim())).exists(),
+                "{llm}: its grandchild survived"
+            );
+        }
+        let files = session_files(&p);
+        assert_eq!(files.len(), 1, "{llm}");
+        let text = std::fs::read_to_string(&files[0]).unwrap();
+        assert_eq!(
+            front_matter(&text).extracted.as_deref(),
+            Some("heuristic"),
+            "{llm}"
+        );
+        assert!(text.contains("- **What was asked**:"), "{llm}:\n{text}");
+        assert_eq!(files_in(&p, "queue"), Vec::<String>::new(), "{llm}");
+        assert_eq!(
+            files_in(&p, "failed"),
+            ["s-1.json", "s-1.jsonl", "s-1.reason"],
+            "{llm}"
+        );
+        let why = p.read(".thehook/failed/s-1.reason");
+        assert!(why.starts_with(reason), "{llm}: {why}");
+        // The next session start says so.
+        let start = json!({"session_id": "next", "cwd": p.root(), "hook_event_name": "SessionStart", "source": "startup"});
+        let out = cmd(&p, &["retrieve", "--agent", "claude-code"])
+            .env("THEHOOK_BACKGROUND", "0")
+            .write_stdin(start.to_string())
+            .output()
+            .unwrap();
+        let context: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let context = context["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap();
+        assert!(
+            context.contains("1 session capture(s) failed"),
+            "{llm}: {context}"
+        );
+
+        configure(&p, "good", 0, true);
+        let out = cmd(&p, &["capture", "--retry"]).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(String::from_utf8_lossy(&out.stdout).contains("captured s-1"));
+        assert_eq!(
+            session_files(&p),
+            files,
+            "{llm}: retry must rewrite the same file"
+        );
+        let text = std::fs::read_to_string(&files[0]).unwrap();
+        assert_eq!(front_matter(&text).extracted, None, "{llm}");
+        assert!(files_in(&p, "failed").is_empty(), "{llm}");
+    }
+}
+
+#[test]
+fn without_any_llm_cli_the_session_is_still_captured() {
+    let p = Project::empty();
+    p.write(".thehook/config.yaml", "llm:\n  cli: auto\n");
+    queue(
+        &p,
+        "s-none",
+        &transcript("codex/madshn-rollout-20-34-25.jsonl"),
+    );
+    cmd(&p, &["capture", "--worker"])
+        .env("PATH", "/usr/bin:/bin")
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&session_files(&p)[0]).unwrap();
+    assert_eq!(front_matter(&text).extracted.as_deref(), Some("heuristic"));
+    let why = p.read(".thehook/failed/s-none.reason");
+    assert!(
+        why.starts_with(
+            "no LLM CLI: neither `claude` nor `cursor-agent`/`agent` is on PATH; install one"
+        ),
+        "{why}"
+    );
+}
+
+#[test]
+fn the_llm_child_cannot_fire_thehook_hooks_again() {
+    let p = project("hooks", 0);
+    queue(
+        &p,
+        "s-hooks",
+        &transcript("claude-code/entireio-1b3e6441.jsonl"),
+    );
+    cmd(&p, &["capture", "--worker"]).assert().success();
+    let hooks: Value =
+        serde_json::from_str(&std::fs::read_to_string(llm_log(&p).join("hooks.json")).unwrap())
+            .unwrap();
+    for run in hooks.as_array().unwrap() {
+        assert_eq!(run["code"], 0, "{run}");
+        assert_eq!(run["stdout"], "", "{run}");
+    }
+    // Nothing queued or captured for the session the child pretended to end.
+    assert!(files_in(&p, "queue").is_empty());
+    assert_eq!(session_files(&p).len(), 1);
+    assert!(!std::fs::read_to_string(&session_files(&p)[0])
+        .unwrap()
+        .contains("spawned-by-llm"));
+}
+
+#[test]
+fn a_resumed_session_updates_its_own_file() {
+    let p = project("good", 0);
+    let src = transcript("claude-code/marot-short.jsonl");
+    let copy = p.root().join("t.jsonl");
+    let lines: Vec<&str> = std::fs::read_to_string(&src)
+        .unwrap()
+        .leak()
+        .lines()
+        .collect();
+    std::fs::write(&copy, lines[..lines.len() / 2].join("\n")).unwrap();
+    queue(&p, "resumed", &copy);
+    cmd(&p, &["capture", "--worker"]).assert().success();
+    let first = session_files(&p);
+    std::fs::write(&copy, lines.join("\n")).unwrap();
+    queue(&p, "resumed", &copy);
+    cmd(&p, &["capture", "--worker"]).assert().success();
+    assert_eq!(session_files(&p), first);
+    assert_eq!(prompts(&p).len(), 2);
+    assert!(prompts(&p)[1].len() > prompts(&p)[0].len());
+}
+
+#[test]
+fn a_transcript_captured_by_hand_reports_where_it_went() {
+    let p = project("good", 0);
+    let out = p.ok(&[
+        "capture",
+        "--transcript",
+        transcript("cursor/jazzyalex-test-session.jsonl")
+            .to_str()
+            .unwrap(),
+        "--json",
+    ]);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let s = &v["sessions"][0];
+    assert_eq!(s["status"], "captured");
+    let text = p.read(s["file"].as_str().unwrap());
+    assert_eq!(front_matter(&text).agent.as_deref(), Some("cursor"));
+    // A file that is not a transcript is a clear error, exit 2.
+    p.write("notes.md", "# not a transcript\n");
+    let (code, _, err) = p.run(&[
+        "capture",
+        "--transcript",
+        p.root().join("notes.md").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("markdown file") && err.contains("fix:"),
+        "{err}"
+    );
+}
+
+/// Plants a secret of every kind at the start of every prose string (those
+/// with a space: prompts, replies, commands, tool output) of `src`.
+fn plant(src: &Path, dst: &Path) -> Vec<String> {
+    let samples = thehook_core::redact::samples::samples();
+    let mut n = 0usize;
+    let mut plant_in = |v: &mut Value| {
+        fn walk(v: &mut Value, f: &mut dyn FnMut(&mut String)) {
+            match v {
+                Value::String(s) => f(s),
+                Value::Array(a) => a.iter_mut().for_each(|x| walk(x, f)),
+                Value::Object(o) => o.values_mut().for_each(|x| walk(x, f)),
+                _ => {}
+            }
+        }
+        walk(v, &mut |s: &mut String| {
+            if s.len() > 10 && s.contains(' ') {
+                *s = format!("{} {s}", samples[n % samples.len()].text);
+                n += 1;
+            }
+        });
+    };
+    let text = std::fs::read_to_string(src).unwrap();
+    let planted = match serde_json::from_str::<Value>(&text) {
+        Ok(mut doc) => {
+            plant_in(&mut doc);
+            doc.to_string()
+        }
+        Err(_) => text
+            .lines()
+            .map(|l| match serde_json::from_str::<Value>(l) {
+                Ok(mut v) => {
+                    plant_in(&mut v);
+                    v.to_string()
+                }
+                Err(_) => l.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+    };
+    std::fs::write(dst, planted).unwrap();
+    samples.into_iter().map(|s| s.secret).collect()
+}
+
+/// Every byte of every file under `dir`.
+fn all_bytes(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    walk(dir)
+        .into_iter()
+        .map(|f| {
+            let b = std::fs::read(&f).unwrap();
+            (f, b)
+        })
+        .collect()
+}
+
+fn contains(hay: &[u8], needle: &str) -> bool {
+    let needle = needle.as_bytes();
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+#[test]
+fn no_planted_secret_reaches_memory_or_the_llm() {
+    let p = project("good", 0);
+    let originals: Vec<PathBuf> = walk(&transcript(""))
+        .into_iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    assert!(originals.len() >= 10);
+    let mut secrets = Vec::new();
+    let mut planted = Vec::new();
+    for (i, src) in originals.iter().enumerate() {
+        let dst = p.root().join(format!(
+            "planted/{i}-{}",
+            src.file_name().unwrap().to_string_lossy()
+        ));
+        std::fs::create_dir_all(dst.parent().unwrap()).unwrap();
+        secrets = plant(src, &dst);
+        planted.push(dst);
+    }
+    // Once with a good LLM, once with one that fails (failed/ copies).
+    for llm in ["good", "fail"] {
+        configure(&p, llm, 0, true);
+        for f in &planted {
+            let (code, _, err) = p.run(&["capture", "--transcript", f.to_str().unwrap()]);
+            assert!(code <= 1, "{}: {err}", f.display());
+        }
+    }
+    assert!(!files_in(&p, "failed").is_empty());
+    let sent = prompts(&p);
+    assert!(sent.len() >= originals.len());
+    assert!(
+        sent.iter().any(|s| s.contains("[REDACTED:")),
+        "the planted secrets never reached the prompt"
+    );
+    let mut leaks = Vec::new();
+    for secret in &secrets {
+        for (i, prompt) in sent.iter().enumerate() {
+            if prompt.contains(secret.as_str()) {
+                leaks.push(format!("LLM stdin #{i}: {secret}"));
+            }
+        }
+        for (file, bytes) in all_bytes(&p.thehook()) {
+            if contains(&bytes, secret) {
+                leaks.push(format!("{}: {secret}", file.display()));
+            }
+        }
+    }
+    assert!(leaks.is_empty(), "secrets leaked:\n{}", leaks.join("\n"));
+
+    // The control: with redaction off, the same planting does reach the LLM.
+    let q = project("good", 0);
+    configure(&q, "good", 0, false);
+    let (code, _, err) = q.run(&["capture", "--transcript", planted[1].to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let prompt = &prompts(&q)[0];
+    assert!(
+        secrets.iter().any(|s| prompt.contains(s.as_str())),
+        "planting never reached the LLM"
+    );
+}
+
+/// A worker killed at any moment leaves no partial markdown, and the job
+/// stays queued until a session file is complete.
+#[test]
+fn a_worker_killed_at_any_point_loses_nothing() {
+    let p = project("good", 0);
+    let t = transcript("claude-code/d-kimuson-1af7fc5e.jsonl");
+    for delay_ms in [0u64, 10, 30, 60, 100, 150, 250, 400, 700] {
+        queue(&p, "killed", &t);
+        let mut child = std_cmd(&p, &["capture", "--worker"]).spawn().unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+        for f in session_files(&p) {
+            let text = std::fs::read_to_string(&f).unwrap();
+            assert!(
+                text.starts_with("---\n") && text.contains("## Session Summary"),
+                "partial file after {delay_ms} ms"
+            );
+        }
+        let queued = !files_in(&p, "queue").is_empty();
+        let written = !session_files(&p).is_empty();
+        assert!(
+            queued || written,
+            "after {delay_ms} ms the session is neither queued nor written"
+        );
+    }
+    // Killed while the LLM runs: the job waits, and the LLM died with it.
+    let h = project("hang", 0);
+    h.write(
+        ".thehook/config.yaml",
+        format!(
+            "llm:\n  cli: command\n  command: [{:?}]\n  timeout_secs: 60\n",
+            fake("hang")
+        ),
+    );
+    queue(&h, "mid-llm", &t);
+    let mut child = std_cmd(&h, &["capture", "--worker"]).spawn().unwrap();
+    wait_for("the LLM to start", Duration::from_secs(30), || {
+        !prompts(&h).is_empty()
+    });
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(files_in(&h, "queue"), ["mid-llm.json"]);
+    assert!(session_files(&h).is_empty());
+    wait_for(
+        "the LLM to die with the worker",
+        Duration::from_secs(5),
+        || processes_in(h.root()).is_empty(),
+    );
+
+    // The next worker finishes: one file for the session, nothing queued.
+    cmd(&p, &["capture", "--worker"]).assert().success();
+    assert_eq!(session_files(&p).len(), 1);
+    assert!(files_in(&p, "queue").is_empty());
+    let hits = p.recall_json("source of truth", &[]);
+    assert_eq!(
+        hit_texts(&hits)
+            .iter()
+            .filter(|t| t.contains("source of truth"))
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn every_n_sessions_are_consolidated_and_a_dropping_answer_is_refused() {
+    let p = project("good", 2);
+    p.write(
+        ".thehook/knowledge/conventions.md",
+        "# Conventions\n\n- `[convention]` Commit messages use the imperative mood\n",
+    );
+    queue(&p, "c-1", &transcript("claude-code/marot-short.jsonl"));
+    queue(
+        &p,
+        "c-2",
+        &transcript("claude-code/entireio-1b3e6441.jsonl"),
+    );
+    cmd(&p, &["capture", "--worker"]).assert().success();
+    let conventions = p.read(".thehook/knowledge/conventions.md");
+    assert!(
+        conventions.contains("Commit messages use the imperative mood"),
+        "{conventions}"
+    );
+    assert!(
+        conventions.contains("Source files live under `src/`"),
+        "{conventions}"
+    );
+    assert_eq!(
+        conventions.matches("Source files live under").count(),
+        1,
+        "duplicates merged"
+    );
+    assert!(p
+        .read(".thehook/knowledge/architecture.md")
+        .contains("source of truth"));
+    assert!(p
+        .read(".thehook/knowledge/history.md")
+        .contains("Worked on:"));
+    for f in session_files(&p) {
+        assert_eq!(
+            front_matter(&std::fs::read_to_string(f).unwrap()).consolidated,
+            Some(true)
+        );
+    }
+    assert!(!p.root().join(".thehook/queue/.consolidate").exists());
+
+    // A third session, then an LLM that would drop what knowledge holds.
+    queue(
+        &p,
+        "c-3",
+        &transcript("claude-code/drmaciver-stop-hook.jsonl"),
+    );
+    cmd(&p, &["capture", "--worker"]).assert().success();
+    configure(&p, "dropper", 2, true);
+    let before = p.markdown_snapshot();
+    let (code, _, err) = p.run(&["consolidate"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("consolidation refused: the answer would drop"),
+        "{err}"
+    );
+    assert!(err.contains("imperative mood"), "{err}");
+    assert_eq!(
+        p.markdown_snapshot(),
+        before,
+        "a refused consolidation changed files"
+    );
+    assert!(p
+        .read(".thehook/logs/worker.log")
+        .contains("consolidation refused"));
+
+    // A hanging LLM changes nothing either.
+    configure(&p, "hang", 2, true);
+    let (code, _, err) = p.run(&["consolidate"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no answer within 1 s"), "{err}");
+    assert_eq!(p.markdown_snapshot(), before);
+
+    // A good one takes the third session in.
+    configure(&p, "good", 2, true);
+    let out = p.ok(&["consolidate"]);
+    assert!(out.contains("consolidated 1 session(s)"), "{out}");
+    assert!(p
+        .read(".thehook/knowledge/conventions.md")
+        .contains("imperative mood"));
+}
