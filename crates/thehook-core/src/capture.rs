@@ -347,6 +347,13 @@ impl<'a> Worker<'a> {
     /// Writes the session file (the same file again for a session captured
     /// before) and indexes it, under the project lock.
     fn write_session(&mut self, meta: &SessionMeta, d: &Distilled) -> Result<String> {
+        // Opening may take the project lock itself (to create the index).
+        if let Err(e) = self.open_memory() {
+            self.log(&format!(
+                "the index cannot be opened: {}",
+                first_line(&e.to_string())
+            ));
+        }
         let _lock = self.project.lock()?;
         let path = session_path(&self.project, meta);
         write_atomic(&path, extract::render(meta, d).as_bytes())?;
@@ -361,11 +368,19 @@ impl<'a> Worker<'a> {
         Ok(rel)
     }
 
-    /// Brings the index up to date (the caller holds the project lock).
-    pub fn sync(&mut self) -> Result<()> {
+    /// Opens the index once per run. Call it before taking the project
+    /// lock: creating or repairing the index takes that lock too.
+    pub fn open_memory(&mut self) -> Result<()> {
         if self.memory.is_none() {
             self.memory = Some(Memory::open(self.project.root(), self.paths, false)?);
         }
+        Ok(())
+    }
+
+    /// Brings the index up to date. The caller holds the project lock and
+    /// opened the memory first ([`Worker::open_memory`]).
+    pub fn sync(&mut self) -> Result<()> {
+        self.open_memory()?;
         let memory = self.memory.as_mut().expect("opened above");
         memory.sync(&|_, _| {})?;
         for notice in memory.take_notices() {

@@ -96,6 +96,7 @@ pub fn consolidate(worker: &mut Worker) -> Result<Option<Consolidated>> {
         )));
     }
 
+    worker.open_memory()?;
     let _lock = project.lock()?;
     let now: Vec<Option<String>> = FILES
         .iter()
