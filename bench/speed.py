@@ -18,7 +18,11 @@ Measures, with whole-process timings of the release binary:
       earlier session start's background half (hybrid ranking, no model load),
     - ``retrieve --background`` (the detached half: sync with the model,
       embed the context query, sweep the agents' transcript stores),
-    - ``capture`` (session end: queue the session and return).
+    - ``capture`` (session end: queue the session, start the detached
+      worker, return),
+    - ``capture --worker`` (the detached worker capturing one real Claude
+      Code transcript with the fake LLM of the tests, which answers at once:
+      thehook's own cost per session, indexing included, without the LLM's).
   The project copy is made a git repository with a few commits, so that
   retrieve has a branch, changed files and commit subjects to search with.
 
@@ -650,6 +654,49 @@ def hook_payload(root: Path, event: str) -> bytes:
     return json.dumps(payload).encode()
 
 
+def wait_for_worker(lock: Path, timeout: float = 10.0) -> None:
+    """Waits until no capture worker holds `lock`."""
+    import fcntl
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with open(lock, "a") as f:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+        except (BlockingIOError, FileNotFoundError):
+            time.sleep(0.01)
+
+
+FAKE_LLM = REPO / "crates/thehook-cli/tests/fixtures/llm/good"
+TRANSCRIPT = REPO / "crates/thehook-core/tests/fixtures/transcripts/claude-code/d-kimuson-1af7fc5e.jsonl"
+
+
+def capture_one(worker: list[str], root: Path, env: dict[str, str], i: int) -> Run:
+    """Queues one real transcript under a new session id and times the
+    worker that captures it (LLM: the tests' fake, which answers at once)."""
+    queue = root / ".thehook" / "queue"
+    queue.mkdir(parents=True, exist_ok=True)
+    job = {"version": 1, "session_id": f"bench-worker-{i}", "agent": "claude-code",
+           "transcript_path": str(TRANSCRIPT), "cwd": str(root), "origin": "hook",
+           "queued_at": f"2026-11-22T10:00:{i:02d}Z"}
+    (queue / f"bench-worker-{i}.json").write_text(json.dumps(job))
+    config = root / ".thehook" / "config.yaml"
+    before = config.read_text() if config.exists() else None
+    config.write_text(f"llm:\n  cli: command\n  command: [{json.dumps(str(FAKE_LLM))}]\n"
+                      "consolidation:\n  every_n_sessions: 100000\n")
+    try:
+        r = run(worker, env)
+    finally:
+        if before is None:
+            config.unlink()
+        else:
+            config.write_text(before)
+    log_text = (root / ".thehook" / "logs" / "worker.log").read_text()
+    if f"captured bench-worker-{i} into" not in log_text:
+        sys.exit(f"capture --worker did not capture: {log_text[-500:]}")
+    return r
+
+
 def measure_hooks(binary: str, root: Path, env: dict[str, str], runs: int) -> dict:
     """Times the session hooks in `root` (a git repository), interleaved.
     The background half of retrieve is off for the foreground runs
@@ -664,6 +711,12 @@ def measure_hooks(binary: str, root: Path, env: dict[str, str], runs: int) -> di
     retrieve = [binary, "-C", str(root), "retrieve", "--agent", "claude-code"]
     background = [binary, "-C", str(root), "retrieve", "--background", "--agent", "claude-code"]
     capture = [binary, "-C", str(root), "capture", "--agent", "claude-code"]
+    worker = [binary, "-C", str(root), "capture", "--worker"]
+    # The session-end hook starts its worker: that spawn is part of what it
+    # costs, so it stays on (the worker finds no transcript and is done in
+    # milliseconds; each run waits for it so it does not overlap the next).
+    capture_env = {k: v for k, v in env.items() if k != "THEHOOK_BACKGROUND"}
+    worker_lock = root / ".thehook" / "queue" / ".worker.lock"
 
     def last_log() -> str:
         return log_file.read_text().strip().splitlines()[-1]
@@ -688,12 +741,19 @@ def measure_hooks(binary: str, root: Path, env: dict[str, str], runs: int) -> di
             c.write_bytes(b)
         samples[warm].append(run(retrieve, env, start_payload))
         ranked[warm].add(last_log().split(", ")[-1].split(" ")[0])
-        samples["capture"].append(run(capture, env, end_payload))
+        samples["capture"].append(run(capture, capture_env, end_payload))
+        wait_for_worker(worker_lock)
     for _ in range(max(3, runs // 5)):
         for c in caches:
             c.unlink(missing_ok=True)
         bg.append(run(background, env))
     samples["retrieve --background"] = bg[1:]
+    samples["capture --worker"] = [capture_one(worker, root, env, i) for i in range(max(3, runs // 5))]
+    # Leave the corpus as it was for the next size or run.
+    for f in (root / ".thehook" / "sessions").glob("*.md"):
+        if "session_id: bench-worker-" in f.read_text(errors="replace"):
+            f.unlink()
+    shutil.rmtree(root / ".thehook" / "failed", ignore_errors=True)
     other = meter.other_share()
     out = {}
     for name, rs in samples.items():

@@ -193,7 +193,10 @@ fn background(start: &Path, paths: &SearchPaths, args: &HookArgs) -> i32 {
     } else {
         match thehook_core::capture::run_worker(&project, paths, &Surroundings::from_process()) {
             Ok(run) if run.busy => "; the capture worker is busy".to_string(),
-            Ok(run) => format!("; captured {} queued session(s)", run.outcomes.len()),
+            Ok(run) => format!(
+                "; capture worker: {}",
+                thehook_core::capture::summary(&run.outcomes)
+            ),
             Err(e) => format!("; capture worker failed: {e}"),
         }
     };

@@ -305,6 +305,7 @@ fn failed_and_queued_captures_are_mentioned() {
     p.write(".thehook/failed/s1.reason", "timeout");
     let out = p
         .cmd(&["capture", "--agent", "claude-code"])
+        .env("THEHOOK_BACKGROUND", "0")
         .write_stdin(
             json!({"session_id": "s2", "transcript_path": "/t/s2.jsonl", "cwd": p.root(),
                    "hook_event_name": "SessionEnd", "reason": "other"})
@@ -401,29 +402,89 @@ fn the_background_sweep_queues_sessions_that_were_never_captured() {
         );
         std::thread::sleep(Duration::from_millis(100));
     }
-    let jobs = || -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(&queue)
+    // Both swept sessions were queued, then captured by the same
+    // background half (without an LLM here: from the transcript alone).
+    let log = p.read(".thehook/logs/hooks.log");
+    assert!(log.contains("queued 2 uncaptured session(s)"), "{log}");
+    assert!(
+        log.contains("capture worker: 1 heuristic, 1 skipped"),
+        "{log}"
+    );
+    // The rollout holds no conversation: nothing to write, and not swept again.
+    let queued = || {
+        std::fs::read_dir(&queue)
             .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|n| n.ends_with(".json"))
-            .collect();
-        names.sort();
-        names
+            .flatten()
+            .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+            .count()
     };
-    let mut queued = jobs();
-    queued.sort();
-    assert_eq!(queued, ["cx-5.json", "old-1.json"]);
-    let job: Value = serde_json::from_str(&p.read(".thehook/queue/old-1.json")).unwrap();
-    assert_eq!(job["origin"], "sweep");
-    assert_eq!(job["agent"], "claude-code");
-    // Swept sessions are not queued twice.
+    assert_eq!(queued(), 0);
+    assert_eq!(captured_ids(&p), ["old-1"]);
+    let session = p.read(&format!(
+        ".thehook/sessions/{}",
+        session_file_of(&p, "old-1")
+    ));
+    assert!(
+        session.contains("- **What was asked**: fix the login"),
+        "{session}"
+    );
+    // Captured sessions are not swept again.
     p.ok(&["retrieve", "--agent", "claude-code", "--background"]);
-    assert_eq!(jobs().len(), 2);
-    // Editing the config later does not move the start of the window.
+    assert_eq!(queued(), 0);
+    let last = p.read(".thehook/logs/hooks.log");
+    assert!(
+        last.lines()
+            .last()
+            .unwrap()
+            .contains("no uncaptured sessions"),
+        "{last}"
+    );
+    assert_eq!(captured_ids(&p), ["old-1"]);
+    // Editing the config later does not move the start of the window: a
+    // session whose file was deleted is swept and captured again.
     p.write(".thehook/config.yaml", "retrieval:\n  max_results: 6\n");
-    std::fs::remove_file(queue.join("old-1.json")).unwrap();
+    std::fs::remove_file(
+        p.thehook()
+            .join("sessions")
+            .join(session_file_of(&p, "old-1")),
+    )
+    .unwrap();
+    for ext in ["json", "jsonl", "reason"] {
+        let _ = std::fs::remove_file(p.thehook().join(format!("failed/old-1.{ext}")));
+    }
     p.ok(&["retrieve", "--agent", "claude-code", "--background"]);
-    assert_eq!(jobs(), ["cx-5.json", "old-1.json"]);
+    assert_eq!(captured_ids(&p), ["old-1"]);
+}
+
+/// The session ids of the session files, sorted.
+fn captured_ids(p: &Project) -> Vec<String> {
+    let mut ids: Vec<String> = std::fs::read_dir(p.thehook().join("sessions"))
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            thehook_core::store::front_matter(&std::fs::read_to_string(e.path()).ok()?)?.session_id
+        })
+        .collect();
+    ids.sort();
+    ids
+}
+
+fn session_file_of(p: &Project, id: &str) -> String {
+    std::fs::read_dir(p.thehook().join("sessions"))
+        .unwrap()
+        .flatten()
+        .find(|e| {
+            std::fs::read_to_string(e.path())
+                .ok()
+                .and_then(|t| thehook_core::store::front_matter(&t))
+                .and_then(|f| f.session_id)
+                .as_deref()
+                == Some(id)
+        })
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .into_owned()
 }
 
 const CLAUDE_SETTINGS: &str = r#"{
@@ -744,10 +805,12 @@ fn cursor_running_claude_hooks_is_captured_once() {
                "workspace_roots": [p.root()], "hook_event_name": "sessionEnd", "reason": "completed"})
         .to_string()
     };
+    // (The worker is not started: the queue is what is checked.)
     // Only Claude Code's hooks wired: the Claude hook captures, as Cursor.
     let only_claude = repo("claude");
     let out = only_claude
         .cmd(&["capture", "--agent", "claude-code"])
+        .env("THEHOOK_BACKGROUND", "0")
         .write_stdin(end(&only_claude))
         .output()
         .unwrap();
@@ -757,11 +820,13 @@ fn cursor_running_claude_hooks_is_captured_once() {
     // Cursor's own hook wired too: the Claude hook leaves it to that one.
     let both = repo("claude,cursor");
     both.cmd(&["capture", "--agent", "claude-code"])
+        .env("THEHOOK_BACKGROUND", "0")
         .write_stdin(end(&both))
         .output()
         .unwrap();
     assert!(!both.thehook().join("queue/c0ffee.json").exists());
     both.cmd(&["capture", "--agent", "cursor"])
+        .env("THEHOOK_BACKGROUND", "0")
         .write_stdin(end(&both))
         .output()
         .unwrap();

@@ -89,6 +89,30 @@ impl std::fmt::Display for Outcome {
     }
 }
 
+/// `2 captured, 1 heuristic, 1 skipped`: what a run did, for logs.
+pub fn summary(outcomes: &[Outcome]) -> String {
+    let count = |f: fn(&Outcome) -> bool| outcomes.iter().filter(|o| f(o)).count();
+    let parts = [
+        (count(|o| matches!(o, Outcome::Captured { .. })), "captured"),
+        (
+            count(|o| matches!(o, Outcome::Heuristic { .. })),
+            "heuristic",
+        ),
+        (count(|o| matches!(o, Outcome::Failed { .. })), "failed"),
+        (count(|o| matches!(o, Outcome::Skipped { .. })), "skipped"),
+    ];
+    let said: Vec<String> = parts
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!("{n} {what}"))
+        .collect();
+    if said.is_empty() {
+        "nothing".into()
+    } else {
+        said.join(", ")
+    }
+}
+
 /// An exclusive lock that one capture worker per project holds while it
 /// works. The OS releases it when the process dies, so a crashed worker
 /// never blocks the next. `None` when another worker holds it and `wait`
@@ -238,6 +262,7 @@ impl<'a> Worker<'a> {
             redact::redact_transcript(&mut t, &mut found);
         }
         if !has_conversation(&t) {
+            crate::queue::mark_skipped(&self.project, &id);
             return Outcome::Skipped {
                 session_id: id,
                 why: "the transcript holds no conversation".into(),

@@ -73,9 +73,33 @@ pub fn enqueue(project: &Project, job: &Job) -> Result<bool> {
     Ok(new)
 }
 
-/// Session ids (as file stems) with a job in the queue or a failed capture.
+/// The file that lists sessions the worker found nothing to capture in.
+fn skipped_path(project: &Project) -> PathBuf {
+    project.queue_dir().join(".skipped")
+}
+
+/// Records that `session_id` held no conversation, so the sweep does not
+/// queue it again at every session start.
+pub fn mark_skipped(project: &Project, session_id: &str) {
+    use std::io::Write;
+    let path = skipped_path(project);
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+    {
+        let _ = writeln!(f, "{}", file_stem(session_id));
+    }
+}
+
+/// Session ids (as file stems) with a job in the queue, a failed capture,
+/// or nothing to capture.
 pub fn pending_or_failed(project: &Project) -> HashSet<String> {
-    let mut ids = HashSet::new();
+    let mut ids: HashSet<String> = std::fs::read_to_string(skipped_path(project))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect();
     for dir in [project.queue_dir(), project.failed_dir()] {
         for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
             let path = entry.path();
