@@ -20,13 +20,12 @@ pub fn worker(start: &Path, paths: &SearchPaths) -> i32 {
     if !project.dir().is_dir() || is_child() {
         return exit::SUCCESS;
     }
-    if let Err(e) = run_worker(&project, paths, &Surroundings::from_process()) {
-        logs::append(
-            &project,
-            thehook_core::capture::LOG,
-            &format!("worker failed: {e}"),
-        );
-    }
+    let line = match run_worker(&project, paths, &Surroundings::from_process()) {
+        Ok(run) if run.busy => "another capture worker is running; it takes the queue".to_string(),
+        Ok(_) => return exit::SUCCESS,
+        Err(e) => format!("worker failed: {e}"),
+    };
+    logs::append(&project, thehook_core::capture::LOG, &line);
     exit::SUCCESS
 }
 

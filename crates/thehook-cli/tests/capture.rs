@@ -384,6 +384,41 @@ fn the_llm_child_cannot_fire_thehook_hooks_again() {
 }
 
 #[test]
+fn one_worker_at_a_time_and_it_takes_what_was_queued_meanwhile() {
+    let p = Project::empty();
+    p.write(
+        ".thehook/config.yaml",
+        format!(
+            "llm:\n  cli: command\n  command: [{:?}]\n  timeout_secs: 3\n",
+            fake("hang")
+        ),
+    );
+    queue(&p, "first", &transcript("claude-code/marot-short.jsonl"));
+    let mut a = std_cmd(&p, &["capture", "--worker"]).spawn().unwrap();
+    wait_for("the first LLM call", Duration::from_secs(30), || {
+        !prompts(&p).is_empty()
+    });
+    queue(
+        &p,
+        "second",
+        &transcript("claude-code/entireio-1b3e6441.jsonl"),
+    );
+    let began = Instant::now();
+    cmd(&p, &["capture", "--worker"]).assert().success();
+    assert!(
+        began.elapsed() < Duration::from_secs(2),
+        "the second worker waited"
+    );
+    assert!(p
+        .read(".thehook/logs/worker.log")
+        .contains("another capture worker is running"));
+    assert!(a.wait().unwrap().success());
+    assert!(files_in(&p, "queue").is_empty());
+    assert_eq!(session_files(&p).len(), 2);
+    assert_eq!(prompts(&p).len(), 2);
+}
+
+#[test]
 fn a_resumed_session_updates_its_own_file() {
     let p = project("good", 0);
     let src = transcript("claude-code/marot-short.jsonl");

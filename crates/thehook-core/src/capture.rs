@@ -631,6 +631,14 @@ pub fn run_worker(
             run.busy = round == 0;
             return Ok(run);
         };
+        // A consolidation killed after its commit point is finished first.
+        if let Err(e) = crate::consolidate::finish_interrupted(project) {
+            logs::append(
+                project,
+                LOG,
+                &format!("could not finish an interrupted consolidation: {e}"),
+            );
+        }
         let mut worker = Worker::new(project.clone(), paths, around.clone())?;
         run.outcomes.extend(worker.drain());
         let every = worker.config().consolidation.every_n_sessions;

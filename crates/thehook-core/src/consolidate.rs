@@ -8,6 +8,9 @@
 //! `queue/.consolidate/`, a manifest written last commits them, and a run
 //! that was killed while applying is finished by the next one.
 
+#[cfg(test)]
+mod tests;
+
 use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
