@@ -350,6 +350,18 @@ fn without_any_llm_cli_the_session_is_still_captured() {
         .success();
     let text = std::fs::read_to_string(&session_files(&p)[0]).unwrap();
     assert_eq!(front_matter(&text).extracted.as_deref(), Some("heuristic"));
+    // doctor says so, with the fix.
+    let out = cmd(&p, &["doctor"])
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .unwrap();
+    let doctor = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        doctor.contains("warn llm")
+            && doctor.contains("extracted: heuristic")
+            && doctor.contains("thehook capture --retry"),
+        "{doctor}"
+    );
     let why = p.read(".thehook/failed/s-none.reason");
     assert!(
         why.starts_with(

@@ -88,6 +88,19 @@ pub fn doctor(root: &Path, paths: &SearchPaths) -> Vec<Check> {
         }
     };
 
+    let path_var = std::env::var_os("PATH");
+    match crate::llm::resolve(&config.llm, path_var.as_deref()) {
+        Ok(cmd) => checks.push(ok(
+            "llm",
+            format!("captures are distilled by {} ({})", cmd.program.display(), cmd.label),
+        )),
+        Err(why) => checks.push(warn(
+            "llm",
+            format!("{why}: sessions are captured from the transcript alone (`extracted: heuristic`)"),
+            "install Claude Code or cursor-agent, or set `llm.cli: command`; then `thehook capture --retry`".into(),
+        )),
+    }
+
     let availability = locate(&config, paths);
     match &availability {
         Availability::Ready {
