@@ -245,6 +245,23 @@ fn claude_runs_with_hooks_disabled_and_no_session_of_its_own() {
     assert_eq!(session_files(&p).len(), 1);
 }
 
+#[test]
+fn without_claude_auto_runs_cursor_agent() {
+    let p = Project::empty();
+    p.write(".thehook/config.yaml", "llm:\n  cli: auto\n");
+    queue(&p, "s-cursor", &transcript("claude-code/marot-short.jsonl"));
+    let path = format!("{}:/usr/bin:/bin", fake("cursor-only").display());
+    cmd(&p, &["capture", "--worker"])
+        .env("PATH", path)
+        .assert()
+        .success();
+    let call = &calls(&p)[0];
+    assert_eq!(call["mode"], "cursor-agent");
+    assert_eq!(call["argv"], json!(["-p", "--output-format", "text"]));
+    assert_eq!(call["THEHOOK_CHILD"], "1");
+    assert_eq!(session_files(&p).len(), 1);
+}
+
 /// Every way the LLM can fail ends in a heuristic session file and the
 /// transcript in failed/, with nothing left running; `--retry` with a
 /// working LLM then replaces the file in place.
@@ -431,6 +448,27 @@ fn one_worker_at_a_time_and_it_takes_what_was_queued_meanwhile() {
 }
 
 #[test]
+fn sessions_with_the_same_title_and_time_never_share_a_file() {
+    let p = project("good", 0);
+    let t = transcript("claude-code/marot-short.jsonl");
+    let ids = ["same-prefix-1", "same-prefix-2", "same-prefix-3"];
+    for id in ids {
+        queue(&p, id, &t);
+    }
+    cmd(&p, &["capture", "--worker"]).assert().success();
+    let mut found: Vec<String> = session_files(&p)
+        .iter()
+        .map(|f| {
+            front_matter(&std::fs::read_to_string(f).unwrap())
+                .session_id
+                .unwrap()
+        })
+        .collect();
+    found.sort();
+    assert_eq!(found, ids);
+}
+
+#[test]
 fn a_resumed_session_updates_its_own_file() {
     let p = project("good", 0);
     let src = transcript("claude-code/marot-short.jsonl");
@@ -483,6 +521,20 @@ fn a_transcript_captured_by_hand_reports_where_it_went() {
         err.contains("markdown file") && err.contains("fix:"),
         "{err}"
     );
+}
+
+/// The real transcripts of `../shared/testdata` (or `THEHOOK_TESTDATA`),
+/// else the vendored copies of some of them.
+fn corpus() -> PathBuf {
+    if let Some(dir) = std::env::var_os("THEHOOK_TESTDATA") {
+        return PathBuf::from(dir);
+    }
+    let shared = repo_root().join("../shared/testdata");
+    if shared.is_dir() {
+        shared
+    } else {
+        transcript("")
+    }
 }
 
 /// Plants a secret of every kind at the start of every prose string (those
@@ -547,11 +599,11 @@ fn contains(hay: &[u8], needle: &str) -> bool {
 #[test]
 fn no_planted_secret_reaches_memory_or_the_llm() {
     let p = project("good", 0);
-    let originals: Vec<PathBuf> = walk(&transcript(""))
+    let originals: Vec<PathBuf> = walk(&corpus())
         .into_iter()
         .filter(|f| f.extension().is_some_and(|e| e == "jsonl"))
         .collect();
-    assert!(originals.len() >= 10);
+    assert!(originals.len() >= 13);
     let mut secrets = Vec::new();
     let mut planted = Vec::new();
     for (i, src) in originals.iter().enumerate() {
@@ -746,6 +798,18 @@ fn every_n_sessions_are_consolidated_and_a_dropping_answer_is_refused() {
     assert_eq!(code, 2);
     assert!(err.contains("no answer within 1 s"), "{err}");
     assert_eq!(p.markdown_snapshot(), before);
+    // Killed while the LLM works: nothing changed, nothing staged.
+    p.write(
+        ".thehook/config.yaml",
+        format!("llm:\n  cli: command\n  command: [{:?}]\n  timeout_secs: 60\n", fake("hang")),
+    );
+    let asked = prompts(&p).len();
+    let mut child = std_cmd(&p, &["consolidate"]).spawn().unwrap();
+    wait_for("the consolidation prompt", Duration::from_secs(30), || prompts(&p).len() > asked);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(p.markdown_snapshot(), before);
+    assert!(!p.root().join(".thehook/queue/.consolidate/manifest.json").exists());
 
     // A good one takes the third session in.
     configure(&p, "good", 2, true);

@@ -166,9 +166,6 @@ impl<'a> Worker<'a> {
     pub fn config(&self) -> &Config {
         &self.config
     }
-    pub fn surroundings(&self) -> &Surroundings {
-        &self.around
-    }
 
     /// Captures every queued session, including those queued while it ran.
     pub fn drain(&mut self) -> Vec<Outcome> {
@@ -519,12 +516,19 @@ fn session_path(project: &Project, meta: &SessionMeta) -> PathBuf {
     let slug = meta.title.as_deref().map(extract::slug).unwrap_or_default();
     let slug = if slug.is_empty() { short.clone() } else { slug };
     let dir = project.sessions_dir();
-    let path = dir.join(format!("{stamp}-{slug}.md"));
-    if path.exists() {
-        dir.join(format!("{stamp}-{slug}-{short}.md"))
-    } else {
-        path
-    }
+    // Another session's file is never overwritten: the id, then a number.
+    let stem = file_stem(&meta.session_id);
+    let candidates = [
+        format!("{stamp}-{slug}"),
+        format!("{stamp}-{slug}-{short}"),
+        format!("{stamp}-{slug}-{stem}"),
+    ];
+    candidates
+        .into_iter()
+        .chain((2..).map(|n| format!("{stamp}-{slug}-{stem}-{n}")))
+        .map(|name| dir.join(format!("{name}.md")))
+        .find(|p| !p.exists())
+        .expect("an unused name is found")
 }
 
 /// A transcript's bytes with secrets redacted, still parseable: one JSON
@@ -640,9 +644,15 @@ pub fn run_worker(
             );
         }
         let mut worker = Worker::new(project.clone(), paths, around.clone())?;
-        run.outcomes.extend(worker.drain());
+        let outcomes = worker.drain();
+        // Only a run that wrote a session may consolidate: a refused or
+        // failed consolidation is not retried (and paid for) on every spawn.
+        let wrote = outcomes
+            .iter()
+            .any(|o| matches!(o, Outcome::Captured { .. } | Outcome::Heuristic { .. }));
+        run.outcomes.extend(outcomes);
         let every = worker.config().consolidation.every_n_sessions;
-        if crate::consolidate::due(project, every) {
+        if wrote && crate::consolidate::due(project, every) {
             let result = crate::consolidate::consolidate(&mut worker);
             let line = match &result {
                 Ok(Some(c)) => format!(

@@ -30,6 +30,11 @@ pub const FILES: [(&str, &str); 3] = [
     ("history.md", "History"),
 ];
 
+/// Most sessions merged in one run, oldest first (file names start with
+/// the date): the prompt stays a size an LLM CLI takes; the rest wait for
+/// the next run.
+const MAX_SESSIONS: usize = 20;
+
 /// Share of an existing item's terms that must reappear in one new item
 /// for it to count as kept.
 const KEPT_SHARE: f32 = 0.6;
@@ -60,7 +65,9 @@ fn pending_sessions(project: &Project) -> Vec<store::SessionFile> {
 pub fn consolidate(worker: &mut Worker) -> Result<Option<Consolidated>> {
     let project = worker.project().clone();
     finish_interrupted(&project)?;
-    let sessions = pending_sessions(&project);
+    let mut sessions = pending_sessions(&project);
+    sessions.sort_by(|a, b| a.path.file_name().cmp(&b.path.file_name()));
+    sessions.truncate(MAX_SESSIONS);
     if sessions.is_empty() {
         return Ok(None);
     }

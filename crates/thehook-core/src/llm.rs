@@ -183,7 +183,9 @@ pub fn run(
 
 /// The child leads a process group of its own (the agent's terminal
 /// signals do not reach it, and a timeout kills everything it started);
-/// on Linux it is killed when the worker dies.
+/// on Linux it is killed when the worker dies. (The death signal follows
+/// the spawning *thread*: spawn from a thread that lives as long as the
+/// wait, as [`run`] does by waiting on the thread that spawned.)
 fn detach(command: &mut Command) {
     use std::os::unix::process::CommandExt;
     command.process_group(0);
