@@ -627,6 +627,14 @@ fn no_planted_secret_reaches_memory_or_the_llm() {
     let sent = prompts(&p);
     // Subagent-only and tool-only files have no conversation to send.
     assert!(sent.len() >= 8, "only {} prompts", sent.len());
+    // Every kind reached the prompt, as its marker.
+    for sample in thehook_core::redact::samples::samples() {
+        let marker = format!("[REDACTED:{}]", sample.kind);
+        assert!(
+            sent.iter().any(|s| s.contains(&marker)),
+            "{marker} never reached the LLM"
+        );
+    }
     assert!(
         sent.iter().any(|s| s.contains("[REDACTED:")),
         "the planted secrets never reached the prompt"
@@ -801,15 +809,23 @@ fn every_n_sessions_are_consolidated_and_a_dropping_answer_is_refused() {
     // Killed while the LLM works: nothing changed, nothing staged.
     p.write(
         ".thehook/config.yaml",
-        format!("llm:\n  cli: command\n  command: [{:?}]\n  timeout_secs: 60\n", fake("hang")),
+        format!(
+            "llm:\n  cli: command\n  command: [{:?}]\n  timeout_secs: 60\n",
+            fake("hang")
+        ),
     );
     let asked = prompts(&p).len();
     let mut child = std_cmd(&p, &["consolidate"]).spawn().unwrap();
-    wait_for("the consolidation prompt", Duration::from_secs(30), || prompts(&p).len() > asked);
+    wait_for("the consolidation prompt", Duration::from_secs(30), || {
+        prompts(&p).len() > asked
+    });
     child.kill().unwrap();
     child.wait().unwrap();
     assert_eq!(p.markdown_snapshot(), before);
-    assert!(!p.root().join(".thehook/queue/.consolidate/manifest.json").exists());
+    assert!(!p
+        .root()
+        .join(".thehook/queue/.consolidate/manifest.json")
+        .exists());
 
     // A good one takes the third session in.
     configure(&p, "good", 2, true);

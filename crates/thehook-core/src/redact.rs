@@ -152,9 +152,11 @@ const RULES: &[Rule] = &[
 ];
 
 /// `KEY=value`, `"key": "value"`, `key: value`: the value, quoted or not.
+/// Quotes may be escaped (`{\"token\": \"...\"}`): JSON that was
+/// serialised into a string, as in an agent's API error event.
 static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&format!(
-        r#"(?P<key>{SECRET_KEY})["']?\s*(?:=|:)\s*(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`,;(){{}}\]]+))"#
+        r#"(?P<key>{SECRET_KEY})\\?["']?\s*(?:=|:)\s*(?:\\?"(?P<dq>(?:[^"\\\n]|\\[^"\n])*)\\?"|\\?'(?P<sq>(?:[^'\\\n]|\\[^'\n])*)\\?'|(?P<bare>[^\s"'`,;(){{}}\]\\]+))"#
     ))
     .expect("the assignment pattern compiles")
 });

@@ -29,6 +29,20 @@ fn the_text_around_a_secret_is_kept() {
 }
 
 #[test]
+fn json_serialised_into_a_string_is_redacted_too() {
+    let (text, secret) = (&samples()[17].text, &samples()[17].secret);
+    let escaped = serde_json::to_string(text).unwrap();
+    let out = redact(&escaped);
+    assert!(!out.contains(secret.as_str()), "{out}");
+    assert_eq!(out, r#""{\"refresh_token\": \"[REDACTED:token]\"}""#);
+    // A backslash inside a value does not end it.
+    assert_eq!(
+        redact(r#"password = "ab\cd-ef""#),
+        r#"password = "[REDACTED:password]""#
+    );
+}
+
+#[test]
 fn private_spans_are_dropped_even_when_unclosed() {
     assert_eq!(
         redact("keep <private>my home address</private> this"),
