@@ -118,15 +118,8 @@ pub fn summary(outcomes: &[Outcome]) -> String {
 /// never blocks the next. `None` when another worker holds it and `wait`
 /// is false.
 pub fn worker_lock(project: &Project, wait: bool) -> Result<Option<std::fs::File>> {
-    let dir = project.queue_dir();
-    std::fs::create_dir_all(&dir).map_err(|e| Error::io("cannot create folder", &dir, e))?;
-    let path = dir.join(".worker.lock");
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| Error::io("cannot open the lock file", &path, e))?;
+    let path = project.queue_dir().join(".worker.lock");
+    let file = crate::project::open_lock_file(&path)?;
     if wait {
         file.lock()
             .map_err(|e| Error::io("cannot lock", &path, e))?;
@@ -332,7 +325,8 @@ impl<'a> Worker<'a> {
         }
         // Cursor's CLI sends `transcript_path: null`.
         let home = self.around.home.as_ref()?;
-        let name = format!("{}.jsonl", job.session_id);
+        // The id as a file name: a payload's id never walks out of the folder.
+        let name = format!("{}.jsonl", file_stem(&job.session_id));
         std::fs::read_dir(home.join(".cursor/projects"))
             .into_iter()
             .flatten()
@@ -533,7 +527,7 @@ fn session_path(project: &Project, meta: &SessionMeta) -> PathBuf {
 
 /// A transcript's bytes with secrets redacted, still parseable: one JSON
 /// document (Gemini) stays one, JSONL stays JSONL.
-pub fn redact_file(bytes: &[u8]) -> Vec<u8> {
+fn redact_file(bytes: &[u8]) -> Vec<u8> {
     let mut found = Findings::default();
     if let Ok(mut doc) = serde_json::from_slice::<serde_json::Value>(bytes) {
         redact::redact_json(&mut doc, &mut found);

@@ -96,15 +96,8 @@ impl Project {
     /// file is dropped, and by the OS if the process dies. It lives in the
     /// (git-ignored) index folder, beside but not among LMDB's own files.
     pub fn lock(&self) -> Result<std::fs::File> {
-        let dir = self.index_dir();
-        std::fs::create_dir_all(&dir).map_err(|e| Error::io("cannot create folder", &dir, e))?;
-        let path = dir.join(".lock");
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|e| Error::io("cannot open the lock file", &path, e))?;
+        let path = self.index_dir().join(".lock");
+        let file = open_lock_file(&path)?;
         file.lock()
             .map_err(|e| Error::io("cannot lock", &path, e))?;
         Ok(file)
@@ -119,4 +112,17 @@ impl Project {
             .collect::<Vec<_>>()
             .join("/")
     }
+}
+
+/// Opens (creating it and its folder) a file used only for `flock`.
+pub(crate) fn open_lock_file(path: &Path) -> Result<std::fs::File> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io("cannot create folder", dir, e))?;
+    }
+    std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .map_err(|e| Error::io("cannot open the lock file", path, e))
 }

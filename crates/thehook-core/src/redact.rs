@@ -40,13 +40,6 @@ impl Findings {
     pub fn total(&self) -> usize {
         self.kinds.iter().map(|(_, n)| n).sum()
     }
-    pub fn merge(&mut self, other: Findings) {
-        for (kind, n) in other.kinds {
-            for _ in 0..n {
-                self.add(kind);
-            }
-        }
-    }
 }
 
 /// How a rule's match is replaced.
