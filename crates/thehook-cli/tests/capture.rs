@@ -537,10 +537,16 @@ fn corpus() -> PathBuf {
     }
 }
 
-/// Plants a secret of every kind at the start of every prose string (those
-/// with a space: prompts, replies, commands, tool output) of `src`.
+/// Plants secrets at the start of every prose string (those with a space:
+/// prompts, replies, commands, tool output) of `src`: one kind in turn, and
+/// every kind in every 25th.
 fn plant(src: &Path, dst: &Path) -> Vec<String> {
     let samples = thehook_core::redact::samples::samples();
+    let every = samples
+        .iter()
+        .map(|s| s.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
     let mut n = 0usize;
     let mut plant_in = |v: &mut Value| {
         fn walk(v: &mut Value, f: &mut dyn FnMut(&mut String)) {
@@ -553,7 +559,14 @@ fn plant(src: &Path, dst: &Path) -> Vec<String> {
         }
         walk(v, &mut |s: &mut String| {
             if s.len() > 10 && s.contains(' ') {
-                *s = format!("{} {s}", samples[n % samples.len()].text);
+                // Every 25th string (the file's first included) gets every
+                // kind, so each kind lands where the prompt reads too.
+                let planted = if n % 25 == 0 {
+                    every.clone()
+                } else {
+                    samples[n % samples.len()].text.clone()
+                };
+                *s = format!("{planted} {s}");
                 n += 1;
             }
         });
