@@ -410,6 +410,10 @@ fn the_llm_child_cannot_fire_thehook_hooks_again() {
     assert!(!std::fs::read_to_string(&session_files(&p)[0])
         .unwrap()
         .contains("spawned-by-llm"));
+    // The hooks did nothing at all: not even a log line or a failed job.
+    assert!(files_in(&p, "failed").is_empty());
+    let hooks_log = std::fs::read_to_string(p.thehook().join("logs/hooks.log")).unwrap_or_default();
+    assert!(!hooks_log.contains("spawned-by-llm"), "{hooks_log}");
 }
 
 #[test]
@@ -466,6 +470,28 @@ fn sessions_with_the_same_title_and_time_never_share_a_file() {
         .collect();
     found.sort();
     assert_eq!(found, ids);
+}
+
+#[test]
+fn a_damaged_job_is_set_aside_and_reported_not_queued_for_ever() {
+    let p = project("good", 0);
+    p.write(
+        ".thehook/queue/broken.json",
+        "{\"version\": 1, \"session_id\": ",
+    );
+    queue(&p, "fine", &transcript("claude-code/marot-short.jsonl"));
+    cmd(&p, &["capture", "--worker"]).assert().success();
+    assert!(files_in(&p, "queue").is_empty());
+    assert_eq!(session_files(&p).len(), 1);
+    assert_eq!(files_in(&p, "failed"), ["broken.json", "broken.reason"]);
+    let why = p.read(".thehook/failed/broken.reason");
+    assert!(
+        why.contains("could not be read") && why.contains("fix:"),
+        "{why}"
+    );
+    let status: Value = serde_json::from_str(&p.ok(&["status", "--json"])).unwrap();
+    assert_eq!(status["failed_captures"], 1);
+    assert_eq!(status["queued_captures"], 0);
 }
 
 #[test]
@@ -561,7 +587,7 @@ fn plant(src: &Path, dst: &Path) -> Vec<String> {
             if s.len() > 10 && s.contains(' ') {
                 // Every 25th string (the file's first included) gets every
                 // kind, so each kind lands where the prompt reads too.
-                let planted = if n % 25 == 0 {
+                let planted = if n.is_multiple_of(25) {
                     every.clone()
                 } else {
                     samples[n % samples.len()].text.clone()

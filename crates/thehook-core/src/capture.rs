@@ -163,6 +163,11 @@ impl<'a> Worker<'a> {
     /// Captures every queued session, including those queued while it ran.
     pub fn drain(&mut self) -> Vec<Outcome> {
         remove_stale_temp_files(&self.project);
+        for stem in set_aside_damaged_jobs(&self.project) {
+            self.log(&format!(
+                "queue/{stem}.json is not a readable job: moved to failed/"
+            ));
+        }
         let mut outcomes = Vec::new();
         let mut tried = std::collections::HashSet::new();
         loop {
@@ -555,6 +560,47 @@ fn read_jobs(dir: &Path) -> Vec<(PathBuf, Job)> {
 /// The queue, oldest first. Files that are not jobs are left alone.
 pub fn queued_jobs(project: &Project) -> Vec<(PathBuf, Job)> {
     read_jobs(&project.queue_dir())
+}
+
+/// Moves queue files that are not readable jobs (damaged by hand or by a
+/// full disk) to `failed/` with a reason, so they are reported rather than
+/// counted as queued for ever. A job still being written is never seen:
+/// jobs are written to a temp file and renamed.
+fn set_aside_damaged_jobs(project: &Project) -> Vec<String> {
+    let mut moved = Vec::new();
+    for entry in std::fs::read_dir(project.queue_dir())
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let path = entry.path();
+        if path.extension().is_none_or(|x| x != "json") {
+            continue;
+        }
+        let why = match std::fs::read(&path) {
+            Ok(bytes) => match serde_json::from_slice::<Job>(&bytes) {
+                Ok(_) => continue,
+                Err(e) => e.to_string(),
+            },
+            Err(e) => e.to_string(),
+        };
+        let stem = path
+            .file_stem()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let dir = project.failed_dir();
+        let reason = format!(
+            "the queued job .thehook/queue/{stem}.json could not be read ({why})\n\nfix: repair its JSON and move it back to .thehook/queue/, or delete .thehook/failed/{stem}.*\n"
+        );
+        let moved_ok = std::fs::create_dir_all(&dir).is_ok()
+            && std::fs::rename(&path, dir.join(format!("{stem}.json"))).is_ok()
+            && write_atomic(&dir.join(format!("{stem}.reason")), reason.as_bytes()).is_ok();
+        if moved_ok {
+            moved.push(stem);
+        }
+    }
+    moved
 }
 
 /// The jobs of failed captures.
