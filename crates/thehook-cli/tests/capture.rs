@@ -213,53 +213,45 @@ fn the_session_end_hook_returns_at_once_and_the_detached_worker_captures() {
     assert!(files_in(&p, "failed").is_empty());
 }
 
-#[test]
-fn claude_runs_with_hooks_disabled_and_no_session_of_its_own() {
+/// Runs the worker with `llm.cli: auto` and only `dir` (of the fakes)
+/// before the system folders on PATH; returns the recorded call.
+fn auto_detected_call(dir: &str) -> Value {
     let p = Project::empty();
     p.write(".thehook/config.yaml", "llm:\n  cli: auto\n");
-    queue(&p, "s-claude", &transcript("claude-code/marot-short.jsonl"));
-    let path = format!("{}:/usr/bin:/bin", fake("").display());
+    queue(&p, "s-auto", &transcript("claude-code/marot-short.jsonl"));
+    let path = format!("{}:/usr/bin:/bin", fake(dir).display());
     cmd(&p, &["capture", "--worker"])
         .env("PATH", path)
         .assert()
         .success();
-    let call = &calls(&p)[0];
+    assert_eq!(session_files(&p).len(), 1);
+    let call = calls(&p).remove(0);
+    assert_eq!(call["THEHOOK_CHILD"], "1");
+    call
+}
+
+#[test]
+fn claude_runs_with_hooks_disabled_and_no_session_of_its_own() {
+    let call = auto_detected_call("");
     assert_eq!(call["mode"], "claude");
-    let argv: Vec<&str> = call["argv"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a.as_str().unwrap())
-        .collect();
     assert_eq!(
-        argv,
-        [
+        call["argv"],
+        json!([
             "-p",
             "--output-format",
             "text",
             "--settings",
             r#"{"disableAllHooks":true}"#,
             "--no-session-persistence"
-        ]
+        ])
     );
-    assert_eq!(session_files(&p).len(), 1);
 }
 
 #[test]
 fn without_claude_auto_runs_cursor_agent() {
-    let p = Project::empty();
-    p.write(".thehook/config.yaml", "llm:\n  cli: auto\n");
-    queue(&p, "s-cursor", &transcript("claude-code/marot-short.jsonl"));
-    let path = format!("{}:/usr/bin:/bin", fake("cursor-only").display());
-    cmd(&p, &["capture", "--worker"])
-        .env("PATH", path)
-        .assert()
-        .success();
-    let call = &calls(&p)[0];
+    let call = auto_detected_call("cursor-only");
     assert_eq!(call["mode"], "cursor-agent");
     assert_eq!(call["argv"], json!(["-p", "--output-format", "text"]));
-    assert_eq!(call["THEHOOK_CHILD"], "1");
-    assert_eq!(session_files(&p).len(), 1);
 }
 
 /// Every way the LLM can fail ends in a heuristic session file and the
@@ -566,7 +558,7 @@ fn corpus() -> PathBuf {
 /// Plants secrets at the start of every prose string (those with a space:
 /// prompts, replies, commands, tool output) of `src`: one kind in turn, and
 /// every kind in every 25th.
-fn plant(src: &Path, dst: &Path) -> Vec<String> {
+fn plant(src: &Path, dst: &Path) {
     let samples = thehook_core::redact::samples::samples();
     let every = samples
         .iter()
@@ -616,7 +608,6 @@ fn plant(src: &Path, dst: &Path) -> Vec<String> {
             .join("\n"),
     };
     std::fs::write(dst, planted).unwrap();
-    samples.into_iter().map(|s| s.secret).collect()
 }
 
 /// Every byte of every file under `dir`.
@@ -643,7 +634,10 @@ fn no_planted_secret_reaches_memory_or_the_llm() {
         .filter(|f| f.extension().is_some_and(|e| e == "jsonl"))
         .collect();
     assert!(originals.len() >= 13);
-    let mut secrets = Vec::new();
+    let secrets: Vec<String> = thehook_core::redact::samples::samples()
+        .into_iter()
+        .map(|s| s.secret)
+        .collect();
     let mut planted = Vec::new();
     for (i, src) in originals.iter().enumerate() {
         let dst = p.root().join(format!(
@@ -651,7 +645,7 @@ fn no_planted_secret_reaches_memory_or_the_llm() {
             src.file_name().unwrap().to_string_lossy()
         ));
         std::fs::create_dir_all(dst.parent().unwrap()).unwrap();
-        secrets = plant(src, &dst);
+        plant(src, &dst);
         planted.push(dst);
     }
     // Once with a good LLM, once with one that fails (failed/ copies).

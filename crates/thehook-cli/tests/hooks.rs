@@ -456,35 +456,31 @@ fn the_background_sweep_queues_sessions_that_were_never_captured() {
     assert_eq!(captured_ids(&p), ["old-1"]);
 }
 
-/// The session ids of the session files, sorted.
-fn captured_ids(p: &Project) -> Vec<String> {
-    let mut ids: Vec<String> = std::fs::read_dir(p.thehook().join("sessions"))
-        .unwrap()
-        .flatten()
-        .filter_map(|e| {
-            thehook_core::store::front_matter(&std::fs::read_to_string(e.path()).ok()?)?.session_id
+/// The session files as (session id, file name), sorted, read by the
+/// core's own reader.
+fn sessions(p: &Project) -> Vec<(String, String)> {
+    let project = thehook_core::Project::at(p.root());
+    let mut found: Vec<(String, String)> = thehook_core::store::session_files(&project)
+        .into_iter()
+        .filter_map(|f| {
+            let name = f.path.file_name()?.to_string_lossy().into_owned();
+            Some((f.front_matter.session_id?, name))
         })
         .collect();
-    ids.sort();
-    ids
+    found.sort();
+    found
+}
+
+fn captured_ids(p: &Project) -> Vec<String> {
+    sessions(p).into_iter().map(|(id, _)| id).collect()
 }
 
 fn session_file_of(p: &Project, id: &str) -> String {
-    std::fs::read_dir(p.thehook().join("sessions"))
+    sessions(p)
+        .into_iter()
+        .find(|(found, _)| found == id)
+        .map(|(_, name)| name)
         .unwrap()
-        .flatten()
-        .find(|e| {
-            std::fs::read_to_string(e.path())
-                .ok()
-                .and_then(|t| thehook_core::store::front_matter(&t))
-                .and_then(|f| f.session_id)
-                .as_deref()
-                == Some(id)
-        })
-        .unwrap()
-        .file_name()
-        .to_string_lossy()
-        .into_owned()
 }
 
 const CLAUDE_SETTINGS: &str = r#"{

@@ -544,8 +544,6 @@ fn session_path(project: &Project, meta: &SessionMeta) -> PathBuf {
 #[derive(Debug, Clone, Default)]
 pub struct WorkerRun {
     pub outcomes: Vec<Outcome>,
-    /// The consolidation it ran, or why it was refused.
-    pub consolidation: Option<std::result::Result<crate::consolidate::Consolidated, String>>,
     /// Another worker held the queue.
     pub busy: bool,
 }
@@ -592,7 +590,6 @@ pub fn run_worker(
                 Err(e) => format!("consolidation failed: {e}"),
             };
             worker.log(&line);
-            run.consolidation = result.map_err(|e| e.to_string()).transpose();
         }
         drop(lock);
         if queued_jobs(project).is_empty() {
