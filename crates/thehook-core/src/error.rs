@@ -85,6 +85,10 @@ pub enum Error {
     #[error("{problem}\n  fix: {fix}")]
     Llm { problem: String, fix: String },
 
+    /// `read` was given an id that matches no session, or several.
+    #[error("{problem}\n  fix: {fix}")]
+    SessionNotFound { problem: String, fix: String },
+
     /// `forget` was given an id that matches no item, or several.
     #[error("{problem}\n  fix: {fix}")]
     ItemNotFound { problem: String, fix: String },
@@ -135,7 +139,9 @@ impl Error {
             Error::Transcript { .. } => "THEHOOK_TRANSCRIPT",
             Error::Settings { .. } => "THEHOOK_SETTINGS",
             Error::Llm { .. } => "THEHOOK_LLM",
-            Error::ItemNotFound { .. } | Error::NoMemory { .. } => "THEHOOK_NOT_FOUND",
+            Error::ItemNotFound { .. } | Error::SessionNotFound { .. } | Error::NoMemory { .. } => {
+                "THEHOOK_NOT_FOUND"
+            }
         }
     }
 }

@@ -6,6 +6,7 @@
 //! operations the CLI and the Node addon expose.
 
 pub mod agent;
+pub mod browse;
 pub mod capture;
 pub mod config;
 pub mod consolidate;

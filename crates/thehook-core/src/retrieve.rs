@@ -494,7 +494,7 @@ impl TokenCounts {
 }
 
 /// The model's tokenizer with padding and truncation off, so counts are real.
-fn load_tokenizer(path: &Path) -> Option<tokenizers::Tokenizer> {
+pub(crate) fn load_tokenizer(path: &Path) -> Option<tokenizers::Tokenizer> {
     let mut t = tokenizers::Tokenizer::from_file(path).ok()?;
     t.with_padding(None);
     t.with_truncation(None).ok()?;

@@ -124,6 +124,14 @@ pub fn find_transcripts(
             .and_then(|m| m.modified())
             .is_ok_and(|t| t >= since && now.duration_since(t).is_ok_and(|age| age >= QUIET))
     };
+    project_transcripts(root, home, &in_window)
+}
+
+/// Every transcript of the project at `root` in any agent's store under
+/// `home`, among the files `keep` accepts (it is asked before a file is
+/// opened). Subagents' own files are not listed: they belong to their
+/// session.
+pub fn project_transcripts(root: &Path, home: &Path, keep: &dyn Fn(&Path) -> bool) -> Vec<Found> {
     let belongs = |cwd: &Option<PathBuf>| cwd.as_ref().is_some_and(|c| c.starts_with(root));
     let mut found = Vec::new();
     let slug = claude_slug(root);
@@ -141,7 +149,7 @@ pub fn find_transcripts(
         }
         for path in crate::transcript::jsonl_files(&dir)
             .into_iter()
-            .filter(|p| in_window(p))
+            .filter(|p| keep(p))
         {
             let head = head_records(&path);
             let cwd = head
@@ -176,7 +184,7 @@ pub fn find_transcripts(
         }
         for path in crate::transcript::jsonl_files(&dir.join("agent-transcripts"))
             .into_iter()
-            .filter(|p| in_window(p))
+            .filter(|p| keep(p))
         {
             let id = path
                 .file_stem()
@@ -202,7 +210,7 @@ pub fn find_transcripts(
             && path
                 .file_name()
                 .is_some_and(|n| n.to_string_lossy().starts_with("rollout-"));
-        if !is_rollout || !in_window(path) {
+        if !is_rollout || !keep(path) {
             continue;
         }
         let head = head_records(path);

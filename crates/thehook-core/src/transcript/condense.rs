@@ -287,14 +287,14 @@ fn key_argument(input: &Value) -> Option<String> {
     }
 }
 
-fn path_argument(input: &Value) -> Option<String> {
+pub(crate) fn path_argument(input: &Value) -> Option<String> {
     ["file_path", "path", "notebook_path", "target_file"]
         .iter()
         .find_map(|k| input.get(*k)?.as_str().map(str::to_string))
 }
 
 /// Files named in an apply_patch body.
-fn patch_files(patch: &str) -> Vec<String> {
+pub(crate) fn patch_files(patch: &str) -> Vec<String> {
     patch
         .lines()
         .filter_map(|l| {
@@ -306,7 +306,7 @@ fn patch_files(patch: &str) -> Vec<String> {
         .collect()
 }
 
-fn first_line(s: &str) -> String {
+pub(crate) fn first_line(s: &str) -> String {
     s.lines()
         .map(str::trim)
         .find(|l| !l.is_empty())
@@ -327,7 +327,7 @@ pub(crate) fn clip(s: &str, max: usize) -> String {
 }
 
 /// Replaces long runs of base64 (inline images, blobs) by their size.
-fn strip_base64(s: &str) -> String {
+pub(crate) fn strip_base64(s: &str) -> String {
     const MIN_RUN: usize = 200;
     let is_b64 = |c: char| c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=');
     let mut out = String::with_capacity(s.len().min(4096));

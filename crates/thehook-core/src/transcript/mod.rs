@@ -21,6 +21,7 @@ use serde_json::Value;
 
 pub(crate) use condense::clip as clip_chars;
 pub use condense::{condense, facts, CondenseOptions, Facts};
+pub(crate) use condense::{first_line, patch_files, path_argument, strip_base64};
 pub use lines::{read_records, Record};
 
 use crate::error::{Error, Result};
@@ -282,7 +283,7 @@ fn describe_unknown(bytes: &[u8], records: &[Record]) -> String {
 }
 
 /// Claude Code subagent files that belong to the session at `path`.
-fn claude_subagent_files(path: &Path, session_id: Option<&str>) -> Vec<PathBuf> {
+pub(crate) fn claude_subagent_files(path: &Path, session_id: Option<&str>) -> Vec<PathBuf> {
     let mut out = Vec::new();
     if let Some(stem) = path.file_stem() {
         let nested = path.with_file_name(stem).join("subagents");

@@ -1,0 +1,302 @@
+//! Finding this project's past sessions: every agent's transcript store
+//! (through the sweep's search) and the redacted copies in
+//! `.thehook/failed/`, listed newest first with their subagents.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::lines::lines;
+use crate::agent::Agent;
+use crate::error::{Error, Result};
+use crate::project::Project;
+use crate::redact::{redact, redact_transcript, Findings};
+use crate::transcript::{self, clip_chars, first_line, Block, Role, Transcript};
+
+/// Characters of a summary in the listing.
+const SUMMARY: usize = 100;
+
+/// A transcript of this project, before it is read.
+#[derive(Debug, Clone)]
+pub struct Source {
+    pub agent: Agent,
+    pub path: PathBuf,
+    /// `agent-<id>` for a subagent's own file.
+    pub id: String,
+    /// A redacted copy kept in `.thehook/failed/` (the original may be gone).
+    pub failed_copy: bool,
+}
+
+/// Which sessions to list.
+#[derive(Debug, Clone, Default)]
+pub struct ListOptions {
+    pub agent: Option<Agent>,
+    /// Sessions active on or after this time.
+    pub since: Option<jiff::Timestamp>,
+    /// At most this many sessions (0: all).
+    pub limit: usize,
+}
+
+/// One session in the listing.
+#[derive(Debug, Clone, Serialize)]
+pub struct Listed {
+    pub id: String,
+    pub agent: Agent,
+    /// When its first entry was written (UTC), when the transcript says.
+    pub started: Option<String>,
+    /// Numbered lines, as `thehook read` numbers them.
+    pub lines: usize,
+    /// The captured session's title, else the agent's, else the first prompt.
+    pub summary: String,
+    pub path: PathBuf,
+    pub failed_copy: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub subagents: Vec<Listed>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Listing {
+    pub sessions: Vec<Listed>,
+    /// Sessions left out by the limit.
+    pub more: usize,
+    /// Transcripts that could not be read, and why.
+    pub unreadable: Vec<String>,
+}
+
+/// The project's sessions in every store, without reading them: the
+/// agents' stores first, then the failed copies of sessions they no longer
+/// hold. Subagent files are not included (see [`subagent_sources`]).
+pub fn sources(project: &Project, home: &Path) -> Vec<Source> {
+    let mut out: Vec<Source> = crate::sweep::project_transcripts(project.root(), home, &|_| true)
+        .into_iter()
+        .map(|f| Source {
+            agent: f.agent,
+            path: f.path,
+            id: f.session_id,
+            failed_copy: false,
+        })
+        .collect();
+    for (_, job) in crate::capture::failed_jobs(project) {
+        let copy = project.failed_dir().join(format!(
+            "{}.jsonl",
+            crate::queue::file_stem(&job.session_id)
+        ));
+        if copy.is_file() && !out.iter().any(|s| s.id == job.session_id) {
+            out.push(Source {
+                agent: job.agent,
+                path: copy,
+                id: job.session_id,
+                failed_copy: true,
+            });
+        }
+    }
+    out
+}
+
+/// The subagents' own files of a Claude Code session.
+pub fn subagent_sources(session: &Source) -> Vec<Source> {
+    if session.agent != Agent::ClaudeCode || session.failed_copy {
+        return Vec::new();
+    }
+    transcript::claude_subagent_files(&session.path, Some(&session.id))
+        .into_iter()
+        .map(|path| Source {
+            agent: session.agent,
+            id: path
+                .file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned(),
+            path,
+            failed_copy: false,
+        })
+        .collect()
+}
+
+/// Lists the project's sessions, newest first.
+pub fn list(project: &Project, home: &Path, o: &ListOptions) -> Listing {
+    // A captured session's title is the best summary there is.
+    let titles: HashMap<String, String> = crate::store::session_files(project)
+        .into_iter()
+        .filter_map(|f| Some((f.front_matter.session_id?, f.front_matter.title?)))
+        .collect();
+    list_sources(sources(project, home), &titles, o)
+}
+
+/// Lists `sources`, newest first; `titles` are summaries by session id.
+pub(super) fn list_sources(
+    sources: Vec<Source>,
+    titles: &HashMap<String, String>,
+    o: &ListOptions,
+) -> Listing {
+    let since = o.since.map(std::time::SystemTime::from);
+    let chosen: Vec<Source> = sources
+        .into_iter()
+        .filter(|s| o.agent.is_none_or(|a| a == s.agent))
+        .filter(|s| {
+            since.is_none_or(|since| {
+                std::fs::metadata(&s.path)
+                    .and_then(|m| m.modified())
+                    .is_ok_and(|t| t >= since)
+            })
+        })
+        .collect();
+    let read: Vec<Result<Listed>> = chosen
+        .par_iter()
+        .map(|s| {
+            let t = open(s)?;
+            Ok(listed(s, &t, titles.get(&s.id).map(String::as_str)))
+        })
+        .collect();
+    let mut listing = Listing::default();
+    for r in read {
+        match r {
+            Ok(l) => listing.sessions.push(l),
+            Err(e) => listing.unreadable.push(e.to_string()),
+        }
+    }
+    // Newest first; sessions without a time last.
+    listing
+        .sessions
+        .sort_by(|a, b| b.started.cmp(&a.started).then_with(|| a.id.cmp(&b.id)));
+    if o.limit > 0 && listing.sessions.len() > o.limit {
+        listing.more = listing.sessions.len() - o.limit;
+        listing.sessions.truncate(o.limit);
+    }
+    listing
+}
+
+/// Reads a transcript with every secret redacted.
+pub fn open(source: &Source) -> Result<Transcript> {
+    let mut t = transcript::load(&source.path)?;
+    redact_transcript(&mut t, &mut Findings::default());
+    Ok(t)
+}
+
+fn listed(source: &Source, t: &Transcript, captured_title: Option<&str>) -> Listed {
+    let summary = captured_title
+        .map(|s| redact(s).into_owned())
+        .or_else(|| t.title.clone())
+        .or_else(|| opening(t).map(str::to_string))
+        .unwrap_or_default();
+    // The Task calls name what each subagent was for.
+    let tasks: HashMap<String, String> = t
+        .tool_calls()
+        .filter_map(|c| {
+            let id = super::compact::subagent_id(&c.result.as_ref()?.text)?;
+            let description = c.input.get("description")?.as_str()?;
+            Some((format!("agent-{id}"), description.to_string()))
+        })
+        .collect();
+    let subagents = t
+        .subagents
+        .iter()
+        .map(|sub| {
+            let id = format!("agent-{}", sub.agent_id.as_deref().unwrap_or("unknown"));
+            let summary = tasks
+                .get(&id)
+                .map(String::as_str)
+                .or_else(|| opening(sub))
+                .unwrap_or_default()
+                .to_string();
+            Listed {
+                id,
+                agent: source.agent,
+                started: sub.started.clone(),
+                lines: lines(sub).len(),
+                summary: one_line_summary(&summary),
+                path: PathBuf::new(),
+                failed_copy: false,
+                subagents: Vec::new(),
+            }
+        })
+        .collect();
+    Listed {
+        id: source.id.clone(),
+        agent: source.agent,
+        started: t.started.clone(),
+        lines: lines(t).len(),
+        summary: one_line_summary(&summary),
+        path: source.path.clone(),
+        failed_copy: source.failed_copy,
+        subagents,
+    }
+}
+
+/// The first thing said to the agent (a subagent's instruction counts).
+fn opening(t: &Transcript) -> Option<&str> {
+    t.first_prompt().or_else(|| {
+        t.entries
+            .iter()
+            .filter(|e| e.role == Role::User)
+            .flat_map(|e| &e.blocks)
+            .find_map(|b| match b {
+                Block::Text { text } if !text.trim().is_empty() => Some(text.as_str()),
+                _ => None,
+            })
+    })
+}
+
+fn one_line_summary(s: &str) -> String {
+    clip_chars(&first_line(s), SUMMARY)
+}
+
+/// Finds the session (or subagent) whose id starts with `query`, or the
+/// transcript file `query` names.
+pub fn find(project: &Project, home: &Path, query: &str) -> Result<Source> {
+    let as_path = Path::new(query);
+    if as_path.is_file() {
+        return Ok(Source {
+            agent: Agent::ClaudeCode,
+            path: as_path.to_path_buf(),
+            id: query.to_string(),
+            failed_copy: false,
+        });
+    }
+    let query = query.trim();
+    if query.is_empty() {
+        return Err(Error::Usage {
+            problem: "no session id given".into(),
+            fix: "give the start of an id as `thehook sessions` lists it".into(),
+        });
+    }
+    let sessions = sources(project, home);
+    let mut matches: Vec<Source> = Vec::new();
+    for s in &sessions {
+        if s.id.starts_with(query) {
+            matches.push(s.clone());
+        }
+        for sub in subagent_sources(s) {
+            let bare = sub.id.trim_start_matches("agent-");
+            if sub.id.starts_with(query) || bare.starts_with(query) {
+                matches.push(sub);
+            }
+        }
+    }
+    match matches.len() {
+        1 => Ok(matches.remove(0)),
+        0 => Err(Error::SessionNotFound {
+            problem: format!(
+                "no session of this project has an id starting with {query:?} ({} sessions searched)",
+                sessions.len()
+            ),
+            fix: "run `thehook sessions` to see the ids, or give a transcript's path".into(),
+        }),
+        n => {
+            let candidates: Vec<String> = matches
+                .iter()
+                .take(10)
+                .map(|s| format!("  {} ({})", s.id, s.path.display()))
+                .collect();
+            Err(Error::SessionNotFound {
+                problem: format!(
+                    "{n} sessions have ids starting with {query:?}:\n{}",
+                    candidates.join("\n")
+                ),
+                fix: "give more of the id".into(),
+            })
+        }
+    }
+}

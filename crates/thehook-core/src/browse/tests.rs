@@ -1,0 +1,315 @@
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use super::list::list_sources;
+use super::*;
+use crate::agent::Agent;
+use crate::transcript::tests::{corpus, transcript_files};
+use crate::transcript::{load, Format};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/transcripts")
+}
+
+fn snapshot_name(path: &Path) -> String {
+    path.strip_prefix(fixtures())
+        .unwrap()
+        .to_string_lossy()
+        .replace('/', "__")
+        .trim_end_matches(".jsonl")
+        .to_string()
+}
+
+fn source(path: &Path) -> Source {
+    let t = load(path).unwrap();
+    let agent = match t.format {
+        Some(Format::Codex) => Agent::Codex,
+        Some(Format::Cursor) => Agent::Cursor,
+        Some(Format::Gemini) => Agent::Gemini,
+        _ => Agent::ClaudeCode,
+    };
+    Source {
+        agent,
+        path: path.to_path_buf(),
+        id: t.session_id.unwrap_or_default(),
+        failed_copy: false,
+    }
+}
+
+fn insta_settings() -> insta::Settings {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("snapshots");
+    settings.set_prepend_module_to_snapshot(false);
+    settings
+}
+
+#[test]
+fn compact_forms_of_real_transcripts() {
+    let settings = insta_settings();
+    for path in transcript_files(&fixtures()) {
+        let t = open(&source(&path)).unwrap();
+        let reading = read(&t, &ReadOptions::default());
+        assert_eq!(reading.shown, reading.total, "{}", path.display());
+        let name = format!("compact__{}", snapshot_name(&path));
+        settings.bind(|| insta::assert_snapshot!(name, reading.text));
+    }
+}
+
+#[test]
+fn full_forms_of_real_transcripts() {
+    let settings = insta_settings();
+    for path in transcript_files(&fixtures()) {
+        let t = open(&source(&path)).unwrap();
+        // The first lines, and every tool call among the first 60.
+        let tools: Vec<String> = lines(&t)
+            .iter()
+            .take(60)
+            .filter(|l| matches!(l.part, Part::Tool(_)))
+            .map(|l| l.number.to_string())
+            .collect();
+        let spec = format!("1-6,{}", tools.join(","));
+        let selection = Selection::parse(spec.trim_end_matches(',')).unwrap();
+        let reading = read(
+            &t,
+            &ReadOptions {
+                lines: Some(selection),
+                ..ReadOptions::default()
+            },
+        );
+        let name = format!("full__{}", snapshot_name(&path));
+        settings.bind(|| insta::assert_snapshot!(name, reading.text));
+    }
+}
+
+#[test]
+fn listing_of_real_transcripts_with_subagents_and_titles() {
+    let sources: Vec<Source> = transcript_files(&fixtures())
+        .iter()
+        .map(|p| source(p))
+        .collect();
+    let codex = sources
+        .iter()
+        .find(|s| s.agent == Agent::Codex)
+        .unwrap()
+        .id
+        .clone();
+    let titles = HashMap::from([(
+        codex.clone(),
+        "Captured: fix the rollout parser".to_string(),
+    )]);
+    let listing = list_sources(sources, &titles, &ListOptions::default());
+    // Newest first.
+    let starts: Vec<_> = listing
+        .sessions
+        .iter()
+        .filter_map(|s| s.started.clone())
+        .collect();
+    let mut sorted = starts.clone();
+    sorted.sort_by(|a, b| b.cmp(a));
+    assert_eq!(starts, sorted);
+    let captured = listing.sessions.iter().find(|s| s.id == codex).unwrap();
+    assert_eq!(captured.summary, "Captured: fix the rollout parser");
+    insta_settings()
+        .bind(|| insta::assert_snapshot!("listing__fixtures", render_listing(&listing)));
+
+    let limited = list_sources(
+        listing
+            .sessions
+            .iter()
+            .map(|l| Source {
+                agent: l.agent,
+                path: l.path.clone(),
+                id: l.id.clone(),
+                failed_copy: false,
+            })
+            .collect(),
+        &titles,
+        &ListOptions {
+            agent: Some(Agent::Cursor),
+            limit: 2,
+            ..ListOptions::default()
+        },
+    );
+    assert_eq!(limited.sessions.len(), 2);
+    assert!(limited.sessions.iter().all(|s| s.agent == Agent::Cursor));
+    assert!(limited.more > 0);
+    assert!(render_listing(&limited).ends_with("older (--limit 0 lists all)\n"));
+}
+
+#[test]
+fn grep_keeps_matching_lines_in_either_form() {
+    let path = fixtures().join("claude-code/marot-short.jsonl");
+    let t = open(&source(&path)).unwrap();
+    let all = read(&t, &ReadOptions::default());
+    let grep = Some(regex::Regex::new("(?i)bash").unwrap());
+    let compact = read(
+        &t,
+        &ReadOptions {
+            grep: grep.clone(),
+            ..ReadOptions::default()
+        },
+    );
+    assert!(
+        compact.shown > 0 && compact.shown < all.total,
+        "{}",
+        compact.text
+    );
+    let full = read(
+        &t,
+        &ReadOptions {
+            grep,
+            full: true,
+            ..ReadOptions::default()
+        },
+    );
+    assert_eq!(full.shown, compact.shown);
+    // Compact lines keep their numbers, so a match can be read in full.
+    for line in compact.text.lines().skip(1) {
+        let n: usize = line.split('|').next().unwrap().parse().unwrap();
+        let one = read(
+            &t,
+            &ReadOptions {
+                lines: Some(Selection::parse(&n.to_string()).unwrap()),
+                ..ReadOptions::default()
+            },
+        );
+        assert_eq!(one.shown, 1);
+        assert!(one.text.to_lowercase().contains("bash"), "{}", one.text);
+    }
+}
+
+#[test]
+fn secrets_are_redacted_in_every_form() {
+    let samples = crate::redact::samples::samples();
+    let mut records = Vec::new();
+    for (i, s) in samples.iter().enumerate() {
+        let text = serde_json::to_string(&s.text).unwrap();
+        records.push(format!(
+            r#"{{"type":"user","uuid":"u{i}","sessionId":"s","cwd":"/p","timestamp":"2026-03-01T10:00:{:02}Z","message":{{"role":"user","content":{text}}}}}"#,
+            i % 60
+        ));
+        records.push(format!(
+            r#"{{"type":"assistant","uuid":"a{i}","sessionId":"s","cwd":"/p","timestamp":"2026-03-01T10:01:00Z","message":{{"id":"m{i}","role":"assistant","content":[{{"type":"tool_use","id":"t{i}","name":"Bash","input":{{"command":{text}}}}}]}}}}"#
+        ));
+        records.push(format!(
+            r#"{{"type":"user","uuid":"r{i}","sessionId":"s","cwd":"/p","timestamp":"2026-03-01T10:02:00Z","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"t{i}","content":{text}}}]}}}}"#
+        ));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    std::fs::write(&path, records.join("\n")).unwrap();
+    let t = open(&source(&path)).unwrap();
+    let forms = [
+        read(&t, &ReadOptions::default()).text,
+        read(
+            &t,
+            &ReadOptions {
+                full: true,
+                ..ReadOptions::default()
+            },
+        )
+        .text,
+        read(
+            &t,
+            &ReadOptions {
+                lines: Some(Selection::parse("1-5").unwrap()),
+                ..ReadOptions::default()
+            },
+        )
+        .text,
+    ];
+    for s in &samples {
+        for form in &forms {
+            assert!(!form.contains(&s.secret), "{} leaked:\n{form}", s.kind);
+        }
+        // Grepping for a secret finds nothing.
+        let grep = regex::Regex::new(&regex::escape(&s.secret)).unwrap();
+        assert_eq!(
+            read(
+                &t,
+                &ReadOptions {
+                    grep: Some(grep),
+                    full: true,
+                    ..ReadOptions::default()
+                }
+            )
+            .shown,
+            0,
+            "{}",
+            s.kind
+        );
+    }
+    assert!(forms[1].contains("[REDACTED:"), "{}", forms[1]);
+}
+
+/// The compact form must be much smaller than the full one: the point of it.
+/// Prints tokens per session (the model's WordPiece tokenizer when the
+/// assets are there) for the README; run with `--nocapture` to see them.
+#[test]
+fn compact_is_a_fraction_of_full_on_every_real_session() {
+    let tokenizer = crate::retrieve::load_tokenizer(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.assets/model/tokenizer.json"),
+    );
+    let count = |text: &str| match &tokenizer {
+        Some(t) => t.encode(text, false).map(|e| e.len()).unwrap_or(0),
+        None => text.len().div_ceil(4),
+    };
+    let unit = if tokenizer.is_some() {
+        "MiniLM tokens"
+    } else {
+        "bytes/4"
+    };
+    let (mut compact_total, mut full_total) = (0, 0);
+    let mut rows = Vec::new();
+    for path in transcript_files(&corpus()) {
+        let t = open(&source(&path)).unwrap();
+        let compact = read(&t, &ReadOptions::default());
+        let full = read(
+            &t,
+            &ReadOptions {
+                full: true,
+                ..ReadOptions::default()
+            },
+        );
+        assert_eq!(compact.shown, full.shown);
+        // Every numbered line appears once, in order.
+        let numbers: Vec<usize> = compact
+            .text
+            .lines()
+            .skip(1)
+            .map(|l| l.split('|').next().unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(
+            numbers,
+            (1..=compact.total).collect::<Vec<_>>(),
+            "{}",
+            path.display()
+        );
+        let (c, f) = (count(&compact.text), count(&full.text));
+        // A short session costs about as much either way; a long one is
+        // what the compact form is for.
+        if f > 2000 {
+            assert!(
+                c * 2 < f,
+                "{}: compact {c} vs full {f} {unit}",
+                path.display()
+            );
+        }
+        compact_total += c;
+        full_total += f;
+        rows.push(format!(
+            "{:>7} {:>8} {:>5} {}",
+            c,
+            f,
+            compact.total,
+            path.display()
+        ));
+    }
+    println!("compact  full  lines  ({unit})\n{}", rows.join("\n"));
+    println!(
+        "total: compact {compact_total}, full {full_total} ({:.1}%) over {} sessions",
+        100.0 * compact_total as f64 / full_total as f64,
+        rows.len()
+    );
+    assert!(compact_total * 5 < full_total);
+}
