@@ -36,6 +36,8 @@ pub fn dispatch(cli: Cli, out: &mut Output) -> i32 {
         }
         Command::Capture(args) => crate::hooks::capture(&start, args.hook, out),
         Command::Consolidate(args) => crate::capture::consolidate(&project, &paths, args, out),
+        Command::Sessions(args) => crate::browse::sessions(&project, args, out),
+        Command::Read(args) => crate::browse::read(&project, args, out),
     };
     out.flush();
     code
@@ -47,7 +49,9 @@ pub(crate) fn fail(out: &mut Output, e: &Error) -> i32 {
     let label = out.paint(Style::Bad, "error:");
     out.err(&format!("{label} {e}"));
     match e {
-        Error::NoMemory { .. } | Error::ItemNotFound { .. } => exit::NOTHING_FOUND,
+        Error::NoMemory { .. } | Error::ItemNotFound { .. } | Error::SessionNotFound { .. } => {
+            exit::NOTHING_FOUND
+        }
         _ => exit::USAGE,
     }
 }

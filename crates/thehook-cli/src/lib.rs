@@ -2,6 +2,7 @@
 //! `thehook-core`. A library so the Node addon can run the same parser
 //! in-process (`cli(argv)`).
 
+mod browse;
 mod capture;
 mod commands;
 mod hooks;
@@ -59,6 +60,42 @@ pub enum Command {
     Capture(CaptureArgs),
     /// Merge the sessions not yet consolidated into knowledge/ through the LLM.
     Consolidate(JsonFlag),
+    /// List this project's past sessions (Claude Code, Cursor, Codex), newest first:
+    /// `<id> <start> <lines> <summary>`.
+    Sessions(SessionsArgs),
+    /// Show a past session: every line compact, or the lines asked for in full.
+    Read(ReadArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SessionsArgs {
+    /// Only this agent's sessions: claude, cursor, codex.
+    #[arg(long, value_parser = parse_agent)]
+    pub agent: Option<thehook_core::agent::Agent>,
+    /// Only sessions active on or after DATE: 2026-02-01, an RFC 3339 time, or 7d / 2w ago.
+    #[arg(long, value_name = "DATE", value_parser = parse_since)]
+    pub since: Option<jiff::Timestamp>,
+    /// At most N sessions (0: all).
+    #[arg(long, value_name = "N", default_value_t = 30)]
+    pub limit: usize,
+    /// Print JSON (format in the README).
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReadArgs {
+    /// The session: the start of its id as `thehook sessions` prints it
+    /// (`agent-<id>` for a subagent), or a transcript file.
+    pub id: String,
+    /// Lines to show in full: 5, 5-10 or 1,5,10-15. Without: every line, compact.
+    pub lines: Option<String>,
+    /// Every line in full (thinking, tool inputs and results).
+    #[arg(long)]
+    pub full: bool,
+    /// Only lines whose full text matches this regular expression.
+    #[arg(long, value_name = "REGEX")]
+    pub grep: Option<String>,
 }
 
 #[derive(Debug, Args)]
