@@ -38,6 +38,7 @@ pub fn dispatch(cli: Cli, out: &mut Output) -> i32 {
         Command::Consolidate(args) => crate::capture::consolidate(&project, &paths, args, out),
         Command::Sessions(args) => crate::browse::sessions(&project, args, out),
         Command::Read(args) => crate::browse::read(&project, args, out),
+        Command::Mcp => crate::mcp::serve(start, paths, out),
     };
     out.flush();
     code
@@ -186,26 +187,33 @@ fn effective_mode(memory: &Memory, asked: Mode) -> Mode {
 }
 
 fn print_hits(out: &mut Output, hits: &[Hit]) {
+    let text = hits_text(hits, &|style, s| out.paint(style, s));
+    out.print(&text);
+}
+
+/// Hits as `recall` prints them: citation, type, date and id, then the text.
+/// `paint` styles the parts (the terminal's colors, or none).
+pub(crate) fn hits_text(hits: &[Hit], paint: &dyn Fn(Style, &str) -> String) -> String {
+    let mut lines = Vec::new();
     for hit in hits {
         let item = &hit.item;
         let date = item.date.get(..10).unwrap_or(&item.date);
-        let head = format!(
+        lines.push(format!(
             "{}  {}  {}  {}",
-            out.paint(Style::Path, &hit.citation),
-            out.paint(Style::Kind, item.kind.as_str()),
-            out.paint(Style::Dim, date),
-            out.paint(Style::Dim, &item.id),
-        );
-        out.print(&head);
-        out.print(&format!("  {}", one_line(&item.text, 400)));
+            paint(Style::Path, &hit.citation),
+            paint(Style::Kind, item.kind.as_str()),
+            paint(Style::Dim, date),
+            paint(Style::Dim, &item.id),
+        ));
+        lines.push(format!("  {}", one_line(&item.text, 400)));
         if !hit.duplicates.is_empty() {
-            let also = out.paint(
+            lines.push(paint(
                 Style::Dim,
                 &format!("  also at {}", hit.duplicates.join(", ")),
-            );
-            out.print(&also);
+            ));
         }
     }
+    lines.join("\n")
 }
 
 /// Whitespace collapsed and cut at `max` characters.

@@ -6,6 +6,7 @@ mod browse;
 mod capture;
 mod commands;
 mod hooks;
+mod mcp;
 mod output;
 mod setup;
 
@@ -65,6 +66,9 @@ pub enum Command {
     Sessions(SessionsArgs),
     /// Show a past session: every line compact, or the lines asked for in full.
     Read(ReadArgs),
+    /// Serve memory and past sessions to agents over MCP (stdio): recall, remember,
+    /// sessions, read (and forget when `mcp.allow_forget` is set).
+    Mcp,
 }
 
 #[derive(Debug, Args)]
@@ -211,7 +215,7 @@ pub struct JsonFlag {
 }
 
 /// The user's home folder, where user-level agent settings and transcripts live.
-fn home_dir() -> Option<PathBuf> {
+pub(crate) fn home_dir() -> Option<PathBuf> {
     std::env::var_os("HOME")
         .filter(|h| !h.is_empty())
         .map(PathBuf::from)
@@ -223,7 +227,7 @@ fn parse_kind(s: &str) -> Result<thehook_core::ItemKind, String> {
     })
 }
 
-fn parse_since(s: &str) -> Result<jiff::Timestamp, String> {
+pub(crate) fn parse_since(s: &str) -> Result<jiff::Timestamp, String> {
     const EXPECTED: &str = "expected a date such as 2026-02-01, an RFC 3339 time, or 7d / 2w";
     let s = s.trim();
     let relative = s

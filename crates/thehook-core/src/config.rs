@@ -17,6 +17,7 @@ pub struct Config {
     pub consolidation: Consolidation,
     pub llm: Llm,
     pub embedding: Embedding,
+    pub mcp: Mcp,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -95,6 +96,14 @@ pub enum LlmCli {
 pub struct Embedding {
     pub model: String,
     pub model_dir: Option<PathBuf>,
+}
+
+/// The MCP server (`thehook mcp`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Mcp {
+    /// Offer the `forget` tool, so agents can delete memory items.
+    pub allow_forget: bool,
 }
 
 /// The one model thehook knows how to find without help.
@@ -443,9 +452,10 @@ fn fix_for(key: &str) -> String {
         }
         "llm.cli" => "use one of: auto, claude, cursor-agent, command".into(),
         "llm.command" => "use a list of strings, e.g. [\"my-llm\", \"--quiet\"]".into(),
-        "retrieval.auto_inject" | "capture.enabled" | "capture.redact_secrets" => {
-            "use true or false".into()
-        }
+        "retrieval.auto_inject"
+        | "capture.enabled"
+        | "capture.redact_secrets"
+        | "mcp.allow_forget" => "use true or false".into(),
         "embedding.model_dir" => "use a folder path, or null".into(),
         _ => "use a value of the type shown in the README's configuration section".into(),
     }

@@ -1,0 +1,400 @@
+//! `thehook mcp`: a stdio MCP server (the official `rmcp` SDK) so agents can
+//! search memory and their own past sessions mid-task. Tools: `recall`,
+//! `remember`, `sessions`, `read`, and `forget` when `mcp.allow_forget` is
+//! set in the config. The index and the embedding model are opened on the
+//! first call that needs them and stay warm for the session.
+//!
+//! stdout carries protocol frames only; notes go to stderr.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
+use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::{tool, tool_handler, tool_router, ErrorData, ServerHandler, ServiceExt};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use thehook_core::browse::{self, ListOptions, ReadOptions, Selection};
+use thehook_core::embed::SearchPaths;
+use thehook_core::index::Filter;
+use thehook_core::search::Mode;
+use thehook_core::{Error, ItemKind, Memory, Project, RecallOptions};
+
+use crate::output::Output;
+
+/// Longest tool answer, in characters (about 6,000 tokens): Claude Code warns
+/// past 10,000 tokens of MCP output. Longer answers are cut on a line
+/// boundary with a note that says how to ask for less.
+pub const MAX_ANSWER_CHARS: usize = 24_000;
+
+const INSTRUCTIONS: &str = "thehook is this project's long-term memory: conventions, architecture decisions, gotchas and summaries of past sessions, and the raw transcripts of past agent sessions. Use `recall` before planning or when something looks like it was decided or debugged before; use `sessions` then `read` (compact first, then the lines you need in full) to see what happened in a past session. Cite what you use as path:line or session:line.";
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct RecallParams {
+    /// What to look for, in words.
+    pub query: String,
+    /// How many results (1-50, default 8).
+    pub k: Option<u16>,
+    /// Only items of this type: summary, convention, adr, gotcha, history, note, text.
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    /// Only items dated on or after this: 2026-02-01, an RFC 3339 time, or 7d / 2w.
+    pub since: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct RememberParams {
+    /// The fact, phrased as a fact ("Tests live in __tests__/").
+    pub text: String,
+    /// convention, adr, gotcha or note (default note).
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SessionsParams {
+    /// Only this agent's sessions: claude, cursor or codex.
+    pub agent: Option<String>,
+    /// Only sessions active on or after this: 2026-02-01, an RFC 3339 time, or 7d / 2w.
+    pub since: Option<String>,
+    /// At most this many sessions (default 30, 0 for all).
+    pub limit: Option<usize>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReadParams {
+    /// The session: the start of its id as `sessions` lists it (agent-<id> for a subagent).
+    pub id: String,
+    /// Lines to show in full: "5", "5-10" or "1,5,10-15". Omit for every line, compact.
+    pub lines: Option<String>,
+    /// Every line in full (thinking, tool inputs and results).
+    pub full: Option<bool>,
+    /// Only lines whose full text matches this regular expression.
+    pub grep: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ForgetParams {
+    /// The item's id as `recall` shows it (a unique prefix of 4+ characters).
+    pub item_id: String,
+}
+
+/// What the tools share: where the project is, and its memory once opened.
+struct State {
+    start: PathBuf,
+    paths: SearchPaths,
+    memory: Mutex<Option<Memory>>,
+}
+
+impl State {
+    fn project(&self) -> Project {
+        Project::discover(&self.start)
+    }
+
+    /// Runs `f` on the project's memory, opened once and kept.
+    fn with_memory<T>(
+        &self,
+        create: bool,
+        f: impl FnOnce(&mut Memory) -> Result<T, Error>,
+    ) -> Result<T, Error> {
+        let mut slot = self.memory.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_none() {
+            *slot = Some(Memory::open(self.project().root(), &self.paths, create)?);
+        }
+        let memory = slot.as_mut().expect("opened above");
+        // Pick up markdown edited or captured since the last call.
+        memory.sync(&|_, _| {})?;
+        f(memory)
+    }
+}
+
+#[derive(Clone)]
+pub struct Server {
+    state: Arc<State>,
+    tool_router: ToolRouter<Self>,
+}
+
+#[tool_router]
+impl Server {
+    fn new(start: PathBuf, paths: SearchPaths, allow_forget: bool) -> Server {
+        let mut tool_router = Self::tool_router();
+        if !allow_forget {
+            tool_router.remove_route("forget");
+        }
+        Server {
+            state: Arc::new(State {
+                start,
+                paths,
+                memory: Mutex::new(None),
+            }),
+            tool_router,
+        }
+    }
+
+    /// Runs blocking work (LMDB, ONNX, file reads) off the protocol's thread.
+    async fn answer(
+        &self,
+        work: impl FnOnce(&State) -> Result<String, Error> + Send + 'static,
+    ) -> Result<CallToolResult, ErrorData> {
+        let state = self.state.clone();
+        let done = tokio::task::spawn_blocking(move || work(&state)).await;
+        Ok(match done {
+            Ok(Ok(text)) => {
+                CallToolResult::success(vec![ContentBlock::text(limit(&text, MAX_ANSWER_CHARS))])
+            }
+            Ok(Err(e)) => CallToolResult::error(vec![ContentBlock::text(e.to_string())]),
+            // A panic in the core: an error answer, and the server goes on.
+            Err(e) => CallToolResult::error(vec![ContentBlock::text(format!(
+                "internal error: {e}; please report it"
+            ))]),
+        })
+    }
+
+    #[tool(
+        description = "Search this project's memory (conventions, decisions, gotchas, session summaries, notes). Returns items with path:line citations and ids."
+    )]
+    async fn recall(
+        &self,
+        Parameters(p): Parameters<RecallParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        self.answer(move |state| {
+            let kinds = p
+                .kind
+                .as_deref()
+                .map(parse_kind)
+                .transpose()?
+                .into_iter()
+                .collect();
+            let since = p.since.as_deref().map(parse_since).transpose()?;
+            let options = RecallOptions {
+                k: p.k.unwrap_or(8).clamp(1, 50) as usize,
+                filter: Filter { kinds, since },
+                mode: Mode::Hybrid,
+                lexical_weight: thehook_core::search::LEXICAL_WEIGHT,
+            };
+            let hits = state.with_memory(false, |m| m.recall(&p.query, &options))?;
+            if hits.is_empty() {
+                return Ok(format!("nothing in memory matches {:?}", p.query));
+            }
+            Ok(crate::commands::hits_text(&hits, &|_, s| s.to_string()))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Add a fact to this project's memory (.thehook/knowledge/notes.md) so later sessions know it."
+    )]
+    async fn remember(
+        &self,
+        Parameters(p): Parameters<RememberParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        self.answer(move |state| {
+            let kind = match p.kind.as_deref() {
+                None => ItemKind::Note,
+                Some(k) => match ItemKind::parse(k) {
+                    Some(
+                        kind @ (ItemKind::Convention
+                        | ItemKind::Adr
+                        | ItemKind::Gotcha
+                        | ItemKind::Note),
+                    ) => kind,
+                    _ => {
+                        return Err(usage(
+                            format!("type {k:?} cannot be remembered"),
+                            "use convention, adr, gotcha or note",
+                        ))
+                    }
+                },
+            };
+            let item = state.with_memory(true, |m| m.remember(&p.text, kind))?;
+            Ok(format!(
+                "remembered {} as {} ({})",
+                item.id,
+                item.kind.as_str(),
+                item.citation()
+            ))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "List this project's past agent sessions (Claude Code, Cursor, Codex), newest first: `<id> <start> <lines> <summary>`, subagents indented."
+    )]
+    async fn sessions(
+        &self,
+        Parameters(p): Parameters<SessionsParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        self.answer(move |state| {
+            let home = crate::home_dir()
+                .ok_or_else(|| usage("HOME is not set".into(), "start the server with HOME set"))?;
+            let agent = p
+                .agent
+                .as_deref()
+                .map(|a| {
+                    thehook_core::agent::Agent::parse(a).ok_or_else(|| {
+                        usage(
+                            format!("agent {a:?} is unknown"),
+                            "use claude, cursor or codex",
+                        )
+                    })
+                })
+                .transpose()?;
+            let options = ListOptions {
+                agent,
+                since: p.since.as_deref().map(parse_since).transpose()?,
+                limit: p.limit.unwrap_or(30),
+            };
+            let listing = browse::list(&state.project(), &home, &options);
+            if listing.sessions.is_empty() {
+                return Ok("no past sessions of this project were found".into());
+            }
+            Ok(browse::render_listing(&listing))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Read a past session: without `lines`, every line compact (one line each, tool calls merged with their results); with `lines` (\"5\", \"5-10\", \"1,5,10-15\") or `full`, those lines whole. `grep` keeps matching lines. Secrets are redacted."
+    )]
+    async fn read(
+        &self,
+        Parameters(p): Parameters<ReadParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        self.answer(move |state| {
+            let home = crate::home_dir()
+                .ok_or_else(|| usage("HOME is not set".into(), "start the server with HOME set"))?;
+            let lines = p.lines.as_deref().map(Selection::parse).transpose()?;
+            let grep = p
+                .grep
+                .as_deref()
+                .map(|g| {
+                    regex::Regex::new(g).map_err(|e| {
+                        usage(
+                            format!("grep {g:?} is not a regular expression: {e}"),
+                            "escape special characters",
+                        )
+                    })
+                })
+                .transpose()?;
+            let source = browse::find(&state.project(), &home, &p.id)?;
+            let transcript = browse::open(&source)?;
+            let reading = browse::read(
+                &transcript,
+                &ReadOptions {
+                    lines,
+                    full: p.full.unwrap_or(false),
+                    grep,
+                },
+            );
+            Ok(reading.text)
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Delete one item from this project's memory (its markdown line and the index), by the id `recall` shows."
+    )]
+    async fn forget(
+        &self,
+        Parameters(p): Parameters<ForgetParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        self.answer(move |state| {
+            let item = state.with_memory(false, |m| m.forget(&p.item_id))?;
+            Ok(format!(
+                "forgot {} ({}): {}",
+                item.id,
+                item.citation(),
+                item.text
+            ))
+        })
+        .await
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("thehook", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+}
+
+/// `text`, or its first lines up to `max` characters and a note saying how
+/// much was left out and how to ask for less.
+pub fn limit(text: &str, max: usize) -> String {
+    let total = text.chars().count();
+    if total <= max {
+        return text.to_string();
+    }
+    let mut cut = text.char_indices().nth(max).map_or(text.len(), |(i, _)| i);
+    if let Some(newline) = text[..cut].rfind('\n') {
+        cut = newline;
+    }
+    let shown = text[..cut].chars().count();
+    format!(
+        "{}\n[truncated: {shown} of {total} characters shown (limit {max}); ask for fewer lines, use grep, or lower k]",
+        &text[..cut]
+    )
+}
+
+fn usage(problem: String, fix: &str) -> Error {
+    Error::Usage {
+        problem,
+        fix: fix.into(),
+    }
+}
+
+fn parse_kind(s: &str) -> Result<ItemKind, Error> {
+    ItemKind::parse(s).ok_or_else(|| {
+        usage(
+            format!("type {s:?} is unknown"),
+            "use summary, convention, adr, gotcha, history, note or text",
+        )
+    })
+}
+
+fn parse_since(s: &str) -> Result<jiff::Timestamp, Error> {
+    crate::parse_since(s).map_err(|e| {
+        usage(
+            format!("since {s:?}: {e}"),
+            "give a date such as 2026-02-01, or 7d",
+        )
+    })
+}
+
+/// Serves MCP on stdin/stdout until the client closes stdin.
+pub fn serve(start: PathBuf, paths: SearchPaths, out: &mut Output) -> i32 {
+    // The protocol reads stdin itself: let go of the lock `Output` holds on it.
+    out.stdin = Box::new(std::io::empty());
+    let allow_forget =
+        match thehook_core::config::Config::load(&Project::discover(&start).config_path()) {
+            Ok(loaded) => loaded.config.mcp.allow_forget,
+            Err(e) => return crate::commands::fail(out, &e),
+        };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            out.note(&format!("error: cannot start the MCP server: {e}"));
+            return crate::exit::USAGE;
+        }
+    };
+    let server = Server::new(start, paths, allow_forget);
+    let result = runtime.block_on(async {
+        let service = server.serve(rmcp::transport::stdio()).await?;
+        service.waiting().await?;
+        Ok::<_, Box<dyn std::error::Error>>(())
+    });
+    // stdin is read on a blocking thread that cannot be cancelled.
+    runtime.shutdown_background();
+    match result {
+        Ok(()) => crate::exit::SUCCESS,
+        Err(e) => {
+            out.note(&format!("error: MCP session ended: {e}"));
+            crate::exit::USAGE
+        }
+    }
+}
