@@ -1,0 +1,292 @@
+//! `thehook mcp` driven over stdio with real JSON-RPC messages, on the
+//! built binary with the real model.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::Duration;
+
+use common::{repo_root, Project};
+use serde_json::{json, Value};
+
+struct Client {
+    child: Child,
+    stdin: ChildStdin,
+    replies: Receiver<Value>,
+}
+
+impl Client {
+    /// Starts the server and completes the handshake.
+    fn start(p: &Project) -> Client {
+        let mut child = p
+            .std_cmd(&["mcp"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, replies) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let value = serde_json::from_str(&line).expect("the server writes JSON lines only");
+                if tx.send(value).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut c = Client {
+            child,
+            stdin,
+            replies,
+        };
+        let init = c.request(1, "initialize", json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}));
+        assert_eq!(init["result"]["protocolVersion"], "2025-06-18", "{init}");
+        assert_eq!(init["result"]["serverInfo"]["name"], "thehook", "{init}");
+        assert!(init["result"]["instructions"]
+            .as_str()
+            .unwrap()
+            .contains("recall"));
+        c.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+        c
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn reply(&self) -> Value {
+        self.replies
+            .recv_timeout(Duration::from_secs(60))
+            .expect("a reply within 60 s")
+    }
+
+    fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
+        self.send(
+            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
+        );
+        let reply = self.reply();
+        assert_eq!(reply["id"], id, "{reply}");
+        reply
+    }
+
+    /// Calls a tool; returns its text and whether it is an error answer.
+    fn call(&mut self, id: u64, tool: &str, arguments: Value) -> (String, bool) {
+        let reply = self.request(
+            id,
+            "tools/call",
+            json!({"name": tool, "arguments": arguments}),
+        );
+        let result = &reply["result"];
+        let text = result["content"][0]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{reply}"));
+        (text.to_string(), result["isError"] == true)
+    }
+
+    fn tools(&mut self, id: u64) -> Vec<String> {
+        let reply = self.request(id, "tools/list", json!({}));
+        reply["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn tools_are_listed_with_schemas_and_remember_then_recall_works() {
+    let p = Project::empty();
+    let mut c = Client::start(&p);
+    let reply = c.request(2, "tools/list", json!({}));
+    let tools = reply["result"]["tools"].as_array().unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        ["read", "recall", "remember", "sessions"],
+        "forget is off by default"
+    );
+    for tool in tools {
+        assert!(tool["description"].as_str().unwrap().len() > 40, "{tool}");
+        assert_eq!(tool["inputSchema"]["type"], "object", "{tool}");
+    }
+    let recall = tools.iter().find(|t| t["name"] == "recall").unwrap();
+    assert_eq!(recall["inputSchema"]["required"], json!(["query"]));
+    assert!(
+        recall["inputSchema"]["properties"]["type"].is_object(),
+        "{recall}"
+    );
+
+    let (text, error) = c.call(
+        3,
+        "remember",
+        json!({"text": "Sessions rotate refresh tokens on every use", "type": "adr"}),
+    );
+    assert!(!error, "{text}");
+    assert!(
+        text.starts_with("remembered ") && text.contains("as adr (.thehook/knowledge/notes.md:"),
+        "{text}"
+    );
+    let (text, error) = c.call(
+        4,
+        "recall",
+        json!({"query": "how are refresh tokens handled", "k": 3}),
+    );
+    assert!(!error, "{text}");
+    assert!(
+        text.contains(".thehook/knowledge/notes.md:") && text.contains("rotate refresh tokens"),
+        "{text}"
+    );
+    // The server's memory stays open: a fact written by the CLI meanwhile is found too.
+    p.ok(&[
+        "remember",
+        "The billing service retries webhooks three times",
+    ]);
+    let (text, _) = c.call(
+        5,
+        "recall",
+        json!({"query": "webhook retries", "type": "note"}),
+    );
+    assert!(text.contains("retries webhooks three times"), "{text}");
+    let (text, error) = c.call(6, "recall", json!({"query": "x", "type": "opinion"}));
+    assert!(
+        error && text.contains("type \"opinion\" is unknown") && text.contains("fix:"),
+        "{text}"
+    );
+}
+
+#[test]
+fn malformed_requests_get_errors_and_the_server_goes_on() {
+    let p = Project::empty();
+    let mut c = Client::start(&p);
+    // Not JSON: ignored (rmcp's behaviour), and the next request is answered.
+    c.send("this is not json");
+    assert_eq!(c.tools(2).len(), 4);
+    // JSON, but not JSON-RPC.
+    c.send(r#"{"foo": 1}"#);
+    let reply = c.reply();
+    assert_eq!(reply["error"]["code"], -32600, "{reply}");
+    let reply = c.request(3, "no/such/method", json!({}));
+    assert_eq!(reply["error"]["code"], -32601, "{reply}");
+    let reply = c.request(
+        4,
+        "tools/call",
+        json!({"name": "forget", "arguments": {"item_id": "abcd"}}),
+    );
+    assert_eq!(
+        reply["error"]["code"], -32602,
+        "forget is not offered: {reply}"
+    );
+    let (text, error) = c.call(5, "recall", json!({"k": "many"}));
+    assert!(
+        error && text.contains("failed to deserialize parameters"),
+        "{text}"
+    );
+    let (text, error) = c.call(6, "read", json!({"id": "nope", "lines": "3-1"}));
+    assert!(
+        error && text.contains("runs backwards") && text.contains("fix:"),
+        "{text}"
+    );
+    let (text, error) = c.call(7, "read", json!({"id": "nope"}));
+    assert!(
+        error && text.contains("no session of this project has an id starting with \"nope\""),
+        "{text}"
+    );
+    assert_eq!(c.tools(8).len(), 4, "still serving");
+}
+
+#[test]
+fn sessions_and_read_browse_past_sessions_and_huge_answers_are_cut() {
+    let p = Project::empty();
+    let root = p.root().to_string_lossy().into_owned();
+    let slug: String = root
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let transcript = std::fs::read_to_string(
+        repo_root()
+            .join("crates/thehook-core/tests/fixtures/transcripts/claude-code/marot-short.jsonl"),
+    )
+    .unwrap()
+    .replace("/home/marco/projects/spotter", &root);
+    // A tool result of 100,000 characters, as a long build log would be.
+    let huge = json!({"type": "user", "uuid": "huge", "sessionId": "55604662-cf2a-4331-851a-ec234028f8ca", "cwd": root, "timestamp": "2026-02-10T21:20:00Z",
+        "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "none", "content": "build log line\n".repeat(6_700)}]}});
+    p.write(
+        &format!("home/.claude/projects/{slug}/55604662-cf2a-4331-851a-ec234028f8ca.jsonl"),
+        format!("{transcript}{huge}\n"),
+    );
+    let mut c = Client::start(&p);
+    let (text, error) = c.call(2, "sessions", json!({}));
+    assert!(!error, "{text}");
+    assert!(
+        text.starts_with("55604662 2026-02-10T21:11 9 mix phx.server doesnt seem to start"),
+        "{text}"
+    );
+    let (text, _) = c.call(3, "read", json!({"id": "5560"}));
+    assert!(
+        text.contains("\n4|21:11|tool|Bash|command=\"mix phx.server 2>&1 | head -80\""),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n9|21:20|result|returned=6700lines"),
+        "{text}"
+    );
+    let (text, _) = c.call(4, "read", json!({"id": "5560", "lines": "4"}));
+    assert!(
+        text.contains("<command>mix phx.server 2>&1 | head -80</command>"),
+        "{text}"
+    );
+    let (text, error) = c.call(5, "read", json!({"id": "5560", "full": true}));
+    assert!(!error);
+    let (body, note) = text.rsplit_once('\n').unwrap();
+    assert!(body.chars().count() <= 24_000, "{}", body.len());
+    assert!(
+        note.starts_with("[truncated: ")
+            && note.contains(" characters shown (limit 24000); ask for fewer lines"),
+        "{note}"
+    );
+    assert!(body.ends_with("build log line"), "cut on a line boundary");
+    let (text, _) = c.call(6, "sessions", json!({"agent": "codex"}));
+    assert_eq!(text, "no past sessions of this project were found");
+}
+
+#[test]
+fn forget_is_offered_only_when_the_config_allows_it() {
+    let p = Project::empty();
+    p.ok(&["remember", "The staging database is reset every night"]);
+    p.write(".thehook/config.yaml", "mcp:\n  allow_forget: true\n");
+    let mut c = Client::start(&p);
+    assert!(c.tools(2).contains(&"forget".to_string()));
+    let (text, _) = c.call(3, "recall", json!({"query": "staging database reset"}));
+    let id = text
+        .lines()
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .last()
+        .unwrap()
+        .to_string();
+    let (text, error) = c.call(4, "forget", json!({"item_id": id}));
+    assert!(
+        !error && text.starts_with(&format!("forgot {id}")),
+        "{text}"
+    );
+    assert!(!p
+        .read(".thehook/knowledge/notes.md")
+        .contains("staging database"));
+    let (text, _) = c.call(5, "recall", json!({"query": "staging database reset"}));
+    assert!(text.starts_with("nothing in memory matches"), "{text}");
+}
