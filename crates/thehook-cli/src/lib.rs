@@ -132,6 +132,10 @@ pub struct InitArgs {
     /// The thehook program hooks should run (default: the one on PATH).
     #[arg(long, value_name = "PATH")]
     pub bin: Option<PathBuf>,
+    /// Also register the MCP server (`thehook mcp`) with each agent:
+    /// .mcp.json, .cursor/mcp.json, .codex/config.toml, .gemini/settings.json.
+    #[arg(long)]
+    pub mcp: bool,
     #[arg(long)]
     pub json: bool,
 }

@@ -54,6 +54,7 @@ pub fn init(start: &Path, args: InitArgs, out: &mut Output) -> i32 {
         home,
         hook_bin: bin.command.clone(),
         inject_on,
+        mcp: args.mcp,
     };
     match init::init(&root, &options) {
         Ok(changes) => {
@@ -75,6 +76,7 @@ pub fn uninstall(start: &Path, args: UninstallArgs, out: &mut Output) -> i32 {
         home: home.clone(),
         hook_bin: String::new(),
         inject_on: Vec::new(),
+        mcp: false,
     };
     let base = if args.global { home } else { root.clone() };
     match init::uninstall(&root, &options) {

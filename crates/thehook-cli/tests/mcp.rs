@@ -290,3 +290,142 @@ fn forget_is_offered_only_when_the_config_allows_it() {
     let (text, _) = c.call(5, "recall", json!({"query": "staging database reset"}));
     assert!(text.starts_with("nothing in memory matches"), "{text}");
 }
+
+#[test]
+fn init_installs_the_subagent_and_with_mcp_registers_the_server_for_every_agent() {
+    let p = Project::empty();
+    let bin = env!("CARGO_BIN_EXE_thehook");
+    p.write(
+        ".mcp.json",
+        r#"{"mcpServers": {"other": {"command": "other-server"}}}"#,
+    );
+    p.write(".codex/config.toml", "model = \"o3\"\n");
+    let init = [
+        "init",
+        "--agent",
+        "claude,cursor,codex,gemini",
+        "--mcp",
+        "--bin",
+        bin,
+    ];
+    p.ok(&init);
+
+    let claude: Value = serde_json::from_str(&p.read(".mcp.json")).unwrap();
+    assert_eq!(claude["mcpServers"]["other"]["command"], "other-server");
+    assert_eq!(
+        claude["mcpServers"]["thehook"],
+        json!({"type": "stdio", "command": bin, "args": ["mcp"]})
+    );
+    for file in [".cursor/mcp.json", ".gemini/settings.json"] {
+        let v: Value = serde_json::from_str(&p.read(file)).unwrap();
+        assert_eq!(
+            v["mcpServers"]["thehook"],
+            json!({"command": bin, "args": ["mcp"]}),
+            "{file}"
+        );
+    }
+    let gemini: Value = serde_json::from_str(&p.read(".gemini/settings.json")).unwrap();
+    assert!(
+        gemini["hooks"]["SessionStart"].is_array(),
+        "hooks and server share the file"
+    );
+    let codex = p.read(".codex/config.toml");
+    assert!(
+        codex.starts_with("model = \"o3\"\n\n# thehook's MCP server"),
+        "{codex}"
+    );
+    assert!(
+        codex.contains(&format!(
+            "[mcp_servers.thehook]\ncommand = \"{bin}\"\nargs = [\"mcp\"]\n"
+        )),
+        "{codex}"
+    );
+
+    // The subagent uses exactly the MCP tools when the server is registered.
+    let agent = p.read(".claude/agents/thehook-recall.md");
+    assert!(agent.starts_with("---\nname: thehook-recall\ndescription: Searches this project's memory and past agent sessions."), "{agent}");
+    assert!(
+        agent.contains(
+            "\ntools: mcp__thehook__recall, mcp__thehook__sessions, mcp__thehook__read\n"
+        ),
+        "{agent}"
+    );
+    assert!(
+        agent.contains("`path:line`") && agent.contains("`<session id>:<line>`"),
+        "{agent}"
+    );
+
+    // Again: nothing changes.
+    let before = p.markdown_snapshot();
+    let files = [
+        ".mcp.json",
+        ".cursor/mcp.json",
+        ".gemini/settings.json",
+        ".codex/config.toml",
+        ".claude/agents/thehook-recall.md",
+    ];
+    let contents: Vec<String> = files.iter().map(|f| p.read(f)).collect();
+    let again = p.ok(&init);
+    assert!(
+        !again.contains("created") && !again.contains("updated"),
+        "{again}"
+    );
+    assert_eq!(
+        files.iter().map(|f| p.read(f)).collect::<Vec<_>>(),
+        contents
+    );
+    assert_eq!(p.markdown_snapshot(), before);
+
+    // Uninstall takes out exactly what init put in.
+    p.ok(&["uninstall"]);
+    let claude: Value = serde_json::from_str(&p.read(".mcp.json")).unwrap();
+    assert_eq!(
+        claude,
+        json!({"mcpServers": {"other": {"command": "other-server"}}})
+    );
+    assert_eq!(p.read(".codex/config.toml"), "model = \"o3\"\n");
+    for gone in [
+        ".cursor/mcp.json",
+        ".gemini/settings.json",
+        ".claude/agents/thehook-recall.md",
+    ] {
+        assert!(!p.root().join(gone).exists(), "{gone} left behind");
+    }
+}
+
+#[test]
+fn without_mcp_the_subagent_runs_the_three_commands_and_a_users_own_is_kept() {
+    let p = Project::empty();
+    let bin = env!("CARGO_BIN_EXE_thehook");
+    p.ok(&["init", "--agent", "claude", "--bin", bin]);
+    let agent = p.read(".claude/agents/thehook-recall.md");
+    assert!(
+        agent.contains(&format!(
+            "\ntools: Bash({bin} recall:*), Bash({bin} sessions:*), Bash({bin} read:*)\n"
+        )),
+        "{agent}"
+    );
+    assert!(
+        agent.contains(&format!("`{bin} read <id>`, then `{bin} read <id> 12-15`")),
+        "{agent}"
+    );
+    assert!(
+        !p.root().join(".mcp.json").exists(),
+        "no MCP registration unless asked"
+    );
+    // A subagent file the user wrote is never overwritten or removed.
+    p.write(
+        ".claude/agents/thehook-recall.md",
+        "---\nname: thehook-recall\n---\nmine\n",
+    );
+    let out = p.ok(&["init", "--agent", "claude", "--bin", bin]);
+    assert!(
+        out.contains("the thehook-recall subagent of your own is there"),
+        "{out}"
+    );
+    p.ok(&["uninstall"]);
+    assert_eq!(
+        p.read(".claude/agents/thehook-recall.md"),
+        "---\nname: thehook-recall\n---\nmine\n"
+    );
+}

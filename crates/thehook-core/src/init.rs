@@ -4,6 +4,7 @@
 //! entries are recognised by their command (`<thehook> retrieve|capture`),
 //! so running init again changes nothing and uninstall touches nothing else.
 
+mod mcp;
 mod settings;
 
 use std::path::{Path, PathBuf};
@@ -29,6 +30,8 @@ pub struct InitOptions {
     pub hook_bin: String,
     /// Session-start sources that inject (the config's `retrieval.inject_on`).
     pub inject_on: Vec<SessionSource>,
+    /// Register the MCP server (`thehook mcp`) with each agent too.
+    pub mcp: bool,
 }
 
 /// What happened to one file.
@@ -78,11 +81,23 @@ pub fn init(root: &Path, options: &InitOptions) -> Result<Vec<Change>> {
         let path = base.join(agent.settings_file());
         changes.push(settings::wire(&path, agent, options)?);
         if let Some(command) = recall_command_file(agent) {
-            changes.push(write_command(
+            let wanted = recall_command(agent, &options.hook_bin);
+            changes.push(write_marked(
                 &base.join(command),
-                agent,
-                &options.hook_bin,
+                &wanted,
+                "the /recall command",
             )?);
+        }
+        if agent == Agent::ClaudeCode {
+            let wanted = recall_subagent(&options.hook_bin, options.mcp);
+            changes.push(write_marked(
+                &base.join(SUBAGENT_FILE),
+                &wanted,
+                "the thehook-recall subagent",
+            )?);
+        }
+        if options.mcp {
+            changes.push(mcp::register(&base, agent, options)?);
         }
     }
     Ok(changes)
@@ -106,7 +121,21 @@ pub fn uninstall(root: &Path, options: &InitOptions) -> Result<Vec<Change>> {
             }),
         }
         if let Some(command) = recall_command_file(agent) {
-            changes.extend(remove_command(&base.join(command))?);
+            changes.extend(remove_marked(&base.join(command), "the /recall command")?);
+        }
+        if agent == Agent::ClaudeCode {
+            changes.extend(remove_marked(
+                &base.join(SUBAGENT_FILE),
+                "the thehook-recall subagent",
+            )?);
+        }
+        match mcp::unregister(&base, agent) {
+            Ok(change) => changes.extend(change),
+            Err(e) => changes.push(Change {
+                path: base.join(mcp::file(agent)),
+                action: Action::Kept,
+                detail: format!("left as it is: {e}"),
+            }),
         }
         // The agent's folder too, when what init put there was all it held.
         let _ = std::fs::remove_dir(base.join(agent.folder()));
@@ -177,21 +206,54 @@ fn recall_command(agent: Agent, bin: &str) -> String {
     }
 }
 
-fn write_command(path: &Path, agent: Agent, bin: &str) -> Result<Change> {
-    let wanted = recall_command(agent, bin);
+/// Where init puts the retrieval subagent (Claude Code).
+const SUBAGENT_FILE: &str = ".claude/agents/thehook-recall.md";
+
+/// The retrieval subagent: the main agent hands it history questions; it
+/// searches with recall, sessions and read, overview first, and answers with
+/// citations. With the MCP server registered it gets exactly those MCP
+/// tools; else the three commands. (Claude Code drops the command pattern of
+/// `Bash(...)` in a subagent's `tools` for now, so there it documents intent
+/// and the commands ask for permission like any other.)
+fn recall_subagent(bin: &str, mcp: bool) -> String {
+    let tools = if mcp {
+        "mcp__thehook__recall, mcp__thehook__sessions, mcp__thehook__read".to_string()
+    } else {
+        format!("Bash({bin} recall:*), Bash({bin} sessions:*), Bash({bin} read:*)")
+    };
+    let (recall, sessions, read) = if mcp {
+        (
+            "the `recall` tool (query, k, type, since)".to_string(),
+            "the `sessions` tool".to_string(),
+            "the `read` tool (id; then lines such as \"12-15\", or grep)".to_string(),
+        )
+    } else {
+        (
+            format!("`{bin} recall \"<the question in words>\" -k 8`"),
+            format!("`{bin} sessions` (`--since 2w`, `--agent codex`)"),
+            format!("`{bin} read <id>`, then `{bin} read <id> 12-15` (or `--grep <regex>`)"),
+        )
+    };
+    format!(
+        "---\nname: thehook-recall\ndescription: Searches this project's memory and past agent sessions. Use it proactively when history matters: planning a change, debugging a problem that may have come up before, or questions like \"why did we...\", \"how did we...\", \"what did we decide about...\". In the prompt, give the question and what you are working on (files, error messages, feature names).\ntools: {tools}\nmodel: inherit\n---\n{MARKER}\n\nYou search this project's history for the main agent and report what you find. You never edit files.\n\n1. Distilled memory first: {recall}. It returns conventions, architecture decisions, gotchas and session summaries, each with its `path:line`.\n2. When the answer needs what actually happened in a session: {sessions} lists past sessions newest first as `<id> <start> <lines> <summary>`; pick candidates by date and summary.\n3. Read a candidate as an overview first: {read}. The overview has one line per step (`number|time|kind|...`); ask for the few lines that matter in full.\n\nAnswer in a few sentences or bullets of facts, each with its citation: `path:line` for memory items, `<session id>:<line>` for transcript lines. Quote exact commands, errors and file names. If nothing relevant is found, say so plainly; do not guess.\n"
+    )
+}
+
+/// Writes a file that carries init's marker, unless the user has put a file
+/// of their own there.
+fn write_marked(path: &Path, wanted: &str, what: &str) -> Result<Change> {
     let existing = std::fs::read(path).map(|b| String::from_utf8_lossy(&b).into_owned());
-    let (action, detail) = match existing {
-        Ok(old) if old == wanted => (Action::Unchanged, "the /recall command"),
+    let action = match existing {
+        Ok(old) if old == wanted => Action::Unchanged,
         Ok(old) if !old.contains(MARKER) => {
             return Ok(Change {
                 path: path.to_path_buf(),
                 action: Action::Kept,
-                detail: "a /recall command of your own is there; thehook's was not installed"
-                    .into(),
+                detail: format!("{what} of your own is there; thehook's was not installed"),
             })
         }
-        Ok(_) => (Action::Updated, "the /recall command"),
-        Err(_) => (Action::Created, "the /recall command"),
+        Ok(_) => Action::Updated,
+        Err(_) => Action::Created,
     };
     if action != Action::Unchanged {
         let dir = path.parent().expect("a file in a folder");
@@ -201,11 +263,11 @@ fn write_command(path: &Path, agent: Agent, bin: &str) -> Result<Change> {
     Ok(Change {
         path: path.to_path_buf(),
         action,
-        detail: detail.into(),
+        detail: what.into(),
     })
 }
 
-fn remove_command(path: &Path) -> Result<Option<Change>> {
+fn remove_marked(path: &Path, what: &str) -> Result<Option<Change>> {
     match std::fs::read(path) {
         Ok(bytes) if String::from_utf8_lossy(&bytes).contains(MARKER) => {
             std::fs::remove_file(path).map_err(|e| Error::io("cannot remove", path, e))?;
@@ -216,7 +278,7 @@ fn remove_command(path: &Path) -> Result<Option<Change>> {
             Ok(Some(Change {
                 path: path.to_path_buf(),
                 action: Action::Removed,
-                detail: "the /recall command".into(),
+                detail: what.into(),
             }))
         }
         _ => Ok(None),

@@ -105,13 +105,13 @@ fn is_ours(handler: &Value) -> bool {
 }
 
 /// A settings file read for editing.
-struct Settings {
-    value: Value,
-    existed: bool,
+pub(super) struct Settings {
+    pub(super) value: Value,
+    pub(super) existed: bool,
     indent: Vec<u8>,
 }
 
-fn read(path: &Path) -> Result<Settings> {
+pub(super) fn read(path: &Path) -> Result<Settings> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -154,7 +154,7 @@ fn read(path: &Path) -> Result<Settings> {
     })
 }
 
-fn write(path: &Path, s: &Settings) -> Result<()> {
+pub(super) fn write(path: &Path, s: &Settings) -> Result<()> {
     use serde::Serialize;
     let mut out = Vec::new();
     let formatter = serde_json::ser::PrettyFormatter::with_indent(&s.indent);
