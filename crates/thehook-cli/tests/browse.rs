@@ -239,3 +239,37 @@ fn unknown_ambiguous_and_malformed_requests_are_clear_errors() {
         "{err}"
     );
 }
+
+#[test]
+fn a_session_with_inline_subagent_turns_is_listed_not_taken_for_a_subagent() {
+    // Claude Code 1.0 wrote subagent turns inline (`isSidechain: true`) in
+    // the session's own file; only a file that starts as a sidechain is a
+    // subagent's.
+    let p = Project::empty();
+    let root = p.root().to_string_lossy().into_owned();
+    let slug: String = root
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let record = |uuid: &str, sidechain: bool, text: &str| {
+        serde_json::json!({"type": "user", "uuid": uuid, "sessionId": "inline-1", "cwd": root, "isSidechain": sidechain,
+            "timestamp": "2025-06-01T10:00:00Z", "message": {"role": "user", "content": text}})
+        .to_string()
+    };
+    p.write(
+        &format!("home/.claude/projects/{slug}/inline-1.jsonl"),
+        [
+            record("u1", false, "plan the migration"),
+            record("u2", true, "search the schema"),
+        ]
+        .join("\n"),
+    );
+    let text = p.ok(&["sessions"]);
+    assert!(
+        text.starts_with("inline-1 2025-06-01T10:00 2 plan the migration"),
+        "{text}"
+    );
+    assert!(p
+        .ok(&["read", "inline"])
+        .contains("\n2|10:00|sub.user|\"search the schema\""));
+}

@@ -157,9 +157,12 @@ pub fn project_transcripts(root: &Path, home: &Path, keep: &dyn Fn(&Path) -> boo
                 .find_map(|r| r.value.get("cwd")?.as_str())
                 .map(PathBuf::from);
             let id = head.iter().find_map(|r| r.value.get("sessionId")?.as_str());
+            // A subagent's own file starts as a sidechain; a 1.0 session
+            // starts as the main chain and has its subagents' turns inline.
             let is_sidechain = head
                 .iter()
-                .any(|r| r.value.get("isSidechain").and_then(|v| v.as_bool()) == Some(true));
+                .find_map(|r| r.value.get("isSidechain")?.as_bool())
+                == Some(true);
             if let (Some(id), false, true) = (id, is_sidechain, belongs(&cwd)) {
                 found.push(Found {
                     agent: Agent::ClaudeCode,
