@@ -354,6 +354,14 @@ fn init_installs_the_subagent_and_with_mcp_registers_the_server_for_every_agent(
         agent.contains("`path:line`") && agent.contains("`<session id>:<line>`"),
         "{agent}"
     );
+    let settings: Value = serde_json::from_str(&p.read(".claude/settings.json")).unwrap();
+    let allowed = settings["permissions"]["allow"].as_array().unwrap();
+    for tool in ["recall", "sessions", "read"] {
+        assert!(
+            allowed.contains(&json!(format!("mcp__thehook__{tool}"))),
+            "{settings}"
+        );
+    }
 
     // Again: nothing changes.
     let before = p.markdown_snapshot();
@@ -397,6 +405,35 @@ fn init_installs_the_subagent_and_with_mcp_registers_the_server_for_every_agent(
 fn without_mcp_the_subagent_runs_the_three_commands_and_a_users_own_is_kept() {
     let p = Project::empty();
     let bin = env!("CARGO_BIN_EXE_thehook");
+    let own =
+        "{\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(git status)\"\n    ]\n  }\n}\n";
+    p.write(".claude/settings.json", own);
+    p.ok(&["init", "--agent", "claude", "--bin", bin]);
+    // The three read-only commands run without a prompt; the user's rule stays.
+    let settings: Value = serde_json::from_str(&p.read(".claude/settings.json")).unwrap();
+    assert_eq!(
+        settings["permissions"]["allow"],
+        json!([
+            "Bash(git status)",
+            format!("Bash({bin} recall:*)"),
+            format!("Bash({bin} sessions:*)"),
+            format!("Bash({bin} read:*)")
+        ])
+    );
+    let once = p.read(".claude/settings.json");
+    p.ok(&["init", "--agent", "claude", "--bin", bin]);
+    assert_eq!(
+        p.read(".claude/settings.json"),
+        once,
+        "init again changes nothing"
+    );
+    p.ok(&["uninstall"]);
+    assert_eq!(
+        p.read(".claude/settings.json"),
+        own,
+        "uninstall gives the file back as it was"
+    );
+    assert!(!p.root().join(".claude/settings.json.bak").exists());
     p.ok(&["init", "--agent", "claude", "--bin", bin]);
     let agent = p.read(".claude/agents/thehook-recall.md");
     assert!(

@@ -74,6 +74,57 @@ fn specs(agent: Agent, o: &InitOptions) -> Vec<Spec> {
     }
 }
 
+/// Permission rules that let the retrieval subagent run thehook's read-only
+/// commands without a prompt (Claude Code only; its `:*` prefix syntax).
+/// With the MCP server registered, its three tools too.
+fn allow_rules(agent: Agent, o: &InitOptions) -> Vec<Value> {
+    if agent != Agent::ClaudeCode {
+        return Vec::new();
+    }
+    let mut rules: Vec<Value> = READ_ONLY
+        .iter()
+        .map(|sub| json!(format!("Bash({} {sub}:*)", o.hook_bin)))
+        .collect();
+    if o.mcp {
+        rules.extend(
+            READ_ONLY
+                .iter()
+                .map(|sub| json!(format!("mcp__thehook__{sub}"))),
+        );
+    }
+    rules
+}
+
+/// The commands (and MCP tools) that only read memory and past sessions.
+const READ_ONLY: [&str; 3] = ["recall", "sessions", "read"];
+
+/// Whether a permission rule is one of [`allow_rules`], whatever path it
+/// was written with.
+fn is_our_rule(rule: &Value) -> bool {
+    let mcp_tool = rule
+        .as_str()
+        .and_then(|r| r.strip_prefix("mcp__thehook__"))
+        .is_some_and(|tool| READ_ONLY.contains(&tool));
+    if mcp_tool {
+        return true;
+    }
+    let Some(command) = rule
+        .as_str()
+        .and_then(|r| r.strip_prefix("Bash("))
+        .and_then(|r| r.strip_suffix(":*)"))
+    else {
+        return false;
+    };
+    let words = shlex::split(command).unwrap_or_default();
+    let is_bin = words.first().is_some_and(|w| {
+        let name = Path::new(w)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned());
+        matches!(name.as_deref(), Some("thehook" | "thehook.js"))
+    });
+    is_bin && words.len() == 2 && READ_ONLY.contains(&words[1].as_str())
+}
+
 /// Whether a hook command runs thehook's `retrieve` or `capture`, whatever
 /// path or arguments it was written with.
 pub fn is_thehook_command(command: &str) -> bool {
@@ -184,7 +235,7 @@ fn section<'a>(path: &Path, root: &'a mut Value, key: &str) -> Result<&'a mut Ma
     entry.as_object_mut().ok_or_else(|| Error::Settings {
         path: path.to_path_buf(),
         problem: format!("`{key}` is not an object"),
-        fix: format!("make `{key}` an object of hook events, or move the file away, then run the command again"),
+        fix: format!("make `{key}` an object, or move the file away, then run the command again"),
     })
 }
 
@@ -226,6 +277,24 @@ pub(super) fn wire(path: &Path, agent: Agent, o: &InitOptions) -> Result<Change>
         remove_ours(list, nested(agent));
         list.push(wanted);
         added.push(spec.event);
+    }
+    let rules = allow_rules(agent, o);
+    if !rules.is_empty() {
+        let permissions = section(path, &mut s.value, "permissions")?;
+        let allow = permissions.entry("allow").or_insert_with(|| json!([]));
+        let Some(allow) = allow.as_array_mut() else {
+            return Err(Error::Settings {
+                path: path.to_path_buf(),
+                problem: "`permissions.allow` is not a list".into(),
+                fix: "make it a list of permission rules, then run the command again".into(),
+            });
+        };
+        let ours: Vec<&Value> = allow.iter().filter(|r| is_our_rule(r)).collect();
+        if ours != rules.iter().collect::<Vec<_>>() {
+            allow.retain(|r| !is_our_rule(r));
+            allow.extend(rules);
+            added.push("permissions");
+        }
     }
     if added.is_empty() {
         return Ok(Change {
@@ -349,8 +418,9 @@ fn strip(value: &mut Value, agent: Agent) -> Vec<String> {
     let Some(obj) = value.as_object_mut() else {
         return Vec::new();
     };
+    let rules = strip_rules(obj);
     let Some(hooks) = obj.get_mut("hooks").and_then(Value::as_object_mut) else {
-        return Vec::new();
+        return rules;
     };
     let mut events = Vec::new();
     for (event, list) in hooks.iter_mut() {
@@ -366,7 +436,31 @@ fn strip(value: &mut Value, agent: Agent) -> Vec<String> {
     if hooks.is_empty() && !events.is_empty() {
         obj.shift_remove("hooks");
     }
+    events.extend(rules);
     events
+}
+
+/// Takes thehook's permission rules out, and the `allow` list and
+/// `permissions` object when they held nothing else.
+fn strip_rules(obj: &mut Map<String, Value>) -> Vec<String> {
+    let Some(permissions) = obj.get_mut("permissions").and_then(Value::as_object_mut) else {
+        return Vec::new();
+    };
+    let Some(allow) = permissions.get_mut("allow").and_then(Value::as_array_mut) else {
+        return Vec::new();
+    };
+    let before = allow.len();
+    allow.retain(|r| !is_our_rule(r));
+    if allow.len() == before {
+        return Vec::new();
+    }
+    if allow.is_empty() {
+        permissions.shift_remove("allow");
+    }
+    if permissions.is_empty() {
+        obj.shift_remove("permissions");
+    }
+    vec!["permissions".into()]
 }
 
 /// Whether settings hold nothing but what init would start a new file with.
