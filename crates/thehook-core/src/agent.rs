@@ -16,6 +16,19 @@ pub enum Agent {
     Gemini,
 }
 
+/// The agent that writes transcripts of this format.
+impl From<crate::transcript::Format> for Agent {
+    fn from(format: crate::transcript::Format) -> Agent {
+        use crate::transcript::Format;
+        match format {
+            Format::ClaudeCode => Agent::ClaudeCode,
+            Format::Cursor => Agent::Cursor,
+            Format::Codex => Agent::Codex,
+            Format::Gemini => Agent::Gemini,
+        }
+    }
+}
+
 impl Agent {
     pub const ALL: [Agent; 4] = [
         Agent::ClaudeCode,

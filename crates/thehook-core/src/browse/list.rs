@@ -249,7 +249,7 @@ pub fn find(project: &Project, home: &Path, query: &str) -> Result<Source> {
     let as_path = Path::new(query);
     if as_path.is_file() {
         return Ok(Source {
-            agent: Agent::ClaudeCode,
+            agent: agent_of_file(as_path),
             path: as_path.to_path_buf(),
             id: query.to_string(),
             failed_copy: false,
@@ -299,4 +299,16 @@ pub fn find(project: &Project, home: &Path, query: &str) -> Result<Source> {
             })
         }
     }
+}
+
+/// Which agent wrote a transcript file, from its first records (a file that
+/// is no JSONL at all may be a Gemini CLI session).
+fn agent_of_file(path: &Path) -> Agent {
+    use std::io::Read;
+    let mut head = Vec::new();
+    if let Ok(f) = std::fs::File::open(path) {
+        let _ = f.take(64 * 1024).read_to_end(&mut head);
+    }
+    let (records, _) = transcript::read_records(&head);
+    transcript::sniff(&records).map_or(Agent::Gemini, Agent::from)
 }

@@ -4,8 +4,8 @@ use std::path::{Path, PathBuf};
 use super::list::list_sources;
 use super::*;
 use crate::agent::Agent;
+use crate::transcript::load;
 use crate::transcript::tests::{corpus, transcript_files};
-use crate::transcript::{load, Format};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/transcripts")
@@ -22,14 +22,8 @@ fn snapshot_name(path: &Path) -> String {
 
 fn source(path: &Path) -> Source {
     let t = load(path).unwrap();
-    let agent = match t.format {
-        Some(Format::Codex) => Agent::Codex,
-        Some(Format::Cursor) => Agent::Cursor,
-        Some(Format::Gemini) => Agent::Gemini,
-        _ => Agent::ClaudeCode,
-    };
     Source {
-        agent,
+        agent: t.format.map_or(Agent::Gemini, Agent::from),
         path: path.to_path_buf(),
         id: t.session_id.unwrap_or_default(),
         failed_copy: false,
