@@ -69,7 +69,7 @@ fn read_text(project: &Project, args: &ReadArgs) -> Result<browse::Reading, Erro
             })
         })
         .transpose()?;
-    let source = browse::find(project, &home, &args.id)?;
+    let source = browse::find(project, &home, &args.id, true)?;
     let transcript = browse::open(&source)?;
     Ok(browse::read(
         &transcript,

@@ -276,7 +276,7 @@ impl Server {
                     })
                 })
                 .transpose()?;
-            let source = browse::find(&state.project(), &home, &p.id)?;
+            let source = browse::find(&state.project(), &home, &p.id, false)?;
             let transcript = browse::open(&source)?;
             let reading = browse::read(
                 &transcript,

@@ -229,6 +229,21 @@ fn unknown_ambiguous_and_malformed_requests_are_clear_errors() {
             "{args:?}: {err}"
         );
     }
+    // Another project's transcript is not read, even by its path.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let outside = elsewhere.path().join("other.jsonl");
+    std::fs::write(&outside, fixture("claude-code/marot-short.jsonl")).unwrap();
+    let (code, out, err) = p.run(&["read", outside.to_str().unwrap()]);
+    assert_eq!((code, out.as_str()), (1, ""));
+    assert!(err.contains("is not a transcript of this project"), "{err}");
+    // One of this project's, by its path in the agent's store, is.
+    let stored = p
+        .home()
+        .join(".codex/sessions/2026/02/23")
+        .join(format!("rollout-2026-02-23T20-34-25-{CODEX}.jsonl"));
+    assert!(p
+        .ok(&["read", stored.to_str().unwrap()])
+        .starts_with(&format!("session {CODEX}|codex|")));
     // A damaged transcript: a clear error naming it.
     p.write("broken.jsonl", "not json\n");
     let broken = p.root().join("broken.jsonl");

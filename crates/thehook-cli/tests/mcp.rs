@@ -160,6 +160,18 @@ fn tools_are_listed_with_schemas_and_remember_then_recall_works() {
         json!({"query": "webhook retries", "type": "note"}),
     );
     assert!(text.contains("retries webhooks three times"), "{text}");
+    // A secret an agent saw does not reach the committed notes.
+    let (text, error) = c.call(
+        7,
+        "remember",
+        json!({"text": "Deploys use the token ghp_R4nd0mT0k3nV4lu3Th4tL00ksR34l1234abc"}),
+    );
+    assert!(!error, "{text}");
+    let notes = p.read(".thehook/knowledge/notes.md");
+    assert!(
+        !notes.contains("ghp_R4nd0m") && notes.contains("[REDACTED:github"),
+        "{notes}"
+    );
     let (text, error) = c.call(6, "recall", json!({"query": "x", "type": "opinion"}));
     assert!(
         error && text.contains("type \"opinion\" is unknown") && text.contains("fix:"),
@@ -197,6 +209,16 @@ fn malformed_requests_get_errors_and_the_server_goes_on() {
     let (text, error) = c.call(6, "read", json!({"id": "nope", "lines": "3-1"}));
     assert!(
         error && text.contains("runs backwards") && text.contains("fix:"),
+        "{text}"
+    );
+    // Ids only: a path is not opened through MCP.
+    let (text, error) = c.call(
+        9,
+        "read",
+        json!({"id": p.root().join(".thehook/config.yaml").to_str().unwrap()}),
+    );
+    assert!(
+        error && text.contains("no session of this project has an id starting with"),
         "{text}"
     );
     let (text, error) = c.call(7, "read", json!({"id": "nope"}));
@@ -343,7 +365,7 @@ fn init_installs_the_subagent_and_with_mcp_registers_the_server_for_every_agent(
 
     // The subagent uses exactly the MCP tools when the server is registered.
     let agent = p.read(".claude/agents/thehook-recall.md");
-    assert!(agent.starts_with("---\nname: thehook-recall\ndescription: Searches this project's memory and past agent sessions."), "{agent}");
+    assert!(agent.starts_with("---\nname: thehook-recall\ndescription: \"Searches this project's memory and past agent sessions."), "{agent}");
     assert!(
         agent.contains(
             "\ntools: mcp__thehook__recall, mcp__thehook__sessions, mcp__thehook__read\n"
@@ -384,6 +406,12 @@ fn init_installs_the_subagent_and_with_mcp_registers_the_server_for_every_agent(
     );
     assert_eq!(p.markdown_snapshot(), before);
 
+    // Init without --mcp keeps the registration, and the subagent's MCP tools.
+    p.ok(&["init", "--agent", "claude", "--bin", bin]);
+    assert!(p
+        .read(".claude/agents/thehook-recall.md")
+        .contains("\ntools: mcp__thehook__recall,"));
+
     // Uninstall takes out exactly what init put in.
     p.ok(&["uninstall"]);
     let claude: Value = serde_json::from_str(&p.read(".mcp.json")).unwrap();
@@ -396,6 +424,8 @@ fn init_installs_the_subagent_and_with_mcp_registers_the_server_for_every_agent(
         ".cursor/mcp.json",
         ".gemini/settings.json",
         ".claude/agents/thehook-recall.md",
+        ".gemini/settings.json.bak",
+        ".cursor/mcp.json.bak",
     ] {
         assert!(!p.root().join(gone).exists(), "{gone} left behind");
     }
@@ -465,4 +495,30 @@ fn without_mcp_the_subagent_runs_the_three_commands_and_a_users_own_is_kept() {
         p.read(".claude/agents/thehook-recall.md"),
         "---\nname: thehook-recall\n---\nmine\n"
     );
+}
+
+#[test]
+fn servers_of_the_users_own_named_thehook_are_left_alone() {
+    let p = Project::empty();
+    let bin = env!("CARGO_BIN_EXE_thehook");
+    let codex = "[mcp_servers.\"thehook\"]\ncommand = \"thehook-fork\"\n";
+    p.write(".codex/config.toml", codex);
+    let claude = r#"{"mcpServers": {"thehook": {"command": "thehook", "args": ["mcp"], "env": {"THEHOOK_MODEL_DIR": "/models"}}}}"#;
+    p.write(".mcp.json", claude);
+    let out = p.ok(&["init", "--agent", "claude,codex", "--mcp", "--bin", bin]);
+    assert_eq!(
+        out.matches("an MCP server of your own is named thehook")
+            .count(),
+        2,
+        "{out}"
+    );
+    assert_eq!(p.read(".codex/config.toml"), codex);
+    assert_eq!(p.read(".mcp.json"), claude);
+    // Not init's server, so the subagent keeps to the commands.
+    assert!(p
+        .read(".claude/agents/thehook-recall.md")
+        .contains("\ntools: Bash("));
+    p.ok(&["uninstall"]);
+    assert_eq!(p.read(".codex/config.toml"), codex);
+    assert_eq!(p.read(".mcp.json"), claude);
 }

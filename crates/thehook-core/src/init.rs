@@ -78,8 +78,17 @@ pub fn init(root: &Path, options: &InitOptions) -> Result<Vec<Change>> {
     }
     let base = base_dir(root, options);
     for &agent in &options.agents {
+        if options.mcp {
+            changes.push(mcp::register(&base, agent, options)?);
+        }
+        // The subagent uses the MCP tools when init's server entry is there
+        // (registered now or by an earlier `init --mcp`), else the commands.
+        let wired = InitOptions {
+            mcp: mcp::is_registered(&base, agent),
+            ..options.clone()
+        };
         let path = base.join(agent.settings_file());
-        changes.push(settings::wire(&path, agent, options)?);
+        changes.push(settings::wire(&path, agent, &wired)?);
         if let Some(command) = recall_command_file(agent) {
             let wanted = recall_command(agent, &options.hook_bin);
             changes.push(write_marked(
@@ -89,15 +98,12 @@ pub fn init(root: &Path, options: &InitOptions) -> Result<Vec<Change>> {
             )?);
         }
         if agent == Agent::ClaudeCode {
-            let wanted = recall_subagent(&options.hook_bin, options.mcp);
+            let wanted = recall_subagent(&options.hook_bin, wired.mcp);
             changes.push(write_marked(
                 &base.join(SUBAGENT_FILE),
                 &wanted,
                 "the thehook-recall subagent",
             )?);
-        }
-        if options.mcp {
-            changes.push(mcp::register(&base, agent, options)?);
         }
     }
     Ok(changes)
@@ -109,6 +115,16 @@ pub fn uninstall(root: &Path, options: &InitOptions) -> Result<Vec<Change>> {
     let base = base_dir(root, options);
     let mut changes = Vec::new();
     for agent in Agent::ALL {
+        // First: Gemini keeps hooks and servers in one file, whose backup is
+        // dropped only when the file is back to what it was.
+        match mcp::unregister(&base, agent) {
+            Ok(change) => changes.extend(change),
+            Err(e) => changes.push(Change {
+                path: base.join(mcp::file(agent)),
+                action: Action::Kept,
+                detail: format!("left as it is: {e}"),
+            }),
+        }
         let path = base.join(agent.settings_file());
         match settings::unwire(&path, agent) {
             Ok(Some(change)) => changes.push(change),
@@ -128,14 +144,6 @@ pub fn uninstall(root: &Path, options: &InitOptions) -> Result<Vec<Change>> {
                 &base.join(SUBAGENT_FILE),
                 "the thehook-recall subagent",
             )?);
-        }
-        match mcp::unregister(&base, agent) {
-            Ok(change) => changes.extend(change),
-            Err(e) => changes.push(Change {
-                path: base.join(mcp::file(agent)),
-                action: Action::Kept,
-                detail: format!("left as it is: {e}"),
-            }),
         }
         // The agent's folder too, when what init put there was all it held.
         let _ = std::fs::remove_dir(base.join(agent.folder()));
@@ -234,10 +242,14 @@ fn recall_subagent(bin: &str, mcp: bool) -> String {
             format!("`{bin} read <id>`, then `{bin} read <id> 12-15` (or `--grep <regex>`)"),
         )
     };
+    // Quoted: the text holds `: `, which plain YAML scalars cannot.
+    let description = serde_json::to_string(SUBAGENT_DESCRIPTION).expect("a string serialises");
     format!(
-        "---\nname: thehook-recall\ndescription: Searches this project's memory and past agent sessions. Use it proactively when history matters: planning a change, debugging a problem that may have come up before, or questions like \"why did we...\", \"how did we...\", \"what did we decide about...\". In the prompt, give the question and what you are working on (files, error messages, feature names).\ntools: {tools}\nmodel: inherit\n---\n{MARKER}\n\nYou search this project's history for the main agent and report what you find. You never edit files.\n\n1. Distilled memory first: {recall}. It returns conventions, architecture decisions, gotchas and session summaries, each with its `path:line`.\n2. When the answer needs what actually happened in a session: {sessions} lists past sessions newest first as `<id> <start> <lines> <summary>`; pick candidates by date and summary.\n3. Read a candidate as an overview first: {read}. The overview has one line per step (`number|time|kind|...`); ask for the few lines that matter in full.\n\nAnswer in a few sentences or bullets of facts, each with its citation: `path:line` for memory items, `<session id>:<line>` for transcript lines. Quote exact commands, errors and file names. If nothing relevant is found, say so plainly; do not guess.\n"
+        "---\nname: thehook-recall\ndescription: {description}\ntools: {tools}\nmodel: inherit\n---\n{MARKER}\n\nYou search this project's history for the main agent and report what you find. You never edit files.\n\n1. Distilled memory first: {recall}. It returns conventions, architecture decisions, gotchas and session summaries, each with its `path:line`.\n2. When the answer needs what actually happened in a session: {sessions} lists past sessions newest first as `<id> <start> <lines> <summary>`; pick candidates by date and summary.\n3. Read a candidate as an overview first: {read}. The overview has one line per step (`number|time|kind|...`); ask for the few lines that matter in full.\n\nAnswer in a few sentences or bullets of facts, each with its citation: `path:line` for memory items, `<session id>:<line>` for transcript lines. Quote exact commands, errors and file names. If nothing relevant is found, say so plainly; do not guess.\n"
     )
 }
+
+const SUBAGENT_DESCRIPTION: &str = "Searches this project's memory and past agent sessions. Use it proactively when history matters: planning a change, debugging a problem that may have come up before, or questions like \"why did we...\", \"how did we...\", \"what did we decide about...\". In the prompt, give the question and what you are working on (files, error messages, feature names).";
 
 /// Writes a file that carries init's marker, unless the user has put a file
 /// of their own there.
@@ -373,6 +385,21 @@ fn quote(path: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_subagent_front_matter_is_valid_yaml_with_its_tools() {
+        for (mcp, tools) in [
+            (false, "Bash(/opt/bin/thehook recall:*), Bash(/opt/bin/thehook sessions:*), Bash(/opt/bin/thehook read:*)"),
+            (true, "mcp__thehook__recall, mcp__thehook__sessions, mcp__thehook__read"),
+        ] {
+            let text = recall_subagent("/opt/bin/thehook", mcp);
+            let front = text.strip_prefix("---\n").unwrap().split("\n---\n").next().unwrap();
+            let yaml: serde_yaml::Value = serde_yaml::from_str(front).unwrap();
+            assert_eq!(yaml["name"], "thehook-recall");
+            assert_eq!(yaml["tools"].as_str(), Some(tools));
+            assert_eq!(yaml["description"].as_str(), Some(SUBAGENT_DESCRIPTION));
+        }
+    }
 
     #[test]
     fn thehook_commands_are_recognised_by_program_and_subcommand() {

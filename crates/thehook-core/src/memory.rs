@@ -242,7 +242,13 @@ impl Memory {
         // Held until indexed, so concurrent `remember`s neither lose a write
         // nor report each other's item.
         let _lock = self.project.lock()?;
-        let item = store::append_note(&self.project, kind, text, &today)?;
+        // Memory is committed to git: a secret pasted into a fact (by a
+        // person or an agent through MCP) is redacted like a transcript's.
+        let text = match self.config().capture.redact_secrets {
+            true => crate::redact::redact(text),
+            false => std::borrow::Cow::Borrowed(text),
+        };
+        let item = store::append_note(&self.project, kind, &text, &today)?;
         self.sync(&|_, _| {})?;
         Ok(item)
     }

@@ -358,7 +358,16 @@ pub fn redact_json(value: &mut Value, found: &mut Findings) {
     match value {
         Value::String(s) => redact_string(s, found),
         Value::Array(items) => items.iter_mut().for_each(|v| redact_json(v, found)),
-        Value::Object(map) => map.values_mut().for_each(|v| redact_json(v, found)),
+        Value::Object(map) => {
+            map.values_mut().for_each(|v| redact_json(v, found));
+            // A key can hold a secret too (a token used as a map key).
+            if map.keys().any(|k| matches!(redact(k), Cow::Owned(_))) {
+                *map = std::mem::take(map)
+                    .into_iter()
+                    .map(|(k, v)| (redact_counting(&k, found).into_owned(), v))
+                    .collect();
+            }
+        }
         _ => {}
     }
 }
@@ -386,16 +395,20 @@ pub fn redact_jsonl(bytes: &[u8], found: &mut Findings) -> String {
 }
 
 /// Redacts every text of a parsed transcript in place: prompts, replies,
-/// thinking, tool inputs and results, titles, subagents.
+/// thinking, tool names, inputs and results, title, working folder, branch,
+/// subagents.
 pub fn redact_transcript(t: &mut Transcript, found: &mut Findings) {
-    if let Some(title) = t.title.as_mut() {
-        redact_string(title, found);
+    for field in [&mut t.title, &mut t.cwd, &mut t.git_branch] {
+        if let Some(text) = field.as_mut() {
+            redact_string(text, found);
+        }
     }
     for entry in &mut t.entries {
         for block in &mut entry.blocks {
             match block {
                 Block::Text { text } | Block::Thinking { text } => redact_string(text, found),
                 Block::ToolCall(call) => {
+                    redact_string(&mut call.name, found);
                     redact_json(&mut call.input, found);
                     if let Some(r) = call.result.as_mut() {
                         redact_string(&mut r.text, found);

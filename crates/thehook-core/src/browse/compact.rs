@@ -134,6 +134,7 @@ fn tool(call: &ToolCall) -> String {
         "Grep" | "grep" | "grep_search" | "search_file_content" | "codebase_search" => {
             argument("pattern", text("pattern").or_else(|| text("query")));
             fields.extend(path_argument(input));
+            result = Returned::Matches;
         }
         "Glob" | "glob" | "glob_file_search" => {
             argument("pattern", text("pattern").or_else(|| text("glob_pattern")));
@@ -176,6 +177,8 @@ fn tool(call: &ToolCall) -> String {
 #[derive(Clone, Copy)]
 enum Returned {
     Lines,
+    /// Lines of a search, which may say it found none.
+    Matches,
     Files,
     FirstLine,
     ErrorOnly,
@@ -188,16 +191,16 @@ fn returned(call: &ToolCall, how: Returned) -> Option<String> {
     if r.is_error {
         return Some(format!("error={}", quote(&r.text)));
     }
-    // Grep and Glob say so in words when they find nothing.
-    let found_nothing =
-        r.text.trim_start().starts_with("No ") && r.text.trim().lines().count() == 1;
-    let lines = match found_nothing {
-        true => 0,
-        false => r.text.lines().filter(|l| !l.trim().is_empty()).count(),
+    let lines = r.text.lines().filter(|l| !l.trim().is_empty()).count();
+    // Grep and Glob say so in words when they find nothing ("No files found").
+    let found = |unit: &str| match r.text.trim().starts_with("No ") && lines == 1 {
+        true => format!("returned=0{unit}s"),
+        false => format!("returned={}", count(lines, unit)),
     };
     match how {
         Returned::Lines => Some(format!("returned={}", count(lines, "line"))),
-        Returned::Files => Some(format!("returned={}", count(lines, "file"))),
+        Returned::Matches => Some(found("line")),
+        Returned::Files => Some(found("file")),
         Returned::FirstLine if lines == 0 => Some("returned=nothing".into()),
         Returned::FirstLine => Some(format!("returned={}", quote(&r.text))),
         Returned::ErrorOnly => None,

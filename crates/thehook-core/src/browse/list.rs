@@ -44,7 +44,8 @@ pub struct ListOptions {
 pub struct Listed {
     pub id: String,
     pub agent: Agent,
-    /// When its first entry was written (UTC), when the transcript says.
+    /// When its first entry was written (UTC); for transcripts without
+    /// times (Cursor's), when the file was last written.
     pub started: Option<String>,
     /// Numbered lines, as `thehook read` numbers them.
     pub lines: usize,
@@ -216,13 +217,18 @@ fn listed(source: &Source, t: &Transcript, captured_title: Option<&str>) -> List
     Listed {
         id: source.id.clone(),
         agent: source.agent,
-        started: t.started.clone(),
+        started: t.started.clone().or_else(|| file_time(&source.path)),
         lines: lines(t).len(),
         summary: one_line_summary(&summary),
         path: source.path.clone(),
         failed_copy: source.failed_copy,
         subagents,
     }
+}
+
+fn file_time(path: &Path) -> Option<String> {
+    let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok()?;
+    Some(jiff::Timestamp::try_from(modified).ok()?.to_string())
 }
 
 /// The first thing said to the agent (a subagent's instruction counts).
@@ -243,16 +249,42 @@ fn one_line_summary(s: &str) -> String {
     clip_chars(&first_line(s), SUMMARY)
 }
 
-/// Finds the session (or subagent) whose id starts with `query`, or the
-/// transcript file `query` names.
-pub fn find(project: &Project, home: &Path, query: &str) -> Result<Source> {
+/// Finds the session (or subagent) whose id starts with `query`. With
+/// `paths`, `query` may also name a transcript file, if it is one of this
+/// project's or lies inside the project: `read` is allowed to run without a
+/// prompt, so it must not open other projects' transcripts.
+pub fn find(project: &Project, home: &Path, query: &str, paths: bool) -> Result<Source> {
+    let sessions = sources(project, home);
     let as_path = Path::new(query);
-    if as_path.is_file() {
-        return Ok(Source {
-            agent: agent_of_file(as_path),
-            path: as_path.to_path_buf(),
-            id: query.to_string(),
-            failed_copy: false,
+    if paths && as_path.is_file() {
+        let wanted = as_path.canonicalize().ok();
+        let known = sessions
+            .iter()
+            .cloned()
+            .chain(sessions.iter().flat_map(subagent_sources))
+            .find(|s| s.path.canonicalize().ok() == wanted);
+        if let Some(source) = known {
+            return Ok(source);
+        }
+        let root = project.root().canonicalize().ok();
+        if wanted
+            .as_ref()
+            .zip(root)
+            .is_some_and(|(w, r)| w.starts_with(r))
+        {
+            return Ok(Source {
+                agent: agent_of_file(as_path),
+                path: as_path.to_path_buf(),
+                id: query.to_string(),
+                failed_copy: false,
+            });
+        }
+        return Err(Error::SessionNotFound {
+            problem: format!(
+                "{query} is not a transcript of this project (neither in the agents' stores for {} nor inside it)",
+                project.root().display()
+            ),
+            fix: "run thehook from the project the session belongs to (`-C DIR`), or copy the file into this project".into(),
         });
     }
     let query = query.trim();
@@ -262,18 +294,20 @@ pub fn find(project: &Project, home: &Path, query: &str) -> Result<Source> {
             fix: "give the start of an id as `thehook sessions` lists it".into(),
         });
     }
-    let sessions = sources(project, home);
-    let mut matches: Vec<Source> = Vec::new();
-    for s in &sessions {
-        if s.id.starts_with(query) {
-            matches.push(s.clone());
-        }
-        for sub in subagent_sources(s) {
-            let bare = sub.id.trim_start_matches("agent-");
-            if sub.id.starts_with(query) || bare.starts_with(query) {
-                matches.push(sub);
-            }
-        }
+    let mut matches: Vec<Source> = sessions
+        .iter()
+        .filter(|s| s.id.starts_with(query))
+        .cloned()
+        .collect();
+    // Subagents only when no session matched: finding them opens files.
+    if matches.is_empty() {
+        matches = sessions
+            .iter()
+            .flat_map(subagent_sources)
+            .filter(|sub| {
+                sub.id.starts_with(query) || sub.id.trim_start_matches("agent-").starts_with(query)
+            })
+            .collect();
     }
     match matches.len() {
         1 => Ok(matches.remove(0)),
@@ -282,7 +316,7 @@ pub fn find(project: &Project, home: &Path, query: &str) -> Result<Source> {
                 "no session of this project has an id starting with {query:?} ({} sessions searched)",
                 sessions.len()
             ),
-            fix: "run `thehook sessions` to see the ids, or give a transcript's path".into(),
+            fix: "run `thehook sessions` to see the ids".into(),
         }),
         n => {
             let candidates: Vec<String> = matches

@@ -42,11 +42,6 @@ impl Selection {
     pub fn contains(&self, line: usize) -> bool {
         self.0.iter().any(|r| r.contains(&line))
     }
-
-    /// The highest line asked for.
-    pub fn last(&self) -> usize {
-        self.0.iter().map(|r| *r.end()).max().unwrap_or(0)
-    }
 }
 
 #[cfg(test)]
@@ -58,7 +53,6 @@ mod tests {
         let s = Selection::parse("1,5,10-12").unwrap();
         let picked: Vec<usize> = (0..20).filter(|n| s.contains(*n)).collect();
         assert_eq!(picked, [1, 5, 10, 11, 12]);
-        assert_eq!(s.last(), 12);
         assert!(Selection::parse(" 7 ").unwrap().contains(7));
     }
 

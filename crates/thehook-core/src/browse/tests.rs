@@ -77,9 +77,31 @@ fn full_forms_of_real_transcripts() {
 
 #[test]
 fn listing_of_real_transcripts_with_subagents_and_titles() {
+    // Copies with fixed file times: Cursor transcripts carry no times, so
+    // their file's time stands in.
+    let dir = tempfile::tempdir().unwrap();
     let sources: Vec<Source> = transcript_files(&fixtures())
         .iter()
-        .map(|p| source(p))
+        .enumerate()
+        .map(|(i, p)| {
+            let copy = dir.path().join(format!(
+                "{i:02}-{}",
+                p.file_name().unwrap().to_string_lossy()
+            ));
+            std::fs::copy(p, &copy).unwrap();
+            let time = std::time::UNIX_EPOCH
+                + std::time::Duration::from_secs(1_767_000_000 + i as u64 * 3600);
+            std::fs::File::options()
+                .write(true)
+                .open(&copy)
+                .unwrap()
+                .set_modified(time)
+                .unwrap();
+            Source {
+                path: copy,
+                ..source(p)
+            }
+        })
         .collect();
     let codex = sources
         .iter()
@@ -306,4 +328,43 @@ fn compact_is_a_fraction_of_full_on_every_real_session() {
         rows.len()
     );
     assert!(compact_total * 5 < full_total);
+}
+
+#[test]
+fn empty_searches_say_so_but_other_tools_one_line_output_is_kept() {
+    let record = |v: serde_json::Value| v.to_string();
+    let call = |id: &str, name: &str, input: serde_json::Value| {
+        record(
+            serde_json::json!({"type": "assistant", "uuid": format!("a{id}"), "sessionId": "s", "cwd": "/p",
+            "message": {"id": format!("m{id}"), "role": "assistant", "content": [{"type": "tool_use", "id": id, "name": name, "input": input}]}}),
+        )
+    };
+    let result = |id: &str, text: &str| {
+        record(
+            serde_json::json!({"type": "user", "uuid": format!("r{id}"), "sessionId": "s", "cwd": "/p",
+            "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": text}]}}),
+        )
+    };
+    let lines = [
+        call("1", "Grep", serde_json::json!({"pattern": "TODO"})),
+        result("1", "No matches found"),
+        call("2", "Glob", serde_json::json!({"pattern": "*.rs"})),
+        result("2", "No files found"),
+        call("3", "Bash", serde_json::json!({"command": "git diff"})),
+        result("3", "No changes"),
+        call("4", "Read", serde_json::json!({"file_path": "/p/NOTES"})),
+        result("4", "No entry yet"),
+    ];
+    let t = crate::transcript::parse(lines.join("\n").as_bytes()).unwrap();
+    let text = read(&t, &ReadOptions::default()).text;
+    let body: Vec<&str> = text.lines().skip(1).collect();
+    assert_eq!(
+        body,
+        [
+            "1||tool|Grep|pattern=\"TODO\"|returned=0lines",
+            "2||tool|Glob|pattern=\"*.rs\"|returned=0files",
+            "3||tool|Bash|command=\"git diff\"|returned=\"No changes\"",
+            "4||tool|Read|/p/NOTES|returned=1line",
+        ]
+    );
 }

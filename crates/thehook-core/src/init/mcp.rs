@@ -28,14 +28,20 @@ pub(super) fn file(agent: Agent) -> PathBuf {
     }
 }
 
-/// The program and arguments of the server, from the hook command.
+/// The program the server entry runs: the hook command's program, unquoted.
 fn program(o: &InitOptions) -> String {
     shlex::split(&o.hook_bin)
         .and_then(|w| w.into_iter().next())
         .unwrap_or_else(|| o.hook_bin.clone())
 }
 
+/// Whether an entry is one init writes: `thehook mcp` and nothing else
+/// (an entry given an `env` or other keys is the user's).
 fn is_ours(entry: &Value) -> bool {
+    let only_our_keys = entry.as_object().is_some_and(|o| {
+        o.keys()
+            .all(|k| matches!(k.as_str(), "type" | "command" | "args"))
+    });
     let runs_thehook = entry
         .get("command")
         .and_then(Value::as_str)
@@ -45,7 +51,21 @@ fn is_ours(entry: &Value) -> bool {
                 .map(|n| n.to_string_lossy().into_owned())
         })
         .is_some_and(|n| n == "thehook" || n == "thehook.js");
-    runs_thehook && entry.get("args") == Some(&json!(["mcp"]))
+    only_our_keys && runs_thehook && entry.get("args") == Some(&json!(["mcp"]))
+}
+
+/// Whether init's server entry is in the agent's file.
+pub(super) fn is_registered(base: &Path, agent: Agent) -> bool {
+    let path = base.join(file(agent));
+    if agent == Agent::Codex {
+        return std::fs::read_to_string(&path).is_ok_and(|t| t.contains(CODEX_MARKER));
+    }
+    read(&path).is_ok_and(|s| {
+        s.value
+            .get("mcpServers")
+            .and_then(|m| m.get(NAME))
+            .is_some_and(is_ours)
+    })
 }
 
 pub(super) fn register(base: &Path, agent: Agent, o: &InitOptions) -> Result<Change> {
@@ -109,6 +129,22 @@ pub(super) fn register(base: &Path, agent: Agent, o: &InitOptions) -> Result<Cha
     })
 }
 
+/// Takes init's server entry (and an `mcpServers` left empty) out of a
+/// settings object; true when there was one.
+pub(super) fn strip_server(obj: &mut Map<String, Value>) -> bool {
+    let Some(servers) = obj.get_mut("mcpServers").and_then(Value::as_object_mut) else {
+        return false;
+    };
+    if !servers.get(NAME).is_some_and(is_ours) {
+        return false;
+    }
+    servers.shift_remove(NAME);
+    if servers.is_empty() {
+        obj.shift_remove("mcpServers");
+    }
+    true
+}
+
 pub(super) fn unregister(base: &Path, agent: Agent) -> Result<Option<Change>> {
     let path = base.join(file(agent));
     if !path.exists() {
@@ -119,20 +155,15 @@ pub(super) fn unregister(base: &Path, agent: Agent) -> Result<Option<Change>> {
     }
     let mut s = read(&path)?;
     let obj = s.value.as_object_mut().expect("checked on read");
-    let Some(servers) = obj.get_mut("mcpServers").and_then(Value::as_object_mut) else {
+    if !strip_server(obj) {
         return Ok(None);
-    };
-    if !servers.get(NAME).is_some_and(is_ours) {
-        return Ok(None);
-    }
-    servers.shift_remove(NAME);
-    if servers.is_empty() {
-        obj.shift_remove("mcpServers");
     }
     let detail = format!("the {NAME} MCP server for {agent}");
     if obj.is_empty() {
         std::fs::remove_file(&path).map_err(|e| Error::io("cannot remove", &path, e))?;
-        if let Some(dir) = path.parent() {
+        // `.cursor/` or `.gemini/` when it held nothing else; never the
+        // project (or home) itself, where `.mcp.json` lives.
+        if let Some(dir) = path.parent().filter(|d| *d != base) {
             let _ = std::fs::remove_dir(dir);
         }
         return Ok(Some(Change {
@@ -175,7 +206,7 @@ fn register_codex(path: &Path, program: &str) -> Result<Change> {
             Action::Updated,
             format!("{}{block}{}", &old[..start], &old[end..]),
         )
-    } else if old.contains(&format!("[mcp_servers.{NAME}]")) {
+    } else if defines_codex_server(&old) {
         return Ok(Change {
             path: path.to_path_buf(),
             action: Action::Kept,
@@ -206,6 +237,23 @@ fn register_codex(path: &Path, program: &str) -> Result<Change> {
         path: path.to_path_buf(),
         action,
         detail,
+    })
+}
+
+/// Whether Codex's config already defines a server named thehook, in any
+/// TOML spelling (`[mcp_servers.thehook]`, a quoted name, a dotted or inline
+/// key under `[mcp_servers]`).
+fn defines_codex_server(toml: &str) -> bool {
+    toml.lines().any(|line| {
+        let line: String = line
+            .chars()
+            .filter(|c| !c.is_whitespace() && *c != '"' && *c != '\'')
+            .collect();
+        line.starts_with(&format!("[mcp_servers.{NAME}]"))
+            || line.starts_with(&format!("[mcp_servers.{NAME}."))
+            || line.starts_with(&format!("mcp_servers.{NAME}"))
+            || line.starts_with(&format!("{NAME}="))
+            || line.starts_with(&format!("{NAME}."))
     })
 }
 

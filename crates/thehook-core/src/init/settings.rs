@@ -289,9 +289,12 @@ pub(super) fn wire(path: &Path, agent: Agent, o: &InitOptions) -> Result<Change>
                 fix: "make it a list of permission rules, then run the command again".into(),
             });
         };
-        let ours: Vec<&Value> = allow.iter().filter(|r| is_our_rule(r)).collect();
+        // Ours: recognised by program name, or exactly what init writes now
+        // (a `--bin` with another file name).
+        let is_ours = |r: &Value| is_our_rule(r) || rules.contains(r);
+        let ours: Vec<&Value> = allow.iter().filter(|r| is_ours(r)).collect();
         if ours != rules.iter().collect::<Vec<_>>() {
-            allow.retain(|r| !is_our_rule(r));
+            allow.retain(|r| !is_ours(r));
             allow.extend(rules);
             added.push("permissions");
         }
@@ -419,6 +422,10 @@ fn strip(value: &mut Value, agent: Agent) -> Vec<String> {
         return Vec::new();
     };
     let rules = strip_rules(obj);
+    if agent == Agent::Gemini {
+        // Gemini keeps MCP servers in this file too: init's is not the user's.
+        super::mcp::strip_server(obj);
+    }
     let Some(hooks) = obj.get_mut("hooks").and_then(Value::as_object_mut) else {
         return rules;
     };
