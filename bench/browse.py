@@ -8,8 +8,10 @@ to their session), each with its working folder rewritten to the benchmark
 project and its own session id, so that they all belong to the project.
 Then, runs interleaved, each a fresh process:
 
-* ``sessions --limit 0``: read and list every session;
-* ``sessions``: the default listing (30 newest; every file is still read);
+* ``sessions --limit 0``, cold: the listing cache deleted first, so every
+  transcript is read and parsed;
+* ``sessions --limit 0`` and ``sessions`` (30 newest), warm: unchanged
+  transcripts come from ``.thehook/index/sessions.json``;
 * ``read <id>``: the largest session, compact;
 * ``read <id> --full``: the same, every line in full;
 * ``read <id> 1-20``: twenty lines in full;
@@ -27,6 +29,7 @@ Python 3.11+, standard library only; reuses bench/speed.py's process timer.
 from __future__ import annotations
 
 import argparse
+from concurrent.futures import ProcessPoolExecutor
 import json
 import re
 import sys
@@ -86,14 +89,19 @@ def main() -> None:
         work = Path(tmp)
         binary = str(snapshot_binary(args.binary, work))
         project = work / "project"
-        project.mkdir()
-        sessions, size, largest = make_home(work / "home", project, args.copies)
+        (project / ".thehook").mkdir(parents=True)
+        cache = project / ".thehook" / "index" / "sessions.json"
+        # In a child process: ru_maxrss of the measured commands starts from
+        # this process's size at fork, which must not include 60 MB of text.
+        with ProcessPoolExecutor(max_workers=1) as pool:
+            sessions, size, largest = pool.submit(make_home, work / "home", project, args.copies).result()
         env = base_env()
         env["HOME"] = str(work / "home")
         base = [binary, "-C", str(project)]
         cases = {
-            "sessions --limit 0": (base + ["sessions", "--limit", "0"], None),
-            "sessions": (base + ["sessions"], None),
+            "sessions --limit 0, cold": (base + ["sessions", "--limit", "0"], None),
+            "sessions --limit 0, warm": (base + ["sessions", "--limit", "0"], None),
+            "sessions, warm": (base + ["sessions"], None),
             "read <id>": (base + ["read", largest], None),
             "read <id> --full": (base + ["read", largest, "--full"], None),
             "read <id> 1-20": (base + ["read", largest, "1-20"], None),
@@ -103,12 +111,16 @@ def main() -> None:
         rss: dict[str, float] = {k: 0.0 for k in cases}
         out_chars: dict[str, int] = {}
         for name, (argv, stdin) in cases.items():  # warm-up, and a check
+            if "cold" in name:
+                cache.unlink(missing_ok=True)
             r = run(argv, env, stdin)
             if r.code != 0:
                 sys.exit(f"{name} failed ({r.code}): {r.stderr[-500:]}")
             out_chars[name] = len(r.stdout)
         for _ in range(args.runs):
             for name, (argv, stdin) in cases.items():
+                if "cold" in name:
+                    cache.unlink(missing_ok=True)
                 r = run(argv, env, stdin)
                 times[name].append(r.wall_ms)
                 rss[name] = max(rss[name], r.maxrss_mb)

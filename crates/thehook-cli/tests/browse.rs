@@ -288,3 +288,54 @@ fn a_session_with_inline_subagent_turns_is_listed_not_taken_for_a_subagent() {
         .ok(&["read", "inline"])
         .contains("\n2|10:00|sub.user|\"search the schema\""));
 }
+
+#[test]
+fn the_listing_is_cached_until_a_transcript_changes() {
+    let p = project_with_history();
+    let first = p.ok(&["sessions"]);
+    let cache_file = p.thehook().join("index/sessions.json");
+    let cache = std::fs::read_to_string(&cache_file).unwrap();
+    assert!(
+        !cache.contains(SECRET),
+        "the cache holds redacted text only"
+    );
+    // Proof that unchanged transcripts are not read again: a summary
+    // changed in the cache is what the next listing shows.
+    std::fs::write(
+        &cache_file,
+        cache.replace("mix phx.server doesnt seem to start", "FROM THE CACHE"),
+    )
+    .unwrap();
+    assert!(p.ok(&["sessions"]).contains(" 8 FROM THE CACHE"));
+    // A transcript that changed is read again.
+    let root = p.root().to_string_lossy().into_owned();
+    let slug: String = root
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let transcript = p
+        .home()
+        .join(format!(".claude/projects/{slug}/{CLAUDE}.jsonl"));
+    let mut text = std::fs::read_to_string(&transcript).unwrap();
+    text.push_str(&format!(
+        "{{\"type\":\"user\",\"uuid\":\"late\",\"sessionId\":\"{CLAUDE}\",\"cwd\":\"{root}\",\"timestamp\":\"2026-02-10T21:30:00Z\",\"message\":{{\"role\":\"user\",\"content\":\"one more thing\"}}}}\n"
+    ));
+    std::fs::write(&transcript, text).unwrap();
+    let after = p.ok(&["sessions"]);
+    assert!(
+        after.contains(" 9 mix phx.server doesnt seem to start"),
+        "{after}"
+    );
+    // A damaged cache is rebuilt, and a captured title still wins.
+    std::fs::write(&cache_file, "{ not json").unwrap();
+    p.write(
+        ".thehook/sessions/2026-02-10-2111-phx.md",
+        format!("---\nsession_id: {CLAUDE}\nagent: claude-code\ndate: 2026-02-10T21:11:00Z\ntitle: Phoenix server would not start\nconsolidated: false\n---\n## Session Summary\n- **What was done**: found the port clash\n"),
+    );
+    let titled = p.ok(&["sessions"]);
+    assert!(
+        titled.contains(" 9 Phoenix server would not start"),
+        "{titled}"
+    );
+    assert_eq!(titled.lines().count(), first.lines().count());
+}

@@ -6,8 +6,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+use super::cache::{stamp, ListingCache, Stamp};
 use super::lines::lines;
 use crate::agent::Agent;
 use crate::error::{Error, Result};
@@ -40,7 +41,7 @@ pub struct ListOptions {
 }
 
 /// One session in the listing.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Listed {
     pub id: String,
     pub agent: Agent,
@@ -53,7 +54,7 @@ pub struct Listed {
     pub summary: String,
     pub path: PathBuf,
     pub failed_copy: bool,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub subagents: Vec<Listed>,
 }
 
@@ -118,20 +119,25 @@ pub fn subagent_sources(session: &Source) -> Vec<Source> {
 
 /// Lists the project's sessions, newest first.
 pub fn list(project: &Project, home: &Path, o: &ListOptions) -> Listing {
-    // A captured session's title is the best summary there is.
     let titles: HashMap<String, String> = crate::store::session_files(project)
         .into_iter()
         .filter_map(|f| Some((f.front_matter.session_id?, f.front_matter.title?)))
         .collect();
-    list_sources(sources(project, home), &titles, o)
+    let mut cache = ListingCache::load(project);
+    let listing = list_sources(sources(project, home), &titles, o, &mut cache);
+    cache.save();
+    listing
 }
 
 /// Lists `sources`, newest first; `titles` are summaries by session id.
+/// Transcripts unchanged since `cache` saw them are not read again.
 pub(super) fn list_sources(
     sources: Vec<Source>,
     titles: &HashMap<String, String>,
     o: &ListOptions,
+    cache: &mut ListingCache,
 ) -> Listing {
+    cache.retain(&sources.iter().map(|s| s.path.as_path()).collect());
     let since = o.since.map(std::time::SystemTime::from);
     let chosen: Vec<Source> = sources
         .into_iter()
@@ -144,17 +150,29 @@ pub(super) fn list_sources(
             })
         })
         .collect();
-    let read: Vec<Result<Listed>> = chosen
+    let read: Vec<(Option<Stamp>, bool, Result<Listed>)> = chosen
         .par_iter()
         .map(|s| {
-            let t = open(s)?;
-            Ok(listed(s, &t, titles.get(&s.id).map(String::as_str)))
+            let stamp = stamp(&s.path);
+            if let Some(hit) = stamp.and_then(|st| cache.get(&s.path, st)) {
+                return (stamp, true, Ok(hit));
+            }
+            (stamp, false, open(s).map(|t| listed(s, &t)))
         })
         .collect();
     let mut listing = Listing::default();
-    for r in read {
+    for (source, (stamp, hit, r)) in chosen.iter().zip(read) {
         match r {
-            Ok(l) => listing.sessions.push(l),
+            Ok(mut l) => {
+                if let (Some(stamp), false) = (stamp, hit) {
+                    cache.put(source.path.clone(), stamp, l.clone());
+                }
+                // A captured session's title is the best summary there is.
+                if let Some(title) = titles.get(&l.id) {
+                    l.summary = one_line_summary(&redact(title));
+                }
+                listing.sessions.push(l);
+            }
             Err(e) => listing.unreadable.push(e.to_string()),
         }
     }
@@ -176,10 +194,10 @@ pub fn open(source: &Source) -> Result<Transcript> {
     Ok(t)
 }
 
-fn listed(source: &Source, t: &Transcript, captured_title: Option<&str>) -> Listed {
-    let summary = captured_title
-        .map(|s| redact(s).into_owned())
-        .or_else(|| t.title.clone())
+fn listed(source: &Source, t: &Transcript) -> Listed {
+    let summary = t
+        .title
+        .clone()
         .or_else(|| opening(t).map(str::to_string))
         .unwrap_or_default();
     // The Task calls name what each subagent was for.

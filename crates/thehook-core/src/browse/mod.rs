@@ -5,6 +5,7 @@
 //! history: position-based, no decoration, few tokens. Secrets are redacted
 //! in every form (seed 004).
 
+mod cache;
 mod compact;
 mod full;
 mod lines;

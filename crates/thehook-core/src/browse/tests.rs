@@ -113,7 +113,12 @@ fn listing_of_real_transcripts_with_subagents_and_titles() {
         codex.clone(),
         "Captured: fix the rollout parser".to_string(),
     )]);
-    let listing = list_sources(sources, &titles, &ListOptions::default());
+    let listing = list_sources(
+        sources,
+        &titles,
+        &ListOptions::default(),
+        &mut Default::default(),
+    );
     // Newest first.
     let starts: Vec<_> = listing
         .sessions
@@ -145,6 +150,7 @@ fn listing_of_real_transcripts_with_subagents_and_titles() {
             limit: 2,
             ..ListOptions::default()
         },
+        &mut Default::default(),
     );
     assert_eq!(limited.sessions.len(), 2);
     assert!(limited.sessions.iter().all(|s| s.agent == Agent::Cursor));
