@@ -81,7 +81,7 @@ fn read_text(project: &Project, args: &ReadArgs) -> Result<browse::Reading, Erro
     ))
 }
 
-fn no_home() -> Error {
+pub(crate) fn no_home() -> Error {
     Error::Usage {
         problem: "HOME is not set, so the agents' transcript stores cannot be found".into(),
         fix: "set HOME to your home folder".into(),

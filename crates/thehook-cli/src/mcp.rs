@@ -225,8 +225,7 @@ impl Server {
         Parameters(p): Parameters<SessionsParams>,
     ) -> Result<CallToolResult, ErrorData> {
         self.answer(move |state| {
-            let home = crate::home_dir()
-                .ok_or_else(|| usage("HOME is not set".into(), "start the server with HOME set"))?;
+            let home = crate::home_dir().ok_or_else(crate::browse::no_home)?;
             let agent = p
                 .agent
                 .as_deref()
@@ -261,8 +260,7 @@ impl Server {
         Parameters(p): Parameters<ReadParams>,
     ) -> Result<CallToolResult, ErrorData> {
         self.answer(move |state| {
-            let home = crate::home_dir()
-                .ok_or_else(|| usage("HOME is not set".into(), "start the server with HOME set"))?;
+            let home = crate::home_dir().ok_or_else(crate::browse::no_home)?;
             let lines = p.lines.as_deref().map(Selection::parse).transpose()?;
             let grep = p
                 .grep

@@ -28,10 +28,6 @@ fn project_with_history() -> Project {
     let p = Project::empty();
     std::fs::create_dir_all(p.thehook().join("failed")).unwrap();
     let root = p.root().to_string_lossy().into_owned();
-    let slug: String = root
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
     let claude = fixture("claude-code/marot-short.jsonl")
         .replace("/home/marco/projects/spotter", &root)
         // A token pasted into the first prompt.
@@ -39,7 +35,7 @@ fn project_with_history() -> Project {
             "mix phx.server doesnt seem to start",
             &format!("mix phx.server doesnt seem to start, token {SECRET}"),
         );
-    let store = format!("home/.claude/projects/{slug}");
+    let store = p.claude_store();
     p.write(&format!("{store}/{CLAUDE}.jsonl"), claude);
     p.write(
         &format!("{store}/{CLAUDE}/subagents/agent-ac1684a.jsonl"),
@@ -262,17 +258,13 @@ fn a_session_with_inline_subagent_turns_is_listed_not_taken_for_a_subagent() {
     // subagent's.
     let p = Project::empty();
     let root = p.root().to_string_lossy().into_owned();
-    let slug: String = root
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
     let record = |uuid: &str, sidechain: bool, text: &str| {
         serde_json::json!({"type": "user", "uuid": uuid, "sessionId": "inline-1", "cwd": root, "isSidechain": sidechain,
             "timestamp": "2025-06-01T10:00:00Z", "message": {"role": "user", "content": text}})
         .to_string()
     };
     p.write(
-        &format!("home/.claude/projects/{slug}/inline-1.jsonl"),
+        &format!("{}/inline-1.jsonl", p.claude_store()),
         [
             record("u1", false, "plan the migration"),
             record("u2", true, "search the schema"),
@@ -309,13 +301,9 @@ fn the_listing_is_cached_until_a_transcript_changes() {
     assert!(p.ok(&["sessions"]).contains(" 8 FROM THE CACHE"));
     // A transcript that changed is read again.
     let root = p.root().to_string_lossy().into_owned();
-    let slug: String = root
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
     let transcript = p
-        .home()
-        .join(format!(".claude/projects/{slug}/{CLAUDE}.jsonl"));
+        .root()
+        .join(format!("{}/{CLAUDE}.jsonl", p.claude_store()));
     let mut text = std::fs::read_to_string(&transcript).unwrap();
     text.push_str(&format!(
         "{{\"type\":\"user\",\"uuid\":\"late\",\"sessionId\":\"{CLAUDE}\",\"cwd\":\"{root}\",\"timestamp\":\"2026-02-10T21:30:00Z\",\"message\":{{\"role\":\"user\",\"content\":\"one more thing\"}}}}\n"

@@ -233,10 +233,6 @@ fn malformed_requests_get_errors_and_the_server_goes_on() {
 fn sessions_and_read_browse_past_sessions_and_huge_answers_are_cut() {
     let p = Project::empty();
     let root = p.root().to_string_lossy().into_owned();
-    let slug: String = root
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
     let transcript = std::fs::read_to_string(
         repo_root()
             .join("crates/thehook-core/tests/fixtures/transcripts/claude-code/marot-short.jsonl"),
@@ -247,7 +243,10 @@ fn sessions_and_read_browse_past_sessions_and_huge_answers_are_cut() {
     let huge = json!({"type": "user", "uuid": "huge", "sessionId": "55604662-cf2a-4331-851a-ec234028f8ca", "cwd": root, "timestamp": "2026-02-10T21:20:00Z",
         "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "none", "content": "build log line\n".repeat(6_700)}]}});
     p.write(
-        &format!("home/.claude/projects/{slug}/55604662-cf2a-4331-851a-ec234028f8ca.jsonl"),
+        &format!(
+            "{}/55604662-cf2a-4331-851a-ec234028f8ca.jsonl",
+            p.claude_store()
+        ),
         format!("{transcript}{huge}\n"),
     );
     let mut c = Client::start(&p);

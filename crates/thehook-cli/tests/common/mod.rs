@@ -69,6 +69,19 @@ impl Project {
         self.root().join("home")
     }
 
+    /// Claude Code's transcript folder for this project under the test HOME,
+    /// relative to the project root (for `write`): the path with every
+    /// non-alphanumeric character replaced by `-`.
+    pub fn claude_store(&self) -> String {
+        let slug: String = self
+            .root()
+            .to_string_lossy()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        format!("home/.claude/projects/{slug}")
+    }
+
     pub fn root(&self) -> &Path {
         self.dir.path()
     }
