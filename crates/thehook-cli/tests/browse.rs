@@ -110,6 +110,10 @@ fn sessions_lists_every_store_newest_first_with_subagents_indented() {
     assert_eq!(sessions[1]["agent"], "claude-code");
     assert_eq!(sessions[1]["lines"], 8);
     assert_eq!(sessions[1]["subagents"][0]["id"], "agent-ac1684a");
+    assert!(sessions[1]["subagents"][0]["path"]
+        .as_str()
+        .unwrap()
+        .ends_with(&format!("{CLAUDE}/subagents/agent-ac1684a.jsonl")));
     assert_eq!(sessions[2]["failed_copy"], true);
 
     let codex = p.ok(&["sessions", "--agent", "codex"]);

@@ -209,6 +209,10 @@ fn listed(source: &Source, t: &Transcript) -> Listed {
             Some((format!("agent-{id}"), description.to_string()))
         })
         .collect();
+    let files: HashMap<String, PathBuf> = subagent_sources(source)
+        .into_iter()
+        .map(|s| (s.id, s.path))
+        .collect();
     let subagents = t
         .subagents
         .iter()
@@ -221,12 +225,13 @@ fn listed(source: &Source, t: &Transcript) -> Listed {
                 .unwrap_or_default()
                 .to_string();
             Listed {
+                path: files.get(&id).cloned().unwrap_or_default(),
                 id,
                 agent: source.agent,
                 started: sub.started.clone(),
                 lines: lines(sub).len(),
                 summary: one_line_summary(&summary),
-                path: PathBuf::new(),
+
                 failed_copy: false,
                 subagents: Vec::new(),
             }
