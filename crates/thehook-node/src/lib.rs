@@ -2,7 +2,16 @@
 //! function but `cli` returns a Promise whose work runs on libuv's thread
 //! pool; errors are JS `Error`s with the core's stable `code`.
 
+mod memories;
+mod task;
+
+use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
+use thehook_core::index::Filter;
+use thehook_core::search::Mode;
+use thehook_core::{ItemKind, RecallOptions};
+
+use task::{CoreTask, Failure};
 
 /// Runs the `thehook` command line in-process (the npm `bin` shim's body):
 /// `argv` without the program name; returns the exit code.
@@ -17,4 +26,82 @@ pub fn cli(argv: Vec<String>) -> i32 {
 #[napi]
 pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_string()
+}
+
+/// Options of `recall`.
+#[napi(object)]
+#[derive(Default)]
+pub struct RecallOptionsJs {
+    /// The project (default: `process.cwd()`).
+    pub project_dir: Option<String>,
+    /// How many results (default 5).
+    pub k: Option<u32>,
+    /// Only items of these types: summary, convention, adr, gotcha, history, note, text.
+    pub types: Option<Vec<String>>,
+    /// Only items dated on or after this RFC 3339 time or date.
+    pub since: Option<String>,
+}
+
+/// One result of `recall`.
+#[napi(object)]
+pub struct RecallHit {
+    /// The item's id (`forget` takes it, or a unique prefix).
+    pub id: String,
+    /// summary, convention, adr, gotcha, history, note or text.
+    pub r#type: String,
+    pub text: String,
+    /// `path:line`, relative to the project.
+    pub citation: String,
+    /// RFC 3339.
+    pub date: String,
+    /// Fused score in [0, 1]; only the order is meaningful.
+    pub score: f64,
+}
+
+/// Searches the project's memory (BM25 and vectors fused). The index and the
+/// model stay open between calls.
+#[napi(ts_return_type = "Promise<Array<RecallHit>>")]
+pub fn recall(
+    query: String,
+    options: Option<RecallOptionsJs>,
+) -> AsyncTask<CoreTask<Vec<RecallHit>>> {
+    let o = options.unwrap_or_default();
+    AsyncTask::new(CoreTask::new(move || {
+        let kinds = o
+            .types
+            .unwrap_or_default()
+            .iter()
+            .map(|t| {
+                ItemKind::parse(t).ok_or_else(|| Failure::usage(format!("unknown type {t:?}")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let since = o
+            .since
+            .map(|s| {
+                thehook_core::store::parse_date(&s)
+                    .and_then(|d| d.parse().ok())
+                    .ok_or_else(|| Failure::usage(format!("since {s:?} is not a date")))
+            })
+            .transpose()?;
+        let options = RecallOptions {
+            k: o.k.unwrap_or(5).clamp(1, 100) as usize,
+            filter: Filter { kinds, since },
+            mode: Mode::Hybrid,
+            ..RecallOptions::default()
+        };
+        let hits = memories::with(o.project_dir.as_deref(), false, |m| {
+            m.recall(&query, &options)
+        })?;
+        Ok(hits
+            .into_iter()
+            .map(|h| RecallHit {
+                id: h.item.id,
+                r#type: h.item.kind.as_str().to_string(),
+                text: h.item.text,
+                citation: h.citation,
+                date: h.item.date,
+                score: h.score as f64,
+            })
+            .collect())
+    }))
 }
