@@ -123,6 +123,60 @@ pub struct Index {
     dbs: Dbs,
     path: PathBuf,
     analyzer: Analyzer,
+    _lease: Lease,
+}
+
+/// Environments open in this process, by path, with how many leases hold
+/// each. LMDB must not open one file twice in a process (heed refuses with
+/// `EnvAlreadyOpened`), yet one process may hold several `Memory`s of a
+/// project: the Node addon keeps one open while `cli()` opens another, and
+/// the MCP server's outlives each call. They share one environment.
+fn open_envs() -> &'static std::sync::Mutex<HashMap<PathBuf, (Env<WithoutTls>, usize)>> {
+    static OPEN: std::sync::OnceLock<std::sync::Mutex<HashMap<PathBuf, (Env<WithoutTls>, usize)>>> =
+        std::sync::OnceLock::new();
+    OPEN.get_or_init(Default::default)
+}
+
+/// A hold on a shared environment; the last one to go lets it close.
+struct Lease {
+    key: PathBuf,
+}
+
+impl Lease {
+    /// The environment at `key` if this process has it open already.
+    fn existing(key: &Path) -> Option<(Env<WithoutTls>, Lease)> {
+        let mut open = open_envs().lock().unwrap_or_else(|p| p.into_inner());
+        let (env, holders) = open.get_mut(key)?;
+        *holders += 1;
+        Some((
+            env.clone(),
+            Lease {
+                key: key.to_path_buf(),
+            },
+        ))
+    }
+
+    fn new(key: &Path, env: &Env<WithoutTls>) -> Lease {
+        let mut open = open_envs().lock().unwrap_or_else(|p| p.into_inner());
+        open.entry(key.to_path_buf())
+            .and_modify(|(_, holders)| *holders += 1)
+            .or_insert_with(|| (env.clone(), 1));
+        Lease {
+            key: key.to_path_buf(),
+        }
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        let mut open = open_envs().lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, holders)) = open.get_mut(&self.key) {
+            *holders -= 1;
+            if *holders == 0 {
+                open.remove(&self.key);
+            }
+        }
+    }
 }
 
 impl Index {
@@ -132,10 +186,40 @@ impl Index {
     pub fn open(project: &Project, fingerprint: &str) -> Result<(Index, Option<String>)> {
         let path = project.index_dir();
         let data = path.join("data.mdb");
+        let key = path.canonicalize().unwrap_or_else(|_| path.clone());
         let mut reason = None;
+        // Open in this process already: share it (checked when it was opened).
+        let (env, lease) = match Lease::existing(&key) {
+            Some(shared) => shared,
+            None => {
+                let env = Self::open_new(project, &path, &data, &mut reason)?;
+                let lease = Lease::new(&key, &env);
+                (env, lease)
+            }
+        };
+        let dbs = open_dbs(&env).map_err(|e| Error::index(&path, e))?;
+        let index = Index {
+            env,
+            dbs,
+            path,
+            analyzer: Analyzer::default(),
+            _lease: lease,
+        };
+        Self::check_header(index, fingerprint, reason)
+    }
+
+    /// Opens the environment at `path` for the first time in this process,
+    /// checking the file first and rebuilding a damaged one (`reason` says why).
+    fn open_new(
+        project: &Project,
+        path: &Path,
+        data: &Path,
+        reason: &mut Option<String>,
+    ) -> Result<Env<WithoutTls>> {
+        let path = path.to_path_buf();
         // The common case: a sound file that opens. No lock, so a reader
         // never waits for a writer that holds it.
-        let sound = data.exists() && check_data_file(&data).is_ok();
+        let sound = data.exists() && check_data_file(data).is_ok();
         let env = match sound.then(|| open_env(&path)) {
             Some(Ok(env)) => env,
             // Opened already by this process: never wipe a live environment.
@@ -145,28 +229,30 @@ impl Index {
                 // environment right now (an empty data.mdb looks damaged):
                 // check, wipe and open one at a time, and check again.
                 let _lock = project.lock()?;
-                if let Err(why) = check_data_file(&data) {
+                if let Err(why) = check_data_file(data) {
                     wipe(&path)?;
-                    reason = Some(format!("the index file was damaged ({why})"));
+                    *reason = Some(format!("the index file was damaged ({why})"));
                 }
                 match open_env(&path) {
                     Ok(env) => env,
                     Err(e @ heed::Error::EnvAlreadyOpened) => return Err(Error::index(&path, e)),
                     Err(why) => {
                         wipe(&path)?;
-                        reason = Some(format!("the index could not be opened ({why})"));
+                        *reason = Some(format!("the index could not be opened ({why})"));
                         open_env(&path).map_err(|e| Error::index(&path, e))?
                     }
                 }
             }
         };
-        let dbs = open_dbs(&env).map_err(|e| Error::index(&path, e))?;
-        let index = Index {
-            env,
-            dbs,
-            path,
-            analyzer: Analyzer::default(),
-        };
+        Ok(env)
+    }
+
+    /// Clears an index without a header or of another model (or schema).
+    fn check_header(
+        index: Index,
+        fingerprint: &str,
+        mut reason: Option<String>,
+    ) -> Result<(Index, Option<String>)> {
         match index.header()? {
             None => index.clear(fingerprint)?,
             Some(header) => {
@@ -509,7 +595,7 @@ fn open_env(path: &Path) -> heed::Result<Env<WithoutTls>> {
     let mut options = EnvOpenOptions::new().read_txn_without_tls();
     options.map_size(MAP_SIZE).max_dbs(8);
     // SAFETY: the data file was checked against its meta pages above, and the
-    // environment is opened once per process (heed refuses a second open).
+    // environment is opened once per process (shared through [`Lease`]).
     unsafe { options.open(path) }
 }
 
@@ -599,4 +685,29 @@ fn encode_postings(postings: &[(u32, u32, u32)]) -> Vec<u8> {
         out.extend_from_slice(&len.to_le_bytes());
     }
     out
+}
+
+#[cfg(test)]
+mod shared_env_tests {
+    use super::*;
+
+    #[test]
+    fn one_process_holds_the_same_index_twice_and_closes_it_after_the_last() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = Project::at(dir.path());
+        std::fs::create_dir_all(project.dir()).unwrap();
+        let (first, _) = Index::open(&project, "model-a").unwrap();
+        // Without sharing, heed refuses this with EnvAlreadyOpened.
+        let (second, rebuilt) = Index::open(&project, "model-a").unwrap();
+        assert_eq!(rebuilt, None);
+        drop(first);
+        assert!(second.header().unwrap().is_some(), "still usable");
+        drop(second);
+        let key = project.index_dir().canonicalize().unwrap();
+        let open = open_envs().lock().unwrap().contains_key(&key);
+        assert!(!open, "closed when the last holder went");
+        let (again, rebuilt) = Index::open(&project, "model-a").unwrap();
+        assert_eq!(rebuilt, None);
+        drop(again);
+    }
 }
