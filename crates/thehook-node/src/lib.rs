@@ -3,7 +3,10 @@
 //! pool; errors are JS `Error`s with the core's stable `code`.
 
 mod memories;
+mod memory_api;
 mod task;
+
+pub use memory_api::*;
 
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;

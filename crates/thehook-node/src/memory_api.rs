@@ -1,0 +1,172 @@
+//! The memory functions: remember, forget, reindex, status.
+
+use napi::bindgen_prelude::AsyncTask;
+use napi::bindgen_prelude::FnArgs;
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
+use napi::Status;
+use napi_derive::napi;
+use thehook_core::embed::Availability;
+use thehook_core::{Item, ItemKind};
+
+use crate::memories;
+use crate::task::{CoreTask, Failure};
+
+/// Where to work.
+#[napi(object)]
+#[derive(Default)]
+pub struct ProjectOptions {
+    /// The project (default: `process.cwd()`; the nearest folder upwards with `.thehook/`).
+    pub project_dir: Option<String>,
+}
+
+/// Options of `remember`.
+#[napi(object)]
+#[derive(Default)]
+pub struct RememberOptions {
+    pub project_dir: Option<String>,
+    /// convention, adr, gotcha or note (default note).
+    pub r#type: Option<String>,
+}
+
+/// A memory item.
+#[napi(object)]
+pub struct MemoryItem {
+    /// Stable id (`forget` takes it, or a unique prefix of 4+ characters).
+    pub id: String,
+    /// summary, convention, adr, gotcha, history, note or text.
+    pub r#type: String,
+    pub text: String,
+    /// `path:line`, relative to the project.
+    pub citation: String,
+    /// RFC 3339.
+    pub date: String,
+}
+
+impl From<Item> for MemoryItem {
+    fn from(item: Item) -> MemoryItem {
+        MemoryItem {
+            citation: item.citation(),
+            id: item.id,
+            r#type: item.kind.as_str().to_string(),
+            text: item.text,
+            date: item.date,
+        }
+    }
+}
+
+/// Appends a fact to `.thehook/knowledge/notes.md` and indexes it (secrets redacted).
+#[napi(ts_return_type = "Promise<MemoryItem>")]
+pub fn remember(text: String, options: Option<RememberOptions>) -> AsyncTask<CoreTask<MemoryItem>> {
+    let o = options.unwrap_or_default();
+    AsyncTask::new(CoreTask::new(move || {
+        let kind = match o.r#type.as_deref() {
+            None => ItemKind::Note,
+            Some(t) => match ItemKind::parse(t) {
+                Some(
+                    k @ (ItemKind::Convention | ItemKind::Adr | ItemKind::Gotcha | ItemKind::Note),
+                ) => k,
+                _ => {
+                    return Err(Failure::usage(format!(
+                        "type {t:?} cannot be remembered: use convention, adr, gotcha or note"
+                    )))
+                }
+            },
+        };
+        Ok(memories::with(o.project_dir.as_deref(), true, |m| m.remember(&text, kind))?.into())
+    }))
+}
+
+/// Removes an item from its markdown file and the index.
+#[napi(ts_return_type = "Promise<MemoryItem>")]
+pub fn forget(id: String, options: Option<ProjectOptions>) -> AsyncTask<CoreTask<MemoryItem>> {
+    let o = options.unwrap_or_default();
+    AsyncTask::new(CoreTask::new(move || {
+        Ok(memories::with(o.project_dir.as_deref(), false, |m| m.forget(&id))?.into())
+    }))
+}
+
+/// What `reindex` did.
+#[napi(object)]
+pub struct ReindexResult {
+    pub files_changed: u32,
+    pub items_added: u32,
+    pub items_removed: u32,
+    pub items_embedded: u32,
+    /// Findings about the markdown (bad front matter, non-UTF-8 bytes...).
+    pub warnings: Vec<String>,
+}
+
+type Progress = ThreadsafeFunction<FnArgs<(u32, u32)>, (), FnArgs<(u32, u32)>, Status, false>;
+
+/// Rebuilds the index from the markdown, embedding in parallel.
+/// `onProgress(done, total)` is called as items are embedded.
+#[napi(
+    ts_args_type = "options?: ProjectOptions, onProgress?: (done: number, total: number) => void",
+    ts_return_type = "Promise<ReindexResult>"
+)]
+pub fn reindex(
+    options: Option<ProjectOptions>,
+    on_progress: Option<Progress>,
+) -> AsyncTask<CoreTask<ReindexResult>> {
+    let o = options.unwrap_or_default();
+    AsyncTask::new(CoreTask::new(move || {
+        let report = |done: usize, total: usize| {
+            if let Some(callback) = &on_progress {
+                callback.call(
+                    (done as u32, total as u32).into(),
+                    ThreadsafeFunctionCallMode::NonBlocking,
+                );
+            }
+        };
+        let stats = memories::with(o.project_dir.as_deref(), false, |m| m.reindex(&report))?;
+        Ok(ReindexResult {
+            files_changed: stats.files_changed as u32,
+            items_added: stats.items_added as u32,
+            items_removed: stats.items_removed as u32,
+            items_embedded: stats.items_embedded as u32,
+            warnings: stats.warnings,
+        })
+    }))
+}
+
+/// What `status` reports.
+#[napi(object)]
+pub struct StatusResult {
+    /// The project's root.
+    pub project: String,
+    pub sessions: u32,
+    pub items: u32,
+    pub vectors: u32,
+    pub failed_captures: u32,
+    pub queued_captures: u32,
+    /// The embedding model in use, or null when thehook runs lexical-only.
+    pub model: Option<String>,
+    /// Why there is no model, and the fix.
+    pub model_missing: Option<String>,
+    /// Agent settings files that run thehook.
+    pub hooks: Vec<String>,
+}
+
+/// Sessions, items, failed captures, the queue, the model, the hooks wired.
+#[napi(ts_return_type = "Promise<StatusResult>")]
+pub fn status(options: Option<ProjectOptions>) -> AsyncTask<CoreTask<StatusResult>> {
+    let o = options.unwrap_or_default();
+    AsyncTask::new(CoreTask::new(move || {
+        let s = memories::with(o.project_dir.as_deref(), false, |m| m.status())?;
+        let (model, model_missing) = match s.embeddings {
+            Availability::Ready { model, .. } => (Some(model), None),
+            Availability::Missing { reason, fix } => (None, Some(format!("{reason}; {fix}"))),
+        };
+        Ok(StatusResult {
+            project: s.project,
+            sessions: s.sessions as u32,
+            items: s.index.items as u32,
+            vectors: s.index.vectors as u32,
+            failed_captures: s.failed_captures as u32,
+            queued_captures: s.queued_captures as u32,
+            model,
+            model_missing,
+            hooks: s.hooks,
+        })
+    }))
+}
