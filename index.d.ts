@@ -15,5 +15,106 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
  */
 export declare function cli(argv: Array<string>): number
 
+/** Removes an item from its markdown file and the index. */
+export declare function forget(id: string, options?: ProjectOptions | undefined | null): Promise<MemoryItem>
+
+/** A memory item. */
+export interface MemoryItem {
+  /** Stable id (`forget` takes it, or a unique prefix of 4+ characters). */
+  id: string
+  /** summary, convention, adr, gotcha, history, note or text. */
+  type: string
+  text: string
+  /** `path:line`, relative to the project. */
+  citation: string
+  /** RFC 3339. */
+  date: string
+}
+
+/** Where to work. */
+export interface ProjectOptions {
+  /** The project (default: `process.cwd()`; the nearest folder upwards with `.thehook/`). */
+  projectDir?: string
+}
+
+/**
+ * Searches the project's memory (BM25 and vectors fused). The index and the
+ * model stay open between calls.
+ */
+export declare function recall(query: string, options?: RecallOptionsJs | undefined | null): Promise<Array<RecallHit>>
+
+/** One result of `recall`. */
+export interface RecallHit {
+  /** The item's id (`forget` takes it, or a unique prefix). */
+  id: string
+  /** summary, convention, adr, gotcha, history, note or text. */
+  type: string
+  text: string
+  /** `path:line`, relative to the project. */
+  citation: string
+  /** RFC 3339. */
+  date: string
+  /** Fused score in [0, 1]; only the order is meaningful. */
+  score: number
+}
+
+/** Options of `recall`. */
+export interface RecallOptionsJs {
+  /** The project (default: `process.cwd()`). */
+  projectDir?: string
+  /** How many results (default 5). */
+  k?: number
+  /** Only items of these types: summary, convention, adr, gotcha, history, note, text. */
+  types?: Array<string>
+  /** Only items dated on or after this RFC 3339 time or date. */
+  since?: string
+}
+
+/**
+ * Rebuilds the index from the markdown, embedding in parallel.
+ * `onProgress(done, total)` is called as items are embedded.
+ */
+export declare function reindex(options?: ProjectOptions, onProgress?: (done: number, total: number) => void): Promise<ReindexResult>
+
+/** What `reindex` did. */
+export interface ReindexResult {
+  filesChanged: number
+  itemsAdded: number
+  itemsRemoved: number
+  itemsEmbedded: number
+  /** Findings about the markdown (bad front matter, non-UTF-8 bytes...). */
+  warnings: Array<string>
+}
+
+/** Appends a fact to `.thehook/knowledge/notes.md` and indexes it (secrets redacted). */
+export declare function remember(text: string, options?: RememberOptions | undefined | null): Promise<MemoryItem>
+
+/** Options of `remember`. */
+export interface RememberOptions {
+  projectDir?: string
+  /** convention, adr, gotcha or note (default note). */
+  type?: string
+}
+
+/** Sessions, items, failed captures, the queue, the model, the hooks wired. */
+export declare function status(options?: ProjectOptions | undefined | null): Promise<StatusResult>
+
+/** What `status` reports. */
+export interface StatusResult {
+  /** The project's root. */
+  project: string
+  sessions: number
+  items: number
+  vectors: number
+  failedCaptures: number
+  queuedCaptures: number
+  /** The embedding model in use, or null when thehook runs lexical-only. */
+  model?: string
+  /** Why there is no model, and the fix. */
+  modelMissing?: string
+  /** Agent settings files that run thehook. */
+  hooks: Array<string>
+}
+
 /** The version of the addon (the crate's). */
 export declare function version(): string

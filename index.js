@@ -836,4 +836,9 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.cli = nativeBinding.cli
+module.exports.forget = nativeBinding.forget
+module.exports.recall = nativeBinding.recall
+module.exports.reindex = nativeBinding.reindex
+module.exports.remember = nativeBinding.remember
+module.exports.status = nativeBinding.status
 module.exports.version = nativeBinding.version

@@ -1,6 +1,6 @@
 //! `thehook init` and `thehook uninstall`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::json;
 use thehook_core::config::Config;
@@ -29,6 +29,8 @@ pub fn init(start: &Path, args: InitArgs, out: &mut Output) -> i32 {
         None => resolve_hook_bin(
             std::env::var_os("PATH").as_deref(),
             std::env::current_exe().ok().as_deref(),
+            // Set by the Node addon: the native binary beside it.
+            std::env::var_os("THEHOOK_NPM_BIN").map(PathBuf::from).as_deref(),
         ),
     };
     let base = if args.global {

@@ -92,11 +92,20 @@ impl SearchPaths {
     /// The standard places: beside the current executable, and the user cache
     /// (`$THEHOOK_CACHE_DIR`, else `$XDG_CACHE_HOME/thehook`, else `~/.cache/thehook`).
     pub fn from_env() -> Self {
-        let beside = std::env::current_exe()
-            .ok()
-            .and_then(|p| std::fs::canonicalize(p).ok())
-            .and_then(|p| p.parent().map(Path::to_path_buf))
+        // Under Node the executable is `node`: the addon names its own
+        // package's native binary in THEHOOK_NPM_BIN, whose folder holds
+        // ONNX Runtime.
+        let npm_package = std::env::var_os("THEHOOK_NPM_BIN")
+            .map(PathBuf::from)
+            .and_then(|p| p.parent().map(Path::to_path_buf));
+        let beside = npm_package
             .into_iter()
+            .chain(
+                std::env::current_exe()
+                    .ok()
+                    .and_then(|p| std::fs::canonicalize(p).ok())
+                    .and_then(|p| p.parent().map(Path::to_path_buf)),
+            )
             .collect();
         SearchPaths {
             beside,
@@ -179,6 +188,7 @@ fn locate_model(config: &Config, paths: &SearchPaths) -> Result<Located, (String
         .beside
         .iter()
         .map(|d| (d.join("model"), "beside the binary"))
+        .chain(npm_model_dirs(&paths.beside).map(|d| (d, "npm package thehook-model")))
         .chain(paths.cache.iter().map(|d| (d.join("model"), "cache")));
     for (dir, source) in candidates {
         if missing_model_files(&dir).is_none() {
@@ -192,6 +202,16 @@ fn locate_model(config: &Config, paths: &SearchPaths) -> Result<Located, (String
         "the embedding model (all-MiniLM-L6-v2 int8) was not found".into(),
         FETCH_FIX.into(),
     ))
+}
+
+/// Where npm puts the model package for a binary or addon installed from
+/// npm (`node_modules/thehook-<platform>/`): `node_modules/thehook-model/model`
+/// in each folder above it, as Node's own module resolution looks.
+fn npm_model_dirs(beside: &[PathBuf]) -> impl Iterator<Item = PathBuf> + '_ {
+    beside
+        .iter()
+        .flat_map(|d| d.ancestors())
+        .map(|a| a.join("node_modules").join("thehook-model").join("model"))
 }
 
 fn locate_runtime(paths: &SearchPaths) -> Option<Located> {

@@ -312,7 +312,27 @@ pub struct HookBin {
 /// when that path is stable (agents started from a desktop often have
 /// another PATH than the terminal); else this executable when it is stable;
 /// else the bare name, with a warning on how to install.
-pub fn resolve_hook_bin(path_var: Option<&std::ffi::OsStr>, current_exe: Option<&Path>) -> HookBin {
+///
+/// Run from the npm package (`npx thehook init`, `cli()` in Node), `npm_bin`
+/// is the native `thehook` its platform package ships: hooks run it directly
+/// (about 1 ms to start, against about 0.5 s for `npx thehook`), unless it
+/// sits in npx's throwaway cache.
+pub fn resolve_hook_bin(
+    path_var: Option<&std::ffi::OsStr>,
+    current_exe: Option<&Path>,
+    npm_bin: Option<&Path>,
+) -> HookBin {
+    let from_npm = npm_bin.filter(|p| p.is_file() && !p.to_string_lossy().contains("/_npx/"));
+    if let Some(native) = from_npm {
+        return HookBin {
+            command: quote(native),
+            note: format!(
+                "hooks run {} (the native thehook of the npm package)",
+                native.display()
+            ),
+            warning: None,
+        };
+    }
     let on_path = path_var.and_then(|p| find_on_path(p, "thehook"));
     if let Some(found) = on_path.filter(|p| is_stable(p)) {
         return HookBin {

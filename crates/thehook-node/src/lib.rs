@@ -20,6 +20,13 @@ use task::{CoreTask, Failure};
 /// `argv` without the program name; returns the exit code.
 #[napi(catch_unwind)]
 pub fn cli(argv: Vec<String>) -> i32 {
+    // Hooks that `init` writes should run the native binary shipped beside
+    // this addon, not `node` (this process's executable) or npx.
+    if std::env::var_os("THEHOOK_NPM_BIN").is_none() {
+        if let Some(native) = memories::addon_dir().map(|d| d.join("thehook")) {
+            std::env::set_var("THEHOOK_NPM_BIN", native);
+        }
+    }
     let mut out = thehook_cli::Output::process();
     let args = std::iter::once("thehook".to_string()).chain(argv);
     thehook_cli::run(args, &mut out)

@@ -57,7 +57,7 @@ fn search_paths() -> SearchPaths {
 }
 
 /// The folder of this `.node` file (Node's `current_exe` is `node` itself).
-fn addon_dir() -> Option<PathBuf> {
+pub fn addon_dir() -> Option<PathBuf> {
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStrExt;
