@@ -10,6 +10,12 @@
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
+ * For the tests of this package: a Promise whose work panics, to show that
+ * a panic in Rust rejects (code `THEHOOK_PANIC`) instead of killing Node.
+ */
+export declare function __panicForTests(): Promise<void>
+
+/**
  * Runs the `thehook` command line in-process (the npm `bin` shim's body):
  * `argv` without the program name; returns the exit code.
  */

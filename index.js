@@ -835,6 +835,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.__panicForTests = nativeBinding.__panicForTests
 module.exports.cli = nativeBinding.cli
 module.exports.forget = nativeBinding.forget
 module.exports.recall = nativeBinding.recall

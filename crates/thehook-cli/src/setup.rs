@@ -30,7 +30,9 @@ pub fn init(start: &Path, args: InitArgs, out: &mut Output) -> i32 {
             std::env::var_os("PATH").as_deref(),
             std::env::current_exe().ok().as_deref(),
             // Set by the Node addon: the native binary beside it.
-            std::env::var_os("THEHOOK_NPM_BIN").map(PathBuf::from).as_deref(),
+            std::env::var_os("THEHOOK_NPM_BIN")
+                .map(PathBuf::from)
+                .as_deref(),
         ),
     };
     let base = if args.global {

@@ -115,3 +115,11 @@ pub fn recall(
             .collect())
     }))
 }
+
+/// For the tests of this package: a Promise whose work panics, to show that
+/// a panic in Rust rejects (code `THEHOOK_PANIC`) instead of killing Node.
+#[doc(hidden)]
+#[napi(js_name = "__panicForTests", ts_return_type = "Promise<void>")]
+pub fn panic_for_tests() -> AsyncTask<CoreTask<()>> {
+    AsyncTask::new(CoreTask::new(|| panic!("a test asked for this panic")))
+}

@@ -1,0 +1,94 @@
+// The addon's API, in-process: every function, typed errors, concurrency, a
+// panic, the progress callback. Needs `scripts/release.sh` to have built the
+// addon (scripts/test.sh runs it first) and the model in .assets/.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, cpSync, writeFileSync, readFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
+process.env.THEHOOK_MODEL_DIR = join(repo, '.assets/model');
+process.env.ORT_DYLIB_PATH = join(repo, '.assets/onnxruntime/libonnxruntime.so.1.31.1');
+const thehook = createRequire(import.meta.url)(join(repo, 'index.js'));
+
+function demoProject() {
+  const dir = mkdtempSync(join(tmpdir(), 'thehook-node-'));
+  cpSync(join(repo, 'examples/demo/.thehook'), join(dir, '.thehook'), { recursive: true });
+  return dir;
+}
+
+test('recall finds the demo decision with citations, through the shared open index', async () => {
+  const projectDir = demoProject();
+  const hits = await thehook.recall('why did we pick jose for JWT', { projectDir, k: 3 });
+  assert.ok(hits.length > 0 && hits.length <= 3);
+  assert.match(hits[0].citation, /^\.thehook\/.+\.md:\d+$/);
+  assert.ok(hits.some((h) => /jose/.test(h.text)), JSON.stringify(hits));
+  for (const h of hits) assert.equal(typeof h.score, 'number');
+  const adrs = await thehook.recall('auth', { projectDir, types: ['adr'] });
+  assert.ok(adrs.every((h) => h.type === 'adr'), JSON.stringify(adrs));
+});
+
+test('remember, status, forget round trip; the CLI runs in the same process', async () => {
+  const projectDir = demoProject();
+  const item = await thehook.remember('Releases are cut on Thursdays', { projectDir, type: 'convention' });
+  assert.equal(item.type, 'convention');
+  assert.match(item.citation, /^\.thehook\/knowledge\/notes\.md:\d+$/);
+  assert.match(readFileSync(join(projectDir, '.thehook/knowledge/notes.md'), 'utf8'), /Thursdays/);
+  const status = await thehook.status({ projectDir });
+  assert.equal(status.model, 'all-minilm-l6-v2');
+  assert.ok(status.items >= 10 && status.vectors === status.items, JSON.stringify(status));
+  // cli() opens the same index this process holds: no EnvAlreadyOpened.
+  assert.equal(thehook.cli(['-C', projectDir, 'recall', 'Thursdays', '-k', '1', '--json']), 0);
+  assert.equal(thehook.cli(['recall']), 2, 'usage error');
+  const gone = await thehook.forget(item.id, { projectDir });
+  assert.equal(gone.id, item.id);
+  assert.doesNotMatch(readFileSync(join(projectDir, '.thehook/knowledge/notes.md'), 'utf8'), /Thursdays/);
+});
+
+test('errors are Errors with a stable code', async () => {
+  const empty = mkdtempSync(join(tmpdir(), 'thehook-none-'));
+  mkdirSync(join(empty, '.git'));
+  await assert.rejects(thehook.recall('x', { projectDir: empty }), (e) => {
+    assert.ok(e instanceof Error);
+    assert.equal(e.code, 'THEHOOK_NOT_FOUND');
+    assert.match(e.message, /no memory yet/);
+    return true;
+  });
+  const projectDir = demoProject();
+  await assert.rejects(thehook.remember('x', { projectDir, type: 'summary' }), { code: 'THEHOOK_USAGE' });
+  await assert.rejects(thehook.forget('zzzzzz', { projectDir }), { code: 'THEHOOK_NOT_FOUND' });
+  const badConfig = demoProject();
+  writeFileSync(join(badConfig, '.thehook/config.yaml'), 'retrieval:\n  token_budget: lots\n');
+  await assert.rejects(thehook.recall('x', { projectDir: badConfig }), (e) => {
+    assert.equal(e.code, 'THEHOOK_CONFIG');
+    assert.match(e.message, /config\.yaml:2/);
+    return true;
+  });
+});
+
+test('a panic in Rust rejects the promise and Node goes on', async () => {
+  await assert.rejects(thehook.__panicForTests(), (e) => {
+    assert.equal(e.code, 'THEHOOK_PANIC');
+    assert.match(e.message, /a test asked for this panic/);
+    return true;
+  });
+  assert.equal(typeof thehook.version(), 'string');
+});
+
+test('50 recalls in parallel while a reindex runs, with progress', async () => {
+  const projectDir = demoProject();
+  const progress = [];
+  const reindex = thehook.reindex({ projectDir }, (done, total) => progress.push([done, total]));
+  const recalls = Array.from({ length: 50 }, (_, i) => thehook.recall(`jwt refresh ${i}`, { projectDir }));
+  const [stats, results] = await Promise.all([reindex, Promise.all(recalls)]);
+  assert.ok(stats.itemsAdded > 0 && stats.itemsEmbedded === stats.itemsAdded, JSON.stringify(stats));
+  assert.equal(results.length, 50);
+  assert.ok(results.every((hits) => hits.length > 0));
+  await new Promise((r) => setTimeout(r, 50)); // queued progress calls
+  assert.ok(progress.length > 0, 'progress was reported');
+  const [done, total] = progress.at(-1);
+  assert.ok(done <= total && total >= stats.itemsEmbedded, JSON.stringify(progress));
+});

@@ -1,0 +1,70 @@
+// The package as a user gets it: the tarballs of scripts/release.sh installed
+// into an empty folder with npm kept off the network, then `npx thehook init`
+// in a git repository, the hook command init wrote, and require('thehook').
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = join(repo, 'dist');
+
+// A user's environment: no model or runtime from this checkout, and npm
+// pointed at a registry that does not answer.
+const env = { ...process.env, npm_config_registry: 'http://127.0.0.1:9/', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
+delete env.THEHOOK_MODEL_DIR;
+delete env.ORT_DYLIB_PATH;
+delete env.THEHOOK_NPM_BIN;
+
+function run(cmd, args, options = {}) {
+  return execFileSync(cmd, args, { encoding: 'utf8', env, ...options });
+}
+
+test('the packed tarballs install offline and wire a project end to end', () => {
+  const tarballs = readdirSync(dist).filter((f) => f.endsWith('.tgz')).map((f) => join(dist, f));
+  assert.equal(tarballs.length, 3, `run scripts/release.sh first: ${tarballs}`);
+  const root = mkdtempSync(join(tmpdir(), 'thehook-pkg-'));
+  const app = join(root, 'app');
+  const project = join(root, 'project');
+  const home = join(root, 'home');
+  for (const d of [app, project, home]) mkdirSync(d);
+  env.HOME = home;
+  writeFileSync(join(app, 'package.json'), '{"name":"app","version":"1.0.0","private":true}\n');
+  run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--loglevel=error', ...tarballs], { cwd: app });
+  const installed = readdirSync(join(app, 'node_modules')).sort();
+  assert.deepEqual(installed.filter((n) => n.startsWith('thehook')), ['thehook', 'thehook-linux-x64-gnu', 'thehook-model']);
+
+  run('git', ['init', '-q'], { cwd: project });
+  const init = run('npx', ['--prefix', app, 'thehook', 'init', '--agent', 'claude'], { cwd: project });
+  const native = join(app, 'node_modules/thehook-linux-x64-gnu/thehook');
+  assert.match(init, /the native thehook of the npm package/, init);
+  const settings = JSON.parse(readFileSync(join(project, '.claude/settings.json'), 'utf8'));
+  const hook = settings.hooks.SessionStart[0].hooks[0].command;
+  assert.equal(hook, `${native} retrieve --agent claude-code`);
+  assert.ok(readFileSync(join(project, '.claude/agents/thehook-recall.md'), 'utf8').includes('name: thehook-recall'));
+
+  run('npx', ['--prefix', app, 'thehook', 'remember', 'Deploys go out on Tuesdays only', '--type', 'convention'], { cwd: project });
+  const payload = JSON.stringify({ session_id: 's1', cwd: project, hook_event_name: 'SessionStart', source: 'startup' });
+  const answer = run('sh', ['-c', hook], { cwd: project, input: payload, env: { ...env, THEHOOK_BACKGROUND: '0' } });
+  const context = JSON.parse(answer).hookSpecificOutput.additionalContext;
+  assert.match(context, /Deploys go out on Tuesdays only \(\.thehook\/knowledge\/notes\.md:\d+\)/, answer);
+
+  const script = `require('thehook').recall('which day do we deploy', { projectDir: ${JSON.stringify(project)} }).then(h => console.log(JSON.stringify(h)))`;
+  const hits = JSON.parse(run('node', ['-e', script], { cwd: app }));
+  assert.match(hits[0].text, /Tuesdays/);
+
+  // The model and ONNX Runtime came with the packages: hybrid, not lexical-only.
+  const status = run('npx', ['--prefix', app, 'thehook', 'status', '--json'], { cwd: project });
+  const embeddings = JSON.parse(status).embeddings;
+  assert.ok(embeddings.Ready || embeddings.ready || embeddings.model, status);
+  assert.match(status, /thehook-model/, 'the model found in node_modules');
+});
+
+test('index.js and index.d.ts are what napi build generates now', () => {
+  // scripts/release.sh regenerated them in place: committed copies must match.
+  const diff = execFileSync('git', ['diff', '--stat', '--', 'index.js', 'index.d.ts'], { cwd: repo, encoding: 'utf8' });
+  assert.equal(diff, '', `index.js / index.d.ts are stale; commit the regenerated files:\n${diff}`);
+});
