@@ -15,14 +15,69 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
  */
 export declare function __panicForTests(): Promise<void>
 
+/** Captures a transcript by hand, or the failed sessions again, through the LLM CLI. */
+export declare function capture(options?: CaptureOptions | undefined | null): Promise<Array<CaptureOutcome>>
+
+/** Options of `capture`. */
+export interface CaptureOptions {
+  projectDir?: string
+  /** Capture this transcript file; without it, capture again the failed sessions (`--retry`). */
+  transcript?: string
+}
+
+/** What became of one session. */
+export interface CaptureOutcome {
+  sessionId: string
+  /** captured, heuristic (written without the LLM; kept in failed/), failed or skipped. */
+  status: string
+  /** The session file written, relative to the project. */
+  file?: string
+  /** Why it was not distilled by the LLM, or skipped. */
+  reason?: string
+}
+
 /**
  * Runs the `thehook` command line in-process (the npm `bin` shim's body):
  * `argv` without the program name; returns the exit code.
  */
 export declare function cli(argv: Array<string>): number
 
+/** Merges the sessions not yet consolidated into knowledge/ through the LLM CLI. */
+export declare function consolidate(options?: ProjectOptions | undefined | null): Promise<ConsolidateResult>
+
+/** What `consolidate` merged. */
+export interface ConsolidateResult {
+  /** Sessions merged (0: none waited). */
+  sessions: number
+  /** Items in conventions.md, architecture.md and history.md before and after. */
+  itemsBefore: number
+  itemsAfter: number
+}
+
 /** Removes an item from its markdown file and the index. */
 export declare function forget(id: string, options?: ProjectOptions | undefined | null): Promise<MemoryItem>
+
+/** Sets up `.thehook/` and wires the agents' hooks, exactly as `thehook init` does. */
+export declare function init(options?: InitOptions | undefined | null): Promise<Array<InitChange>>
+
+/** One file init touched. */
+export interface InitChange {
+  path: string
+  /** created, updated, unchanged, removed or kept. */
+  action: string
+  detail: string
+}
+
+/** Options of `init`. */
+export interface InitOptions {
+  projectDir?: string
+  /** Agents to wire: claude, cursor, codex, gemini (default: those found, else Claude Code). */
+  agents?: Array<string>
+  /** Also register the MCP server (`thehook mcp`). */
+  mcp?: boolean
+  /** The thehook program hooks run (default: the native binary of this package). */
+  bin?: string
+}
 
 /** A memory item. */
 export interface MemoryItem {
@@ -100,6 +155,28 @@ export interface RememberOptions {
   projectDir?: string
   /** convention, adr, gotcha or note (default note). */
   type?: string
+}
+
+/**
+ * The session-start hook in-process: `payload` is the agent's stdin JSON.
+ * Unlike the `thehook retrieve` command, it starts no background half.
+ */
+export declare function retrieve(payload: string, options?: RetrieveOptions | undefined | null): Promise<RetrieveResult>
+
+/** Options of `retrieve`. */
+export interface RetrieveOptions {
+  /** Where the session runs when the payload has no `cwd` (default: `process.cwd()`). */
+  projectDir?: string
+  /** The agent the payload comes from: claude, cursor, codex or gemini (its shape can overrule it). */
+  agent?: string
+}
+
+/** What the session-start hook answers. */
+export interface RetrieveResult {
+  /** The JSON for the agent (memory to inject), or null when there is nothing to say. */
+  output?: string
+  /** One line on what was decided (the hook log's). */
+  log: string
 }
 
 /** Sessions, items, failed captures, the queue, the model, the hooks wired. */

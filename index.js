@@ -836,10 +836,14 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.__panicForTests = nativeBinding.__panicForTests
+module.exports.capture = nativeBinding.capture
 module.exports.cli = nativeBinding.cli
+module.exports.consolidate = nativeBinding.consolidate
 module.exports.forget = nativeBinding.forget
+module.exports.init = nativeBinding.init
 module.exports.recall = nativeBinding.recall
 module.exports.reindex = nativeBinding.reindex
 module.exports.remember = nativeBinding.remember
+module.exports.retrieve = nativeBinding.retrieve
 module.exports.status = nativeBinding.status
 module.exports.version = nativeBinding.version

@@ -92,3 +92,39 @@ test('50 recalls in parallel while a reindex runs, with progress', async () => {
   const [done, total] = progress.at(-1);
   assert.ok(done <= total && total >= stats.itemsEmbedded, JSON.stringify(progress));
 });
+
+test('retrieve answers a session-start payload with the memory to inject', async () => {
+  const projectDir = demoProject();
+  const payload = JSON.stringify({ session_id: 's1', cwd: projectDir, hook_event_name: 'SessionStart', source: 'startup' });
+  const answer = await thehook.retrieve(payload, { agent: 'claude' });
+  const output = JSON.parse(answer.output);
+  assert.equal(output.hookSpecificOutput.hookEventName, 'SessionStart');
+  assert.match(output.hookSpecificOutput.additionalContext, /^# Project memory \(thehook\)/);
+  const ignored = await thehook.retrieve('not json', { projectDir });
+  assert.equal(ignored.output, undefined);
+  assert.match(ignored.log, /ignored the payload/);
+});
+
+test('capture a transcript with an LLM CLI, then consolidate, then init', async () => {
+  const projectDir = demoProject();
+  const llm = join(repo, 'crates/thehook-cli/tests/fixtures/llm/good');
+  writeFileSync(join(projectDir, '.thehook/config.yaml'), `llm:\n  cli: command\n  command: [${JSON.stringify(llm)}]\n  timeout_secs: 30\n`);
+  const transcript = join(repo, 'crates/thehook-core/tests/fixtures/transcripts/claude-code/marot-short.jsonl');
+  const [outcome] = await thehook.capture({ projectDir, transcript });
+  assert.equal(outcome.status, 'captured', JSON.stringify(outcome));
+  assert.match(outcome.file, /^\.thehook\/sessions\/\d{4}-\d\d-\d\d-\d{4}-.+\.md$/);
+  assert.match(readFileSync(join(projectDir, outcome.file), 'utf8'), /session_id: 55604662-cf2a-4331-851a-ec234028f8ca/);
+  const merged = await thehook.consolidate({ projectDir });
+  assert.ok(merged.sessions >= 1 && merged.itemsAfter >= merged.itemsBefore, JSON.stringify(merged));
+  const nothing = await thehook.capture({ projectDir });
+  assert.deepEqual(nothing, [], 'no failed capture to retry');
+
+  mkdirSync(join(projectDir, '.git'));
+  const changes = await thehook.init({ projectDir, agents: ['claude'], bin: '/opt/thehook/bin/thehook' });
+  const settings = changes.find((c) => c.path.endsWith('.claude/settings.json'));
+  assert.equal(settings.action, 'created', JSON.stringify(changes));
+  assert.match(readFileSync(settings.path, 'utf8'), /\/opt\/thehook\/bin\/thehook retrieve --agent claude-code/);
+  const again = await thehook.init({ projectDir, agents: ['claude'], bin: '/opt/thehook/bin/thehook' });
+  assert.ok(again.every((c) => c.action === 'unchanged'), JSON.stringify(again));
+  await assert.rejects(thehook.init({ projectDir, agents: ['emacs'] }), { code: 'THEHOOK_SETTINGS' });
+});

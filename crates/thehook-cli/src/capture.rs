@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use serde_json::json;
-use thehook_core::capture::{run_worker, worker_lock, Outcome, Surroundings, Worker};
+use thehook_core::capture::{run_worker, Outcome, Surroundings, Worker};
 use thehook_core::embed::SearchPaths;
 use thehook_core::{consolidate as merge, logs, Error, Project};
 
@@ -33,30 +33,19 @@ fn is_child() -> bool {
     std::env::var_os("THEHOOK_CHILD").is_some_and(|v| v == "1")
 }
 
-/// A worker for a person at a terminal: it waits for a running worker
-/// rather than racing it.
+/// A worker for a person at a terminal (see [`thehook_core::capture::with_worker`]).
 fn with_worker<T>(
     project: &Project,
     paths: &SearchPaths,
     out: &mut Output,
     body: impl FnOnce(&mut Worker) -> Result<T, Error>,
 ) -> Result<T, Error> {
-    if !project.check_layout()? {
-        return Err(Error::NoMemory {
-            root: project.root().to_path_buf(),
-        });
-    }
-    let lock = match worker_lock(project, false)? {
-        Some(lock) => lock,
-        None => {
-            out.note("waiting for the capture worker that is running…");
-            worker_lock(project, true)?.expect("a waiting lock is always taken")
-        }
-    };
-    let mut worker = Worker::new(project.clone(), paths, Surroundings::from_process())?;
-    let result = body(&mut worker);
-    drop(lock);
-    result
+    thehook_core::capture::with_worker(
+        project,
+        paths,
+        || out.note("waiting for the capture worker that is running…"),
+        body,
+    )
 }
 
 pub fn by_hand(project: &Project, paths: &SearchPaths, args: CaptureArgs, out: &mut Output) -> i32 {

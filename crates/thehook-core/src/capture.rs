@@ -551,6 +551,33 @@ pub struct WorkerRun {
 /// `thehook capture --worker`: drains the queue unless another worker is
 /// at it, then consolidates when enough sessions wait. A job queued just as
 /// the previous worker let go is picked up by a second round.
+/// Runs `body` on a worker for a caller that waits for the answer (a person
+/// at a terminal, the Node addon): it waits for a running worker rather than
+/// racing it, calling `waiting` first when it has to.
+pub fn with_worker<T>(
+    project: &Project,
+    paths: &SearchPaths,
+    waiting: impl FnOnce(),
+    body: impl FnOnce(&mut Worker) -> Result<T>,
+) -> Result<T> {
+    if !project.check_layout()? {
+        return Err(Error::NoMemory {
+            root: project.root().to_path_buf(),
+        });
+    }
+    let lock = match worker_lock(project, false)? {
+        Some(lock) => lock,
+        None => {
+            waiting();
+            worker_lock(project, true)?.expect("a waiting lock is always taken")
+        }
+    };
+    let mut worker = Worker::new(project.clone(), paths, Surroundings::from_process())?;
+    let result = body(&mut worker);
+    drop(lock);
+    result
+}
+
 pub fn run_worker(
     project: &Project,
     paths: &SearchPaths,

@@ -4,9 +4,11 @@
 
 mod memories;
 mod memory_api;
+mod session_api;
 mod task;
 
 pub use memory_api::*;
+pub use session_api::*;
 
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
@@ -20,16 +22,21 @@ use task::{CoreTask, Failure};
 /// `argv` without the program name; returns the exit code.
 #[napi(catch_unwind)]
 pub fn cli(argv: Vec<String>) -> i32 {
-    // Hooks that `init` writes should run the native binary shipped beside
-    // this addon, not `node` (this process's executable) or npx.
+    set_npm_bin();
+    let mut out = thehook_cli::Output::process();
+    let args = std::iter::once("thehook".to_string()).chain(argv);
+    thehook_cli::run(args, &mut out)
+}
+
+/// Hooks that `init` writes should run the native binary shipped beside this
+/// addon, not `node` (this process's executable) or npx; the CLI also looks
+/// for ONNX Runtime in that folder.
+pub(crate) fn set_npm_bin() {
     if std::env::var_os("THEHOOK_NPM_BIN").is_none() {
         if let Some(native) = memories::addon_dir().map(|d| d.join("thehook")) {
             std::env::set_var("THEHOOK_NPM_BIN", native);
         }
     }
-    let mut out = thehook_cli::Output::process();
-    let args = std::iter::once("thehook".to_string()).chain(argv);
-    thehook_cli::run(args, &mut out)
 }
 
 /// The version of the addon (the crate's).

@@ -48,7 +48,7 @@ pub fn with<T>(
 
 /// Where the model and ONNX Runtime are looked for: beside this addon (the
 /// platform package ships ONNX Runtime there), then the usual places.
-fn search_paths() -> SearchPaths {
+pub fn search_paths() -> SearchPaths {
     let mut paths = SearchPaths::from_env();
     if let Some(dir) = addon_dir() {
         paths.beside.insert(0, dir);
