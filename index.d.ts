@@ -129,6 +129,8 @@ export interface RecallOptionsJs {
   types?: Array<string>
   /** Only items dated on or after this RFC 3339 time or date. */
   since?: string
+  /** Retrievers: hybrid (default), lexical or vector. */
+  mode?: string
 }
 
 /**
@@ -173,7 +175,7 @@ export interface RetrieveOptions {
 
 /** What the session-start hook answers. */
 export interface RetrieveResult {
-  /** The JSON for the agent (memory to inject), or null when there is nothing to say. */
+  /** The JSON for the agent (memory to inject); absent when there is nothing to say. */
   output?: string
   /** One line on what was decided (the hook log's). */
   log: string

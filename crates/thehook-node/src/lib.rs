@@ -57,6 +57,8 @@ pub struct RecallOptionsJs {
     pub types: Option<Vec<String>>,
     /// Only items dated on or after this RFC 3339 time or date.
     pub since: Option<String>,
+    /// Retrievers: hybrid (default), lexical or vector.
+    pub mode: Option<String>,
 }
 
 /// One result of `recall`.
@@ -103,7 +105,14 @@ pub fn recall(
         let options = RecallOptions {
             k: o.k.unwrap_or(5).clamp(1, 100) as usize,
             filter: Filter { kinds, since },
-            mode: Mode::Hybrid,
+            mode: match o.mode.as_deref() {
+                None => Mode::Hybrid,
+                Some(m) => Mode::parse(m).ok_or_else(|| {
+                    Failure::usage(format!(
+                        "mode {m:?} is unknown: use hybrid, lexical or vector"
+                    ))
+                })?,
+            },
             ..RecallOptions::default()
         };
         let hits = memories::with(o.project_dir.as_deref(), false, |m| {

@@ -403,6 +403,22 @@ impl Index {
         if reader.dimensions() != query.len() {
             return Ok(Vec::new());
         }
+        if reader.n_items() <= EXACT_SCAN {
+            let allowed = match filter.is_empty() {
+                true => None,
+                false => Some(self.keys_matching(rtxn, filter)?),
+            };
+            let mut scored = Vec::new();
+            for entry in reader.iter(rtxn).map_err(|e| self.err(e))? {
+                let (key, vector) = entry.map_err(|e| self.err(e))?;
+                if allowed.as_ref().is_none_or(|a| a.contains(key)) {
+                    scored.push((key, cosine_distance(query, &vector)));
+                }
+            }
+            scored.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+            scored.truncate(limit);
+            return self.items_at(rtxn, scored);
+        }
         let allowed;
         let mut q = reader.nns(limit);
         // Search many leaves: the index is small enough that near-exact
@@ -414,6 +430,15 @@ impl Index {
             q.candidates(&allowed);
         }
         let hits = q.by_vector(rtxn, query).map_err(|e| self.err(e))?;
+        self.items_at(rtxn, hits)
+    }
+
+    /// The items of vector search hits, with similarity scores.
+    fn items_at(
+        &self,
+        rtxn: &heed::RoTxn<WithoutTls>,
+        hits: Vec<(u32, f32)>,
+    ) -> Result<Vec<(Item, f32)>> {
         let mut out = Vec::with_capacity(hits.len());
         for (key, distance) in hits {
             if let Some(item) = self.dbs.items.get(rtxn, &key).map_err(|e| self.err(e))? {
@@ -588,6 +613,25 @@ fn recent_key(key: u32, item: &Item) -> String {
         .map(|t| t.as_second().max(0))
         .unwrap_or(0);
     format!("{}\0{seconds:012}\0{key:08x}", item.kind)
+}
+
+/// Up to this many vectors, vector search compares the query with every one
+/// instead of walking arroy's trees: exact, and faster at this size (at
+/// 10,000 items the near-exact tree walk took 13 ms, most of a warm recall).
+const EXACT_SCAN: u64 = 50_000;
+
+/// arroy's cosine distance: (1 - cos) / 2, in [0, 1].
+fn cosine_distance(a: &[f32], b: &[f32]) -> f32 {
+    let (mut dot, mut na, mut nb) = (0.0f32, 0.0f32, 0.0f32);
+    for (x, y) in a.iter().zip(b) {
+        dot += x * y;
+        na += x * x;
+        nb += y * y;
+    }
+    if na == 0.0 || nb == 0.0 {
+        return 1.0;
+    }
+    (1.0 - dot / (na.sqrt() * nb.sqrt())) / 2.0
 }
 
 fn open_env(path: &Path) -> heed::Result<Env<WithoutTls>> {
