@@ -68,3 +68,20 @@ test('index.js and index.d.ts are what napi build generates now', () => {
   const diff = execFileSync('git', ['diff', '--stat', '--', 'index.js', 'index.d.ts'], { cwd: repo, encoding: 'utf8' });
   assert.equal(diff, '', `index.js / index.d.ts are stale; commit the regenerated files:\n${diff}`);
 });
+
+test('without the platform package, the bin says what is missing and how to fix it', () => {
+  const tarballs = readdirSync(dist).filter((f) => f.endsWith('.tgz') && !f.includes('linux-x64-gnu')).map((f) => join(dist, f));
+  const app = mkdtempSync(join(tmpdir(), 'thehook-noplatform-'));
+  writeFileSync(join(app, 'package.json'), '{"name":"app","version":"1.0.0","private":true}\n');
+  run('npm', ['install', '--offline', '--omit=optional', '--loglevel=error', ...tarballs], { cwd: app });
+  let failure;
+  try {
+    run('node', [join(app, 'node_modules/thehook/bin/thehook.js'), '--help'], { cwd: app, stdio: 'pipe' });
+  } catch (e) {
+    failure = e;
+  }
+  assert.ok(failure, 'the shim must fail');
+  assert.equal(failure.status, 2);
+  assert.match(failure.stderr, /the native part for linux-x64 is not installed/);
+  assert.match(failure.stderr, /fix: reinstall without --no-optional/);
+});

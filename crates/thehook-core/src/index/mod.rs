@@ -199,9 +199,10 @@ impl VectorCache {
 /// `EnvAlreadyOpened`), yet one process may hold several `Memory`s of a
 /// project: the Node addon keeps one open while `cli()` opens another, and
 /// the MCP server's outlives each call. They share one environment.
-fn open_envs() -> &'static std::sync::Mutex<HashMap<PathBuf, (Env<WithoutTls>, usize)>> {
-    static OPEN: std::sync::OnceLock<std::sync::Mutex<HashMap<PathBuf, (Env<WithoutTls>, usize)>>> =
-        std::sync::OnceLock::new();
+type OpenEnvs = std::sync::Mutex<HashMap<PathBuf, (Env<WithoutTls>, usize)>>;
+
+fn open_envs() -> &'static OpenEnvs {
+    static OPEN: std::sync::OnceLock<OpenEnvs> = std::sync::OnceLock::new();
     OPEN.get_or_init(Default::default)
 }
 
