@@ -127,6 +127,9 @@ pub struct Index {
     /// Node addon, the MCP server) then compares a query without reading
     /// 15 MB of LMDB pages per call at 10,000 items.
     vectors: std::sync::Mutex<Option<VectorCache>>,
+    /// Vector searches so far: the first goes through arroy's trees, so a
+    /// one-shot process (a hook) does not read every vector.
+    vector_searches: std::sync::atomic::AtomicUsize,
     _lease: Lease,
 }
 
@@ -273,6 +276,7 @@ impl Index {
             path,
             analyzer: Analyzer::default(),
             vectors: Default::default(),
+            vector_searches: Default::default(),
             _lease: lease,
         };
         Self::check_header(index, fingerprint, reason)
@@ -473,7 +477,11 @@ impl Index {
         if reader.dimensions() != query.len() {
             return Ok(Vec::new());
         }
-        if reader.n_items() <= EXACT_SCAN {
+        let first_search = self
+            .vector_searches
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            == 0;
+        if reader.n_items() <= EXACT_SCAN && !first_search {
             let allowed = match filter.is_empty() {
                 true => None,
                 false => Some(self.keys_matching(rtxn, filter)?),
@@ -686,10 +694,12 @@ fn recent_key(key: u32, item: &Item) -> String {
     format!("{}\0{seconds:012}\0{key:08x}", item.kind)
 }
 
-/// Up to this many vectors, vector search compares the query with every one
-/// ([`VectorCache`]) instead of walking arroy's trees: exact, and faster at
-/// this size (at 10,000 items the near-exact tree walk took 13 ms of a warm
-/// recall; 384 floats by 50,000 is 77 MB at most).
+/// Up to this many vectors, a process's second and later vector searches
+/// compare the query with every one ([`VectorCache`]) instead of walking
+/// arroy's trees: exact, and faster once read (at 10,000 items the near-exact
+/// tree walk took 13 ms of a warm recall; 384 floats by 50,000 is 77 MB at
+/// most). The first search walks the trees: reading every vector would cost
+/// a one-shot session start about 3 ms more.
 const EXACT_SCAN: u64 = 50_000;
 
 fn open_env(path: &Path) -> heed::Result<Env<WithoutTls>> {
