@@ -7,25 +7,29 @@
 //! stdout carries protocol frames only; notes go to stderr.
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{tool, tool_handler, tool_router, ErrorData, ServerHandler, ServiceExt};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use thehook_core::browse::{self, ListOptions, ReadOptions, Selection};
-use thehook_core::embed::SearchPaths;
-use thehook_core::index::Filter;
-use thehook_core::search::Mode;
-use thehook_core::{Error, ItemKind, Memory, Project, RecallOptions};
+use thehook_core::browse::{self, ListOptions, ReadOptions};
+use thehook_core::memory::embed::SearchPaths;
+use thehook_core::memory::shared::with_memory;
+use thehook_core::{env, Error, Memory, Project, RecallRequest, RememberRequest};
 
+use crate::commands::CommandResult;
 use crate::output::Output;
+use crate::render::hits_text;
+use crate::Exit;
+
+const STORES: &str = "the agents' transcript stores";
 
 /// Longest tool answer, in characters (about 6,000 tokens): Claude Code warns
 /// past 10,000 tokens of MCP output. Longer answers are cut on a line
 /// boundary with a note that says how to ask for less.
-pub const MAX_ANSWER_CHARS: usize = 24_000;
+pub(crate) const MAX_ANSWER_CHARS: usize = 24_000;
 
 const INSTRUCTIONS: &str = "thehook is this project's long-term memory: conventions, architecture decisions, gotchas and summaries of past sessions, and the raw transcripts of past agent sessions. Use `recall` before planning or when something looks like it was decided or debugged before; use `sessions` then `read` (compact first, then the lines you need in full) to see what happened in a past session. Cite what you use as path:line or session:line.";
 
@@ -33,8 +37,8 @@ const INSTRUCTIONS: &str = "thehook is this project's long-term memory: conventi
 pub struct RecallParams {
     /// What to look for, in words.
     pub query: String,
-    /// How many results (1-50, default 8).
-    pub k: Option<u16>,
+    /// How many results (1-100, default 5).
+    pub k: Option<i64>,
     /// Only items of this type: summary, convention, adr, gotcha, history, note, text.
     #[serde(rename = "type")]
     pub kind: Option<String>,
@@ -53,7 +57,7 @@ pub struct RememberParams {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SessionsParams {
-    /// Only this agent's sessions: claude, cursor or codex.
+    /// Only this agent's sessions: claude, cursor, codex or gemini.
     pub agent: Option<String>,
     /// Only sessions active on or after this: 2026-02-01, an RFC 3339 time, or 7d / 2w.
     pub since: Option<String>,
@@ -79,11 +83,11 @@ pub struct ForgetParams {
     pub item_id: String,
 }
 
-/// What the tools share: where the project is, and its memory once opened.
+/// What the tools share: where the project is. Its memory is opened on
+/// the first call that needs it and kept (`thehook_core::memory::shared`).
 struct State {
     start: PathBuf,
     paths: SearchPaths,
-    memory: Mutex<Option<Memory>>,
 }
 
 impl State {
@@ -91,20 +95,12 @@ impl State {
         Project::discover(&self.start)
     }
 
-    /// Runs `f` on the project's memory, opened once and kept.
     fn with_memory<T>(
         &self,
         create: bool,
         f: impl FnOnce(&mut Memory) -> Result<T, Error>,
     ) -> Result<T, Error> {
-        let mut slot = self.memory.lock().unwrap_or_else(|p| p.into_inner());
-        if slot.is_none() {
-            *slot = Some(Memory::open(self.project().root(), &self.paths, create)?);
-        }
-        let memory = slot.as_mut().expect("opened above");
-        // Pick up markdown edited or captured since the last call.
-        memory.sync(&|_, _| {})?;
-        f(memory)
+        with_memory(&self.start, &self.paths, create, f)
     }
 }
 
@@ -122,11 +118,7 @@ impl Server {
             tool_router.remove_route("forget");
         }
         Server {
-            state: Arc::new(State {
-                start,
-                paths,
-                memory: Mutex::new(None),
-            }),
+            state: Arc::new(State { start, paths }),
             tool_router,
         }
     }
@@ -158,25 +150,13 @@ impl Server {
         Parameters(p): Parameters<RecallParams>,
     ) -> Result<CallToolResult, ErrorData> {
         self.answer(move |state| {
-            let kinds = p
-                .kind
-                .as_deref()
-                .map(parse_kind)
-                .transpose()?
-                .into_iter()
-                .collect();
-            let since = p.since.as_deref().map(parse_since).transpose()?;
-            let options = RecallOptions {
-                k: p.k.unwrap_or(8).clamp(1, 50) as usize,
-                filter: Filter { kinds, since },
-                mode: Mode::Hybrid,
-                lexical_weight: thehook_core::search::LEXICAL_WEIGHT,
-            };
-            let hits = state.with_memory(false, |m| m.recall(&p.query, &options))?;
+            let types: Vec<String> = p.kind.into_iter().collect();
+            let request = RecallRequest::parse(p.query, p.k, &types, p.since.as_deref(), None)?;
+            let hits = state.with_memory(false, |m| m.recall(&request))?;
             if hits.is_empty() {
-                return Ok(format!("nothing in memory matches {:?}", p.query));
+                return Ok(format!("nothing in memory matches {:?}", request.query));
             }
-            Ok(crate::commands::hits_text(&hits, &|_, s| s.to_string()))
+            Ok(hits_text(&hits, &|_, s| s.to_string()))
         })
         .await
     }
@@ -189,24 +169,8 @@ impl Server {
         Parameters(p): Parameters<RememberParams>,
     ) -> Result<CallToolResult, ErrorData> {
         self.answer(move |state| {
-            let kind = match p.kind.as_deref() {
-                None => ItemKind::Note,
-                Some(k) => match ItemKind::parse(k) {
-                    Some(
-                        kind @ (ItemKind::Convention
-                        | ItemKind::Adr
-                        | ItemKind::Gotcha
-                        | ItemKind::Note),
-                    ) => kind,
-                    _ => {
-                        return Err(usage(
-                            format!("type {k:?} cannot be remembered"),
-                            "use convention, adr, gotcha or note",
-                        ))
-                    }
-                },
-            };
-            let item = state.with_memory(true, |m| m.remember(&p.text, kind))?;
+            let request = RememberRequest::parse(p.text, p.kind.as_deref())?;
+            let item = state.with_memory(true, |m| m.remember(&request))?;
             Ok(format!(
                 "remembered {} as {} ({})",
                 item.id,
@@ -225,24 +189,8 @@ impl Server {
         Parameters(p): Parameters<SessionsParams>,
     ) -> Result<CallToolResult, ErrorData> {
         self.answer(move |state| {
-            let home = crate::home_dir().ok_or_else(crate::browse::no_home)?;
-            let agent = p
-                .agent
-                .as_deref()
-                .map(|a| {
-                    thehook_core::agent::Agent::parse(a).ok_or_else(|| {
-                        usage(
-                            format!("agent {a:?} is unknown"),
-                            "use claude, cursor or codex",
-                        )
-                    })
-                })
-                .transpose()?;
-            let options = ListOptions {
-                agent,
-                since: p.since.as_deref().map(parse_since).transpose()?,
-                limit: p.limit.unwrap_or(30),
-            };
+            let home = env::require_home(STORES)?;
+            let options = ListOptions::parse(p.agent.as_deref(), p.since.as_deref(), p.limit)?;
             let listing = browse::list(&state.project(), &home, &options);
             if listing.sessions.is_empty() {
                 return Ok("no past sessions of this project were found".into());
@@ -260,30 +208,14 @@ impl Server {
         Parameters(p): Parameters<ReadParams>,
     ) -> Result<CallToolResult, ErrorData> {
         self.answer(move |state| {
-            let home = crate::home_dir().ok_or_else(crate::browse::no_home)?;
-            let lines = p.lines.as_deref().map(Selection::parse).transpose()?;
-            let grep = p
-                .grep
-                .as_deref()
-                .map(|g| {
-                    regex::Regex::new(g).map_err(|e| {
-                        usage(
-                            format!("grep {g:?} is not a regular expression: {e}"),
-                            "escape special characters",
-                        )
-                    })
-                })
-                .transpose()?;
+            let home = env::require_home(STORES)?;
+            let options = ReadOptions::parse(
+                p.lines.as_deref(),
+                p.full.unwrap_or(false),
+                p.grep.as_deref(),
+            )?;
             let source = browse::find(&state.project(), &home, &p.id, false)?;
-            let transcript = browse::open(&source)?;
-            let reading = browse::read(
-                &transcript,
-                &ReadOptions {
-                    lines,
-                    full: p.full.unwrap_or(false),
-                    grep,
-                },
-            );
+            let reading = browse::read(&browse::open(&source)?, &options);
             Ok(reading.text)
         })
         .await
@@ -320,7 +252,7 @@ impl ServerHandler for Server {
 
 /// `text`, or its first lines up to `max` characters and a note saying how
 /// much was left out and how to ask for less.
-pub fn limit(text: &str, max: usize) -> String {
+pub(crate) fn limit(text: &str, max: usize) -> String {
     let total = text.chars().count();
     if total <= max {
         return text.to_string();
@@ -336,40 +268,15 @@ pub fn limit(text: &str, max: usize) -> String {
     )
 }
 
-fn usage(problem: String, fix: &str) -> Error {
-    Error::Usage {
-        problem,
-        fix: fix.into(),
-    }
-}
-
-fn parse_kind(s: &str) -> Result<ItemKind, Error> {
-    ItemKind::parse(s).ok_or_else(|| {
-        usage(
-            format!("type {s:?} is unknown"),
-            "use summary, convention, adr, gotcha, history, note or text",
-        )
-    })
-}
-
-fn parse_since(s: &str) -> Result<jiff::Timestamp, Error> {
-    crate::parse_since(s).map_err(|e| {
-        usage(
-            format!("since {s:?}: {e}"),
-            "give a date such as 2026-02-01, or 7d",
-        )
-    })
-}
-
 /// Serves MCP on stdin/stdout until the client closes stdin.
-pub fn serve(start: PathBuf, paths: SearchPaths, out: &mut Output) -> i32 {
+pub(crate) fn serve(start: PathBuf, paths: SearchPaths, out: &mut Output) -> CommandResult {
     // The protocol reads stdin itself: let go of the lock `Output` holds on it.
     out.stdin = Box::new(std::io::empty());
-    let allow_forget =
-        match thehook_core::config::Config::load(&Project::discover(&start).config_path()) {
-            Ok(loaded) => loaded.config.mcp.allow_forget,
-            Err(e) => return crate::commands::fail(out, &e),
-        };
+    let config_path = Project::discover(&start).config_path();
+    let allow_forget = thehook_core::config::Config::load(&config_path)?
+        .config
+        .mcp
+        .allow_forget;
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -377,7 +284,7 @@ pub fn serve(start: PathBuf, paths: SearchPaths, out: &mut Output) -> i32 {
         Ok(r) => r,
         Err(e) => {
             out.note(&format!("error: cannot start the MCP server: {e}"));
-            return crate::exit::USAGE;
+            return Ok(Exit::Usage);
         }
     };
     let server = Server::new(start, paths, allow_forget);
@@ -389,10 +296,10 @@ pub fn serve(start: PathBuf, paths: SearchPaths, out: &mut Output) -> i32 {
     // stdin is read on a blocking thread that cannot be cancelled.
     runtime.shutdown_background();
     match result {
-        Ok(()) => crate::exit::SUCCESS,
+        Ok(()) => Ok(Exit::Success),
         Err(e) => {
             out.note(&format!("error: MCP session ended: {e}"));
-            crate::exit::USAGE
+            Ok(Exit::Usage)
         }
     }
 }

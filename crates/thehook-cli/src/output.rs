@@ -18,7 +18,7 @@ pub struct Output {
 impl Output {
     /// The process's stdin, stdout and stderr.
     pub fn process() -> Output {
-        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let no_color = thehook_core::env::no_color();
         Output {
             color: !no_color && std::io::stdout().is_terminal(),
             stderr_tty: std::io::stderr().is_terminal(),

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use serde_json::{json, Value};
-use thehook_core::store::FrontMatter;
+use thehook_core::memory::store::FrontMatter;
 
 fn fake(name: &str) -> PathBuf {
     repo_root()
@@ -123,7 +123,7 @@ fn queue(p: &Project, session: &str, transcript: &Path) {
 }
 
 fn front_matter(text: &str) -> FrontMatter {
-    thehook_core::store::front_matter(text).expect("a front matter")
+    thehook_core::memory::store::front_matter(text).expect("a front matter")
 }
 
 /// Processes whose working folder is inside `dir` (the fake LLMs run in
@@ -559,7 +559,7 @@ fn corpus() -> PathBuf {
 /// prompts, replies, commands, tool output) of `src`: one kind in turn, and
 /// every kind in every 25th.
 fn plant(src: &Path, dst: &Path) {
-    let samples = thehook_core::redact::samples::samples();
+    let samples = thehook_core::capture::redact::samples::samples();
     let every = samples
         .iter()
         .map(|s| s.text.as_str())
@@ -634,7 +634,7 @@ fn no_planted_secret_reaches_memory_or_the_llm() {
         .filter(|f| f.extension().is_some_and(|e| e == "jsonl"))
         .collect();
     assert!(originals.len() >= 13);
-    let secrets: Vec<String> = thehook_core::redact::samples::samples()
+    let secrets: Vec<String> = thehook_core::capture::redact::samples::samples()
         .into_iter()
         .map(|s| s.secret)
         .collect();
@@ -661,7 +661,7 @@ fn no_planted_secret_reaches_memory_or_the_llm() {
     // Subagent-only and tool-only files have no conversation to send.
     assert!(sent.len() >= 8, "only {} prompts", sent.len());
     // Every kind reached the prompt, as its marker.
-    for sample in thehook_core::redact::samples::samples() {
+    for sample in thehook_core::capture::redact::samples::samples() {
         let marker = format!("[REDACTED:{}]", sample.kind);
         assert!(
             sent.iter().any(|s| s.contains(&marker)),

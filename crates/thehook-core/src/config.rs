@@ -194,7 +194,7 @@ impl Config {
     /// Reads `path` (absent means defaults), then applies `THEHOOK_*` overrides
     /// from the process environment.
     pub fn load(path: &Path) -> Result<LoadedConfig> {
-        Self::load_with_env(path, |name| std::env::var(name).ok())
+        Self::load_with_env(path, crate::env::var)
     }
 
     /// Like [`Config::load`] with an explicit environment, so tests need not

@@ -145,3 +145,13 @@ impl Error {
         }
     }
 }
+
+/// The message of a caught panic (`&str` or `String` payloads), for logs
+/// and for the Node addon's `THEHOOK_PANIC` errors.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".into())
+}

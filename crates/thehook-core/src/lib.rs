@@ -1,38 +1,29 @@
 //! thehook's core: long-term memory for AI coding agents.
 //!
-//! Markdown under `.thehook/` is the truth ([`store`]); an LMDB index
-//! ([`index`]) with arroy vectors ([`embed`]) and BM25 postings ([`lexical`])
-//! makes it searchable ([`search`]); [`memory::Memory`] ties them into the
-//! operations the CLI and the Node addon expose.
+//! The folders follow the pipeline (CONTRIBUTING.md has the map):
+//! [`capture`] turns a finished session into a session file, [`memory`]
+//! stores, indexes and searches the markdown, [`inject`] picks what a new
+//! session is told, [`setup`] wires the agents, [`browse`] reads past
+//! transcripts, and [`agents`] holds what each agent sends and expects.
+//! [`request`] is the front door: every input the CLI, the MCP server and
+//! the Node addon accept is parsed and checked there, once.
 
-pub mod agent;
+pub mod agents;
 pub mod browse;
 pub mod capture;
 pub mod config;
-pub mod consolidate;
-pub mod context;
-pub mod doctor;
-pub mod embed;
+pub mod env;
 pub mod error;
-pub mod extract;
-pub mod index;
-pub mod init;
-pub mod item;
-pub mod lexical;
-pub mod llm;
+pub mod inject;
 pub mod logs;
 pub mod memory;
+pub mod process;
 pub mod project;
-pub mod queue;
-pub mod redact;
-pub mod retrieve;
-pub mod search;
-pub mod store;
-pub mod sweep;
-pub mod transcript;
-pub mod when;
+pub mod request;
+pub mod setup;
 
 pub use error::{Error, Result};
-pub use item::{Item, ItemKind};
-pub use memory::{Memory, RecallOptions};
+pub use memory::item::{Item, ItemKind};
+pub use memory::Memory;
 pub use project::Project;
+pub use request::{RecallRequest, RememberRequest};

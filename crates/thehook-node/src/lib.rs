@@ -12,8 +12,8 @@ pub use session_api::*;
 
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
-use thehook_core::index::Filter;
-use thehook_core::search::Mode;
+use thehook_core::memory::index::Filter;
+use thehook_core::memory::search::Mode;
 use thehook_core::{ItemKind, RecallOptions};
 
 use task::{CoreTask, Failure};
@@ -97,7 +97,7 @@ pub fn recall(
         let since = o
             .since
             .map(|s| {
-                thehook_core::store::parse_date(&s)
+                thehook_core::memory::store::parse_date(&s)
                     .and_then(|d| d.parse().ok())
                     .ok_or_else(|| Failure::usage(format!("since {s:?} is not a date")))
             })

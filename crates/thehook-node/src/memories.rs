@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use thehook_core::embed::SearchPaths;
+use thehook_core::memory::embed::SearchPaths;
 use thehook_core::{Memory, Project};
 
 use crate::task::Failure;

@@ -5,7 +5,7 @@ use napi::bindgen_prelude::FnArgs;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::Status;
 use napi_derive::napi;
-use thehook_core::embed::Availability;
+use thehook_core::memory::embed::Availability;
 use thehook_core::{Item, ItemKind};
 
 use crate::memories;

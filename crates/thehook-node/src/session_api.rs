@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
-use thehook_core::agent::Agent;
+use thehook_core::agents::Agent;
 use thehook_core::capture::{with_worker, Outcome};
 use thehook_core::Project;
 
@@ -64,7 +64,7 @@ pub fn retrieve(
     AsyncTask::new(CoreTask::new(move || {
         let cwd = start_dir(o.project_dir.as_deref())?;
         let home = std::env::var_os("HOME").map(PathBuf::from);
-        let r = thehook_core::retrieve::retrieve(
+        let r = thehook_core::inject::retrieve::retrieve(
             &payload,
             agent(o.agent.as_deref())?,
             &cwd,
@@ -161,7 +161,7 @@ pub fn consolidate(
             &project,
             &search_paths(),
             || {},
-            thehook_core::consolidate::consolidate,
+            thehook_core::capture::consolidate::consolidate,
         )?;
         Ok(match done {
             Some(c) => ConsolidateResult {

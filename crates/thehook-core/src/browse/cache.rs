@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::list::Listed;
+use super::listed::Listed;
 use crate::project::Project;
 
 /// Bumped when [`Listed`] or how it is derived changes.
@@ -99,7 +99,7 @@ impl ListingCache {
             if let Some(dir) = file.parent() {
                 let _ = std::fs::create_dir_all(dir);
             }
-            let _ = crate::store::write_atomic(&file, &bytes);
+            let _ = crate::memory::store::write_atomic(&file, &bytes);
         }
     }
 }

@@ -6,15 +6,16 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::cache::{stamp, ListingCache, Stamp};
 use super::lines::lines;
-use crate::agent::Agent;
+pub use super::listed::Listed;
+use crate::agents::Agent;
+use crate::capture::redact::{redact, redact_transcript, Findings};
+use crate::capture::transcript::{self, clip_chars, first_line, Block, Role, Transcript};
 use crate::error::{Error, Result};
 use crate::project::Project;
-use crate::redact::{redact, redact_transcript, Findings};
-use crate::transcript::{self, clip_chars, first_line, Block, Role, Transcript};
 
 /// Characters of a summary in the listing.
 const SUMMARY: usize = 100;
@@ -40,22 +41,20 @@ pub struct ListOptions {
     pub limit: usize,
 }
 
-/// One session in the listing.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Listed {
-    pub id: String,
-    pub agent: Agent,
-    /// When its first entry was written (UTC); for transcripts without
-    /// times (Cursor's), when the file was last written.
-    pub started: Option<String>,
-    /// Numbered lines, as `thehook read` numbers them.
-    pub lines: usize,
-    /// The captured session's title, else the agent's, else the first prompt.
-    pub summary: String,
-    pub path: PathBuf,
-    pub failed_copy: bool,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub subagents: Vec<Listed>,
+impl ListOptions {
+    /// The options as text fields give them; `limit` defaults to
+    /// [`crate::request::DEFAULT_SESSION_LIMIT`] (0 lists all).
+    pub fn parse(
+        agent: Option<&str>,
+        since: Option<&str>,
+        limit: Option<usize>,
+    ) -> crate::Result<ListOptions> {
+        Ok(ListOptions {
+            agent: agent.map(crate::request::parse_agent).transpose()?,
+            since: since.map(crate::request::parse_since).transpose()?,
+            limit: limit.unwrap_or(crate::request::DEFAULT_SESSION_LIMIT),
+        })
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -71,19 +70,20 @@ pub struct Listing {
 /// agents' stores first, then the failed copies of sessions they no longer
 /// hold. Subagent files are not included (see [`subagent_sources`]).
 pub fn sources(project: &Project, home: &Path) -> Vec<Source> {
-    let mut out: Vec<Source> = crate::sweep::project_transcripts(project.root(), home, &|_| true)
-        .into_iter()
-        .map(|f| Source {
-            agent: f.agent,
-            path: f.path,
-            id: f.session_id,
-            failed_copy: false,
-        })
-        .collect();
+    let mut out: Vec<Source> =
+        crate::capture::sweep::project_transcripts(project.root(), home, &|_| true)
+            .into_iter()
+            .map(|f| Source {
+                agent: f.agent,
+                path: f.path,
+                id: f.session_id,
+                failed_copy: false,
+            })
+            .collect();
     for (_, job) in crate::capture::failed_jobs(project) {
         let copy = project.failed_dir().join(format!(
             "{}.jsonl",
-            crate::queue::file_stem(&job.session_id)
+            crate::capture::queue::file_stem(&job.session_id)
         ));
         if copy.is_file() && !out.iter().any(|s| s.id == job.session_id) {
             out.push(Source {
@@ -119,7 +119,7 @@ pub fn subagent_sources(session: &Source) -> Vec<Source> {
 
 /// Lists the project's sessions, newest first.
 pub fn list(project: &Project, home: &Path, o: &ListOptions) -> Listing {
-    let titles: HashMap<String, String> = crate::store::session_files(project)
+    let titles: HashMap<String, String> = crate::memory::store::session_files(project)
         .into_iter()
         .filter_map(|f| Some((f.front_matter.session_id?, f.front_matter.title?)))
         .collect();

@@ -10,6 +10,7 @@ mod compact;
 mod full;
 mod lines;
 mod list;
+mod listed;
 mod select;
 
 #[cfg(test)]
@@ -23,7 +24,7 @@ pub use lines::{lines, Line, Part};
 pub use list::{find, list, open, sources, subagent_sources, ListOptions, Listed, Listing, Source};
 pub use select::Selection;
 
-use crate::transcript::Transcript;
+use crate::capture::transcript::Transcript;
 
 /// What `read` shows.
 #[derive(Debug, Clone, Default)]
@@ -34,6 +35,27 @@ pub struct ReadOptions {
     pub full: bool,
     /// Only lines whose full text matches.
     pub grep: Option<Regex>,
+}
+
+impl ReadOptions {
+    /// The options as text fields give them: `lines` like `5`, `5-10` or
+    /// `1,5,10-15`; `grep` a regular expression.
+    pub fn parse(
+        lines: Option<&str>,
+        full: bool,
+        grep: Option<&str>,
+    ) -> crate::Result<ReadOptions> {
+        let lines = lines.map(Selection::parse).transpose()?;
+        let grep = grep
+            .map(|g| {
+                Regex::new(g).map_err(|e| crate::Error::Usage {
+                    problem: format!("grep {g:?} is not a regular expression: {e}"),
+                    fix: "escape special characters, or use a simpler pattern".into(),
+                })
+            })
+            .transpose()?;
+        Ok(ReadOptions { lines, full, grep })
+    }
 }
 
 /// The result of `read`.

@@ -3,9 +3,9 @@ use std::path::{Path, PathBuf};
 
 use super::list::list_sources;
 use super::*;
-use crate::agent::Agent;
-use crate::transcript::load;
-use crate::transcript::tests::{corpus, transcript_files};
+use crate::agents::Agent;
+use crate::capture::transcript::load;
+use crate::capture::transcript::tests::{corpus, transcript_files};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/transcripts")
@@ -202,7 +202,7 @@ fn grep_keeps_matching_lines_in_either_form() {
 
 #[test]
 fn secrets_are_redacted_in_every_form() {
-    let samples = crate::redact::samples::samples();
+    let samples = crate::capture::redact::samples::samples();
     let mut records = Vec::new();
     for (i, s) in samples.iter().enumerate() {
         let text = serde_json::to_string(&s.text).unwrap();
@@ -269,7 +269,7 @@ fn secrets_are_redacted_in_every_form() {
 /// assets are there) for the README; run with `--nocapture` to see them.
 #[test]
 fn compact_is_a_fraction_of_full_on_every_real_session() {
-    let tokenizer = crate::retrieve::load_tokenizer(
+    let tokenizer = crate::inject::retrieve::load_tokenizer(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.assets/model/tokenizer.json"),
     );
     let count = |text: &str| match &tokenizer {
@@ -368,7 +368,7 @@ fn empty_searches_say_so_but_other_tools_one_line_output_is_kept() {
         call("4", "Read", serde_json::json!({"file_path": "/p/NOTES"})),
         result("4", "No entry yet"),
     ];
-    let t = crate::transcript::parse(lines.join("\n").as_bytes()).unwrap();
+    let t = crate::capture::transcript::parse(lines.join("\n").as_bytes()).unwrap();
     let text = read(&t, &ReadOptions::default()).text;
     let body: Vec<&str> = text.lines().skip(1).collect();
     assert_eq!(

@@ -1,0 +1,208 @@
+//! The command line as clap parses it. Values are checked by the core's
+//! parsers (`thehook_core::request`), so a flag accepts exactly what the
+//! MCP tool and the Node option with the same name accept; defaults are
+//! left to the core (`None` here means "the core's default").
+
+use std::path::PathBuf;
+
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::{Args, Parser, Subcommand};
+use thehook_core::agents::Agent;
+use thehook_core::memory::search::Mode;
+use thehook_core::request::{parse_agent, parse_kind, parse_rememberable_kind, parse_since};
+use thehook_core::ItemKind;
+
+/// Long-term memory for AI coding agents.
+#[derive(Debug, Parser)]
+#[command(name = "thehook", version, about, max_term_width = 100)]
+pub struct Cli {
+    /// Run as if started in DIR (the project is found from there, like git).
+    #[arg(short = 'C', long = "project-dir", value_name = "DIR", global = true)]
+    pub project_dir: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Search memory: BM25 and vector search fused, with `path:line` citations.
+    Recall(RecallArgs),
+    /// Rebuild the index from the markdown under .thehook/.
+    Reindex(JsonFlag),
+    /// Show sessions, items, failed captures, index health and the model in use.
+    Status(JsonFlag),
+    /// Add a fact to .thehook/knowledge/notes.md and index it.
+    Remember(RememberArgs),
+    /// Remove an item from its markdown file and from the index.
+    Forget(ForgetArgs),
+    /// Check the install (model, ONNX Runtime, index, permissions, hooks) and print fixes.
+    Doctor(JsonFlag),
+    /// Set up memory here and wire thehook into your agents' session hooks.
+    Init(InitArgs),
+    /// Remove exactly the hooks and commands `init` added (memory is kept).
+    Uninstall(UninstallArgs),
+    /// Session-start hook: reads the agent's payload on stdin, prints the memory to inject.
+    Retrieve(HookArgs),
+    /// Session-end hook: queues the session and starts the capture worker.
+    /// By hand: `--retry` redoes failed captures, `--transcript PATH` captures a file.
+    Capture(CaptureArgs),
+    /// Merge the sessions not yet consolidated into knowledge/ through the LLM.
+    Consolidate(JsonFlag),
+    /// List this project's past sessions (Claude Code, Cursor, Codex), newest first:
+    /// `<id> <start> <lines> <summary>`.
+    Sessions(SessionsArgs),
+    /// Show a past session: every line compact, or the lines asked for in full.
+    Read(ReadArgs),
+    /// Serve memory and past sessions to agents over MCP (stdio): recall, remember,
+    /// sessions, read (and forget when `mcp.allow_forget` is set).
+    Mcp,
+}
+
+#[derive(Debug, Args)]
+pub struct SessionsArgs {
+    /// Only this agent's sessions: claude, cursor, codex, gemini.
+    #[arg(long, value_parser = parse_agent)]
+    pub agent: Option<Agent>,
+    /// Only sessions active on or after DATE: 2026-02-01, an RFC 3339 time, or 7d / 2w ago.
+    #[arg(long, value_name = "DATE", value_parser = parse_since)]
+    pub since: Option<jiff::Timestamp>,
+    /// At most N sessions (default 30; 0: all).
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// Print JSON (format in the README).
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReadArgs {
+    /// The session: the start of its id as `thehook sessions` prints it
+    /// (`agent-<id>` for a subagent), or a transcript file.
+    pub id: String,
+    /// Lines to show in full: 5, 5-10 or 1,5,10-15. Without: every line, compact.
+    pub lines: Option<String>,
+    /// Every line in full (thinking, tool inputs and results).
+    #[arg(long)]
+    pub full: bool,
+    /// Only lines whose full text matches this regular expression.
+    #[arg(long, value_name = "REGEX")]
+    pub grep: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CaptureArgs {
+    #[command(flatten)]
+    pub hook: HookArgs,
+    /// Capture every queued session now (what the hook starts in the background).
+    #[arg(long, conflicts_with_all = ["retry", "transcript"])]
+    pub worker: bool,
+    /// Capture again the sessions in .thehook/failed/.
+    #[arg(long, conflicts_with = "transcript")]
+    pub retry: bool,
+    /// Capture this transcript file (Claude Code, Cursor, Codex or Gemini CLI).
+    #[arg(long, value_name = "PATH")]
+    pub transcript: Option<PathBuf>,
+    /// Print JSON (with --retry or --transcript).
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// Agents to wire (comma-separated): claude, cursor, codex, gemini.
+    /// Default: those whose folder or program is present, else Claude Code.
+    #[arg(long = "agent", value_name = "AGENTS", value_delimiter = ',', value_parser = parse_agent)]
+    pub agents: Vec<Agent>,
+    /// Write the user-level settings (~/.claude, ~/.cursor, ...) instead of the project's.
+    #[arg(long)]
+    pub global: bool,
+    /// The thehook program hooks should run (default: the one on PATH).
+    #[arg(long, value_name = "PATH")]
+    pub bin: Option<PathBuf>,
+    /// Also register the MCP server (`thehook mcp`) with each agent:
+    /// .mcp.json, .cursor/mcp.json, .codex/config.toml, .gemini/settings.json.
+    #[arg(long)]
+    pub mcp: bool,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct UninstallArgs {
+    /// Remove from the user-level settings instead of the project's.
+    #[arg(long)]
+    pub global: bool,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    /// The agent the hook was written for (the payload's shape can overrule it).
+    #[arg(long, value_parser = parse_agent)]
+    pub agent: Option<Agent>,
+    /// Internal: the detached second half of `retrieve`.
+    #[arg(long, hide = true)]
+    pub background: bool,
+    /// Internal: the session that is starting (not swept).
+    #[arg(long, hide = true)]
+    pub session: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct RecallArgs {
+    /// What to look for. Omit with --stdin.
+    #[arg(required_unless_present = "stdin")]
+    pub query: Option<String>,
+    /// How many results (default 5, at most 100).
+    #[arg(short, value_name = "N")]
+    pub k: Option<i64>,
+    /// Only items of this type (repeatable): summary, convention, adr, gotcha, history, note, text.
+    #[arg(long = "type", value_name = "TYPE", value_parser = parse_kind)]
+    pub types: Vec<ItemKind>,
+    /// Only items dated on or after DATE: 2026-02-01, an RFC 3339 time, or 7d / 2w ago.
+    #[arg(long, value_name = "DATE", value_parser = parse_since)]
+    pub since: Option<jiff::Timestamp>,
+    /// Print JSON (format in the README).
+    #[arg(long)]
+    pub json: bool,
+    /// Read one query per line from stdin; print one JSON line per query.
+    #[arg(long, conflicts_with = "query")]
+    pub stdin: bool,
+    /// Retrievers to use (default hybrid).
+    #[arg(long, value_parser = mode_parser())]
+    pub mode: Option<Mode>,
+}
+
+#[derive(Debug, Args)]
+pub struct RememberArgs {
+    /// The fact, phrased as a fact ("Tests live in __tests__/").
+    pub text: String,
+    /// Its type: convention, adr, gotcha or note (default note).
+    #[arg(long = "type", value_name = "TYPE", value_parser = parse_rememberable_kind)]
+    pub kind: Option<ItemKind>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ForgetArgs {
+    /// The item's id as `recall` prints it (a unique prefix of 4+ characters is enough).
+    pub id: String,
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `--mode`: the core's modes, listed in `--help`.
+fn mode_parser() -> impl TypedValueParser<Value = Mode> {
+    PossibleValuesParser::new(Mode::ALL.map(Mode::as_str))
+        .map(|name| Mode::parse(&name).expect("a listed mode"))
+}
+
+#[derive(Debug, Args)]
+pub struct JsonFlag {
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}

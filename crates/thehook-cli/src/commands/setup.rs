@@ -1,0 +1,122 @@
+//! `init`, `uninstall` and `doctor`.
+
+use std::path::Path;
+
+use serde_json::json;
+use thehook_core::memory::embed::SearchPaths;
+use thehook_core::setup::doctor::{doctor as checks, Level};
+use thehook_core::setup::init::Action;
+use thehook_core::setup::plan::{InitPlan, InitReport, InitRequest};
+use thehook_core::Project;
+
+use super::CommandResult;
+use crate::args::{InitArgs, JsonFlag, UninstallArgs};
+use crate::output::{Output, Style};
+use crate::Exit;
+
+pub(super) fn init(start: &Path, args: InitArgs, out: &mut Output) -> CommandResult {
+    let request = InitRequest {
+        start: start.to_path_buf(),
+        agents: args.agents,
+        global: args.global,
+        bin: args.bin,
+        mcp: args.mcp,
+        // Set by the Node addon for the native binary it runs.
+        npm_bin: thehook_core::env::npm_bin(),
+        current_exe: std::env::current_exe().ok(),
+    };
+    let done = InitPlan::init(&request)?.run_init()?;
+    report(&done, args.json, out);
+    Ok(Exit::Success)
+}
+
+pub(super) fn uninstall(start: &Path, args: UninstallArgs, out: &mut Output) -> CommandResult {
+    let done = InitPlan::uninstall(start, args.global)?.run_uninstall()?;
+    report(&done, args.json, out);
+    Ok(Exit::Success)
+}
+
+fn report(r: &InitReport, as_json: bool, out: &mut Output) {
+    let (changes, base, bin) = (&r.changes, &r.base, r.bin.as_ref());
+    if as_json {
+        let value = json!({
+            "changes": changes,
+            "hook_command": bin.map(|b| &b.command),
+            "warning": bin.and_then(|b| b.warning.as_ref()),
+        });
+        match serde_json::to_string_pretty(&value) {
+            Ok(json) => out.print(&json),
+            Err(e) => out.err(&format!("error: cannot print JSON: {e}")),
+        }
+        return;
+    }
+    if changes.iter().all(|c| c.action == Action::Kept) && bin.is_none() {
+        out.print("nothing to remove: no agent settings run thehook here");
+    }
+    for c in changes {
+        let (word, style) = match c.action {
+            Action::Created => ("created", Style::Good),
+            Action::Updated => ("updated", Style::Good),
+            Action::Unchanged => ("unchanged", Style::Dim),
+            Action::Removed => ("removed", Style::Warn),
+            Action::Kept => ("kept", Style::Dim),
+        };
+        let shown = c
+            .path
+            .strip_prefix(base)
+            .unwrap_or(&c.path)
+            .display()
+            .to_string();
+        let line = format!(
+            "{} {}  {}",
+            out.paint(style, &format!("{word:<9}")),
+            out.paint(Style::Path, &shown),
+            c.detail
+        );
+        out.print(&line);
+    }
+    if let Some(bin) = bin {
+        out.print(&bin.note);
+        if let Some(w) = &bin.warning {
+            out.note(&format!("warning: {w}"));
+        }
+    }
+}
+
+pub(super) fn doctor(
+    project: &Project,
+    paths: &SearchPaths,
+    args: JsonFlag,
+    out: &mut Output,
+) -> CommandResult {
+    let checks = checks(project.root(), paths);
+    let worst = checks
+        .iter()
+        .map(|c| c.level)
+        .fold(Level::Ok, |a, b| match (a, b) {
+            (Level::Error, _) | (_, Level::Error) => Level::Error,
+            (Level::Warn, _) | (_, Level::Warn) => Level::Warn,
+            _ => Level::Ok,
+        });
+    if args.json {
+        out.print(&serde_json::to_string_pretty(&checks).expect("json"));
+    } else {
+        for c in &checks {
+            let mark = match c.level {
+                Level::Ok => out.paint(Style::Good, "ok  "),
+                Level::Warn => out.paint(Style::Warn, "warn"),
+                Level::Error => out.paint(Style::Bad, "FAIL"),
+            };
+            out.print(&format!("{mark} {:<13} {}", c.name, c.detail));
+            if let Some(fix) = &c.fix {
+                out.print(&format!("     {:<13} fix: {fix}", ""));
+            }
+        }
+    }
+    // Warnings (lexical-only, no hooks yet) are a working install.
+    if worst == Level::Error {
+        Ok(Exit::Usage)
+    } else {
+        Ok(Exit::Success)
+    }
+}

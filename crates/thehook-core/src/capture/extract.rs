@@ -1,0 +1,331 @@
+//! From a condensed transcript to the session file of DESIGN section 2: the
+//! prompt the LLM gets, the validation of its answer (nothing is written
+//! from an answer that does not have the four sections and well-formed
+//! items), the deterministic fallback when there is no usable answer, and
+//! the file itself.
+
+#[cfg(test)]
+mod tests;
+
+use std::fmt::Write;
+
+use serde::Serialize;
+
+use crate::capture::transcript::{clip_chars, Facts};
+
+/// The four sections, in order, with the tag their items carry.
+pub const SECTIONS: [(&str, Option<&str>); 4] = [
+    ("Session Summary", None),
+    ("Conventions Detected", Some("convention")),
+    ("Architecture Decisions", Some("ADR")),
+    ("Gotchas", Some("gotcha")),
+];
+
+/// Most items kept per section, and most characters per item line.
+const MAX_ITEMS: usize = 12;
+const MAX_LINE: usize = 600;
+
+/// The extraction prompt for one condensed transcript.
+pub fn prompt(condensed: &str) -> String {
+    format!(
+        r#"You turn one coding session into project memory for the next sessions. Below is a condensed transcript of a session between a developer and an AI coding agent in this repository. Secrets were replaced by [REDACTED:...] markers; keep them as they are.
+
+Answer with a title line and exactly these four markdown sections, in this order, and nothing else:
+
+Title: <at most 8 words naming what the session was about>
+
+## Session Summary
+- **What was done**: <one sentence>
+- **Problems encountered**: <one sentence, or "none">
+- **Decisions made**: <one sentence, or "none">
+
+## Conventions Detected
+- `[convention]` <a convention of this project that the session followed or set>
+
+## Architecture Decisions
+- `[ADR]` <a design decision that was made>
+  - **Context**: <why it came up>
+  - **Alternatives considered**: <what else was weighed>
+  - **Rationale**: <why this one>
+
+## Gotchas
+- `[gotcha]` <a trap, bug or surprise worth knowing next time>
+
+Rules:
+- Phrase every item as a fact about the project ("Tests live in __tests__/"), never as an instruction to an assistant.
+- One line per item; only ADRs have the nested lines shown.
+- Only what the transcript shows. Keep a section's heading even when it has no items.
+- At most 8 items per section, each under 300 characters.
+
+--- transcript ---
+{condensed}"#
+    )
+}
+
+/// An architecture decision with its nested detail lines.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Decision {
+    pub text: String,
+    pub details: Vec<String>,
+}
+
+/// A validated answer (or a deterministic extraction).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Distilled {
+    pub title: Option<String>,
+    /// The summary's list items, without the leading `- `.
+    pub summary: Vec<String>,
+    pub conventions: Vec<String>,
+    pub decisions: Vec<Decision>,
+    pub gotchas: Vec<String>,
+}
+
+/// Checks an LLM answer and reads it. The error says what is wrong with it,
+/// for the `.reason` file.
+pub fn parse_answer(answer: &str) -> Result<Distilled, String> {
+    let answer = unfence(answer.trim());
+    if answer.is_empty() {
+        return Err("the answer was empty".into());
+    }
+    let mut out = Distilled::default();
+    let mut section: Option<usize> = None;
+    let mut seen = [false; 4];
+    for (n, raw) in answer.lines().enumerate() {
+        let line = raw.trim_end();
+        let trimmed = line.trim();
+        if let Some(title) = trimmed.strip_prefix("Title:") {
+            if section.is_none() && !title.trim().is_empty() {
+                out.title = Some(clip_chars(title.trim().trim_matches('"'), 80));
+            }
+            continue;
+        }
+        if let Some(heading) = trimmed.strip_prefix("## ") {
+            let Some(i) = SECTIONS
+                .iter()
+                .position(|(name, _)| heading.trim().eq_ignore_ascii_case(name))
+            else {
+                return Err(format!(
+                    "line {}: unexpected heading `{}`; expected the four sections",
+                    n + 1,
+                    clip_chars(trimmed, 60)
+                ));
+            };
+            if seen[i] || seen[i + 1..].iter().any(|s| *s) {
+                return Err(format!(
+                    "line {}: `## {}` is repeated or out of order",
+                    n + 1,
+                    SECTIONS[i].0
+                ));
+            }
+            seen[i] = true;
+            section = Some(i);
+            continue;
+        }
+        // Blank lines, and fences around the answer or part of it.
+        if trimmed.is_empty() || trimmed.starts_with("```") {
+            continue;
+        }
+        // Chatter before the first section ("Here is the summary:") is dropped.
+        let Some(i) = section else { continue };
+        if line.chars().count() > MAX_LINE {
+            return Err(format!(
+                "line {}: an item of {} characters is not a short fact",
+                n + 1,
+                line.chars().count()
+            ));
+        }
+        let nested = line.starts_with("  ") || line.starts_with('\t');
+        let Some(body) = trimmed
+            .strip_prefix("- ")
+            .or_else(|| trimmed.strip_prefix("* "))
+        else {
+            return Err(format!(
+                "line {} in `## {}` is not a list item: `{}`",
+                n + 1,
+                SECTIONS[i].0,
+                clip_chars(trimmed, 60)
+            ));
+        };
+        let body = body.trim();
+        match (i, nested) {
+            (0, false) => out.summary.push(body.to_string()),
+            (2, true) => match out.decisions.last_mut() {
+                Some(d) => d.details.push(body.to_string()),
+                None => return Err(format!("line {}: a detail line before any decision", n + 1)),
+            },
+            (_, true) => {
+                return Err(format!(
+                    "line {}: nested lines belong only under `## Architecture Decisions` items",
+                    n + 1
+                ))
+            }
+            (i, false) => {
+                let tag = SECTIONS[i].1.expect("sections after the summary have tags");
+                let text = strip_tag(body, tag).ok_or_else(|| {
+                    format!(
+                        "line {}: an item of `## {}` must start with `[{tag}]`: `{}`",
+                        n + 1,
+                        SECTIONS[i].0,
+                        clip_chars(body, 60)
+                    )
+                })?;
+                match i {
+                    1 => out.conventions.push(text),
+                    2 => out.decisions.push(Decision {
+                        text,
+                        details: Vec::new(),
+                    }),
+                    _ => out.gotchas.push(text),
+                }
+            }
+        }
+    }
+    if let Some(missing) = seen.iter().position(|s| !s) {
+        return Err(format!(
+            "the answer has no `## {}` section",
+            SECTIONS[missing].0
+        ));
+    }
+    if out.summary.is_empty() {
+        return Err("`## Session Summary` has no items".into());
+    }
+    out.summary.truncate(MAX_ITEMS);
+    out.conventions.truncate(MAX_ITEMS);
+    out.decisions.truncate(MAX_ITEMS);
+    out.gotchas.truncate(MAX_ITEMS);
+    Ok(out)
+}
+
+/// An answer wrapped in one code fence, unwrapped.
+fn unfence(s: &str) -> &str {
+    let Some(rest) = s.strip_prefix("```") else {
+        return s;
+    };
+    let body = rest.split_once('\n').map_or("", |(_, b)| b);
+    body.trim_end().strip_suffix("```").unwrap_or(body).trim()
+}
+
+/// `[tag] text`, with or without backticks, any case; the text without it.
+fn strip_tag(body: &str, tag: &str) -> Option<String> {
+    let rest = body.strip_prefix('`').unwrap_or(body);
+    let open = rest.strip_prefix('[')?;
+    let (found, after) = open.split_once(']')?;
+    if !found.eq_ignore_ascii_case(tag) {
+        return None;
+    }
+    let text = after.strip_prefix('`').unwrap_or(after).trim();
+    (!text.is_empty()).then(|| text.to_string())
+}
+
+/// The deterministic extraction: what was asked, files changed, commands
+/// run, errors hit.
+pub fn heuristic(facts: &Facts) -> Distilled {
+    let list = |items: &[String], max: usize, each: usize| -> String {
+        let mut shown: Vec<String> = items
+            .iter()
+            .take(max)
+            .map(|s| clip_chars(s, each))
+            .collect();
+        if items.len() > max {
+            shown.push(format!("and {} more", items.len() - max));
+        }
+        shown.join("; ")
+    };
+    let code = |items: &[String]| -> Vec<String> {
+        items
+            .iter()
+            .map(|s| format!("`{}`", s.replace('`', "'")))
+            .collect()
+    };
+    let mut summary = Vec::new();
+    if !facts.asked.is_empty() {
+        summary.push(format!(
+            "**What was asked**: {}",
+            list(&facts.asked, 3, 200)
+        ));
+    }
+    if !facts.files_changed.is_empty() {
+        summary.push(format!(
+            "**Files changed**: {}",
+            list(&code(&facts.files_changed), 12, 120)
+        ));
+    }
+    if !facts.commands.is_empty() {
+        summary.push(format!(
+            "**Commands run**: {}",
+            list(&code(&facts.commands), 8, 120)
+        ));
+    }
+    if !facts.errors.is_empty() {
+        summary.push(format!("**Errors hit**: {}", list(&facts.errors, 4, 160)));
+    }
+    if summary.is_empty() {
+        summary.push(
+            "**What was done**: the transcript holds no prompt, file change or command".into(),
+        );
+    }
+    Distilled {
+        title: facts.asked.first().map(|a| clip_chars(a, 60)),
+        summary,
+        ..Distilled::default()
+    }
+}
+
+/// The front matter of a session file (DESIGN section 2).
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionMeta {
+    pub session_id: String,
+    pub agent: String,
+    pub date: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    pub consolidated: bool,
+    /// `heuristic` when no LLM answer could be used.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extracted: Option<String>,
+}
+
+/// The session file's text.
+pub fn render(meta: &SessionMeta, d: &Distilled) -> String {
+    let yaml = serde_yaml::to_string(meta).expect("front matter serialises");
+    let mut out = format!("---\n{yaml}---\n## Session Summary\n");
+    for s in &d.summary {
+        let _ = writeln!(out, "- {s}");
+    }
+    // The heuristic extraction knows no conventions, decisions or gotchas:
+    // empty sections would only say so.
+    if meta.extracted.is_some() {
+        return out;
+    }
+    let _ = writeln!(out, "\n## Conventions Detected");
+    for c in &d.conventions {
+        let _ = writeln!(out, "- `[convention]` {c}");
+    }
+    let _ = writeln!(out, "\n## Architecture Decisions");
+    for a in &d.decisions {
+        let _ = writeln!(out, "- `[ADR]` {}", a.text);
+        for detail in &a.details {
+            let _ = writeln!(out, "  - {detail}");
+        }
+    }
+    let _ = writeln!(out, "\n## Gotchas");
+    for g in &d.gotchas {
+        let _ = writeln!(out, "- `[gotcha]` {g}");
+    }
+    out
+}
+
+/// A file-name slug of at most six words of `title`.
+pub fn slug(title: &str) -> String {
+    let words: Vec<String> = title
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .take(6)
+        .map(str::to_ascii_lowercase)
+        .collect();
+    clip_chars(&words.join("-"), 48)
+        .trim_end_matches(['-', '…'])
+        .to_string()
+}

@@ -1,0 +1,539 @@
+//! The capture worker: drains `.thehook/queue/`, turns each session's
+//! transcript into a session file, and never loses one.
+//!
+//! For each job: read the transcript, redact it, condense it, ask the LLM,
+//! validate the answer, write `sessions/<date>-<slug>.md` atomically, index
+//! it, then (and only then) remove the job. A worker killed at any point
+//! leaves the job queued and at most a complete session file that the next
+//! run rewrites in place. Without a usable answer the session file comes
+//! from a deterministic extraction (`extracted: heuristic`) and the redacted
+//! transcript waits in `failed/` with its reason for `capture --retry`.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::capture::extract::{self, Distilled, SessionMeta};
+use crate::capture::queue::{file_stem, Job};
+use crate::capture::redact::{self, Findings};
+use crate::capture::transcript::{self, CondenseOptions, Role, Transcript};
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::logs;
+use crate::memory::embed::SearchPaths;
+use crate::memory::store::{self, write_atomic};
+use crate::memory::Memory;
+use crate::project::Project;
+
+mod files;
+#[cfg(test)]
+mod tests;
+
+pub use files::{failed_jobs, queued_jobs};
+use files::{
+    redact_file, remove_failed, remove_job_if_unchanged, remove_stale_temp_files,
+    set_aside_damaged_jobs,
+};
+
+pub const LOG: &str = "worker.log";
+
+/// Most characters of condensed transcript sent to the LLM: the start (what
+/// was asked) and the end (what was concluded) are kept.
+const MAX_INPUT: usize = 48_000;
+const HEAD_SHARE: usize = 12_000;
+
+/// What the worker needs from the world outside the project.
+#[derive(Debug, Clone, Default)]
+pub struct Surroundings {
+    /// `PATH`, to find the LLM CLI.
+    pub path: Option<OsString>,
+    /// The home folder, to find transcripts a job names no path for.
+    pub home: Option<PathBuf>,
+}
+
+impl Surroundings {
+    pub fn from_process() -> Self {
+        Surroundings {
+            path: crate::env::path_var(),
+            home: crate::env::home(),
+        }
+    }
+}
+
+/// How one session ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Distilled by the LLM into `file` (project-relative).
+    Captured { session_id: String, file: String },
+    /// Written from the heuristic extraction; the transcript is in `failed/`.
+    Heuristic {
+        session_id: String,
+        file: String,
+        reason: String,
+    },
+    /// Nothing could be written (no transcript); the job is in `failed/`.
+    Failed { session_id: String, reason: String },
+    /// Nothing to capture (an empty conversation).
+    Skipped { session_id: String, why: String },
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Outcome::Captured { session_id, file } => write!(f, "captured {session_id} into {file}"),
+            Outcome::Heuristic {
+                session_id,
+                file,
+                reason,
+            } => write!(
+                f,
+                "captured {session_id} into {file} without the LLM ({reason}); the transcript waits in .thehook/failed/"
+            ),
+            Outcome::Failed { session_id, reason } => {
+                write!(f, "could not capture {session_id}: {reason}")
+            }
+            Outcome::Skipped { session_id, why } => write!(f, "skipped {session_id}: {why}"),
+        }
+    }
+}
+
+/// `2 captured, 1 heuristic, 1 skipped`: what a run did, for logs.
+pub fn summary(outcomes: &[Outcome]) -> String {
+    let count = |f: fn(&Outcome) -> bool| outcomes.iter().filter(|o| f(o)).count();
+    let parts = [
+        (count(|o| matches!(o, Outcome::Captured { .. })), "captured"),
+        (
+            count(|o| matches!(o, Outcome::Heuristic { .. })),
+            "heuristic",
+        ),
+        (count(|o| matches!(o, Outcome::Failed { .. })), "failed"),
+        (count(|o| matches!(o, Outcome::Skipped { .. })), "skipped"),
+    ];
+    let said: Vec<String> = parts
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!("{n} {what}"))
+        .collect();
+    if said.is_empty() {
+        "nothing".into()
+    } else {
+        said.join(", ")
+    }
+}
+
+/// An exclusive lock that one capture worker per project holds while it
+/// works. The OS releases it when the process dies, so a crashed worker
+/// never blocks the next. `None` when another worker holds it and `wait`
+/// is false.
+pub fn worker_lock(project: &Project, wait: bool) -> Result<Option<std::fs::File>> {
+    let path = project.queue_dir().join(".worker.lock");
+    let file = crate::project::open_lock_file(&path)?;
+    if wait {
+        file.lock()
+            .map_err(|e| Error::io("cannot lock", &path, e))?;
+        return Ok(Some(file));
+    }
+    match file.try_lock() {
+        Ok(()) => Ok(Some(file)),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+        Err(std::fs::TryLockError::Error(e)) => Err(Error::io("cannot lock", &path, e)),
+    }
+}
+
+/// One run of the pipeline over a project.
+pub struct Worker<'a> {
+    project: Project,
+    config: Config,
+    paths: &'a SearchPaths,
+    around: Surroundings,
+    memory: Option<Memory>,
+}
+
+impl<'a> Worker<'a> {
+    pub fn new(project: Project, paths: &'a SearchPaths, around: Surroundings) -> Result<Self> {
+        let config = Config::load(&project.config_path())?.config;
+        Ok(Worker {
+            project,
+            config,
+            paths,
+            around,
+            memory: None,
+        })
+    }
+
+    pub fn project(&self) -> &Project {
+        &self.project
+    }
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Captures every queued session, including those queued while it ran.
+    pub fn drain(&mut self) -> Vec<Outcome> {
+        remove_stale_temp_files(&self.project);
+        for stem in set_aside_damaged_jobs(&self.project) {
+            self.log(&format!(
+                "queue/{stem}.json is not a readable job: moved to failed/"
+            ));
+        }
+        let mut outcomes = Vec::new();
+        let mut tried = std::collections::HashSet::new();
+        loop {
+            let jobs: Vec<(PathBuf, Job)> = queued_jobs(&self.project)
+                .into_iter()
+                .filter(|(_, job)| {
+                    !tried.contains(&(job.session_id.clone(), job.queued_at.clone()))
+                })
+                .collect();
+            if jobs.is_empty() {
+                return outcomes;
+            }
+            for (file, job) in jobs {
+                tried.insert((job.session_id.clone(), job.queued_at.clone()));
+                let outcome = self.capture(&job);
+                self.log(&outcome.to_string());
+                remove_job_if_unchanged(&file, &job);
+                outcomes.push(outcome);
+            }
+        }
+    }
+
+    /// Captures again every session in `failed/`.
+    pub fn retry(&mut self) -> Vec<Outcome> {
+        let mut outcomes = Vec::new();
+        for (_, mut job) in failed_jobs(&self.project) {
+            let stem = file_stem(&job.session_id);
+            let copy = self.project.failed_dir().join(format!("{stem}.jsonl"));
+            // The original holds subagents and whatever came after; the
+            // redacted copy stands in when the agent deleted it.
+            if !job.transcript_path.as_ref().is_some_and(|p| p.is_file()) && copy.is_file() {
+                job.transcript_path = Some(copy);
+            }
+            let outcome = self.capture(&job);
+            self.log(&format!("retry: {outcome}"));
+            outcomes.push(outcome);
+        }
+        outcomes
+    }
+
+    /// Captures one transcript file given by hand.
+    pub fn capture_file(&mut self, path: &Path) -> Result<Outcome> {
+        let t = transcript::load(path)?;
+        let format = t.format.unwrap_or(transcript::Format::ClaudeCode);
+        let session_id = t.session_id.clone().ok_or_else(|| Error::Transcript {
+            path: path.to_path_buf(),
+            problem: "it names no session id".into(),
+        })?;
+        let job = Job {
+            version: crate::capture::queue::JOB_VERSION,
+            session_id,
+            agent: crate::agents::Agent::parse(format.as_str())
+                .unwrap_or(crate::agents::Agent::ClaudeCode),
+            transcript_path: Some(std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())),
+            cwd: None,
+            origin: "manual".into(),
+            queued_at: jiff::Timestamp::now().to_string(),
+            reason: None,
+        };
+        let outcome = self.capture(&job);
+        self.log(&format!("by hand: {outcome}"));
+        Ok(outcome)
+    }
+
+    /// Appends to `logs/worker.log`.
+    pub fn log(&self, line: &str) {
+        logs::append(&self.project, LOG, line);
+    }
+
+    /// The whole pipeline for one session.
+    fn capture(&mut self, job: &Job) -> Outcome {
+        let id = job.session_id.clone();
+        let Some(path) = self.locate(job) else {
+            let reason = match &job.transcript_path {
+                Some(p) => format!("its transcript {} is gone", p.display()),
+                None => "the agent named no transcript and none was found for it".into(),
+            };
+            return self.fail_without_file(job, None, reason);
+        };
+        let mut t = match transcript::load(&path) {
+            Ok(t) => t,
+            Err(e) => return self.fail_without_file(job, Some(&path), first_line(&e.to_string())),
+        };
+        let redacting = self.config.capture.redact_secrets;
+        let mut found = Findings::default();
+        if redacting {
+            redact::redact_transcript(&mut t, &mut found);
+        }
+        if !has_conversation(&t) {
+            crate::capture::queue::mark_skipped(&self.project, &id);
+            return Outcome::Skipped {
+                session_id: id,
+                why: "the transcript holds no conversation".into(),
+            };
+        }
+        let mut condensed = fit(&transcript::condense(&t, &CondenseOptions::default()));
+        if redacting {
+            condensed = redact::redact_counting(&condensed, &mut found).into_owned();
+        }
+        let answer = self.ask(&extract::prompt(&condensed)).and_then(|answer| {
+            let answer = if redacting {
+                redact::redact(&answer).into_owned()
+            } else {
+                answer
+            };
+            extract::parse_answer(&answer)
+                .map_err(|e| format!("the LLM's answer was not usable: {e}"))
+        });
+        let (distilled, failure) = match answer {
+            Ok(d) => (d, None),
+            Err(why) => (extract::heuristic(&transcript::facts(&t)), Some(why)),
+        };
+        let meta = self.meta(job, &t, &distilled, failure.is_some());
+        let file = match self.write_session(&meta, &distilled) {
+            Ok(f) => f,
+            Err(e) => return self.fail_without_file(job, Some(&path), e.to_string()),
+        };
+        if found.total() > 0 {
+            self.log(&format!(
+                "redacted {} secret(s) from {id}: {:?}",
+                found.total(),
+                found.kinds
+            ));
+        }
+        match failure {
+            None => {
+                remove_failed(&self.project, &id);
+                Outcome::Captured {
+                    session_id: id,
+                    file,
+                }
+            }
+            Some(reason) => {
+                if let Err(e) = self.keep_failed(job, Some(&path), &reason) {
+                    self.log(&format!("could not keep {id} in failed/: {e}"));
+                }
+                Outcome::Heuristic {
+                    session_id: id,
+                    file,
+                    reason,
+                }
+            }
+        }
+    }
+
+    /// Runs the configured LLM on `prompt`.
+    pub fn ask(&self, prompt: &str) -> std::result::Result<String, String> {
+        let cmd = crate::capture::llm::resolve(&self.config.llm, self.around.path.as_deref())
+            .map_err(|e| e.to_string())?;
+        let timeout = Duration::from_secs(self.config.llm.timeout_secs.max(1));
+        crate::capture::llm::run(&cmd, prompt, timeout, self.project.root()).map_err(|e| {
+            let why = e.to_string();
+            redact::redact(&why).into_owned()
+        })
+    }
+
+    fn locate(&self, job: &Job) -> Option<PathBuf> {
+        if let Some(p) = job.transcript_path.as_ref().filter(|p| p.is_file()) {
+            return Some(p.clone());
+        }
+        // Cursor's CLI sends `transcript_path: null`.
+        let home = self.around.home.as_ref()?;
+        // The id as a file name: a payload's id never walks out of the folder.
+        let name = format!("{}.jsonl", file_stem(&job.session_id));
+        std::fs::read_dir(home.join(".cursor/projects"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|d| d.path().join("agent-transcripts").join(&name))
+            .find(|p| p.is_file())
+    }
+
+    fn meta(&self, job: &Job, t: &Transcript, d: &Distilled, heuristic: bool) -> SessionMeta {
+        let date = t
+            .started
+            .as_deref()
+            .and_then(|s| s.parse::<jiff::Timestamp>().ok())
+            .or_else(|| job.queued_at.parse().ok())
+            .unwrap_or_else(jiff::Timestamp::now);
+        SessionMeta {
+            session_id: job.session_id.clone(),
+            agent: job.agent.as_str().to_string(),
+            date: date.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
+            branch: t
+                .git_branch
+                .clone()
+                .filter(|b| !b.is_empty() && b != "HEAD"),
+            title: d
+                .title
+                .clone()
+                .or_else(|| t.title.clone())
+                .map(|s| redact::redact(&s).into_owned()),
+            consolidated: false,
+            extracted: heuristic.then(|| "heuristic".to_string()),
+        }
+    }
+
+    /// Writes the session file (the same file again for a session captured
+    /// before) and indexes it, under the project lock.
+    fn write_session(&mut self, meta: &SessionMeta, d: &Distilled) -> Result<String> {
+        // Opening may take the project lock itself (to create the index).
+        if let Err(e) = self.open_memory() {
+            self.log(&format!(
+                "the index cannot be opened: {}",
+                first_line(&e.to_string())
+            ));
+        }
+        let _lock = self.project.lock()?;
+        let path = session_path(&self.project, meta);
+        write_atomic(&path, extract::render(meta, d).as_bytes())?;
+        let rel = self.project.relative(&path);
+        if let Err(e) = self.sync() {
+            // The markdown is the truth: the next sync indexes it.
+            self.log(&format!(
+                "{rel} is written but not indexed yet: {}",
+                first_line(&e.to_string())
+            ));
+        }
+        Ok(rel)
+    }
+
+    /// Opens the index once per run. Call it before taking the project
+    /// lock: creating or repairing the index takes that lock too.
+    pub fn open_memory(&mut self) -> Result<()> {
+        if self.memory.is_none() {
+            self.memory = Some(Memory::open(self.project.root(), self.paths, false)?);
+        }
+        Ok(())
+    }
+
+    /// Brings the index up to date. The caller holds the project lock and
+    /// opened the memory first ([`Worker::open_memory`]).
+    pub fn sync(&mut self) -> Result<()> {
+        self.open_memory()?;
+        let memory = self.memory.as_mut().expect("opened above");
+        memory.sync(&|_, _| {})?;
+        for notice in memory.take_notices() {
+            logs::append(&self.project, LOG, &notice);
+        }
+        Ok(())
+    }
+
+    fn fail_without_file(&self, job: &Job, path: Option<&Path>, reason: String) -> Outcome {
+        if let Err(e) = self.keep_failed(job, path, &reason) {
+            self.log(&format!(
+                "could not keep {} in failed/: {e}",
+                job.session_id
+            ));
+        }
+        Outcome::Failed {
+            session_id: job.session_id.clone(),
+            reason,
+        }
+    }
+
+    /// `failed/<id>.jsonl` (the redacted transcript), `<id>.json` (the
+    /// job, for `--retry`) and `<id>.reason`, the last written last: it is
+    /// what counts a capture as failed.
+    fn keep_failed(&self, job: &Job, transcript: Option<&Path>, reason: &str) -> Result<()> {
+        let dir = self.project.failed_dir();
+        let stem = file_stem(&job.session_id);
+        let copy = dir.join(format!("{stem}.jsonl"));
+        if let Some(src) = transcript.filter(|p| *p != copy) {
+            if let Ok(bytes) = std::fs::read(src) {
+                let kept = if self.config.capture.redact_secrets {
+                    redact_file(&bytes)
+                } else {
+                    bytes
+                };
+                write_atomic(&copy, &kept)?;
+            }
+        }
+        let json = serde_json::to_vec_pretty(job).unwrap_or_default();
+        write_atomic(&dir.join(format!("{stem}.json")), &json)?;
+        let text = format!(
+            "{reason}\n\nsession: {}\nagent: {}\ntranscript: {}\nfailed at: {}\nretry: thehook capture --retry\n",
+            job.session_id,
+            job.agent.as_str(),
+            job.transcript_path
+                .as_ref()
+                .map_or("(none)".to_string(), |p| p.display().to_string()),
+            jiff::Timestamp::now()
+        );
+        write_atomic(&dir.join(format!("{stem}.reason")), text.as_bytes())
+    }
+}
+
+/// Whether anyone said anything.
+fn has_conversation(t: &Transcript) -> bool {
+    t.entries
+        .iter()
+        .any(|e| matches!(e.role, Role::User | Role::Assistant) && !e.blocks.is_empty())
+}
+
+/// The condensed transcript cut to [`MAX_INPUT`]: its start and its end.
+fn fit(condensed: &str) -> String {
+    if condensed.len() <= MAX_INPUT {
+        return condensed.to_string();
+    }
+    let head_end = floor_line(condensed, HEAD_SHARE);
+    let tail_start = ceil_line(condensed, condensed.len() - (MAX_INPUT - HEAD_SHARE));
+    format!(
+        "{}[… {} characters of the middle of the session left out …]\n{}",
+        &condensed[..head_end],
+        tail_start - head_end,
+        &condensed[tail_start..]
+    )
+}
+
+fn floor_line(s: &str, at: usize) -> usize {
+    let mut at = at.min(s.len());
+    while !s.is_char_boundary(at) {
+        at -= 1;
+    }
+    s[..at].rfind('\n').map_or(at, |i| i + 1)
+}
+
+fn ceil_line(s: &str, at: usize) -> usize {
+    let mut at = at.min(s.len());
+    while !s.is_char_boundary(at) {
+        at += 1;
+    }
+    s[at..].find('\n').map_or(at, |i| at + i + 1)
+}
+
+fn first_line(s: &str) -> String {
+    s.lines().next().unwrap_or_default().to_string()
+}
+
+/// The file a session is written to: the one that already holds it, else
+/// `sessions/<YYYY-MM-DD-HHmm>-<slug>.md`, made unique with the id.
+fn session_path(project: &Project, meta: &SessionMeta) -> PathBuf {
+    if let Some(existing) = store::session_files(project)
+        .into_iter()
+        .find(|f| f.front_matter.session_id.as_deref() == Some(meta.session_id.as_str()))
+    {
+        return existing.path;
+    }
+    let stamp = meta
+        .date
+        .parse::<jiff::Timestamp>()
+        .map(|t| t.strftime("%Y-%m-%d-%H%M").to_string())
+        .unwrap_or_else(|_| "undated".into());
+    let short: String = file_stem(&meta.session_id).chars().take(8).collect();
+    let slug = meta.title.as_deref().map(extract::slug).unwrap_or_default();
+    let slug = if slug.is_empty() { short.clone() } else { slug };
+    let dir = project.sessions_dir();
+    // Another session's file is never overwritten: the id, then a number.
+    let stem = file_stem(&meta.session_id);
+    let candidates = [
+        format!("{stamp}-{slug}"),
+        format!("{stamp}-{slug}-{short}"),
+        format!("{stamp}-{slug}-{stem}"),
+    ];
+    candidates
+        .into_iter()
+        .chain((2..).map(|n| format!("{stamp}-{slug}-{stem}-{n}")))
+        .map(|name| dir.join(format!("{name}.md")))
+        .find(|p| !p.exists())
+        .expect("an unused name is found")
+}

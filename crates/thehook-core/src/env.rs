@@ -1,0 +1,148 @@
+//! Every environment variable thehook reads, in one place: its name, what it
+//! does, and the one function that reads it. Nothing else in the workspace
+//! calls `std::env::var`. The configuration overrides (`THEHOOK_LLM_CLI` and
+//! the others that mirror a key of `config.yaml`) are listed in
+//! [`crate::config`], which reads them through [`var`].
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// `1` in the environment of the LLM CLI thehook starts: every hook of that
+/// child is a no-op, so a `claude -p` that fires hooks cannot recurse.
+pub const CHILD: &str = "THEHOOK_CHILD";
+/// `0` keeps the hooks from starting their detached halves (the background
+/// sync of session start, the capture worker); benchmarks of the foreground use it.
+pub const BACKGROUND: &str = "THEHOOK_BACKGROUND";
+/// The native `thehook` of the npm package, set by the Node addon for the
+/// binary it runs: hooks `init` writes should run it, and ONNX Runtime lies beside it.
+pub const NPM_BIN: &str = "THEHOOK_NPM_BIN";
+/// `off` or `0`: lexical-only on purpose, the model is never loaded.
+pub const EMBEDDINGS: &str = "THEHOOK_EMBEDDINGS";
+/// A folder with `model.onnx` and the tokenizer files (also `embedding.model_dir`).
+pub const MODEL_DIR: &str = "THEHOOK_MODEL_DIR";
+/// The user-level cache with `model/` and `onnxruntime/`.
+pub const CACHE_DIR: &str = "THEHOOK_CACHE_DIR";
+/// The weight of BM25 in hybrid fusion (a tuning knob of the benchmarks).
+pub const LEXICAL_WEIGHT: &str = "THEHOOK_LEXICAL_WEIGHT";
+/// ONNX Runtime's own: the shared library to load.
+pub const ORT_DYLIB_PATH: &str = "ORT_DYLIB_PATH";
+/// ONNX Runtime's own: keeps its telemetry queue out of `~/.cache/Microsoft/`.
+pub const ORT_DISABLE_TELEMETRY: &str = "ORT_DISABLE_TELEMETRY";
+/// The XDG base folder for caches.
+pub const XDG_CACHE_HOME: &str = "XDG_CACHE_HOME";
+/// Any non-empty value turns color off (<https://no-color.org>).
+pub const NO_COLOR: &str = "NO_COLOR";
+
+/// A variable as text; `None` when unset or not UTF-8.
+pub fn var(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+fn var_os(name: &str) -> Option<OsString> {
+    std::env::var_os(name).filter(|v| !v.is_empty())
+}
+
+fn path(name: &str) -> Option<PathBuf> {
+    var_os(name).map(PathBuf::from)
+}
+
+/// The user's home folder, where agents keep settings and transcripts.
+pub fn home() -> Option<PathBuf> {
+    path("HOME")
+}
+
+/// The home folder, or an error that says what needs it.
+pub fn require_home(needed_for: &str) -> crate::Result<PathBuf> {
+    home().ok_or_else(|| crate::Error::Usage {
+        problem: format!("HOME is not set, so {needed_for} cannot be found"),
+        fix: "set HOME to your home folder and run the command again".into(),
+    })
+}
+
+/// `PATH`, to find agents, LLM CLIs and an installed thehook.
+pub fn path_var() -> Option<OsString> {
+    var_os("PATH")
+}
+
+/// Whether this process is thehook's own LLM child (see [`CHILD`]).
+pub fn is_child() -> bool {
+    var_os(CHILD).is_some_and(|v| v == "1")
+}
+
+/// Whether hooks may start their detached halves (see [`BACKGROUND`]).
+pub fn background_allowed() -> bool {
+    var_os(BACKGROUND).is_none_or(|v| v != "0")
+}
+
+/// See [`NPM_BIN`].
+pub fn npm_bin() -> Option<PathBuf> {
+    path(NPM_BIN)
+}
+
+/// See [`EMBEDDINGS`].
+pub fn embeddings_disabled() -> bool {
+    var(EMBEDDINGS).is_some_and(|v| v == "off" || v == "0")
+}
+
+/// Whether the model folder comes from [`MODEL_DIR`] (for the report of where it was found).
+pub fn model_dir_is_set() -> bool {
+    var_os(MODEL_DIR).is_some()
+}
+
+/// See [`ORT_DYLIB_PATH`].
+pub fn ort_dylib_path() -> Option<PathBuf> {
+    path(ORT_DYLIB_PATH)
+}
+
+/// See [`LEXICAL_WEIGHT`]; `None` when unset or not a number.
+pub fn lexical_weight() -> Option<f32> {
+    var(LEXICAL_WEIGHT).and_then(|w| w.parse().ok())
+}
+
+/// The user-level cache folder: `$THEHOOK_CACHE_DIR`, else
+/// `$XDG_CACHE_HOME/thehook`, else `~/.cache/thehook`.
+pub fn cache_dir() -> Option<PathBuf> {
+    path(CACHE_DIR)
+        .or_else(|| path(XDG_CACHE_HOME).map(|d| d.join("thehook")))
+        .or_else(|| home().map(|h| h.join(".cache").join("thehook")))
+}
+
+/// Whether color output is refused (see [`NO_COLOR`]).
+pub fn no_color() -> bool {
+    var_os(NO_COLOR).is_some()
+}
+
+/// Sets [`ORT_DISABLE_TELEMETRY`] unless the user set it. ONNX Runtime 1.31
+/// on Linux keeps a telemetry queue in `~/.cache/Microsoft/` (with the
+/// binary's path) even when telemetry is disabled through its API; only this
+/// variable stops it.
+///
+/// Changing the environment races with any thread that reads it, so each
+/// front end calls this once at its start, before it starts threads: the
+/// binary first thing in `main`, the Node addon when it is loaded.
+pub fn quiet_onnx_runtime_before_threads() {
+    if std::env::var_os(ORT_DISABLE_TELEMETRY).is_none() {
+        // Edition 2021: not yet `unsafe`, but the rule above is why it is sound.
+        std::env::set_var(ORT_DISABLE_TELEMETRY, "1");
+    }
+}
+
+/// The first executable called `name` in the absolute folders of `path_var`
+/// (relative entries would depend on where a hook happens to run).
+pub fn find_on_path(path_var: &std::ffi::OsStr, name: &str) -> Option<PathBuf> {
+    std::env::split_paths(path_var)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(name))
+        .find(|p| is_executable(p))
+}
+
+#[cfg(unix)]
+fn is_executable(path: &std::path::Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(path: &std::path::Path) -> bool {
+    path.is_file()
+}

@@ -1,0 +1,617 @@
+//! The session-start hook: what to tell an agent when a session starts.
+//!
+//! It must cost nothing (DESIGN section 9: p50 <= 50 ms with 10,000 items),
+//! so it never starts ONNX Runtime: items are ranked lexically against the
+//! project's git context, and by vector as well when a query vector for that
+//! exact context was cached by an earlier session start's background run
+//! ([`warm`]). Type quotas put conventions and decisions first, then recent
+//! history; the block is cut to the token budget and 10,000 characters.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::agents::{session_start_output, Agent, HookPayload};
+use crate::capture::transcript::clip_chars;
+use crate::config::Include;
+use crate::error::Result;
+use crate::inject::context::Context;
+use crate::memory::embed::{Availability, SearchPaths};
+use crate::memory::index::{Candidates, Filter};
+use crate::memory::item::{Item, ItemKind};
+use crate::memory::search::{fuse, Mode, LEXICAL_WEIGHT};
+use crate::memory::store::write_atomic;
+use crate::memory::Memory;
+use crate::project::Project;
+
+/// Claude Code cuts `additionalContext` beyond 10,000 characters; stay
+/// clearly under, whatever the budget says.
+pub const MAX_CHARS: usize = 9_500;
+/// How many candidates each retriever gives for all groups together.
+const CANDIDATE_POOL: usize = 60;
+/// Characters kept of one item.
+const MAX_ITEM_CHARS: usize = 400;
+
+/// A section of the block and the share of `max_results` it gets.
+struct Group {
+    title: &'static str,
+    kinds: &'static [ItemKind],
+    share: f32,
+    /// Newest first instead of most relevant first.
+    by_recency: bool,
+}
+
+/// In priority order: slots left over by one group go to the next.
+const GROUPS: [Group; 5] = [
+    Group {
+        title: "Conventions",
+        kinds: &[ItemKind::Convention],
+        share: 0.3,
+        by_recency: false,
+    },
+    Group {
+        title: "Decisions",
+        kinds: &[ItemKind::Adr],
+        share: 0.25,
+        by_recency: false,
+    },
+    Group {
+        title: "Gotchas",
+        kinds: &[ItemKind::Gotcha],
+        share: 0.15,
+        by_recency: false,
+    },
+    Group {
+        title: "Notes",
+        kinds: &[ItemKind::Note, ItemKind::Text],
+        share: 0.1,
+        by_recency: false,
+    },
+    Group {
+        title: "Recent history",
+        kinds: &[ItemKind::Summary, ItemKind::History],
+        share: 0.2,
+        by_recency: true,
+    },
+];
+
+/// What the hook decided.
+#[derive(Debug, Clone, Default)]
+pub struct Retrieved {
+    /// The JSON to print, if any.
+    pub output: Option<Value>,
+    /// One line for the hook log.
+    pub log: String,
+    /// The project, when it has memory.
+    pub project: Option<PathBuf>,
+    /// Whether the background half should run for it.
+    pub background: bool,
+    pub agent: Option<Agent>,
+    pub session_id: Option<String>,
+}
+
+/// Answers a session-start payload. `home` is where user-level agent
+/// settings live.
+pub fn retrieve(
+    stdin: &str,
+    declared: Option<Agent>,
+    cwd: &Path,
+    home: Option<&Path>,
+    paths: &SearchPaths,
+) -> Result<Retrieved> {
+    let payload = match HookPayload::parse(stdin, declared) {
+        Ok(p) => p,
+        Err(why) => {
+            return Ok(Retrieved {
+                log: format!("ignored the payload: {why}"),
+                ..Retrieved::default()
+            })
+        }
+    };
+    let start = payload.cwd.clone().unwrap_or_else(|| cwd.to_path_buf());
+    let project = Project::discover(&start);
+    let mut out = Retrieved {
+        agent: Some(payload.agent),
+        session_id: payload.session_id.clone(),
+        ..Retrieved::default()
+    };
+    if !project.check_layout()? {
+        out.log = format!(
+            "no .thehook/ at {}: nothing to inject",
+            project.root().display()
+        );
+        return Ok(out);
+    }
+    out.project = Some(project.root().to_path_buf());
+    if payload.is_cursor_echo(declared, project.root(), home) {
+        out.log = "Cursor ran Claude Code's hook; its own sessionStart hook answers".into();
+        return Ok(out);
+    }
+    out.background = true;
+    let mut memory = Memory::open(project.root(), paths, false)?;
+    let config = memory.config().retrieval.clone();
+    if !config.auto_inject {
+        out.log = "retrieval.auto_inject is off".into();
+        return Ok(out);
+    }
+    // Cursor says no source: its sessionStart is a new session.
+    let source = payload.source.as_deref().unwrap_or("startup");
+    let wanted = config.inject_on.iter().any(|s| s.as_str() == source);
+    if !wanted {
+        out.log = format!("source `{source}` is not in retrieval.inject_on");
+        return Ok(out);
+    }
+    memory.sync_deferring_embeddings()?;
+    let query = Context::of(project.root()).query();
+    let vector = cached_query_vector(&project, &query, memory.availability());
+    let picked = pick(
+        &memory,
+        &query,
+        vector.as_deref(),
+        config.max_results,
+        &config.include,
+    )?;
+    let (failed, queued) = crate::capture::queue::counts(&project);
+    let block = render(
+        &picked,
+        failed,
+        queued,
+        config.token_budget,
+        memory.availability(),
+        || TokenCounts::load(&project, memory.availability()),
+    );
+    out.log = format!(
+        "{}: {} items, {} chars, query {} words{}",
+        payload.agent,
+        block.items,
+        block.text.len(),
+        query.split_whitespace().count(),
+        if vector.is_some() {
+            ", hybrid"
+        } else {
+            ", lexical"
+        }
+    );
+    if block.items > 0 || failed + queued > 0 {
+        out.output = Some(session_start_output(payload.agent, &block.text));
+    }
+    Ok(out)
+}
+
+/// Whether an item's file is one of those `retrieval.include` names.
+/// Hand-written knowledge files other than the four known ones count as notes.
+fn included(item: &Item, include: &[Include]) -> bool {
+    let category = if item.path.starts_with(".thehook/sessions/") {
+        Include::Sessions
+    } else {
+        match item.path.rsplit('/').next().unwrap_or_default() {
+            "conventions.md" => Include::Conventions,
+            "architecture.md" => Include::Architecture,
+            "history.md" => Include::History,
+            _ => Include::Notes,
+        }
+    };
+    include.contains(&category)
+}
+
+/// Items for each group, in group order, at most `max` in all.
+fn pick(
+    memory: &Memory,
+    query: &str,
+    vector: Option<&[f32]>,
+    max: usize,
+    include: &[Include],
+) -> Result<Vec<(usize, Item)>> {
+    // Both retrievers run once for all groups; each group fuses its share.
+    let pool = if query.trim().is_empty() {
+        Candidates::default()
+    } else {
+        memory
+            .index()
+            .candidates(query, vector, CANDIDATE_POOL, &Filter::default())?
+    };
+    let mode = if vector.is_some() {
+        Mode::Hybrid
+    } else {
+        Mode::Lexical
+    };
+    let mut ranked: Vec<Vec<Item>> = Vec::with_capacity(GROUPS.len());
+    let mut seen = std::collections::HashSet::new();
+    for group in &GROUPS {
+        let want = max * 2 + 4;
+        let recent = memory.index().recent(group.kinds, want)?;
+        let mine = |list: &[(Item, f32)]| -> Vec<(Item, f32)> {
+            list.iter()
+                .filter(|(i, _)| group.kinds.contains(&i.kind))
+                .cloned()
+                .collect()
+        };
+        let candidates = Candidates {
+            lexical: mine(&pool.lexical),
+            vector: mine(&pool.vector),
+        };
+        let relevant: Vec<Item> = fuse(
+            candidates,
+            mode,
+            LEXICAL_WEIGHT,
+            None,
+            want,
+            memory.analyzer(),
+        )
+        .into_iter()
+        .map(|h| h.item)
+        .collect();
+        let (first, then) = if group.by_recency {
+            (recent, relevant)
+        } else {
+            (relevant, recent)
+        };
+        let list = first
+            .into_iter()
+            .chain(then)
+            .filter(|i| included(i, include) && seen.insert(i.id.clone()))
+            .collect();
+        ranked.push(list);
+    }
+    let lengths: Vec<usize> = ranked.iter().map(Vec::len).collect();
+    let counts = allot(&lengths, max);
+    Ok(ranked
+        .into_iter()
+        .zip(counts)
+        .enumerate()
+        .flat_map(|(g, (list, n))| list.into_iter().take(n).map(move |item| (g, item)))
+        .collect())
+}
+
+/// How many items each group gets of `max`, given how many it has: every
+/// group that has items gets one first (in priority order, while slots
+/// last), then its share of `max`, then the slots left go round the groups
+/// in priority order.
+fn allot(available: &[usize], max: usize) -> Vec<usize> {
+    let mut counts = vec![0usize; available.len()];
+    let mut left = max;
+    let give = |g: usize, n: usize, counts: &mut Vec<usize>, left: &mut usize| {
+        let n = n.min(available[g] - counts[g]).min(*left);
+        counts[g] += n;
+        *left -= n;
+    };
+    for g in 0..available.len() {
+        give(g, 1, &mut counts, &mut left);
+    }
+    for (g, group) in GROUPS.iter().enumerate().take(available.len()) {
+        let share = (group.share * max as f32) as usize;
+        give(g, share.saturating_sub(counts[g]), &mut counts, &mut left);
+    }
+    while left > 0 && (0..available.len()).any(|g| counts[g] < available[g]) {
+        for g in 0..available.len() {
+            give(g, 1, &mut counts, &mut left);
+        }
+    }
+    counts
+}
+
+/// The rendered block.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    pub text: String,
+    pub items: usize,
+    pub tokens: usize,
+}
+
+/// Renders the picked items under their group headings, dropping items that
+/// would break the token budget or the character cap.
+pub fn render(
+    picked: &[(usize, Item)],
+    failed: usize,
+    queued: usize,
+    token_budget: usize,
+    availability: &Availability,
+    stored_counts: impl FnOnce() -> TokenCounts,
+) -> Block {
+    let mut notice = Vec::new();
+    if failed > 0 {
+        notice.push(format!("{failed} session capture(s) failed and wait in .thehook/failed/ (`thehook capture --retry` redoes them)"));
+    }
+    if queued > 0 {
+        notice.push(format!(
+            "{queued} session(s) wait in .thehook/queue/ to be captured"
+        ));
+    }
+    let notice = (!notice.is_empty()).then(|| format!("Note: {}.", notice.join("; ")));
+    let lines: Vec<String> = picked.iter().map(|(g, item)| item_line(item, *g)).collect();
+    let headings: Vec<String> = GROUPS.iter().map(heading).collect();
+    let every_text = headings
+        .iter()
+        .chain(&lines)
+        .map(String::as_str)
+        .chain([HEADER])
+        .chain(notice.as_deref());
+    let counter = TokenCounter::new(availability, token_budget, every_text, stored_counts);
+    let mut used_chars = HEADER.len() + 1 + notice.as_ref().map_or(0, |n| n.len() + 1);
+    let mut used_tokens = counter.count(HEADER) + notice.as_ref().map_or(0, |n| counter.count(n));
+    let mut kept: Vec<Vec<String>> = vec![Vec::new(); GROUPS.len()];
+    for ((g, _), line) in picked.iter().zip(lines) {
+        let heading = kept[*g].is_empty().then(|| &headings[*g]);
+        let chars = line.len() + 1 + heading.as_ref().map_or(0, |h| h.len() + 1);
+        if used_chars + chars > MAX_CHARS {
+            continue;
+        }
+        let tokens = counter.count(&line) + heading.as_ref().map_or(0, |h| counter.count(h));
+        if used_tokens + tokens > token_budget {
+            continue;
+        }
+        used_chars += chars;
+        used_tokens += tokens;
+        kept[*g].push(line);
+    }
+    let mut text = String::from(HEADER);
+    let mut items = 0;
+    for (g, lines) in kept.iter().enumerate().filter(|(_, l)| !l.is_empty()) {
+        text.push_str(&format!("\n## {}", GROUPS[g].title));
+        for line in lines {
+            text.push('\n');
+            text.push_str(line);
+            items += 1;
+        }
+    }
+    if let Some(n) = notice {
+        text.push('\n');
+        text.push_str(&n);
+    }
+    Block {
+        text,
+        items,
+        tokens: used_tokens,
+    }
+}
+
+const HEADER: &str = "# Project memory (thehook)";
+
+fn heading(group: &Group) -> String {
+    format!("## {}", group.title)
+}
+
+/// `- text, 2026-02-20 (path:line)`: dated for decisions and history.
+fn item_line(item: &Item, group: usize) -> String {
+    let text = item.text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text = clip_chars(&text, MAX_ITEM_CHARS);
+    let dated = matches!(GROUPS[group].title, "Decisions" | "Recent history");
+    match item.date.get(..10).filter(|_| dated) {
+        Some(day) => format!("- {text}, {day} ({})", item.citation()),
+        None => format!("- {text} ({})", item.citation()),
+    }
+}
+
+/// Counts tokens with the model's tokenizer. Loading it costs about 17 ms
+/// (the README's session-start rows), so the foreground avoids it: a WordPiece token covers at least one
+/// character, so no text has more tokens than non-space characters, and the
+/// background half of the last session start stored exact counts of the
+/// lines it expected ([`TokenCounts`]). The tokenizer is loaded only when
+/// neither settles whether the block fits. Without a model, an estimate.
+pub struct TokenCounter {
+    counting: Counting,
+    known: TokenCounts,
+}
+
+enum Counting {
+    /// Stored counts where known, else the character bound: everything fits
+    /// even so, or every text is known.
+    Bound,
+    Exact(Box<tokenizers::Tokenizer>),
+    /// No tokenizer: English WordPiece averages about 4 characters a token;
+    /// 3 leaves room.
+    Estimate,
+}
+
+/// The upper bound on the tokens of `text`.
+fn token_bound(text: &str) -> usize {
+    text.chars().filter(|c| !c.is_whitespace()).count()
+}
+
+impl TokenCounter {
+    /// A counter for `texts`: the most that will be counted against `budget`.
+    /// `stored` is read only when the character bound alone does not fit.
+    pub fn new<'t>(
+        availability: &Availability,
+        budget: usize,
+        texts: impl Iterator<Item = &'t str> + Clone,
+        stored: impl FnOnce() -> TokenCounts,
+    ) -> TokenCounter {
+        if texts.clone().map(token_bound).sum::<usize>() <= budget {
+            return TokenCounter {
+                counting: Counting::Bound,
+                known: TokenCounts::default(),
+            };
+        }
+        let known = stored();
+        let (mut bound, mut all_known) = (0, true);
+        for text in texts {
+            match known.get(text) {
+                Some(n) => bound += n,
+                None => {
+                    bound += token_bound(text);
+                    all_known = false;
+                }
+            }
+        }
+        let counting = match availability {
+            _ if bound <= budget || all_known => Counting::Bound,
+            Availability::Ready { model_dir, .. } => {
+                load_tokenizer(&model_dir.path.join("tokenizer.json"))
+                    .map_or(Counting::Estimate, |t| Counting::Exact(Box::new(t)))
+            }
+            Availability::Missing { .. } => Counting::Estimate,
+        };
+        TokenCounter { counting, known }
+    }
+
+    pub fn count(&self, text: &str) -> usize {
+        match &self.counting {
+            Counting::Bound => self.known.get(text).unwrap_or_else(|| token_bound(text)),
+            Counting::Exact(t) => t
+                .encode(text, false)
+                .map_or_else(|_| token_bound(text), |e| e.len()),
+            Counting::Estimate => text.len().div_ceil(3),
+        }
+    }
+}
+
+/// Exact token counts of lines a session start is likely to inject, keyed by
+/// a hash of the line, stored by the background half in
+/// `.thehook/index/token-counts.json`.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct TokenCounts {
+    fingerprint: String,
+    counts: std::collections::HashMap<String, usize>,
+}
+
+impl TokenCounts {
+    fn path(project: &Project) -> PathBuf {
+        project.index_dir().join("token-counts.json")
+    }
+
+    /// The stored counts, if they came from this model's tokenizer.
+    pub fn load(project: &Project, availability: &Availability) -> TokenCounts {
+        std::fs::read(Self::path(project))
+            .ok()
+            .and_then(|b| serde_json::from_slice::<TokenCounts>(&b).ok())
+            .filter(|c| c.fingerprint == availability.fingerprint())
+            .unwrap_or_default()
+    }
+
+    fn key(text: &str) -> String {
+        sha(text)[..16].to_string()
+    }
+
+    pub fn get(&self, text: &str) -> Option<usize> {
+        self.counts.get(&Self::key(text)).copied()
+    }
+}
+
+/// The model's tokenizer with padding and truncation off, so counts are real.
+pub(crate) fn load_tokenizer(path: &Path) -> Option<tokenizers::Tokenizer> {
+    let mut t = tokenizers::Tokenizer::from_file(path).ok()?;
+    t.with_padding(None);
+    t.with_truncation(None).ok()?;
+    Some(t)
+}
+
+/// The cached embedding of a context query.
+#[derive(Serialize, Deserialize)]
+struct CachedQuery {
+    query_sha256: String,
+    fingerprint: String,
+    vector: Vec<f32>,
+}
+
+fn query_cache_path(project: &Project) -> PathBuf {
+    project.index_dir().join("context-query.json")
+}
+
+fn sha(text: &str) -> String {
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn cached_query_vector(
+    project: &Project,
+    query: &str,
+    availability: &Availability,
+) -> Option<Vec<f32>> {
+    if query.trim().is_empty() {
+        return None;
+    }
+    let bytes = std::fs::read(query_cache_path(project)).ok()?;
+    let cached: CachedQuery = serde_json::from_slice(&bytes).ok()?;
+    (cached.query_sha256 == sha(query) && cached.fingerprint == availability.fingerprint())
+        .then_some(cached.vector)
+}
+
+/// The session-start hook's background half, run detached after the answer
+/// is printed: embeds the context query for the next session start, and
+/// brings embeddings of new items up to date. Pays ONNX Runtime's start-up
+/// where nobody waits for it.
+pub fn warm(root: &Path, paths: &SearchPaths) -> Result<String> {
+    let project = Project::at(root);
+    let mut memory = Memory::open(root, paths, false)?;
+    memory.sync(&|_, _| {})?;
+    let query = Context::of(root).query();
+    let mut vector = cached_query_vector(&project, &query, memory.availability());
+    let mut done = Vec::new();
+    if vector.is_none() && !query.trim().is_empty() {
+        match memory.embed_query(&query)? {
+            Some(v) => {
+                let cached = CachedQuery {
+                    query_sha256: sha(&query),
+                    fingerprint: memory.availability().fingerprint(),
+                    vector: v.clone(),
+                };
+                let json =
+                    serde_json::to_vec(&cached).map_err(|e| crate::error::Error::Layout {
+                        path: query_cache_path(&project),
+                        problem: format!("cannot write the query vector ({e})"),
+                        fix: "delete the file; it is a cache".into(),
+                    })?;
+                write_atomic(&query_cache_path(&project), &json)?;
+                vector = Some(v);
+                done.push("cached the context query's vector");
+            }
+            None => done.push("no embedding model: lexical only"),
+        }
+    }
+    let Availability::Ready { model_dir, .. } = memory.availability() else {
+        return Ok(done.join("; "));
+    };
+    let Some(tokenizer) = load_tokenizer(&model_dir.path.join("tokenizer.json")) else {
+        return Ok(done.join("; "));
+    };
+    // What the next session start would pick, ranked either way.
+    let config = memory.config().retrieval.clone();
+    let mut texts: Vec<String> = GROUPS
+        .iter()
+        .map(heading)
+        .chain([HEADER.to_string()])
+        .collect();
+    for v in [None, vector.as_deref()] {
+        let picked = pick(&memory, &query, v, config.max_results, &config.include)?;
+        texts.extend(picked.iter().map(|(g, item)| item_line(item, *g)));
+    }
+    let counts = TokenCounts {
+        fingerprint: memory.availability().fingerprint(),
+        counts: texts
+            .iter()
+            .filter_map(|t| {
+                Some((
+                    TokenCounts::key(t),
+                    tokenizer.encode(t.as_str(), false).ok()?.len(),
+                ))
+            })
+            .collect(),
+    };
+    let json = serde_json::to_vec(&counts).unwrap_or_default();
+    write_atomic(&TokenCounts::path(&project), &json)?;
+    done.push("stored token counts");
+    Ok(done.join("; "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::allot;
+
+    #[test]
+    fn every_group_with_items_gets_a_slot_then_its_share() {
+        // Conventions, decisions, gotchas, notes, history; max_results 8.
+        assert_eq!(allot(&[20, 20, 20, 20, 20], 8), [3, 2, 1, 1, 1]);
+        // Few slots: priority order decides.
+        assert_eq!(allot(&[20, 20, 20, 20, 20], 3), [1, 1, 1, 0, 0]);
+        // A group without items leaves its slots to the others, in turn.
+        assert_eq!(allot(&[20, 0, 0, 1, 20], 8), [4, 0, 0, 1, 3]);
+        // Fewer items than slots: all of them.
+        assert_eq!(allot(&[2, 1, 0, 0, 3], 8), [2, 1, 0, 0, 3]);
+        assert_eq!(allot(&[5, 5, 5, 5, 5], 0), [0, 0, 0, 0, 0]);
+    }
+}

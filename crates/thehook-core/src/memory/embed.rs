@@ -1,0 +1,456 @@
+//! Embeddings: finding the model and ONNX Runtime on disk, loading them
+//! (fastembed over `ort` with `load-dynamic`), and embedding text.
+//!
+//! Nothing is downloaded at run time. When the model or the runtime is
+//! missing, callers get [`Availability::Missing`] with the reason and work
+//! lexical-only.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use fastembed::{
+    InitOptionsUserDefined, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel,
+};
+use sha2::{Digest, Sha256};
+
+use crate::config::Config;
+use crate::error::{Error, Result};
+
+/// The files a model folder must hold.
+pub const MODEL_FILES: [&str; 5] = [
+    "model.onnx",
+    "tokenizer.json",
+    "config.json",
+    "special_tokens_map.json",
+    "tokenizer_config.json",
+];
+
+/// The ONNX Runtime library file name on this platform (the version the
+/// fetch script installs).
+#[cfg(target_os = "linux")]
+pub const ORT_LIB: &str = "libonnxruntime.so.1.31.1";
+#[cfg(target_os = "macos")]
+pub const ORT_LIB: &str = "libonnxruntime.1.31.1.dylib";
+#[cfg(target_os = "windows")]
+pub const ORT_LIB: &str = "onnxruntime.dll";
+
+/// Items longer than this many tokens are embedded by their beginning
+/// (all-MiniLM-L6-v2 was trained on 256-token inputs).
+const MAX_TOKENS: usize = 256;
+
+/// Where a file was found, for `status` and `doctor`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Located {
+    pub path: PathBuf,
+    /// `config`, `THEHOOK_MODEL_DIR`, `ORT_DYLIB_PATH`, `beside the binary`, `cache`.
+    pub source: String,
+}
+
+/// The model and runtime this process would use.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "state", rename_all = "lowercase")]
+pub enum Availability {
+    Ready {
+        model: String,
+        model_dir: Located,
+        runtime: Located,
+        /// Changes when the model changes: the index rebuilds on a mismatch.
+        fingerprint: String,
+    },
+    Missing {
+        /// What is missing, as a sentence.
+        reason: String,
+        /// What to do about it.
+        fix: String,
+    },
+}
+
+impl Availability {
+    /// The fingerprint stored in the index header; lexical-only indexes have
+    /// their own, so adding the model later rebuilds with vectors.
+    pub fn fingerprint(&self) -> String {
+        match self {
+            Availability::Ready { fingerprint, .. } => fingerprint.clone(),
+            Availability::Missing { .. } => crate::memory::index::LEXICAL_ONLY.to_string(),
+        }
+    }
+}
+
+/// Places to look, in order. `beside` are the folders of the running binary
+/// (or of the Node addon).
+#[derive(Debug, Clone, Default)]
+pub struct SearchPaths {
+    pub beside: Vec<PathBuf>,
+    pub cache: Option<PathBuf>,
+    /// `ORT_DYLIB_PATH`, read by the caller so tests can set it per call.
+    pub ort_dylib_path: Option<PathBuf>,
+    /// Set by `THEHOOK_EMBEDDINGS=off`: lexical-only on purpose.
+    pub disabled: bool,
+}
+
+impl SearchPaths {
+    /// The standard places: beside the current executable, and the user cache
+    /// (`$THEHOOK_CACHE_DIR`, else `$XDG_CACHE_HOME/thehook`, else `~/.cache/thehook`).
+    pub fn from_env() -> Self {
+        // Under Node the executable is `node`: the addon names its own
+        // package's native binary in THEHOOK_NPM_BIN, whose folder holds
+        // ONNX Runtime.
+        let npm_package = crate::env::npm_bin().and_then(|p| p.parent().map(Path::to_path_buf));
+        let beside = npm_package
+            .into_iter()
+            .chain(
+                std::env::current_exe()
+                    .ok()
+                    .and_then(|p| std::fs::canonicalize(p).ok())
+                    .and_then(|p| p.parent().map(Path::to_path_buf)),
+            )
+            .collect();
+        SearchPaths {
+            beside,
+            cache: crate::env::cache_dir(),
+            ort_dylib_path: crate::env::ort_dylib_path(),
+            disabled: crate::env::embeddings_disabled(),
+        }
+    }
+}
+
+const FETCH_FIX: &str = "run `scripts/fetch-assets.py ~/.cache/thehook` from the thehook repository (it fetches both from PyPI and checks their hashes), or set THEHOOK_MODEL_DIR and ORT_DYLIB_PATH";
+
+/// Finds the model folder and ONNX Runtime (resolution order in the README).
+pub fn locate(config: &Config, paths: &SearchPaths) -> Availability {
+    if paths.disabled {
+        return Availability::Missing {
+            reason: "embeddings are switched off (THEHOOK_EMBEDDINGS=off)".into(),
+            fix: "unset THEHOOK_EMBEDDINGS to use the model".into(),
+        };
+    }
+    let model_dir = match locate_model(config, paths) {
+        Ok(found) => found,
+        Err((reason, fix)) => return Availability::Missing { reason, fix },
+    };
+    let runtime = match locate_runtime(paths) {
+        Some(found) => found,
+        None => {
+            return Availability::Missing {
+                reason: format!("ONNX Runtime ({ORT_LIB}) was not found"),
+                fix: FETCH_FIX.into(),
+            }
+        }
+    };
+    let fingerprint = fingerprint(&config.embedding.model, &model_dir.path);
+    Availability::Ready {
+        model: config.embedding.model.clone(),
+        model_dir,
+        runtime,
+        fingerprint,
+    }
+}
+
+fn locate_model(config: &Config, paths: &SearchPaths) -> Result<Located, (String, String)> {
+    // An explicit folder is used or reported, never silently skipped.
+    if let Some(dir) = &config.embedding.model_dir {
+        let source = if std::env::var_os("THEHOOK_MODEL_DIR").is_some() {
+            "THEHOOK_MODEL_DIR"
+        } else {
+            "config"
+        };
+        return match missing_model_files(dir) {
+            None => Ok(Located {
+                path: dir.clone(),
+                source: source.into(),
+            }),
+            Some(missing) => Err((
+                format!(
+                    "the model folder {} (from {source}) lacks {missing}",
+                    dir.display()
+                ),
+                format!(
+                    "point {source} at a folder holding {}",
+                    MODEL_FILES.join(", ")
+                ),
+            )),
+        };
+    }
+    let candidates = paths
+        .beside
+        .iter()
+        .map(|d| (d.join("model"), "beside the binary"))
+        .chain(npm_model_dirs(&paths.beside).map(|d| (d, "npm package thehook-model")))
+        .chain(paths.cache.iter().map(|d| (d.join("model"), "cache")));
+    for (dir, source) in candidates {
+        if missing_model_files(&dir).is_none() {
+            return Ok(Located {
+                path: dir,
+                source: source.into(),
+            });
+        }
+    }
+    Err((
+        "the embedding model (all-MiniLM-L6-v2 int8) was not found".into(),
+        FETCH_FIX.into(),
+    ))
+}
+
+/// Where npm puts the model package for a binary or addon installed from
+/// npm (`node_modules/thehook-<platform>/`): `node_modules/thehook-model/model`
+/// in each folder above it, as Node's own module resolution looks.
+fn npm_model_dirs(beside: &[PathBuf]) -> impl Iterator<Item = PathBuf> + '_ {
+    beside
+        .iter()
+        .flat_map(|d| d.ancestors())
+        .map(|a| a.join("node_modules").join("thehook-model").join("model"))
+}
+
+fn locate_runtime(paths: &SearchPaths) -> Option<Located> {
+    if let Some(p) = &paths.ort_dylib_path {
+        // Reported as found even if it is wrong: loading it gives the real error.
+        return Some(Located {
+            path: p.clone(),
+            source: "ORT_DYLIB_PATH".into(),
+        });
+    }
+    let candidates = paths
+        .beside
+        .iter()
+        .map(|d| (d.join(ORT_LIB), "beside the binary"))
+        .chain(
+            paths
+                .cache
+                .iter()
+                .map(|d| (d.join("onnxruntime").join(ORT_LIB), "cache")),
+        );
+    for (path, source) in candidates {
+        if path.is_file() {
+            return Some(Located {
+                path,
+                source: source.into(),
+            });
+        }
+    }
+    None
+}
+
+fn missing_model_files(dir: &Path) -> Option<String> {
+    let missing: Vec<_> = MODEL_FILES
+        .iter()
+        .filter(|f| !dir.join(f).is_file())
+        .copied()
+        .collect();
+    (!missing.is_empty()).then(|| missing.join(", "))
+}
+
+/// Model name, file size and a hash of the first 64 KiB: cheap to compute on
+/// every open, and it changes when the model file is swapped.
+fn fingerprint(model: &str, dir: &Path) -> String {
+    let onnx = dir.join("model.onnx");
+    let size = std::fs::metadata(&onnx).map(|m| m.len()).unwrap_or(0);
+    let mut head = vec![0u8; 64 * 1024];
+    let n = std::fs::File::open(&onnx)
+        .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+        .unwrap_or(0);
+    let digest = Sha256::digest(&head[..n]);
+    let hex: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
+    format!("{model}:{size}:{hex}")
+}
+
+/// ONNX Runtime can be loaded once per process; later calls share the result.
+fn runtime_environment(lib: &Path) -> Result<ort::environment::Environment> {
+    static ENV: OnceLock<std::result::Result<ort::environment::Environment, String>> =
+        OnceLock::new();
+    ENV.get_or_init(|| {
+        // ORT_DISABLE_TELEMETRY is set by the front end before any thread
+        // starts (crate::env::quiet_onnx_runtime_before_threads).
+        let builder =
+            ort::init_from(lib).map_err(|e| format!("cannot load {}: {e}", lib.display()))?;
+        builder
+            .with_name("thehook")
+            // A local memory tool reports nothing anywhere.
+            .with_telemetry(false)
+            .build()
+            .map_err(|e| format!("cannot start ONNX Runtime from {}: {e}", lib.display()))
+    })
+    .clone()
+    .map_err(|problem| Error::Model {
+        problem,
+        fix: format!("check that the file is ONNX Runtime 1.31 for this platform, or {FETCH_FIX}"),
+    })
+}
+
+/// A loaded model (one ONNX Runtime session; see [`embed_all`] for bulk work).
+pub struct Embedder {
+    model: TextEmbedding,
+}
+
+impl Embedder {
+    /// Loads the model described by a [`Availability::Ready`], running on
+    /// `threads` ONNX Runtime threads.
+    pub fn load(availability: &Availability, threads: usize) -> Result<Embedder> {
+        let Availability::Ready {
+            model_dir, runtime, ..
+        } = availability
+        else {
+            return Err(Error::Model {
+                problem: "no model is available".into(),
+                fix: FETCH_FIX.into(),
+            });
+        };
+        let env = runtime_environment(&runtime.path)?;
+        let dir = &model_dir.path;
+        let read = |name: &str| {
+            std::fs::read(dir.join(name))
+                .map_err(|e| Error::io("cannot read model file", dir.join(name), e))
+        };
+        let tokenizer_files = TokenizerFiles {
+            tokenizer_file: read("tokenizer.json")?,
+            config_file: read("config.json")?,
+            special_tokens_map_file: read("special_tokens_map.json")?,
+            tokenizer_config_file: read("tokenizer_config.json")?,
+        };
+        let user_model = UserDefinedEmbeddingModel::new(read("model.onnx")?, tokenizer_files)
+            .with_pooling(Pooling::Mean);
+        let options = InitOptionsUserDefined::new()
+            .with_environment(env)
+            .with_max_length(MAX_TOKENS)
+            .with_intra_threads(threads.max(1));
+        let model = TextEmbedding::try_new_from_user_defined(user_model, options).map_err(|e| {
+            Error::Model {
+                problem: format!("cannot load the model in {}: {e}", dir.display()),
+                fix: format!("check the files, or {FETCH_FIX}"),
+            }
+        })?;
+        Ok(Embedder { model })
+    }
+
+    /// Embeds `texts`, one ONNX Runtime call per text. Batching was
+    /// measured slower here (123 items/s alone, 114 in batches of 16, with
+    /// more memory for the padded activations): memory items are long enough
+    /// to keep the threads busy on their own.
+    pub fn embed(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        self.model.embed(texts, Some(1)).map_err(|e| Error::Model {
+            problem: format!("embedding failed: {e}"),
+            fix: "run `thehook doctor`".into(),
+        })
+    }
+
+    pub fn embed_one(&mut self, text: &str) -> Result<Vec<f32>> {
+        Ok(self.embed(&[text])?.pop().unwrap_or_default())
+    }
+}
+
+/// Embeds many texts with one model session on every core, calling
+/// `progress(done)` after each chunk. Output order matches input.
+///
+/// One session with N intra-op threads, not N sessions on N rayon workers:
+/// each session holds ~220 MB (the int8 weights are constant-folded to fp32
+/// at load), so two sessions broke the 400 MB memory budget (480 MB peak
+/// for `reindex` of 1,000 items, against 274 MB now, at 136 vs 123 items/s).
+pub fn embed_all(
+    availability: &Availability,
+    texts: &[&str],
+    progress: &(dyn Fn(usize) + Sync),
+) -> Result<Vec<Vec<f32>>> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut embedder = Embedder::load(availability, threads)?;
+    let mut out = Vec::with_capacity(texts.len());
+    for chunk in texts.chunks(64) {
+        out.extend(embedder.embed(chunk)?);
+        progress(out.len());
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repo_assets() -> Availability {
+        let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.assets");
+        let paths = SearchPaths {
+            beside: Vec::new(),
+            cache: Some(assets.clone()),
+            ort_dylib_path: None,
+            disabled: false,
+        };
+        let found = locate(&Config::default(), &paths);
+        assert!(
+            matches!(found, Availability::Ready { .. }),
+            "run scripts/fetch-assets.py first: {found:?}"
+        );
+        found
+    }
+
+    #[test]
+    fn a_vector_does_not_depend_on_its_batch() {
+        let mut e = Embedder::load(&repo_assets(), 1).unwrap();
+        let texts = [
+            "short",
+            "a much longer text about database migrations, rollbacks and the staging environment",
+            "JWT refresh tokens rotate on every use",
+        ];
+        let together = e.embed(&texts).unwrap();
+        for (text, vector) in texts.iter().zip(&together) {
+            assert_eq!(&e.embed_one(text).unwrap(), vector, "{text}");
+        }
+        assert_eq!(together[0].len(), 384);
+    }
+
+    #[test]
+    fn similar_meanings_are_closer_than_unrelated_ones() {
+        let mut e = Embedder::load(&repo_assets(), 1).unwrap();
+        let v = e
+            .embed(&[
+                "where do the unit tests live",
+                "tests are colocated next to the source",
+                "the office closes at six",
+            ])
+            .unwrap();
+        let cos = |a: &[f32], b: &[f32]| {
+            let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+            let norm = |x: &[f32]| x.iter().map(|v| v * v).sum::<f32>().sqrt();
+            dot / norm(a) / norm(b)
+        };
+        assert!(cos(&v[0], &v[1]) > cos(&v[0], &v[2]) + 0.2);
+    }
+
+    #[test]
+    fn resolution_prefers_explicit_settings_and_reports_missing_ones() {
+        let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.assets");
+        let mut config = Config::default();
+        config.embedding.model_dir = Some(PathBuf::from("/nonexistent/model"));
+        let paths = SearchPaths {
+            beside: vec![],
+            cache: Some(assets.clone()),
+            ort_dylib_path: None,
+            disabled: false,
+        };
+        match locate(&config, &paths) {
+            Availability::Missing { reason, .. } => {
+                assert!(reason.contains("/nonexistent/model"), "{reason}")
+            }
+            other => panic!("an explicit folder must not fall back to the cache: {other:?}"),
+        }
+        let beside = SearchPaths {
+            beside: vec![assets.join("model").parent().unwrap().to_path_buf()],
+            cache: None,
+            ort_dylib_path: Some(PathBuf::from("/x/libonnxruntime.so")),
+            disabled: false,
+        };
+        match locate(&Config::default(), &beside) {
+            Availability::Ready {
+                runtime, model_dir, ..
+            } => {
+                assert_eq!(runtime.source, "ORT_DYLIB_PATH");
+                assert_eq!(model_dir.source, "beside the binary");
+            }
+            other => panic!("{other:?}"),
+        }
+        let off = SearchPaths {
+            disabled: true,
+            ..paths
+        };
+        assert!(matches!(
+            locate(&Config::default(), &off),
+            Availability::Missing { .. }
+        ));
+    }
+}

@@ -1,0 +1,366 @@
+//! A project's memory: markdown under `.thehook/` is the truth ([`store`],
+//! [`item`]); an LMDB index ([`index`]) with arroy vectors ([`embed`]) and
+//! BM25 postings ([`lexical`]) makes it searchable ([`search`], [`when`]).
+//! [`Memory`] is that memory opened once, then recalled from, added to and
+//! removed from; [`shared`] keeps one open per project for long-lived
+//! processes (the MCP server, the Node addon).
+
+pub mod embed;
+pub mod index;
+pub mod item;
+pub mod lexical;
+pub mod search;
+pub mod shared;
+pub mod store;
+pub mod when;
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::config::{Config, LoadedConfig};
+use crate::error::{Error, Result};
+use crate::memory::embed::{locate, Availability, Embedder, SearchPaths};
+use crate::memory::index::{Index, IndexStats, SyncPlan, SyncStats};
+use crate::memory::item::Item;
+use crate::memory::lexical::Analyzer;
+use crate::memory::search::{fuse, Hit, Mode};
+use crate::project::Project;
+use crate::request::{RecallRequest, RememberRequest};
+
+/// A progress callback: (done, total).
+pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
+
+/// One project's memory, open.
+pub struct Memory {
+    project: Project,
+    config: Config,
+    config_warnings: Vec<String>,
+    availability: Availability,
+    index: Index,
+    /// Why the index was rebuilt when it was opened, if it was.
+    rebuilt: Option<String>,
+    query_embedder: Option<Embedder>,
+    analyzer: Analyzer,
+    notices: Vec<String>,
+}
+
+impl Memory {
+    /// Opens the memory of the project rooted at `root`. Fails with
+    /// [`Error::NoMemory`] when there is no `.thehook/` yet and `create` is false.
+    pub fn open(root: &Path, paths: &SearchPaths, create: bool) -> Result<Memory> {
+        let project = Project::at(root);
+        if !project.check_layout()? {
+            if !create {
+                return Err(Error::NoMemory {
+                    root: root.to_path_buf(),
+                });
+            }
+            create_layout(&project)?;
+        }
+        let LoadedConfig { config, warnings } = Config::load(&project.config_path())?;
+        let availability = locate(&config, paths);
+        let (index, rebuilt) = Index::open(&project, &availability.fingerprint())?;
+        let mut notices = warnings.clone();
+        if let Some(why) = &rebuilt {
+            notices.push(format!("rebuilding the index from markdown: {why}"));
+        }
+        Ok(Memory {
+            project,
+            config,
+            config_warnings: warnings,
+            availability,
+            index,
+            rebuilt,
+            query_embedder: None,
+            analyzer: Analyzer::default(),
+            notices,
+        })
+    }
+
+    /// Opens the memory and brings the index up to date with the markdown:
+    /// what every command that reads memory does first. What went wrong but
+    /// was worked around is in [`Memory::take_notices`].
+    pub fn open_synced(root: &Path, paths: &SearchPaths, create: bool) -> Result<Memory> {
+        let mut memory = Memory::open(root, paths, create)?;
+        memory.refresh()?;
+        Ok(memory)
+    }
+
+    /// Picks up markdown edited or captured since the index was last synced;
+    /// findings about the markdown become notices.
+    pub fn refresh(&mut self) -> Result<()> {
+        let stats = self.sync(&|_, _| {})?;
+        self.notices.extend(stats.warnings);
+        Ok(())
+    }
+
+    pub fn project(&self) -> &Project {
+        &self.project
+    }
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+    pub fn config_warnings(&self) -> &[String] {
+        &self.config_warnings
+    }
+    pub fn availability(&self) -> &Availability {
+        &self.availability
+    }
+    /// Why the index was rebuilt on open (damaged file, model change), if it was.
+    pub fn rebuilt_reason(&self) -> Option<&str> {
+        self.rebuilt.as_deref()
+    }
+
+    /// Brings the index up to date with the markdown.
+    ///
+    /// A model that is present but cannot be used (a broken ONNX Runtime
+    /// library, a damaged model file) does not stop memory from working: the
+    /// index is rebuilt lexical-only and a notice says why.
+    pub fn sync(&mut self, progress: Progress) -> Result<SyncStats> {
+        self.sync_or_rebuild(progress, false)
+    }
+
+    /// Brings the index up to date without starting the embedding model:
+    /// new items are stored without vectors, and the next sync that has the
+    /// model embeds them (the session-start hook cannot wait for it).
+    pub fn sync_deferring_embeddings(&mut self) -> Result<SyncStats> {
+        let deferred = Availability::Missing {
+            reason: "deferred".into(),
+            fix: String::new(),
+        };
+        let plan = SyncPlan {
+            availability: &deferred,
+            progress: &|_, _| {},
+            rebuild: false,
+        };
+        self.index.sync(&self.project, &plan)
+    }
+
+    pub(crate) fn index(&self) -> &Index {
+        &self.index
+    }
+    pub(crate) fn analyzer(&self) -> &Analyzer {
+        &self.analyzer
+    }
+
+    /// Builds the index again from the markdown, in one transaction: other
+    /// processes keep reading the old index until the new one is committed.
+    pub fn reindex(&mut self, progress: Progress) -> Result<SyncStats> {
+        self.sync_or_rebuild(progress, true)
+    }
+
+    fn sync_or_rebuild(&mut self, progress: Progress, rebuild: bool) -> Result<SyncStats> {
+        let plan = SyncPlan {
+            availability: &self.availability,
+            progress,
+            rebuild,
+        };
+        match self.index.sync(&self.project, &plan) {
+            Err(Error::Model { problem, fix }) => {
+                // The failed sync changed nothing; redo it without vectors
+                // (the index keeps the ones it has for when the model works).
+                self.fall_back_to_lexical(problem, fix);
+                let plan = SyncPlan {
+                    availability: &self.availability,
+                    progress,
+                    rebuild,
+                };
+                self.index.sync(&self.project, &plan)
+            }
+            other => other,
+        }
+    }
+
+    /// Stops using the model for the rest of this process.
+    fn fall_back_to_lexical(&mut self, problem: String, fix: String) {
+        self.notices.push(format!(
+            "the embedding model cannot be used, searching lexical-only: {problem} (fix: {fix})"
+        ));
+        self.availability = Availability::Missing {
+            reason: problem,
+            fix,
+        };
+        self.query_embedder = None;
+    }
+
+    /// Things that went wrong but were worked around (shown on stderr by the CLI).
+    pub fn take_notices(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notices)
+    }
+
+    /// Hybrid search over the index as it is (callers [`Memory::refresh`]
+    /// first to see hand edits).
+    pub fn recall(&mut self, request: &RecallRequest) -> Result<Vec<Hit>> {
+        let (query, options) = (request.query.as_str(), request);
+        if query.trim().is_empty() {
+            return Err(Error::Usage {
+                problem: "the query is empty".into(),
+                fix: "say what to look for, e.g. `thehook recall \"how are tests organised\"`"
+                    .into(),
+            });
+        }
+        if let (Mode::Vector, Availability::Missing { reason, fix }) =
+            (options.mode, &self.availability)
+        {
+            return Err(Error::Usage {
+                problem: format!("vector search needs the embedding model: {reason}"),
+                fix: format!("{fix}; or search in mode hybrid or lexical"),
+            });
+        }
+        let k = options.k.max(1);
+        // Enough candidates that fusion has something to fuse and duplicates
+        // can be folded without leaving the list short.
+        let limit = (k * 4).max(40);
+        let query_vector = match options.mode {
+            Mode::Lexical => None,
+            _ => match self.embed_query(query) {
+                Ok(v) => v,
+                Err(Error::Model { problem, fix }) => {
+                    self.fall_back_to_lexical(problem, fix);
+                    None
+                }
+                Err(e) => return Err(e),
+            },
+        };
+        let candidates =
+            self.index
+                .candidates(query, query_vector.as_deref(), limit, &options.filter)?;
+        let period = crate::memory::when::period_in(query);
+        Ok(fuse(
+            candidates,
+            options.mode,
+            options.lexical_weight,
+            period,
+            k,
+            &self.analyzer,
+        ))
+    }
+
+    /// The embedding of `query`, or `None` without a model.
+    pub fn embed_query(&mut self, query: &str) -> Result<Option<Vec<f32>>> {
+        if !matches!(self.availability, Availability::Ready { .. }) {
+            return Ok(None);
+        }
+        if self.query_embedder.is_none() {
+            // Two threads: 2.0 ms a query against 2.9 with one (10,000-item
+            // bench, this 2-core machine).
+            self.query_embedder = Some(Embedder::load(&self.availability, 2)?);
+        }
+        let embedder = self.query_embedder.as_mut().expect("loaded above");
+        embedder.embed_one(query).map(Some)
+    }
+
+    /// Appends a fact to `knowledge/notes.md` and indexes it at once.
+    pub fn remember(&mut self, request: &RememberRequest) -> Result<Item> {
+        let (text, kind) = (request.text.as_str(), request.kind);
+        let today = jiff::Zoned::now().date().to_string();
+        // Held until indexed, so concurrent `remember`s neither lose a write
+        // nor report each other's item.
+        let _lock = self.project.lock()?;
+        // Memory is committed to git: a secret pasted into a fact (by a
+        // person or an agent through MCP) is redacted like a transcript's.
+        let text = match self.config().capture.redact_secrets {
+            true => crate::capture::redact::redact(text),
+            false => std::borrow::Cow::Borrowed(text),
+        };
+        let item = store::append_note(&self.project, kind, &text, &today)?;
+        self.sync(&|_, _| {})?;
+        Ok(item)
+    }
+
+    /// Removes the item whose id starts with `id_prefix` from its markdown
+    /// file and from the index.
+    pub fn forget(&mut self, id_prefix: &str) -> Result<Item> {
+        let prefix = id_prefix.trim().to_ascii_lowercase();
+        let prefix = prefix.as_str();
+        if prefix.len() < 4 {
+            return Err(Error::Usage {
+                problem: format!("`{prefix}` is too short to name an item"),
+                fix: "give at least 4 characters of the id that `thehook recall` prints".into(),
+            });
+        }
+        self.sync(&|_, _| {})?;
+        let matches = self.index.items_by_id_prefix(prefix, 10)?;
+        let item = match matches.as_slice() {
+            [one] => one.clone(),
+            [] => {
+                return Err(Error::ItemNotFound {
+                    problem: format!("no item has an id starting with `{prefix}`"),
+                    fix: "run `thehook recall \"<words of the item>\"` to see its id".into(),
+                })
+            }
+            many => {
+                let list: Vec<String> = many
+                    .iter()
+                    .map(|i| format!("{} ({})", i.id, i.citation()))
+                    .collect();
+                return Err(Error::ItemNotFound {
+                    problem: format!("`{prefix}` matches several items: {}", list.join(", ")),
+                    fix: "give more characters of the id".into(),
+                });
+            }
+        };
+        let _lock = self.project.lock()?;
+        store::remove_item(&self.project, &item)?;
+        self.sync(&|_, _| {})?;
+        Ok(item)
+    }
+
+    /// Everything `thehook status` reports.
+    pub fn status(&self) -> Result<Status> {
+        let index = self.index.stats()?;
+        let (failed_captures, queued_captures) = crate::capture::queue::counts(&self.project);
+        Ok(Status {
+            project: self.project.root().display().to_string(),
+            sessions: count_files(&self.project.sessions_dir(), "md"),
+            knowledge_files: count_files(&self.project.knowledge_dir(), "md"),
+            failed_captures,
+            queued_captures,
+            index_path: self.project.relative(self.index.path()),
+            index_rebuilt: self.rebuilt.clone(),
+            index,
+            embeddings: self.availability.clone(),
+            hooks: crate::agents::hooks_wired(self.project.root()),
+            config_warnings: self.config_warnings.clone(),
+        })
+    }
+}
+
+/// `thehook status`, also its `--json` form.
+#[derive(Debug, Clone, Serialize)]
+pub struct Status {
+    pub project: String,
+    pub sessions: usize,
+    pub knowledge_files: usize,
+    pub failed_captures: usize,
+    pub queued_captures: usize,
+    pub index_path: String,
+    pub index_rebuilt: Option<String>,
+    pub index: IndexStats,
+    pub embeddings: Availability,
+    /// Agent settings files that run thehook.
+    pub hooks: Vec<String>,
+    pub config_warnings: Vec<String>,
+}
+
+/// The folders a project's memory needs, and the `.gitignore` that keeps the
+/// machine-local ones out of git.
+pub fn create_layout(project: &Project) -> Result<()> {
+    for dir in [project.sessions_dir(), project.knowledge_dir()] {
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io("cannot create folder", dir, e))?;
+    }
+    let gitignore = project.dir().join(".gitignore");
+    if !gitignore.exists() {
+        store::write_atomic(&gitignore, b"failed/\nqueue/\nindex/\nlogs/\n")?;
+    }
+    Ok(())
+}
+
+fn count_files(dir: &Path, ext: &str) -> usize {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == ext))
+        .count()
+}

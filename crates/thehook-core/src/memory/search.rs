@@ -1,0 +1,171 @@
+//! Hybrid ranking: BM25 and vector candidates fused into one list, recency as
+//! the tie-breaker, near-duplicates folded into the first of their kind.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Serialize;
+
+use crate::memory::index::Candidates;
+use crate::memory::item::Item;
+use crate::memory::lexical::Analyzer;
+use crate::memory::when::Period;
+
+/// Which retrievers to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    #[default]
+    Hybrid,
+    Lexical,
+    Vector,
+}
+
+impl Mode {
+    pub const ALL: [Mode; 3] = [Mode::Hybrid, Mode::Lexical, Mode::Vector];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Hybrid => "hybrid",
+            Mode::Lexical => "lexical",
+            Mode::Vector => "vector",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Mode> {
+        match s {
+            "hybrid" => Some(Mode::Hybrid),
+            "lexical" => Some(Mode::Lexical),
+            "vector" => Some(Mode::Vector),
+            _ => None,
+        }
+    }
+}
+
+/// Weight of the lexical score in the fused score (the vector score gets the
+/// rest). Chosen on LoCoMo by `bench/locomo.py --sweep`; see the README.
+pub const LEXICAL_WEIGHT: f32 = 0.6;
+
+/// Added to the fused score of items dated in the period a query names
+/// ("in March 2026"): +0.019 recall@5 on LoCoMo, whose temporal questions
+/// name months and days.
+pub const DATE_BOOST: f32 = 0.3;
+
+/// Items whose term sets overlap at least this much are one fact said twice.
+const DUPLICATE_JACCARD: f32 = 0.85;
+
+/// One search result.
+#[derive(Debug, Clone, Serialize)]
+pub struct Hit {
+    #[serde(flatten)]
+    pub item: Item,
+    /// `path:line` of the item.
+    pub citation: String,
+    /// Fused score in [0, 1]; only the order is meaningful.
+    pub score: f32,
+    /// Citations of near-duplicates folded into this hit.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub duplicates: Vec<String>,
+}
+
+/// Fuses the candidates of both retrievers and returns the best `k`.
+///
+/// Each list's scores are scaled to [0, 1] by its best score (BM25) or by its
+/// spread (cosine), then combined with `lexical_weight`. Score fusion beats
+/// reciprocal-rank fusion on LoCoMo because it keeps how far ahead the best
+/// lexical match is (see the README's measurements).
+/// Items from the `period` the query names, if any, get [`DATE_BOOST`].
+pub fn fuse(
+    candidates: Candidates,
+    mode: Mode,
+    lexical_weight: f32,
+    period: Option<Period>,
+    k: usize,
+    analyzer: &Analyzer,
+) -> Vec<Hit> {
+    let (lexical, vector) = match mode {
+        Mode::Hybrid => (candidates.lexical, candidates.vector),
+        Mode::Lexical => (candidates.lexical, Vec::new()),
+        Mode::Vector => (Vec::new(), candidates.vector),
+    };
+    // Without vectors (lexical-only install) hybrid is plain BM25.
+    let lexical_weight = if vector.is_empty() {
+        1.0
+    } else if lexical.is_empty() {
+        0.0
+    } else {
+        lexical_weight
+    };
+    let mut fused: HashMap<String, (Item, f32)> = HashMap::new();
+    let best = lexical.first().map_or(1.0, |(_, s)| *s).max(f32::EPSILON);
+    for (item, s) in lexical {
+        let score = lexical_weight * s / best;
+        fused.insert(item.id.clone(), (item, score));
+    }
+    let hi = vector.iter().map(|(_, s)| *s).fold(f32::MIN, f32::max);
+    let lo = vector.iter().map(|(_, s)| *s).fold(f32::MAX, f32::min);
+    let spread = (hi - lo).max(f32::EPSILON);
+    for (item, s) in vector {
+        let score = (1.0 - lexical_weight) * (s - lo) / spread;
+        fused.entry(item.id.clone()).or_insert((item, 0.0)).1 += score;
+    }
+    let mut ranked: Vec<(Item, f32)> = fused.into_values().collect();
+    if let Some(period) = period {
+        for (item, score) in &mut ranked {
+            if period.contains(&item.date) {
+                *score += DATE_BOOST;
+            }
+        }
+    }
+    ranked.sort_by(|(a, sa), (b, sb)| {
+        sb.total_cmp(sa)
+            // Recency breaks ties: the newer statement of a fact wins.
+            .then_with(|| date_key(&b.date).cmp(&date_key(&a.date)))
+            .then_with(|| a.path.cmp(&b.path))
+            .then_with(|| a.line_start.cmp(&b.line_start))
+    });
+    fold_duplicates(ranked, k, analyzer)
+}
+
+fn date_key(date: &str) -> i128 {
+    date.parse::<jiff::Timestamp>()
+        .map_or(0, |t| t.as_nanosecond())
+}
+
+fn fold_duplicates(ranked: Vec<(Item, f32)>, k: usize, analyzer: &Analyzer) -> Vec<Hit> {
+    let mut hits: Vec<Hit> = Vec::new();
+    let mut term_sets: Vec<HashSet<String>> = Vec::new();
+    for (item, score) in ranked {
+        let terms: HashSet<String> = analyzer.terms(&item.text).into_iter().collect();
+        if let Some(i) = term_sets.iter().position(|t| is_duplicate(t, &terms)) {
+            hits[i].duplicates.push(item.citation());
+            continue;
+        }
+        if hits.len() == k {
+            // Past k, candidates only matter as duplicates of what is shown.
+            continue;
+        }
+        term_sets.push(terms);
+        hits.push(Hit {
+            citation: item.citation(),
+            item,
+            score,
+            duplicates: Vec::new(),
+        });
+    }
+    hits
+}
+
+fn is_duplicate(a: &HashSet<String>, b: &HashSet<String>) -> bool {
+    if a.is_empty() || b.is_empty() {
+        return false;
+    }
+    if a.len().min(b.len()) < 3 {
+        return a == b;
+    }
+    let shared = a.intersection(b).count() as f32;
+    let union = (a.len() + b.len()) as f32 - shared;
+    shared / union >= DUPLICATE_JACCARD
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,244 @@
+//! The markdown store: the truth that the index is rebuilt from. Reading never
+//! modifies a file; every write is atomic (temp file in the same folder, then
+//! rename), so a crash leaves either the old file or the new one.
+
+mod parse;
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+pub use parse::{parse_date, parse_markdown, FrontMatter, ParsedFile};
+
+use crate::error::{Error, Result};
+use crate::memory::item::{Item, ItemKind};
+use crate::project::Project;
+
+/// A markdown file under `sessions/` or `knowledge/`, as found on disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceFile {
+    /// Project-relative, `/`-separated (`.thehook/knowledge/notes.md`).
+    pub rel: String,
+    pub abs: PathBuf,
+    pub size: u64,
+    /// Modification time in nanoseconds since the epoch (change detection).
+    pub mtime_ns: i128,
+}
+
+/// Every `*.md` under `sessions/` and `knowledge/`, sorted by path so that
+/// every run sees them in the same order. Unreadable folders become warnings.
+pub fn list_sources(project: &Project, warnings: &mut Vec<String>) -> Vec<SourceFile> {
+    let mut files = Vec::new();
+    for dir in [project.knowledge_dir(), project.sessions_dir()] {
+        if !dir.exists() {
+            continue;
+        }
+        for entry in walkdir::WalkDir::new(&dir)
+            .follow_links(true)
+            .sort_by_file_name()
+        {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(e) => {
+                    warnings.push(format!(
+                        "{}: cannot be read ({e}); its files are skipped (check its permissions)",
+                        e.path()
+                            .map_or(dir.display().to_string(), |p| p.display().to_string())
+                    ));
+                    continue;
+                }
+            };
+            let path = entry.path();
+            if !entry.file_type().is_file() || path.extension().is_none_or(|e| e != "md") {
+                continue;
+            }
+            match entry.metadata() {
+                Ok(meta) => files.push(SourceFile {
+                    rel: project.relative(path),
+                    abs: path.to_path_buf(),
+                    size: meta.len(),
+                    mtime_ns: mtime_ns(&meta),
+                }),
+                Err(e) => {
+                    warnings.push(format!("{}: cannot be read ({e}); skipped", path.display()))
+                }
+            }
+        }
+    }
+    files.sort_by(|a, b| a.rel.cmp(&b.rel));
+    files
+}
+
+/// A session file and what its front matter says.
+#[derive(Debug, Clone)]
+pub struct SessionFile {
+    pub path: PathBuf,
+    pub front_matter: FrontMatter,
+}
+
+/// Every session file under `sessions/` with its front matter (only the
+/// front matter is parsed). Unreadable files are left out.
+pub fn session_files(project: &Project) -> Vec<SessionFile> {
+    let mut out = Vec::new();
+    for entry in walkdir::WalkDir::new(project.sessions_dir())
+        .sort_by_file_name()
+        .into_iter()
+        .flatten()
+    {
+        let path = entry.path();
+        if !entry.file_type().is_file() || path.extension().is_none_or(|e| e != "md") {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(path) else {
+            continue;
+        };
+        out.push(SessionFile {
+            path: path.to_path_buf(),
+            front_matter: front_matter(&text).unwrap_or_default(),
+        });
+    }
+    out
+}
+
+/// The YAML front matter at the top of a markdown text, if it has one that reads.
+pub fn front_matter(text: &str) -> Option<FrontMatter> {
+    let body = text.strip_prefix("---")?.trim_start_matches([' ', '\t']);
+    let body = body
+        .strip_prefix('\n')
+        .or_else(|| body.strip_prefix("\r\n"))?;
+    let end = body.find("\n---")?;
+    serde_yaml::from_str(&body[..end]).ok()
+}
+
+fn mtime_ns(meta: &std::fs::Metadata) -> i128 {
+    meta.modified()
+        .ok()
+        .and_then(|t| jiff::Timestamp::try_from(t).ok())
+        .map_or(0, |t| t.as_nanosecond())
+}
+
+/// Reads and parses one source file.
+/// Bytes that are not UTF-8 are replaced (and reported); an unreadable file
+/// is an error for the caller to report.
+pub fn read_source(file: &SourceFile) -> Result<ParsedFile> {
+    let bytes = std::fs::read(&file.abs).map_err(|e| Error::io("cannot read", &file.abs, e))?;
+    let file_date = jiff::Timestamp::from_nanosecond(file.mtime_ns)
+        .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
+        .to_string();
+    let (text, lossy_at) = match std::str::from_utf8(&bytes) {
+        Ok(t) => (t.to_string(), None),
+        Err(e) => (
+            String::from_utf8_lossy(&bytes).into_owned(),
+            Some(e.valid_up_to()),
+        ),
+    };
+    let mut parsed = parse_markdown(&file.rel, &text, &file_date);
+    if let Some(at) = lossy_at {
+        let line = bytes[..at].iter().filter(|b| **b == b'\n').count() + 1;
+        parsed.warnings.push(format!(
+            "{}:{line}: bytes that are not UTF-8 were read as U+FFFD (save the file as UTF-8)",
+            file.rel
+        ));
+    }
+    Ok(parsed)
+}
+
+/// Writes `content` to `path` atomically: a temp file in the same folder,
+/// flushed to disk, then renamed over the target.
+pub fn write_atomic(path: &Path, content: &[u8]) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| Error::io("cannot create folder", dir, e))?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".thehook-tmp-")
+        .tempfile_in(dir)
+        .map_err(|e| Error::io("cannot create a temp file in", dir, e))?;
+    tmp.write_all(content)
+        .map_err(|e| Error::io("cannot write", tmp.path().to_path_buf(), e))?;
+    tmp.as_file()
+        .sync_all()
+        .map_err(|e| Error::io("cannot flush", tmp.path().to_path_buf(), e))?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        // Keep the permissions a user gave the file.
+        let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
+    }
+    tmp.persist(path)
+        .map_err(|e| Error::io("cannot replace", path, e.error))?;
+    Ok(())
+}
+
+/// Appends `text` as a new item of `kind` to `knowledge/notes.md`, dated
+/// today, and returns the item as the index will see it. The text is kept on
+/// one list item: inner newlines become continuation lines.
+pub fn append_note(project: &Project, kind: ItemKind, text: &str, today: &str) -> Result<Item> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(Error::Usage {
+            problem: "there is nothing to remember: the text is empty".into(),
+            fix: "give the fact to remember, e.g. `thehook remember \"tests live in __tests__/\"`"
+                .into(),
+        });
+    }
+    let path = project.knowledge_dir().join("notes.md");
+    let mut content = if path.exists() {
+        read_for_rewrite(
+            &path,
+            1,
+            "save it as UTF-8, then run `thehook remember` again",
+        )?
+    } else {
+        "# Notes\n\n".to_string()
+    };
+    if !content.is_empty() && !content.ends_with('\n') {
+        content.push('\n');
+    }
+    let body = text.lines().collect::<Vec<_>>().join("\n  ");
+    content.push_str(&format!("- `[{}]` {today}: {body}\n", kind.tag()));
+    write_atomic(&path, content.as_bytes())?;
+    let rel = project.relative(&path);
+    parse_markdown(&rel, &content, today)
+        .items
+        .pop()
+        .ok_or_else(|| Error::Markdown {
+            path,
+            line: content.lines().count(),
+            problem: "the appended item could not be read back".into(),
+            fix: "check the end of the file for an unclosed code block".into(),
+        })
+}
+
+/// The text of a file thehook is about to rewrite; refuses one that is not
+/// UTF-8 rather than replacing its bytes.
+fn read_for_rewrite(path: &Path, line: usize, fix: &str) -> Result<String> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io("cannot read", path, e))?;
+    String::from_utf8(bytes).map_err(|_| Error::Markdown {
+        path: path.to_path_buf(),
+        line,
+        problem: "the file is not valid UTF-8, so thehook will not rewrite it".into(),
+        fix: fix.into(),
+    })
+}
+
+/// Removes `item`'s lines from its file, after checking that the file still
+/// holds that item at those lines (it may have been edited since indexing).
+pub fn remove_item(project: &Project, item: &Item) -> Result<()> {
+    let path = project.root().join(&item.path);
+    let text = read_for_rewrite(
+        &path,
+        item.line_start,
+        "save it as UTF-8, or delete the item by hand",
+    )?;
+    let current = parse_markdown(&item.path, &text, &item.date);
+    let Some(found) = current.items.iter().find(|i| i.id == item.id) else {
+        return Err(Error::ItemNotFound {
+            problem: format!("item {} is no longer in {}", item.id, item.path),
+            fix: "run `thehook reindex`, then `thehook recall` to find its new id".into(),
+        });
+    };
+    let mut kept = String::with_capacity(text.len());
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        let n = i + 1;
+        if n < found.line_start || n > found.line_end {
+            kept.push_str(line);
+        }
+    }
+    write_atomic(&path, kept.as_bytes())
+}

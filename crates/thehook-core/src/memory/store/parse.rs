@@ -1,0 +1,322 @@
+//! Markdown file -> memory items (DESIGN section 2): one item per top-level
+//! list item (nested lines included) or top-level paragraph/code block.
+
+use std::collections::HashMap;
+
+use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use serde::Deserialize;
+
+use crate::memory::item::{item_id, Item, ItemKind};
+
+/// Front matter of a session file; every field optional because files may be
+/// written by hand.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(default)]
+pub struct FrontMatter {
+    pub session_id: Option<String>,
+    pub agent: Option<String>,
+    pub date: Option<serde_yaml::Value>,
+    pub branch: Option<String>,
+    pub title: Option<String>,
+    pub consolidated: Option<bool>,
+    pub extracted: Option<String>,
+}
+
+/// The items of one file and anything worth telling the user about it.
+#[derive(Debug, Clone, Default)]
+pub struct ParsedFile {
+    pub items: Vec<Item>,
+    pub front_matter: FrontMatter,
+    pub warnings: Vec<String>,
+}
+
+/// Parses `text` (the file at project-relative `path`). `file_date` is the
+/// fallback date (the file's modification time, RFC 3339).
+pub fn parse_markdown(path: &str, text: &str, file_date: &str) -> ParsedFile {
+    let mut file = FileParser {
+        path,
+        text,
+        lines: LineIndex::new(text),
+        section: None,
+        default_kind: kind_of_file(path),
+        file_date: file_date.to_string(),
+        occurrences: HashMap::new(),
+        out: ParsedFile::default(),
+    };
+    let mut stack: Vec<Tag> = Vec::new();
+    let mut heading_text: Option<String> = None;
+    let opts = Options::ENABLE_YAML_STYLE_METADATA_BLOCKS | Options::ENABLE_TABLES;
+    for (event, range) in Parser::new_ext(text, opts).into_offset_iter() {
+        match event {
+            Event::Start(tag) => {
+                let top = stack.is_empty();
+                let in_top_list = stack.len() == 1 && matches!(stack[0], Tag::List(_));
+                match &tag {
+                    Tag::Heading { .. } if top => heading_text = Some(String::new()),
+                    Tag::MetadataBlock(_) if top => file.front_matter(range),
+                    Tag::List(_) if top => {}
+                    Tag::Item if in_top_list => file.item(range, true),
+                    _ if top => file.item(range, false),
+                    _ => {}
+                }
+                stack.push(tag);
+            }
+            Event::End(end) => {
+                stack.pop();
+                if let (TagEnd::Heading(level), Some(h)) = (end, heading_text.as_ref()) {
+                    // A top-level title (`# Conventions`) or a section (`## Gotchas`)
+                    // sets the type of what follows; an unknown heading resets it.
+                    if level != HeadingLevel::H1 || kind_of_heading(h).is_some() {
+                        file.section = kind_of_heading(h);
+                    }
+                    heading_text = None;
+                }
+            }
+            Event::Text(t) | Event::Code(t) => {
+                if let Some(h) = heading_text.as_mut() {
+                    h.push_str(&t);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = file.out;
+    let sid = out.front_matter.session_id.clone();
+    for item in &mut out.items {
+        item.session_id = sid.clone();
+    }
+    out
+}
+
+/// The state of one file's parse.
+struct FileParser<'a> {
+    path: &'a str,
+    text: &'a str,
+    lines: LineIndex,
+    /// The type set by the current heading, if it names one.
+    section: Option<ItemKind>,
+    default_kind: ItemKind,
+    file_date: String,
+    /// How often each normalised text was seen, to keep ids distinct.
+    occurrences: HashMap<String, usize>,
+    out: ParsedFile,
+}
+
+impl FileParser<'_> {
+    fn front_matter(&mut self, range: std::ops::Range<usize>) {
+        let yaml = strip_fences(&self.text[range.clone()]);
+        match serde_yaml::from_str::<FrontMatter>(yaml) {
+            Ok(fm) => {
+                if let Some(d) = fm.date.as_ref().and_then(yaml_date) {
+                    self.file_date = d;
+                }
+                self.out.front_matter = fm;
+            }
+            Err(e) => self.out.warnings.push(format!(
+                "{}:{}: front matter is not valid YAML ({e}); its fields are ignored",
+                self.path,
+                self.lines.line_of(range.start)
+            )),
+        }
+    }
+
+    fn item(&mut self, range: std::ops::Range<usize>, is_list_item: bool) {
+        let raw = self.text[range.clone()].trim_end();
+        if raw.trim().is_empty() {
+            return;
+        }
+        let body = if is_list_item {
+            strip_list_marker(raw)
+        } else {
+            raw.to_string()
+        };
+        let (tag_kind, body) = take_type_tag(&body);
+        // The id covers the date (the same words on two dates are two facts);
+        // the searchable text does not (a date is metadata, not content).
+        let n = self
+            .occurrences
+            .entry(crate::memory::item::normalise(&body))
+            .or_insert(0);
+        let id = item_id(self.path, &body, *n);
+        *n += 1;
+        let (own_date, rest) = leading_date(&body);
+        let body = match own_date {
+            Some(_) => rest
+                .trim_start_matches([':', ' ', '-', '\u{2014}', '*'])
+                .to_string(),
+            None => body,
+        };
+        if body.trim().is_empty() {
+            return;
+        }
+        self.out.items.push(Item {
+            id,
+            kind: tag_kind.unwrap_or(self.section.unwrap_or(self.default_kind)),
+            text: body,
+            path: self.path.to_string(),
+            line_start: self.lines.line_of(range.start),
+            line_end: self
+                .lines
+                .line_of(range.start + raw.len().saturating_sub(1)),
+            date: own_date.unwrap_or_else(|| self.file_date.clone()),
+            session_id: None,
+        });
+    }
+}
+
+/// Type of an item from its file name, when no heading or tag says otherwise.
+fn kind_of_file(path: &str) -> ItemKind {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let stem = name.strip_suffix(".md").unwrap_or(name);
+    match stem {
+        "conventions" => ItemKind::Convention,
+        "architecture" | "decisions" => ItemKind::Adr,
+        "history" => ItemKind::History,
+        "notes" => ItemKind::Note,
+        "gotchas" => ItemKind::Gotcha,
+        _ => ItemKind::Text,
+    }
+}
+
+/// Type of items under a heading such as `## Conventions Detected`.
+fn kind_of_heading(heading: &str) -> Option<ItemKind> {
+    let h = heading.to_ascii_lowercase();
+    if h.contains("summary") {
+        Some(ItemKind::Summary)
+    } else if h.contains("convention") {
+        Some(ItemKind::Convention)
+    } else if h.contains("architecture") || h.contains("decision") || h.contains("adr") {
+        Some(ItemKind::Adr)
+    } else if h.contains("gotcha") || h.contains("pitfall") {
+        Some(ItemKind::Gotcha)
+    } else if h.contains("history") {
+        Some(ItemKind::History)
+    } else if h.contains("note") {
+        Some(ItemKind::Note)
+    } else {
+        None
+    }
+}
+
+fn strip_fences(block: &str) -> &str {
+    let b = block.trim();
+    let b = b.strip_prefix("---").unwrap_or(b);
+    let b = b.trim_end().strip_suffix("---").unwrap_or(b);
+    b.strip_suffix("...").unwrap_or(b)
+}
+
+fn yaml_date(v: &serde_yaml::Value) -> Option<String> {
+    v.as_str().and_then(parse_date)
+}
+
+/// Accepts RFC 3339 timestamps, `YYYY-MM-DD HH:MM[:SS]` and `YYYY-MM-DD`
+/// (both taken as UTC) and returns RFC 3339.
+pub fn parse_date(s: &str) -> Option<String> {
+    let s = s.trim();
+    if let Ok(ts) = s.parse::<jiff::Timestamp>() {
+        return Some(ts.to_string());
+    }
+    if let Ok(dt) = s.parse::<jiff::civil::DateTime>() {
+        return dt
+            .to_zoned(jiff::tz::TimeZone::UTC)
+            .ok()
+            .map(|z| z.timestamp().to_string());
+    }
+    if let Ok(d) = s.parse::<jiff::civil::Date>() {
+        return d
+            .to_zoned(jiff::tz::TimeZone::UTC)
+            .ok()
+            .map(|z| z.timestamp().to_string());
+    }
+    None
+}
+
+/// `- foo` / `* foo` / `1. foo` -> `foo`, with continuation lines dedented.
+fn strip_list_marker(raw: &str) -> String {
+    let mut lines = raw.lines();
+    let first = lines.next().unwrap_or("");
+    let trimmed = first.trim_start();
+    let marker_len = if trimmed.starts_with(['-', '*', '+']) {
+        1
+    } else {
+        trimmed
+            .find(['.', ')'])
+            .filter(|&i| trimmed[..i].chars().all(|c| c.is_ascii_digit()))
+            .map_or(0, |i| i + 1)
+    };
+    let rest = trimmed[marker_len..].trim_start();
+    let indent = first.len() - rest.len();
+    let mut out = rest.to_string();
+    for line in lines {
+        out.push('\n');
+        // Only ASCII indentation is stripped, so the cut is always on a char
+        // boundary (an ideographic space U+3000 is three bytes).
+        let strip = line
+            .bytes()
+            .take_while(|b| *b == b' ' || *b == b'\t')
+            .count();
+        out.push_str(&line[strip.min(indent)..]);
+    }
+    out
+}
+
+/// A leading `` `[convention]` `` or `[ADR]` tag, and the text after it.
+fn take_type_tag(body: &str) -> (Option<ItemKind>, String) {
+    let t = body.trim_start();
+    let (inner, rest) = if let Some(r) = t.strip_prefix("`[") {
+        match r.split_once("]`") {
+            Some((inner, rest)) => (inner, rest),
+            None => return (None, body.to_string()),
+        }
+    } else if let Some(r) = t.strip_prefix('[') {
+        match r.split_once(']') {
+            // `[link](url)` is a link, not a tag.
+            Some((inner, rest)) if !rest.starts_with('(') => (inner, rest),
+            _ => return (None, body.to_string()),
+        }
+    } else {
+        return (None, body.to_string());
+    };
+    match ItemKind::parse(inner) {
+        Some(kind) => (Some(kind), rest.trim_start().to_string()),
+        None => (None, body.to_string()),
+    }
+}
+
+/// An item's own date: a leading `YYYY-MM-DD` (optionally bold), as history
+/// and remembered items carry.
+fn leading_date(body: &str) -> (Option<String>, &str) {
+    let t = body.trim_start().trim_start_matches("**");
+    if t.len() >= 10 && t.is_char_boundary(10) {
+        if let Some(d) = t[..10]
+            .parse::<jiff::civil::Date>()
+            .ok()
+            .and_then(|d| parse_date(&d.to_string()))
+        {
+            return (Some(d), &t[10..]);
+        }
+    }
+    (None, body)
+}
+
+/// Byte offset -> 1-based line number.
+struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    fn new(text: &str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        LineIndex { starts }
+    }
+    fn line_of(&self, byte: usize) -> usize {
+        match self.starts.binary_search(&byte) {
+            Ok(i) => i + 1,
+            Err(i) => i,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,186 @@
+//! `thehook doctor`: checks the install and the project, one finding per
+//! check, each problem with its fix. Never modifies markdown.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::config::Config;
+use crate::memory::embed::{locate, Availability, Embedder, SearchPaths};
+use crate::memory::index::check_data_file;
+use crate::project::Project;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Ok,
+    Warn,
+    Error,
+}
+
+/// One finding.
+#[derive(Debug, Clone, Serialize)]
+pub struct Check {
+    pub name: &'static str,
+    pub level: Level,
+    pub detail: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
+}
+
+fn ok(name: &'static str, detail: String) -> Check {
+    Check {
+        name,
+        level: Level::Ok,
+        detail,
+        fix: None,
+    }
+}
+fn warn(name: &'static str, detail: String, fix: String) -> Check {
+    Check {
+        name,
+        level: Level::Warn,
+        detail,
+        fix: Some(fix),
+    }
+}
+fn error(name: &'static str, detail: String, fix: String) -> Check {
+    Check {
+        name,
+        level: Level::Error,
+        detail,
+        fix: Some(fix),
+    }
+}
+
+/// Runs every check for the project at `root`.
+pub fn doctor(root: &Path, paths: &SearchPaths) -> Vec<Check> {
+    let project = Project::at(root);
+    let mut checks = Vec::new();
+    match project.check_layout() {
+        Ok(true) => checks.push(ok("project", format!("{} holds .thehook/", root.display()))),
+        Ok(false) => checks.push(warn(
+            "project",
+            format!("{} has no .thehook/ folder yet", root.display()),
+            "run `thehook remember \"<fact>\"` in the project to start its memory".into(),
+        )),
+        Err(e) => checks.push(error("project", e.to_string(), "see above".into())),
+    }
+
+    let config = match Config::load(&project.config_path()) {
+        Ok(loaded) => {
+            for w in &loaded.warnings {
+                checks.push(warn("config", w.clone(), "remove or rename the key".into()));
+            }
+            checks.push(ok(
+                "config",
+                format!("{} is valid", project.relative(&project.config_path())),
+            ));
+            loaded.config
+        }
+        Err(e) => {
+            checks.push(error(
+                "config",
+                e.to_string(),
+                "fix the value named above".into(),
+            ));
+            Config::default()
+        }
+    };
+
+    let path_var = crate::env::path_var();
+    match crate::capture::llm::resolve(&config.llm, path_var.as_deref()) {
+        Ok(cmd) => checks.push(ok(
+            "llm",
+            format!("captures are distilled by {} ({})", cmd.program.display(), cmd.label),
+        )),
+        Err(why) => checks.push(warn(
+            "llm",
+            format!("{why}: sessions are captured from the transcript alone (`extracted: heuristic`)"),
+            "install Claude Code or cursor-agent, or set `llm.cli: command`; then `thehook capture --retry`".into(),
+        )),
+    }
+
+    let availability = locate(&config, paths);
+    match &availability {
+        Availability::Ready {
+            model_dir, runtime, ..
+        } => {
+            checks.push(ok(
+                "model",
+                format!("{} ({})", model_dir.path.display(), model_dir.source),
+            ));
+            checks.push(ok(
+                "onnx runtime",
+                format!("{} ({})", runtime.path.display(), runtime.source),
+            ));
+            match Embedder::load(&availability, 1).and_then(|mut e| e.embed_one("doctor check")) {
+                Ok(v) => checks.push(ok(
+                    "embeddings",
+                    format!("the model runs ({} dimensions)", v.len()),
+                )),
+                Err(e) => checks.push(error(
+                    "embeddings",
+                    e.to_string(),
+                    "search keeps working lexical-only until this is fixed".into(),
+                )),
+            }
+        }
+        Availability::Missing { reason, fix } => checks.push(warn(
+            "embeddings",
+            format!("{reason}: search is lexical-only (BM25)"),
+            fix.clone(),
+        )),
+    }
+
+    let data = project.index_dir().join("data.mdb");
+    match check_data_file(&data) {
+        Ok(()) if data.exists() => checks.push(ok(
+            "index",
+            format!("{} is consistent", project.relative(&data)),
+        )),
+        Ok(()) => checks.push(ok(
+            "index",
+            "not built yet; the next command builds it".into(),
+        )),
+        Err(why) => checks.push(warn(
+            "index",
+            format!("{} is damaged: {why}", project.relative(&data)),
+            "nothing to do: the next command rebuilds it from markdown (or run `thehook reindex`)"
+                .into(),
+        )),
+    }
+
+    if project.dir().is_dir() {
+        let probe = tempfile::Builder::new()
+            .prefix(".thehook-doctor-")
+            .tempfile_in(project.dir());
+        match probe {
+            Ok(_) => checks.push(ok(
+                "permissions",
+                format!("{} is writable", project.relative(&project.dir())),
+            )),
+            Err(e) => checks.push(error(
+                "permissions",
+                format!("cannot write in {}: {e}", project.dir().display()),
+                format!("make {} writable by this user", project.dir().display()),
+            )),
+        }
+    }
+
+    checks.push(hooks_check(root));
+    checks
+}
+
+fn hooks_check(root: &Path) -> Check {
+    let wired = crate::agents::hooks_wired(root);
+    if wired.is_empty() {
+        warn(
+            "hooks",
+            "no agent runs thehook at session start or end in this project".into(),
+            "run `thehook init` here (or `thehook init --global` once for every project)".into(),
+        )
+    } else {
+        ok("hooks", format!("wired in {}", wired.join(", ")))
+    }
+}

@@ -1,0 +1,429 @@
+//! `thehook init` and `thehook uninstall`: wiring the session hooks into each
+//! agent's settings, and unwiring exactly that. Settings files are edited as
+//! JSON values with their key order and indentation kept; thehook's own
+//! entries are recognised by their command (`<thehook> retrieve|capture`),
+//! so running init again changes nothing and uninstall touches nothing else.
+
+mod json_file;
+mod mcp;
+mod settings;
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::agents::Agent;
+use crate::config::{SessionSource, COMMENTED_DEFAULTS};
+use crate::error::{Error, Result};
+use crate::memory::store::write_atomic;
+use crate::project::Project;
+
+/// What to wire, and where.
+#[derive(Debug, Clone)]
+pub struct InitOptions {
+    pub agents: Vec<Agent>,
+    /// Write the user-level files under `home` instead of the project's.
+    pub global: bool,
+    pub home: PathBuf,
+    /// The program hook commands run, quoted for a shell if needed.
+    pub hook_bin: String,
+    /// Session-start sources that inject (the config's `retrieval.inject_on`).
+    pub inject_on: Vec<SessionSource>,
+    /// Register the MCP server (`thehook mcp`) with each agent too.
+    pub mcp: bool,
+}
+
+/// What happened to one file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    Created,
+    Updated,
+    Unchanged,
+    Removed,
+    /// Left alone on purpose; the detail says why.
+    Kept,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Change {
+    pub path: PathBuf,
+    pub action: Action,
+    pub detail: String,
+}
+
+/// Marks the command files init writes, so uninstall removes only those.
+const MARKER: &str = "<!-- written by `thehook init`; `thehook uninstall` removes it -->";
+
+/// Agents to wire when none is named: those whose folder (in `base`) or
+/// program (on PATH) is present, else Claude Code.
+pub fn detect_agents(base: &Path, on_path: impl Fn(&str) -> bool) -> Vec<Agent> {
+    let found: Vec<Agent> = Agent::ALL
+        .into_iter()
+        .filter(|a| base.join(a.folder()).is_dir() || a.binaries().iter().any(|b| on_path(b)))
+        .collect();
+    if found.is_empty() {
+        vec![Agent::ClaudeCode]
+    } else {
+        found
+    }
+}
+
+/// Creates `.thehook/` (unless global) and wires every agent in `options`.
+pub fn init(root: &Path, options: &InitOptions) -> Result<Vec<Change>> {
+    let mut changes = Vec::new();
+    if !options.global {
+        changes.extend(create_memory_folder(&Project::at(root))?);
+    }
+    let base = base_dir(root, options);
+    for &agent in &options.agents {
+        if options.mcp {
+            changes.push(mcp::register(&base, agent, options)?);
+        }
+        // The subagent uses the MCP tools when init's server entry is there
+        // (registered now or by an earlier `init --mcp`), else the commands.
+        let wired = InitOptions {
+            mcp: mcp::is_registered(&base, agent),
+            ..options.clone()
+        };
+        let path = base.join(agent.settings_file());
+        changes.push(settings::wire(&path, agent, &wired)?);
+        if let Some(command) = recall_command_file(agent) {
+            let wanted = recall_command(agent, &options.hook_bin);
+            changes.push(write_marked(
+                &base.join(command),
+                &wanted,
+                "the /recall command",
+            )?);
+        }
+        if agent == Agent::ClaudeCode {
+            let wanted = recall_subagent(&options.hook_bin, wired.mcp);
+            changes.push(write_marked(
+                &base.join(SUBAGENT_FILE),
+                &wanted,
+                "the thehook-recall subagent",
+            )?);
+        }
+    }
+    Ok(changes)
+}
+
+/// Removes thehook's hook entries and command files from every agent's
+/// settings (all agents, whatever init was given). Memory is kept.
+pub fn uninstall(root: &Path, options: &InitOptions) -> Result<Vec<Change>> {
+    let base = base_dir(root, options);
+    let mut changes = Vec::new();
+    for agent in Agent::ALL {
+        // First: Gemini keeps hooks and servers in one file, whose backup is
+        // dropped only when the file is back to what it was.
+        match mcp::unregister(&base, agent) {
+            Ok(change) => changes.extend(change),
+            Err(e) => changes.push(Change {
+                path: base.join(mcp::file(agent)),
+                action: Action::Kept,
+                detail: format!("left as it is: {e}"),
+            }),
+        }
+        let path = base.join(agent.settings_file());
+        match settings::unwire(&path, agent) {
+            Ok(Some(change)) => changes.push(change),
+            Ok(None) => {}
+            // One unreadable file must not keep the others wired.
+            Err(e) => changes.push(Change {
+                path,
+                action: Action::Kept,
+                detail: format!("left as it is: {e}"),
+            }),
+        }
+        if let Some(command) = recall_command_file(agent) {
+            changes.extend(remove_marked(&base.join(command), "the /recall command")?);
+        }
+        if agent == Agent::ClaudeCode {
+            changes.extend(remove_marked(
+                &base.join(SUBAGENT_FILE),
+                "the thehook-recall subagent",
+            )?);
+        }
+        // The agent's folder too, when what init put there was all it held.
+        let _ = std::fs::remove_dir(base.join(agent.folder()));
+    }
+    let memory = Project::at(root).dir();
+    if !options.global && memory.is_dir() {
+        changes.push(Change {
+            path: memory,
+            action: Action::Kept,
+            detail: "your memory; delete it yourself if you want it gone".into(),
+        });
+    }
+    Ok(changes)
+}
+
+fn base_dir(root: &Path, options: &InitOptions) -> PathBuf {
+    if options.global {
+        options.home.clone()
+    } else {
+        root.to_path_buf()
+    }
+}
+
+fn create_memory_folder(project: &Project) -> Result<Vec<Change>> {
+    let mut changes = Vec::new();
+    let existed = project.check_layout()?;
+    crate::memory::create_layout(project)?;
+    if !existed {
+        changes.push(Change {
+            path: project.dir(),
+            action: Action::Created,
+            detail: "sessions/, knowledge/, and a .gitignore for failed/ queue/ index/ logs/"
+                .into(),
+        });
+    }
+    let config = project.config_path();
+    if !config.exists() {
+        write_atomic(&config, COMMENTED_DEFAULTS.as_bytes())?;
+        changes.push(Change {
+            path: config,
+            action: Action::Created,
+            detail: "the defaults, commented".into(),
+        });
+    }
+    Ok(changes)
+}
+
+/// Where the `/recall` command lives for agents that have file commands.
+fn recall_command_file(agent: Agent) -> Option<PathBuf> {
+    match agent {
+        Agent::ClaudeCode | Agent::Cursor => {
+            Some(Path::new(agent.folder()).join("commands/recall.md"))
+        }
+        Agent::Codex | Agent::Gemini => None,
+    }
+}
+
+fn recall_command(agent: Agent, bin: &str) -> String {
+    match agent {
+        // `!` runs the command before the prompt is sent and puts its output
+        // in the prompt; allowed-tools lets it run without asking.
+        Agent::ClaudeCode => format!(
+            "---\ndescription: Search this project's memory (thehook)\nargument-hint: <what to look for>\nallowed-tools: Bash({bin} recall:*)\n---\n{MARKER}\n\nProject memory for \"$ARGUMENTS\":\n\n!`{bin} recall \"$ARGUMENTS\"`\n\nAnswer from these results and cite them as `path:line`. If none fits, say that memory has nothing on it.\n"
+        ),
+        _ => format!(
+            "{MARKER}\n# Recall\n\nSearch this project's memory: run `{bin} recall \"$ARGUMENTS\"` in the terminal (put the words the user typed after /recall in place of $ARGUMENTS), then answer from the results and cite them as `path:line`. If none fits, say that memory has nothing on it.\n"
+        ),
+    }
+}
+
+/// Where init puts the retrieval subagent (Claude Code).
+const SUBAGENT_FILE: &str = ".claude/agents/thehook-recall.md";
+
+/// The retrieval subagent: the main agent hands it history questions; it
+/// searches with recall, sessions and read, overview first, and answers with
+/// citations. With the MCP server registered it gets exactly those MCP
+/// tools; else the three commands. (Claude Code drops the command pattern of
+/// `Bash(...)` in a subagent's `tools` for now, so there it documents intent
+/// and the commands ask for permission like any other.)
+fn recall_subagent(bin: &str, mcp: bool) -> String {
+    let tools = if mcp {
+        "mcp__thehook__recall, mcp__thehook__sessions, mcp__thehook__read".to_string()
+    } else {
+        format!("Bash({bin} recall:*), Bash({bin} sessions:*), Bash({bin} read:*)")
+    };
+    let (recall, sessions, read) = if mcp {
+        (
+            "the `recall` tool (query, k, type, since)".to_string(),
+            "the `sessions` tool".to_string(),
+            "the `read` tool (id; then lines such as \"12-15\", or grep)".to_string(),
+        )
+    } else {
+        (
+            format!("`{bin} recall \"<the question in words>\" -k 8`"),
+            format!("`{bin} sessions` (`--since 2w`, `--agent codex`)"),
+            format!("`{bin} read <id>`, then `{bin} read <id> 12-15` (or `--grep <regex>`)"),
+        )
+    };
+    // Quoted: the text holds `: `, which plain YAML scalars cannot.
+    let description = serde_json::to_string(SUBAGENT_DESCRIPTION).expect("a string serialises");
+    format!(
+        "---\nname: thehook-recall\ndescription: {description}\ntools: {tools}\nmodel: inherit\n---\n{MARKER}\n\nYou search this project's history for the main agent and report what you find. You never edit files.\n\n1. Distilled memory first: {recall}. It returns conventions, architecture decisions, gotchas and session summaries, each with its `path:line`.\n2. When the answer needs what actually happened in a session: {sessions} lists past sessions newest first as `<id> <start> <lines> <summary>`; pick candidates by date and summary.\n3. Read a candidate as an overview first: {read}. The overview has one line per step (`number|time|kind|...`); ask for the few lines that matter in full.\n\nAnswer in a few sentences or bullets of facts, each with its citation: `path:line` for memory items, `<session id>:<line>` for transcript lines. Quote exact commands, errors and file names. If nothing relevant is found, say so plainly; do not guess.\n"
+    )
+}
+
+const SUBAGENT_DESCRIPTION: &str = "Searches this project's memory and past agent sessions. Use it proactively when history matters: planning a change, debugging a problem that may have come up before, or questions like \"why did we...\", \"how did we...\", \"what did we decide about...\". In the prompt, give the question and what you are working on (files, error messages, feature names).";
+
+/// Writes a file that carries init's marker, unless the user has put a file
+/// of their own there.
+fn write_marked(path: &Path, wanted: &str, what: &str) -> Result<Change> {
+    let existing = std::fs::read(path).map(|b| String::from_utf8_lossy(&b).into_owned());
+    let action = match existing {
+        Ok(old) if old == wanted => Action::Unchanged,
+        Ok(old) if !old.contains(MARKER) => {
+            return Ok(Change {
+                path: path.to_path_buf(),
+                action: Action::Kept,
+                detail: format!("{what} of your own is there; thehook's was not installed"),
+            })
+        }
+        Ok(_) => Action::Updated,
+        Err(_) => Action::Created,
+    };
+    if action != Action::Unchanged {
+        let dir = path.parent().expect("a file in a folder");
+        std::fs::create_dir_all(dir).map_err(|e| Error::io("cannot create folder", dir, e))?;
+        write_atomic(path, wanted.as_bytes())?;
+    }
+    Ok(Change {
+        path: path.to_path_buf(),
+        action,
+        detail: what.into(),
+    })
+}
+
+fn remove_marked(path: &Path, what: &str) -> Result<Option<Change>> {
+    match std::fs::read(path) {
+        Ok(bytes) if String::from_utf8_lossy(&bytes).contains(MARKER) => {
+            std::fs::remove_file(path).map_err(|e| Error::io("cannot remove", path, e))?;
+            // The folder too, when init's file was all it held.
+            if let Some(dir) = path.parent() {
+                let _ = std::fs::remove_dir(dir);
+            }
+            Ok(Some(Change {
+                path: path.to_path_buf(),
+                action: Action::Removed,
+                detail: what.into(),
+            }))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// Where the `thehook` that hooks should run is, and how it was chosen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookBin {
+    /// As written into hook commands (quoted when it holds spaces).
+    pub command: String,
+    /// One line for the report: which thehook and why.
+    pub note: String,
+    /// Set when hooks may not find thehook: what to do.
+    pub warning: Option<String>,
+}
+
+/// Picks the `thehook` hook commands run: the one on PATH, by absolute path
+/// when that path is stable (agents started from a desktop often have
+/// another PATH than the terminal); else this executable when it is stable;
+/// else the bare name, with a warning on how to install.
+///
+/// Run from the npm package (`npx thehook init`, `cli()` in Node), `npm_bin`
+/// is the native `thehook` its platform package ships: hooks run it directly
+/// (about 1 ms to start, against about 0.5 s for `npx thehook`), unless it
+/// sits in npx's throwaway cache.
+pub fn resolve_hook_bin(
+    path_var: Option<&std::ffi::OsStr>,
+    current_exe: Option<&Path>,
+    npm_bin: Option<&Path>,
+) -> HookBin {
+    let from_npm = npm_bin.filter(|p| p.is_file() && !p.to_string_lossy().contains("/_npx/"));
+    if let Some(native) = from_npm {
+        return HookBin {
+            command: quote(native),
+            note: format!(
+                "hooks run {} (the native thehook of the npm package)",
+                native.display()
+            ),
+            warning: None,
+        };
+    }
+    let on_path = path_var.and_then(|p| crate::env::find_on_path(p, "thehook"));
+    if let Some(found) = on_path.filter(|p| is_stable(p)) {
+        return HookBin {
+            command: quote(&found),
+            note: format!("hooks run {} (found on PATH)", found.display()),
+            warning: None,
+        };
+    }
+    if let Some(exe) = current_exe.filter(|p| is_stable(p)) {
+        return HookBin {
+            command: quote(exe),
+            note: format!(
+                "hooks run {} (this thehook; it is not on PATH)",
+                exe.display()
+            ),
+            warning: None,
+        };
+    }
+    HookBin {
+        command: "thehook".into(),
+        note: "hooks run `thehook` from PATH".into(),
+        warning: Some(
+            "no installed thehook was found on PATH, so the hooks will not run until there is one: install it with `cargo install --path crates/thehook-cli` (from a checkout) or `npm install -g thehook`, then run `thehook init` again".into(),
+        ),
+    }
+}
+
+/// The `thehook` named with `--bin`: made absolute and quoted for the shell.
+pub fn given_hook_bin(path: &Path) -> HookBin {
+    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    HookBin {
+        command: quote(&path),
+        note: format!("hooks run {} (given with --bin)", path.display()),
+        warning: None,
+    }
+}
+
+/// Whether a path will still hold thehook next week: not a build output, an
+/// npx cache or a temporary folder.
+pub fn is_stable(path: &Path) -> bool {
+    let s = path.to_string_lossy();
+    let tmp = std::env::temp_dir();
+    !(s.contains("/target/release/")
+        || s.contains("/target/debug/")
+        || s.contains("/_npx/")
+        || s.contains("/.npm/")
+        || path.starts_with(&tmp)
+        || path.starts_with("/tmp"))
+}
+
+fn quote(path: &Path) -> String {
+    let s = path.to_string_lossy();
+    if s.contains(|c: char| c.is_whitespace() || "\"'$`\\".contains(c)) {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    } else {
+        s.into_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_subagent_front_matter_is_valid_yaml_with_its_tools() {
+        for (mcp, tools) in [
+            (false, "Bash(/opt/bin/thehook recall:*), Bash(/opt/bin/thehook sessions:*), Bash(/opt/bin/thehook read:*)"),
+            (true, "mcp__thehook__recall, mcp__thehook__sessions, mcp__thehook__read"),
+        ] {
+            let text = recall_subagent("/opt/bin/thehook", mcp);
+            let front = text.strip_prefix("---\n").unwrap().split("\n---\n").next().unwrap();
+            let yaml: serde_yaml::Value = serde_yaml::from_str(front).unwrap();
+            assert_eq!(yaml["name"], "thehook-recall");
+            assert_eq!(yaml["tools"].as_str(), Some(tools));
+            assert_eq!(yaml["description"].as_str(), Some(SUBAGENT_DESCRIPTION));
+        }
+    }
+
+    #[test]
+    fn build_outputs_and_temp_folders_are_not_stable_hook_paths() {
+        assert!(is_stable(Path::new("/home/u/.cargo/bin/thehook")));
+        assert!(is_stable(Path::new("/usr/local/bin/thehook")));
+        assert!(!is_stable(Path::new("/src/thehook/target/release/thehook")));
+        assert!(!is_stable(Path::new(
+            "/home/u/.npm/_npx/1f/node_modules/.bin/thehook"
+        )));
+        assert!(!is_stable(Path::new("/tmp/x/thehook")));
+    }
+
+    #[test]
+    fn a_path_with_spaces_is_quoted_for_the_shell() {
+        assert_eq!(quote(Path::new("/a b/thehook")), "'/a b/thehook'");
+        assert_eq!(quote(Path::new("/usr/bin/thehook")), "/usr/bin/thehook");
+    }
+}

@@ -1,0 +1,286 @@
+//! Registering the MCP server (`thehook mcp`) with each agent, for
+//! `thehook init --mcp`, and taking it out again. JSON files get an
+//! `mcpServers.thehook` entry; Codex's TOML gets a marked block. An entry
+//! named `thehook` that runs something else is the user's and is left alone.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Map, Value};
+
+use super::json_file::{read, write};
+use super::{Action, Change, InitOptions};
+use crate::agents::Agent;
+use crate::error::{Error, Result};
+use crate::memory::store::write_atomic;
+
+const NAME: &str = "thehook";
+const CODEX_MARKER: &str =
+    "# thehook's MCP server (written by `thehook init --mcp`; `thehook uninstall` removes it)";
+
+/// The file that registers MCP servers for `agent`, relative to the project
+/// (or home, with `--global`).
+pub(super) fn file(agent: Agent) -> PathBuf {
+    match agent {
+        Agent::ClaudeCode => PathBuf::from(".mcp.json"),
+        Agent::Cursor => PathBuf::from(".cursor/mcp.json"),
+        Agent::Codex => PathBuf::from(".codex/config.toml"),
+        Agent::Gemini => PathBuf::from(".gemini/settings.json"),
+    }
+}
+
+/// The program the server entry runs: the hook command's program, unquoted.
+fn program(o: &InitOptions) -> String {
+    shlex::split(&o.hook_bin)
+        .and_then(|w| w.into_iter().next())
+        .unwrap_or_else(|| o.hook_bin.clone())
+}
+
+/// Whether an entry is one init writes: `thehook mcp` and nothing else
+/// (an entry given an `env` or other keys is the user's).
+fn is_ours(entry: &Value) -> bool {
+    let only_our_keys = entry.as_object().is_some_and(|o| {
+        o.keys()
+            .all(|k| matches!(k.as_str(), "type" | "command" | "args"))
+    });
+    let runs_thehook = entry
+        .get("command")
+        .and_then(Value::as_str)
+        .and_then(|c| {
+            Path::new(c)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+        })
+        .is_some_and(|n| n == "thehook" || n == "thehook.js");
+    only_our_keys && runs_thehook && entry.get("args") == Some(&json!(["mcp"]))
+}
+
+/// Whether init's server entry is in the agent's file.
+pub(super) fn is_registered(base: &Path, agent: Agent) -> bool {
+    let path = base.join(file(agent));
+    if agent == Agent::Codex {
+        return std::fs::read_to_string(&path).is_ok_and(|t| t.contains(CODEX_MARKER));
+    }
+    read(&path).is_ok_and(|s| {
+        s.value
+            .get("mcpServers")
+            .and_then(|m| m.get(NAME))
+            .is_some_and(is_ours)
+    })
+}
+
+pub(super) fn register(base: &Path, agent: Agent, o: &InitOptions) -> Result<Change> {
+    let path = base.join(file(agent));
+    if agent == Agent::ClaudeCode && o.global {
+        // User-scope servers live in ~/.claude.json, Claude Code's own state.
+        return Ok(Change {
+            path,
+            action: Action::Kept,
+            detail: format!(
+                "not registered for all projects: run `claude mcp add --scope user {NAME} -- {} mcp`",
+                o.hook_bin
+            ),
+        });
+    }
+    if agent == Agent::Codex {
+        return register_codex(&path, &program(o));
+    }
+    let mut entry = Map::new();
+    if agent == Agent::ClaudeCode {
+        entry.insert("type".into(), json!("stdio"));
+    }
+    entry.insert("command".into(), json!(program(o)));
+    entry.insert("args".into(), json!(["mcp"]));
+    let wanted = Value::Object(entry);
+    let mut s = read(&path)?;
+    let servers = s
+        .value
+        .as_object_mut()
+        .expect("checked on read")
+        .entry("mcpServers")
+        .or_insert_with(|| json!({}));
+    let Some(servers) = servers.as_object_mut() else {
+        return Err(Error::Settings {
+            path,
+            problem: "`mcpServers` is not an object".into(),
+            fix: "make `mcpServers` an object of servers, then run the command again".into(),
+        });
+    };
+    let action = match servers.get(NAME) {
+        Some(existing) if existing == &wanted => Action::Unchanged,
+        Some(existing) if !is_ours(existing) => {
+            return Ok(Change {
+                path,
+                action: Action::Kept,
+                detail: format!("an MCP server of your own is named {NAME}; left as it is"),
+            })
+        }
+        Some(_) => Action::Updated,
+        None if s.existed => Action::Updated,
+        None => Action::Created,
+    };
+    if action != Action::Unchanged {
+        servers.insert(NAME.into(), wanted);
+        write(&path, &s)?;
+    }
+    Ok(Change {
+        path,
+        action,
+        detail: format!("the {NAME} MCP server for {agent}"),
+    })
+}
+
+/// Takes init's server entry (and an `mcpServers` left empty) out of a
+/// settings object; true when there was one.
+pub(super) fn strip_server(obj: &mut Map<String, Value>) -> bool {
+    let Some(servers) = obj.get_mut("mcpServers").and_then(Value::as_object_mut) else {
+        return false;
+    };
+    if !servers.get(NAME).is_some_and(is_ours) {
+        return false;
+    }
+    servers.shift_remove(NAME);
+    if servers.is_empty() {
+        obj.shift_remove("mcpServers");
+    }
+    true
+}
+
+pub(super) fn unregister(base: &Path, agent: Agent) -> Result<Option<Change>> {
+    let path = base.join(file(agent));
+    if !path.exists() {
+        return Ok(None);
+    }
+    if agent == Agent::Codex {
+        return unregister_codex(&path);
+    }
+    let mut s = read(&path)?;
+    let obj = s.value.as_object_mut().expect("checked on read");
+    if !strip_server(obj) {
+        return Ok(None);
+    }
+    let detail = format!("the {NAME} MCP server for {agent}");
+    if obj.is_empty() {
+        std::fs::remove_file(&path).map_err(|e| Error::io("cannot remove", &path, e))?;
+        // `.cursor/` or `.gemini/` when it held nothing else; never the
+        // project (or home) itself, where `.mcp.json` lives.
+        if let Some(dir) = path.parent().filter(|d| *d != base) {
+            let _ = std::fs::remove_dir(dir);
+        }
+        return Ok(Some(Change {
+            path,
+            action: Action::Removed,
+            detail,
+        }));
+    }
+    write(&path, &s)?;
+    Ok(Some(Change {
+        path,
+        action: Action::Updated,
+        detail: format!("removed {detail}"),
+    }))
+}
+
+fn codex_block(program: &str) -> String {
+    let quoted = serde_json::to_string(program).expect("a string serialises");
+    format!("{CODEX_MARKER}\n[mcp_servers.{NAME}]\ncommand = {quoted}\nargs = [\"mcp\"]\n")
+}
+
+fn register_codex(path: &Path, program: &str) -> Result<Change> {
+    let block = codex_block(program);
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => Some(t),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(Error::io("cannot read", path, e)),
+    };
+    let old = text.clone().unwrap_or_default();
+    let detail = format!("the {NAME} MCP server for codex");
+    let (action, new) = if old.contains(&block) {
+        (Action::Unchanged, old)
+    } else if let Some(start) = old.find(CODEX_MARKER) {
+        // Ours, written for another program: replace the four lines.
+        let end = old[start..]
+            .match_indices('\n')
+            .nth(3)
+            .map_or(old.len(), |(i, _)| start + i + 1);
+        (
+            Action::Updated,
+            format!("{}{block}{}", &old[..start], &old[end..]),
+        )
+    } else if defines_codex_server(&old) {
+        return Ok(Change {
+            path: path.to_path_buf(),
+            action: Action::Kept,
+            detail: format!("an MCP server of your own is named {NAME}; left as it is"),
+        });
+    } else {
+        let sep = if old.is_empty() || old.ends_with("\n\n") {
+            ""
+        } else if old.ends_with('\n') {
+            "\n"
+        } else {
+            "\n\n"
+        };
+        let action = if text.is_some() {
+            Action::Updated
+        } else {
+            Action::Created
+        };
+        (action, format!("{old}{sep}{block}"))
+    };
+    if action != Action::Unchanged {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| Error::io("cannot create folder", dir, e))?;
+        }
+        write_atomic(path, new.as_bytes())?;
+    }
+    Ok(Change {
+        path: path.to_path_buf(),
+        action,
+        detail,
+    })
+}
+
+/// Whether Codex's config already defines a server named thehook, in any
+/// TOML spelling (`[mcp_servers.thehook]`, a quoted name, a dotted or inline
+/// key under `[mcp_servers]`).
+fn defines_codex_server(toml: &str) -> bool {
+    toml.lines().any(|line| {
+        let line: String = line
+            .chars()
+            .filter(|c| !c.is_whitespace() && *c != '"' && *c != '\'')
+            .collect();
+        line.starts_with(&format!("[mcp_servers.{NAME}]"))
+            || line.starts_with(&format!("[mcp_servers.{NAME}."))
+            || line.starts_with(&format!("mcp_servers.{NAME}"))
+            || line.starts_with(&format!("{NAME}="))
+            || line.starts_with(&format!("{NAME}."))
+    })
+}
+
+fn unregister_codex(path: &Path) -> Result<Option<Change>> {
+    let old = std::fs::read_to_string(path).map_err(|e| Error::io("cannot read", path, e))?;
+    let Some(start) = old.find(CODEX_MARKER) else {
+        return Ok(None);
+    };
+    let end = old[start..]
+        .match_indices('\n')
+        .nth(3)
+        .map_or(old.len(), |(i, _)| start + i + 1);
+    let new = format!("{}{}", &old[..start], &old[end..]);
+    let new = new.trim_end().to_string();
+    let detail = format!("the {NAME} MCP server for codex");
+    if new.is_empty() {
+        std::fs::remove_file(path).map_err(|e| Error::io("cannot remove", path, e))?;
+        return Ok(Some(Change {
+            path: path.to_path_buf(),
+            action: Action::Removed,
+            detail,
+        }));
+    }
+    write_atomic(path, format!("{new}\n").as_bytes())?;
+    Ok(Some(Change {
+        path: path.to_path_buf(),
+        action: Action::Updated,
+        detail: format!("removed {detail}"),
+    }))
+}

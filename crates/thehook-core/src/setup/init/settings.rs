@@ -1,0 +1,390 @@
+//! Merging thehook's hook entries into an agent's settings JSON, and taking
+//! them out again.
+
+use std::path::Path;
+
+use serde_json::{json, Map, Value};
+
+use super::json_file::{read, write};
+use super::{Action, Change, InitOptions};
+use crate::agents::{is_thehook_command, Agent};
+use crate::error::{Error, Result};
+
+/// One hook thehook wants in a settings file.
+struct Spec {
+    event: &'static str,
+    matcher: Option<String>,
+    handler: Value,
+}
+
+/// Claude Code, Codex and Gemini nest handlers in matcher groups; Cursor
+/// lists them under the event.
+fn nested(agent: Agent) -> bool {
+    agent != Agent::Cursor
+}
+
+fn specs(agent: Agent, o: &InitOptions) -> Vec<Spec> {
+    let command = |sub: &str| format!("{} {sub} --agent {}", o.hook_bin, agent.as_str());
+    let sources: Vec<&str> = o.inject_on.iter().map(|s| s.as_str()).collect();
+    match agent {
+        // Timeouts in seconds. SessionEnd's raises Claude Code's 1.5 s budget.
+        Agent::ClaudeCode => vec![
+            Spec {
+                event: "SessionStart",
+                matcher: Some(sources.join("|")),
+                handler: json!({"type": "command", "command": command("retrieve"), "timeout": 10}),
+            },
+            Spec {
+                event: "SessionEnd",
+                matcher: None,
+                handler: json!({"type": "command", "command": command("capture"), "timeout": 30}),
+            },
+        ],
+        // Codex has no SessionEnd: its sessions are captured by the sweep.
+        Agent::Codex => vec![Spec {
+            event: "SessionStart",
+            matcher: Some(sources.join("|")),
+            handler: json!({"type": "command", "command": command("retrieve"), "timeout": 10}),
+        }],
+        // Gemini: timeouts in milliseconds, matchers are exact strings.
+        Agent::Gemini => vec![
+            Spec {
+                event: "SessionStart",
+                matcher: (sources.len() == 1).then(|| sources[0].to_string()),
+                handler: json!({"name": "thehook-retrieve", "type": "command", "command": command("retrieve"), "timeout": 10000}),
+            },
+            Spec {
+                event: "SessionEnd",
+                matcher: None,
+                handler: json!({"name": "thehook-capture", "type": "command", "command": command("capture"), "timeout": 10000}),
+            },
+        ],
+        Agent::Cursor => vec![
+            Spec {
+                event: "sessionStart",
+                matcher: None,
+                handler: json!({"command": command("retrieve"), "timeout": 10}),
+            },
+            Spec {
+                event: "sessionEnd",
+                matcher: None,
+                handler: json!({"command": command("capture"), "timeout": 30}),
+            },
+        ],
+    }
+}
+
+/// Permission rules that let the retrieval subagent run thehook's read-only
+/// commands without a prompt (Claude Code only; its `:*` prefix syntax).
+/// With the MCP server registered, its three tools too.
+fn allow_rules(agent: Agent, o: &InitOptions) -> Vec<Value> {
+    if agent != Agent::ClaudeCode {
+        return Vec::new();
+    }
+    let mut rules: Vec<Value> = READ_ONLY
+        .iter()
+        .map(|sub| json!(format!("Bash({} {sub}:*)", o.hook_bin)))
+        .collect();
+    if o.mcp {
+        rules.extend(
+            READ_ONLY
+                .iter()
+                .map(|sub| json!(format!("mcp__thehook__{sub}"))),
+        );
+    }
+    rules
+}
+
+/// The commands (and MCP tools) that only read memory and past sessions.
+const READ_ONLY: [&str; 3] = ["recall", "sessions", "read"];
+
+/// Whether a permission rule is one of [`allow_rules`], whatever path it
+/// was written with.
+fn is_our_rule(rule: &Value) -> bool {
+    let mcp_tool = rule
+        .as_str()
+        .and_then(|r| r.strip_prefix("mcp__thehook__"))
+        .is_some_and(|tool| READ_ONLY.contains(&tool));
+    if mcp_tool {
+        return true;
+    }
+    let Some(command) = rule
+        .as_str()
+        .and_then(|r| r.strip_prefix("Bash("))
+        .and_then(|r| r.strip_suffix(":*)"))
+    else {
+        return false;
+    };
+    let words = shlex::split(command).unwrap_or_default();
+    let is_bin = words.first().is_some_and(|w| {
+        let name = Path::new(w)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned());
+        matches!(name.as_deref(), Some("thehook" | "thehook.js"))
+    });
+    is_bin && words.len() == 2 && READ_ONLY.contains(&words[1].as_str())
+}
+
+fn is_ours(handler: &Value) -> bool {
+    handler
+        .get("command")
+        .and_then(Value::as_str)
+        .is_some_and(is_thehook_command)
+}
+
+/// The `.bak` beside a settings file.
+fn backup_path(path: &Path) -> std::path::PathBuf {
+    let mut name = path.file_name().expect("a file").to_os_string();
+    name.push(".bak");
+    path.with_file_name(name)
+}
+
+fn section<'a>(path: &Path, root: &'a mut Value, key: &str) -> Result<&'a mut Map<String, Value>> {
+    let obj = root.as_object_mut().expect("checked on read");
+    let entry = obj.entry(key).or_insert_with(|| Value::Object(Map::new()));
+    entry.as_object_mut().ok_or_else(|| Error::Settings {
+        path: path.to_path_buf(),
+        problem: format!("`{key}` is not an object"),
+        fix: format!("make `{key}` an object, or move the file away, then run the command again"),
+    })
+}
+
+/// Puts thehook's hooks into the settings file at `path`.
+pub(super) fn wire(path: &Path, agent: Agent, o: &InitOptions) -> Result<Change> {
+    let mut s = read(path)?;
+    // What the file holds besides thehook's hooks decides whether to back it up.
+    let mut others = s.value.clone();
+    strip(&mut others, agent);
+    if agent == Agent::Cursor {
+        let obj = s.value.as_object_mut().expect("an object");
+        obj.entry("version").or_insert(json!(1));
+    }
+    let hooks = section(path, &mut s.value, "hooks")?;
+    let mut added = Vec::new();
+    for spec in specs(agent, o) {
+        let list = hooks.entry(spec.event).or_insert_with(|| json!([]));
+        let Some(list) = list.as_array_mut() else {
+            return Err(Error::Settings {
+                path: path.to_path_buf(),
+                problem: format!("`hooks.{}` is not a list", spec.event),
+                fix: "make it a list of hooks, then run the command again".into(),
+            });
+        };
+        let wanted = if nested(agent) {
+            let mut group = Map::new();
+            if let Some(m) = &spec.matcher {
+                group.insert("matcher".into(), json!(m));
+            }
+            group.insert("hooks".into(), json!([spec.handler]));
+            Value::Object(group)
+        } else {
+            spec.handler.clone()
+        };
+        let ours = count_ours(list, nested(agent));
+        if ours == 1 && list.contains(&wanted) {
+            continue;
+        }
+        remove_ours(list, nested(agent));
+        list.push(wanted);
+        added.push(spec.event);
+    }
+    let rules = allow_rules(agent, o);
+    if !rules.is_empty() {
+        let permissions = section(path, &mut s.value, "permissions")?;
+        let allow = permissions.entry("allow").or_insert_with(|| json!([]));
+        let Some(allow) = allow.as_array_mut() else {
+            return Err(Error::Settings {
+                path: path.to_path_buf(),
+                problem: "`permissions.allow` is not a list".into(),
+                fix: "make it a list of permission rules, then run the command again".into(),
+            });
+        };
+        // Ours: recognised by program name, or exactly what init writes now
+        // (a `--bin` with another file name).
+        let is_ours = |r: &Value| is_our_rule(r) || rules.contains(r);
+        let ours: Vec<&Value> = allow.iter().filter(|r| is_ours(r)).collect();
+        if ours != rules.iter().collect::<Vec<_>>() {
+            allow.retain(|r| !is_ours(r));
+            allow.extend(rules);
+            added.push("permissions");
+        }
+    }
+    if added.is_empty() {
+        return Ok(Change {
+            path: path.to_path_buf(),
+            action: Action::Unchanged,
+            detail: format!("{} hooks already in place", agent),
+        });
+    }
+    let backup = backup_path(path);
+    let mut detail = format!("{} hooks: {}", agent, added.join(", "));
+    if s.existed && !backup.exists() && !is_empty_settings(&others, agent) {
+        std::fs::copy(path, &backup).map_err(|e| Error::io("cannot back up", path, e))?;
+        detail.push_str(&format!(
+            " (the original is in {})",
+            backup.file_name().unwrap().to_string_lossy()
+        ));
+    }
+    write(path, &s)?;
+    Ok(Change {
+        path: path.to_path_buf(),
+        action: if s.existed {
+            Action::Updated
+        } else {
+            Action::Created
+        },
+        detail,
+    })
+}
+
+fn count_ours(list: &[Value], nested: bool) -> usize {
+    if nested {
+        list.iter()
+            .filter_map(|g| g.get("hooks").and_then(Value::as_array))
+            .flatten()
+            .filter(|h| is_ours(h))
+            .count()
+    } else {
+        list.iter().filter(|h| is_ours(h)).count()
+    }
+}
+
+/// Drops thehook's handlers, and the groups that held nothing else.
+/// Returns how many handlers went.
+fn remove_ours(list: &mut Vec<Value>, nested: bool) -> usize {
+    let before = count_ours(list, nested);
+    if nested {
+        list.retain_mut(|group| {
+            let Some(handlers) = group.get_mut("hooks").and_then(Value::as_array_mut) else {
+                return true;
+            };
+            let had = handlers.len();
+            handlers.retain(|h| !is_ours(h));
+            !(handlers.is_empty() && had > 0)
+        });
+    } else {
+        list.retain(|h| !is_ours(h));
+    }
+    before
+}
+
+/// Takes thehook's hooks out of the settings file at `path`. A file init
+/// created is deleted once nothing else is in it; the `.bak` goes when the
+/// file is back to what it held.
+pub(super) fn unwire(path: &Path, agent: Agent) -> Result<Option<Change>> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let mut s = read(path)?;
+    let events = strip(&mut s.value, agent);
+    if events.is_empty() {
+        return Ok(None);
+    }
+    let backup = backup_path(path);
+    // The original as it was before thehook's first change (an older init
+    // may have backed up a file that already held thehook's hooks).
+    let original = std::fs::read_to_string(&backup)
+        .ok()
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+        .map(|mut v| {
+            strip(&mut v, agent);
+            v
+        });
+    let detail = format!("{} hooks: {}", agent, events.join(", "));
+    if original
+        .as_ref()
+        .is_none_or(|o| is_empty_settings(o, agent))
+        && is_empty_settings(&s.value, agent)
+    {
+        std::fs::remove_file(path).map_err(|e| Error::io("cannot remove", path, e))?;
+        let _ = std::fs::remove_file(&backup);
+        if let Some(dir) = path.parent() {
+            let _ = std::fs::remove_dir(dir);
+        }
+        return Ok(Some(Change {
+            path: path.to_path_buf(),
+            action: Action::Removed,
+            detail: format!("{detail} (init had created it)"),
+        }));
+    }
+    write(path, &s)?;
+    let mut detail = format!("removed {detail}");
+    if original.as_ref() == Some(&s.value) {
+        std::fs::remove_file(&backup).map_err(|e| Error::io("cannot remove", &backup, e))?;
+        detail.push_str("; back to the original, so its .bak was removed");
+    } else if original.is_some() {
+        detail.push_str(&format!(
+            "; {} kept (it differs from the file now)",
+            backup.file_name().unwrap_or_default().to_string_lossy()
+        ));
+    }
+    Ok(Some(Change {
+        path: path.to_path_buf(),
+        action: Action::Updated,
+        detail,
+    }))
+}
+
+/// Takes thehook's handlers out of a settings value, and the groups, events
+/// and `hooks` object that held nothing else. Returns the events touched.
+fn strip(value: &mut Value, agent: Agent) -> Vec<String> {
+    let Some(obj) = value.as_object_mut() else {
+        return Vec::new();
+    };
+    let rules = strip_rules(obj);
+    if agent == Agent::Gemini {
+        // Gemini keeps MCP servers in this file too: init's is not the user's.
+        super::mcp::strip_server(obj);
+    }
+    let Some(hooks) = obj.get_mut("hooks").and_then(Value::as_object_mut) else {
+        return rules;
+    };
+    let mut events = Vec::new();
+    for (event, list) in hooks.iter_mut() {
+        if let Some(list) = list.as_array_mut() {
+            if remove_ours(list, nested(agent)) > 0 {
+                events.push(event.clone());
+            }
+        }
+    }
+    hooks.retain(|event, list| {
+        !(events.contains(event) && list.as_array().is_some_and(Vec::is_empty))
+    });
+    if hooks.is_empty() && !events.is_empty() {
+        obj.shift_remove("hooks");
+    }
+    events.extend(rules);
+    events
+}
+
+/// Takes thehook's permission rules out, and the `allow` list and
+/// `permissions` object when they held nothing else.
+fn strip_rules(obj: &mut Map<String, Value>) -> Vec<String> {
+    let Some(permissions) = obj.get_mut("permissions").and_then(Value::as_object_mut) else {
+        return Vec::new();
+    };
+    let Some(allow) = permissions.get_mut("allow").and_then(Value::as_array_mut) else {
+        return Vec::new();
+    };
+    let before = allow.len();
+    allow.retain(|r| !is_our_rule(r));
+    if allow.len() == before {
+        return Vec::new();
+    }
+    if allow.is_empty() {
+        permissions.shift_remove("allow");
+    }
+    if permissions.is_empty() {
+        obj.shift_remove("permissions");
+    }
+    vec!["permissions".into()]
+}
+
+/// Whether settings hold nothing but what init would start a new file with.
+fn is_empty_settings(value: &Value, agent: Agent) -> bool {
+    let Some(obj) = value.as_object() else {
+        return false;
+    };
+    obj.is_empty()
+        || (agent == Agent::Cursor && obj.len() == 1 && obj.get("version") == Some(&json!(1)))
+}

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""Fails when source files of a crate import each other in a cycle.
+
+Each .rs file is a node; an edge a -> b means a names something of the module
+b lives in (`crate::x::y`, `super::z`, `self::w`, or a `use` of them). Test
+modules (`tests.rs`, `tests/`) are left out: they may look at anything.
+Prints every strongly connected component of more than one file.
+"""
+import re
+import sys
+from pathlib import Path
+
+PATH = re.compile(r"\b(crate|super|self)((?:::\w+)+|::\{)")
+
+
+def module_of(src_root: Path, f: Path) -> list[str]:
+    rel = f.relative_to(src_root).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] in ("mod", "lib", "main"):
+        parts = parts[:-1]
+    return parts
+
+
+def strip_comments(text: str) -> str:
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    return "\n".join(l.split("//")[0] for l in text.splitlines())
+
+
+def expand_use_groups(text: str):
+    """Yields (prefix, path) pairs for every path mentioned, braces expanded."""
+    for m in re.finditer(r"\buse\s+((?:crate|super|self)[^;]*);", text, flags=re.S):
+        yield from expand(m.group(1).replace("\n", " ").replace(" ", ""))
+    for m in PATH.finditer(text):
+        if m.group(2) == "::{":
+            continue
+        yield m.group(1) + m.group(2)
+
+
+def expand(path: str):
+    i = path.find("{")
+    if i < 0:
+        yield path
+        return
+    head, body = path[:i], path[i + 1 : path.rfind("}")]
+    depth, cur, items = 0, "", []
+    for c in body:
+        if c == "," and depth == 0:
+            items.append(cur)
+            cur = ""
+            continue
+        depth += c == "{"
+        depth -= c == "}"
+        cur += c
+    items.append(cur)
+    for it in items:
+        if it and it != "self":
+            yield from expand(head + it)
+        elif it == "self":
+            yield head.rstrip(":")
+
+
+def resolve(modules: dict, here: list[str], path: str, is_mod_file: bool):
+    segs = path.split("::")
+    base = [] if segs[0] == "crate" else list(here)
+    segs = segs[1:] if segs[0] in ("crate", "self") else segs
+    while segs and segs[0] == "super":
+        base = base[:-1]
+        segs = segs[1:]
+    cand = base + segs
+    while cand:
+        if tuple(cand) in modules:
+            return tuple(cand)
+        cand = cand[:-1]
+    return None
+
+
+def check(src_root: Path) -> list[list[str]]:
+    files = [f for f in src_root.rglob("*.rs") if "tests" not in f.parts and f.name != "tests.rs"]
+    modules = {tuple(module_of(src_root, f)): f for f in files}
+    edges = {m: set() for m in modules}
+    for m, f in modules.items():
+        text = strip_comments(f.read_text())
+        is_mod_file = f.name in ("mod.rs", "lib.rs", "main.rs")
+        # `super` in foo.rs is foo's parent; in foo/mod.rs also foo's parent.
+        here = list(m)
+        for path in expand_use_groups(text):
+            if is_mod_file:
+                t = resolve(modules, here, path, False) if not path.startswith("super") else resolve(modules, here, path, False)
+            else:
+                t = resolve(modules, here, path, False)
+            if t is not None and t != m and not (len(t) < len(m) and m[: len(t)] == t and not t == ()):
+                edges[m].add(t)
+    # Tarjan's strongly connected components
+    index, low, stack, on, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in edges[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted("::".join(c) or "lib" for c in comp))
+
+    sys.setrecursionlimit(10000)
+    for v in modules:
+        if v not in index:
+            visit(v)
+    return out
+
+
+def main() -> int:
+    root = Path(__file__).resolve().parent.parent / "crates"
+    bad = 0
+    for crate in sorted(root.iterdir()):
+        src = crate / "src"
+        if not src.is_dir():
+            continue
+        for comp in check(src):
+            bad += 1
+            print(f"{crate.name}: import cycle among {', '.join(comp)}")
+    if bad:
+        print(f"{bad} import cycle(s): move the shared part into a module both can depend on")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
