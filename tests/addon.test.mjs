@@ -12,6 +12,8 @@ import { createRequire } from 'node:module';
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 process.env.THEHOOK_MODEL_DIR = join(repo, '.assets/model');
 process.env.ORT_DYLIB_PATH = join(repo, '.assets/onnxruntime/libonnxruntime.so.1.31.1');
+// cli() runs the native thehook; in a checkout it is the release build.
+process.env.THEHOOK_NPM_BIN = join(repo, 'target/release/thehook');
 const thehook = createRequire(import.meta.url)(join(repo, 'index.js'));
 
 function demoProject() {
@@ -40,7 +42,7 @@ test('remember, status, forget round trip; the CLI runs in the same process', as
   const status = await thehook.status({ projectDir });
   assert.equal(status.model, 'all-minilm-l6-v2');
   assert.ok(status.items >= 10 && status.vectors === status.items, JSON.stringify(status));
-  // cli() opens the same index this process holds: no EnvAlreadyOpened.
+  // cli() runs beside the index this process holds open: no EnvAlreadyOpened.
   assert.equal(thehook.cli(['-C', projectDir, 'recall', 'Thursdays', '-k', '1', '--json']), 0);
   assert.equal(thehook.cli(['recall']), 2, 'usage error');
   const gone = await thehook.forget(item.id, { projectDir });
@@ -126,5 +128,5 @@ test('capture a transcript with an LLM CLI, then consolidate, then init', async 
   assert.match(readFileSync(settings.path, 'utf8'), /\/opt\/thehook\/bin\/thehook retrieve --agent claude-code/);
   const again = await thehook.init({ projectDir, agents: ['claude'], bin: '/opt/thehook/bin/thehook' });
   assert.ok(again.every((c) => c.action === 'unchanged'), JSON.stringify(again));
-  await assert.rejects(thehook.init({ projectDir, agents: ['emacs'] }), { code: 'THEHOOK_SETTINGS' });
+  await assert.rejects(thehook.init({ projectDir, agents: ['emacs'] }), { code: 'THEHOOK_USAGE' });
 });

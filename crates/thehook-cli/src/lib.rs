@@ -46,6 +46,9 @@ impl Exit {
     }
 }
 
+/// What a command returns: its exit code, or the error [`run`] prints.
+pub(crate) type CommandResult = Result<Exit, Error>;
+
 /// Parses `args` (program name first) and runs the command, writing to `out`.
 /// Returns the process exit code; never panics on bad input.
 pub fn run<I, T>(args: I, out: &mut Output) -> i32

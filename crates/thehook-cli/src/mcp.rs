@@ -19,10 +19,9 @@ use thehook_core::memory::embed::SearchPaths;
 use thehook_core::memory::shared::with_memory;
 use thehook_core::{env, Error, Memory, Project, RecallRequest, RememberRequest};
 
-use crate::commands::CommandResult;
 use crate::output::Output;
 use crate::render::hits_text;
-use crate::Exit;
+use crate::{CommandResult, Exit};
 
 const STORES: &str = "the agents' transcript stores";
 

@@ -12,31 +12,46 @@ pub use session_api::*;
 
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
-use thehook_core::memory::index::Filter;
-use thehook_core::memory::search::Mode;
-use thehook_core::{ItemKind, RecallOptions};
+use thehook_core::RecallRequest;
 
-use task::{CoreTask, Failure};
+use task::CoreTask;
 
-/// Runs the `thehook` command line in-process (the npm `bin` shim's body):
-/// `argv` without the program name; returns the exit code.
+/// Runs the `thehook` command line (the npm `bin` shim's body): `argv`
+/// without the program name; returns the exit code. The command runs in
+/// the native `thehook` this package ships beside the addon, as a child
+/// with this process's stdin, stdout and stderr: this package depends on
+/// the core only, and the binary is the one the hooks run.
 #[napi(catch_unwind)]
 pub fn cli(argv: Vec<String>) -> i32 {
-    set_npm_bin();
-    let mut out = thehook_cli::Output::process();
-    let args = std::iter::once("thehook".to_string()).chain(argv);
-    thehook_cli::run(args, &mut out)
-}
-
-/// Hooks that `init` writes should run the native binary shipped beside this
-/// addon, not `node` (this process's executable) or npx; the CLI also looks
-/// for ONNX Runtime in that folder.
-pub(crate) fn set_npm_bin() {
-    if std::env::var_os("THEHOOK_NPM_BIN").is_none() {
-        if let Some(native) = memories::addon_dir().map(|d| d.join("thehook")) {
-            std::env::set_var("THEHOOK_NPM_BIN", native);
+    let Some(native) = memories::native_binary() else {
+        eprintln!(
+            "thehook: the native thehook is missing beside the addon\n  fix: reinstall the package (npm install thehook), or set {} to a thehook binary",
+            thehook_core::env::NPM_BIN
+        );
+        return 2;
+    };
+    let status = std::process::Command::new(&native)
+        .args(argv)
+        // init writes hooks that run this binary, not `node`.
+        .env(thehook_core::env::NPM_BIN, &native)
+        .status();
+    match status {
+        Ok(s) => s.code().unwrap_or(2),
+        Err(e) => {
+            eprintln!(
+                "thehook: cannot run {}: {e}\n  fix: reinstall the package",
+                native.display()
+            );
+            2
         }
     }
+}
+
+/// ONNX Runtime's telemetry switch is set when the addon loads, on Node's
+/// main thread, before any of this addon's work runs on the thread pool.
+#[napi_derive::module_init]
+fn init_addon() {
+    thehook_core::env::quiet_onnx_runtime_before_threads();
 }
 
 /// The version of the addon (the crate's).
@@ -51,11 +66,11 @@ pub fn version() -> String {
 pub struct RecallOptionsJs {
     /// The project (default: `process.cwd()`).
     pub project_dir: Option<String>,
-    /// How many results (default 5).
+    /// How many results (default 5, at most 100).
     pub k: Option<u32>,
     /// Only items of these types: summary, convention, adr, gotcha, history, note, text.
     pub types: Option<Vec<String>>,
-    /// Only items dated on or after this RFC 3339 time or date.
+    /// Only items dated on or after this: 2026-02-01, an RFC 3339 time, or an age such as 7d or 2w.
     pub since: Option<String>,
     /// Retrievers: hybrid (default), lexical or vector.
     pub mode: Option<String>,
@@ -86,38 +101,14 @@ pub fn recall(
 ) -> AsyncTask<CoreTask<Vec<RecallHit>>> {
     let o = options.unwrap_or_default();
     AsyncTask::new(CoreTask::new(move || {
-        let kinds = o
-            .types
-            .unwrap_or_default()
-            .iter()
-            .map(|t| {
-                ItemKind::parse(t).ok_or_else(|| Failure::usage(format!("unknown type {t:?}")))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let since = o
-            .since
-            .map(|s| {
-                thehook_core::memory::store::parse_date(&s)
-                    .and_then(|d| d.parse().ok())
-                    .ok_or_else(|| Failure::usage(format!("since {s:?} is not a date")))
-            })
-            .transpose()?;
-        let options = RecallOptions {
-            k: o.k.unwrap_or(5).clamp(1, 100) as usize,
-            filter: Filter { kinds, since },
-            mode: match o.mode.as_deref() {
-                None => Mode::Hybrid,
-                Some(m) => Mode::parse(m).ok_or_else(|| {
-                    Failure::usage(format!(
-                        "mode {m:?} is unknown: use hybrid, lexical or vector"
-                    ))
-                })?,
-            },
-            ..RecallOptions::default()
-        };
-        let hits = memories::with(o.project_dir.as_deref(), false, |m| {
-            m.recall(&query, &options)
-        })?;
+        let request = RecallRequest::parse(
+            query,
+            o.k.map(i64::from),
+            &o.types.unwrap_or_default(),
+            o.since.as_deref(),
+            o.mode.as_deref(),
+        )?;
+        let hits = memories::with(o.project_dir.as_deref(), false, |m| m.recall(&request))?;
         Ok(hits
             .into_iter()
             .map(|h| RecallHit {

@@ -1,49 +1,42 @@
-//! One open memory per project per process: LMDB refuses a second open of
-//! the same environment, and the embedding model should stay warm.
+//! Where this addon works: the project's memory (one open per project per
+//! process, kept by the core), and the folder the addon was loaded from,
+//! whose native `thehook` and ONNX Runtime the package ships.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
 
 use thehook_core::memory::embed::SearchPaths;
-use thehook_core::{Memory, Project};
+use thehook_core::memory::shared::with_memory;
+use thehook_core::Memory;
 
 use crate::task::Failure;
 
-type Shared = Arc<Mutex<Memory>>;
-
-fn open_memories() -> &'static Mutex<HashMap<PathBuf, Shared>> {
-    static OPEN: OnceLock<Mutex<HashMap<PathBuf, Shared>>> = OnceLock::new();
-    OPEN.get_or_init(Default::default)
-}
-
-/// Runs `f` on the memory of the project at (or above) `dir`, opening it once.
+/// Runs `f` on the memory of the project at (or above) `dir` (default: the
+/// current folder), opened once per process and kept warm.
 pub fn with<T>(
     dir: Option<&str>,
     create: bool,
     f: impl FnOnce(&mut Memory) -> thehook_core::Result<T>,
 ) -> Result<T, Failure> {
-    let start = match dir {
-        Some(d) => PathBuf::from(d),
-        None => std::env::current_dir()
-            .map_err(|e| Failure::usage(format!("no current folder: {e}")))?,
-    };
-    let root = Project::discover(&start).root().to_path_buf();
-    let shared = {
-        let mut open = open_memories().lock().unwrap_or_else(|p| p.into_inner());
-        match open.get(&root) {
-            Some(m) => m.clone(),
-            None => {
-                let memory = Memory::open(&root, &search_paths(), create)?;
-                let shared = Arc::new(Mutex::new(memory));
-                open.insert(root.clone(), shared.clone());
-                shared
-            }
+    let start = start_dir(dir)?;
+    Ok(with_memory(&start, &search_paths(), create, f)?)
+}
+
+/// `dir`, or the current folder.
+pub fn start_dir(dir: Option<&str>) -> Result<PathBuf, Failure> {
+    match dir {
+        Some(d) => Ok(PathBuf::from(d)),
+        None => {
+            std::env::current_dir().map_err(|e| Failure::usage(format!("no current folder: {e}")))
         }
-    };
-    let mut memory = shared.lock().unwrap_or_else(|p| p.into_inner());
-    memory.sync(&|_, _| {})?;
-    Ok(f(&mut memory)?)
+    }
+}
+
+/// The native `thehook` of this package: `THEHOOK_NPM_BIN` when set (tests
+/// of a checkout), else the one beside the addon.
+pub fn native_binary() -> Option<PathBuf> {
+    thehook_core::env::npm_bin()
+        .or_else(|| addon_dir().map(|d| d.join("thehook")))
+        .filter(|p| p.is_file())
 }
 
 /// Where the model and ONNX Runtime are looked for: beside this addon (the

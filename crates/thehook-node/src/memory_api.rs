@@ -6,10 +6,10 @@ use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::Status;
 use napi_derive::napi;
 use thehook_core::memory::embed::Availability;
-use thehook_core::{Item, ItemKind};
+use thehook_core::{Item, RememberRequest};
 
 use crate::memories;
-use crate::task::{CoreTask, Failure};
+use crate::task::CoreTask;
 
 /// Where to work.
 #[napi(object)]
@@ -59,20 +59,8 @@ impl From<Item> for MemoryItem {
 pub fn remember(text: String, options: Option<RememberOptions>) -> AsyncTask<CoreTask<MemoryItem>> {
     let o = options.unwrap_or_default();
     AsyncTask::new(CoreTask::new(move || {
-        let kind = match o.r#type.as_deref() {
-            None => ItemKind::Note,
-            Some(t) => match ItemKind::parse(t) {
-                Some(
-                    k @ (ItemKind::Convention | ItemKind::Adr | ItemKind::Gotcha | ItemKind::Note),
-                ) => k,
-                _ => {
-                    return Err(Failure::usage(format!(
-                        "type {t:?} cannot be remembered: use convention, adr, gotcha or note"
-                    )))
-                }
-            },
-        };
-        Ok(memories::with(o.project_dir.as_deref(), true, |m| m.remember(&text, kind))?.into())
+        let request = RememberRequest::parse(text, o.r#type.as_deref())?;
+        Ok(memories::with(o.project_dir.as_deref(), true, |m| m.remember(&request))?.into())
     }))
 }
 

@@ -1,37 +1,21 @@
 //! The session functions: retrieve (session start), capture, consolidate,
 //! and init.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::path::Path;
 
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
 use thehook_core::agents::Agent;
 use thehook_core::capture::{with_worker, Outcome};
+use thehook_core::request::parse_agent;
+use thehook_core::setup::plan::{InitPlan, InitRequest};
 use thehook_core::Project;
 
-use crate::memories::search_paths;
+use crate::memories::{native_binary, search_paths, start_dir};
 use crate::task::{CoreTask, Failure};
 
-fn start_dir(dir: Option<&str>) -> Result<PathBuf, Failure> {
-    match dir {
-        Some(d) => Ok(PathBuf::from(d)),
-        None => {
-            std::env::current_dir().map_err(|e| Failure::usage(format!("no current folder: {e}")))
-        }
-    }
-}
-
 fn agent(name: Option<&str>) -> Result<Option<Agent>, Failure> {
-    name.map(|n| {
-        Agent::parse(n).ok_or_else(|| {
-            Failure::usage(format!(
-                "agent {n:?} is unknown: use claude, cursor, codex or gemini"
-            ))
-        })
-    })
-    .transpose()
+    Ok(name.map(parse_agent).transpose()?)
 }
 
 /// Options of `retrieve`.
@@ -63,12 +47,11 @@ pub fn retrieve(
     let o = options.unwrap_or_default();
     AsyncTask::new(CoreTask::new(move || {
         let cwd = start_dir(o.project_dir.as_deref())?;
-        let home = std::env::var_os("HOME").map(PathBuf::from);
         let r = thehook_core::inject::retrieve::retrieve(
             &payload,
             agent(o.agent.as_deref())?,
             &cwd,
-            home.as_deref(),
+            thehook_core::env::home().as_deref(),
             &search_paths(),
         )?;
         Ok(RetrieveResult {
@@ -205,80 +188,32 @@ pub struct InitChange {
 pub fn init(options: Option<InitOptions>) -> AsyncTask<CoreTask<Vec<InitChange>>> {
     let o = options.unwrap_or_default();
     AsyncTask::new(CoreTask::new(move || {
-        let dir = start_dir(o.project_dir.as_deref())?;
-        let mut args = vec![
-            "thehook".to_string(),
-            "-C".into(),
-            dir.to_string_lossy().into_owned(),
-            "init".into(),
-            "--json".into(),
-        ];
-        if let Some(agents) = &o.agents {
-            args.extend(["--agent".into(), agents.join(",")]);
-        }
-        if o.mcp == Some(true) {
-            args.push("--mcp".into());
-        }
-        if let Some(bin) = &o.bin {
-            args.extend(["--bin".into(), bin.clone()]);
-        }
-        crate::set_npm_bin();
-        let (code, stdout, stderr) = run_captured(args);
-        if code != 0 {
-            return Err(Failure {
-                code: "THEHOOK_SETTINGS".into(),
-                message: stderr.trim().trim_start_matches("error: ").to_string(),
-            });
-        }
-        let answer: serde_json::Value = serde_json::from_str(&stdout)
-            .map_err(|e| Failure::usage(format!("init printed no JSON: {e}")))?;
-        let text = |c: &serde_json::Value, k: &str| {
-            c.get(k)
-                .and_then(|v| v.as_str())
-                .unwrap_or_default()
-                .to_string()
+        let agents = o
+            .agents
+            .unwrap_or_default()
+            .iter()
+            .map(|a| parse_agent(a))
+            .collect::<thehook_core::Result<Vec<_>>>()?;
+        let request = InitRequest {
+            start: start_dir(o.project_dir.as_deref())?,
+            agents,
+            global: false,
+            bin: o.bin.map(Into::into),
+            mcp: o.mcp == Some(true),
+            // Hooks run the native binary of this package (`node` is this
+            // process's executable, never what a hook should run).
+            npm_bin: native_binary(),
+            current_exe: None,
         };
-        Ok(answer["changes"]
-            .as_array()
+        let done = InitPlan::init(&request)?.run_init()?;
+        Ok(done
+            .changes
             .into_iter()
-            .flatten()
             .map(|c| InitChange {
-                path: text(c, "path"),
-                action: text(c, "action"),
-                detail: text(c, "detail"),
+                path: c.path.to_string_lossy().into_owned(),
+                action: c.action.as_str().to_string(),
+                detail: c.detail,
             })
             .collect())
     }))
-}
-
-/// Runs the command line with its output kept: (exit code, stdout, stderr).
-fn run_captured(args: Vec<String>) -> (i32, String, String) {
-    #[derive(Clone, Default)]
-    struct Sink(Arc<Mutex<Vec<u8>>>);
-    impl Write for Sink {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .extend_from_slice(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let (stdout, stderr) = (Sink::default(), Sink::default());
-    let mut out = thehook_cli::Output {
-        stdout: Box::new(stdout.clone()),
-        stderr: Box::new(stderr.clone()),
-        stdin: Box::new(std::io::empty()),
-        color: false,
-        stderr_tty: false,
-    };
-    let code = thehook_cli::run(args, &mut out);
-    drop(out);
-    let text = |s: Sink| {
-        String::from_utf8_lossy(&s.0.lock().unwrap_or_else(|p| p.into_inner())).into_owned()
-    };
-    (code, text(stdout), text(stderr))
 }

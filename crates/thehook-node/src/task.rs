@@ -57,11 +57,7 @@ impl<T: ToNapiValue + TypeName + Send + 'static> Task for CoreTask<T> {
                     code: "THEHOOK_PANIC".into(),
                     message: format!(
                         "thehook panicked: {}; please report it",
-                        panic
-                            .downcast_ref::<&str>()
-                            .map(|s| s.to_string())
-                            .or_else(|| panic.downcast_ref::<String>().cloned())
-                            .unwrap_or_else(|| "no message".into())
+                        thehook_core::error::panic_message(panic.as_ref())
                     ),
                 }),
             },

@@ -4,10 +4,9 @@
 use thehook_core::browse::{self, ListOptions, ReadOptions};
 use thehook_core::{env, Project};
 
-use super::CommandResult;
 use crate::args::{ReadArgs, SessionsArgs};
 use crate::output::Output;
-use crate::Exit;
+use crate::{CommandResult, Exit};
 
 const STORES: &str = "the agents' transcript stores";
 

@@ -10,10 +10,9 @@ use thehook_core::capture::{run_worker, Outcome, Surroundings, Worker};
 use thehook_core::memory::embed::SearchPaths;
 use thehook_core::{env, logs, Error, Project};
 
-use super::CommandResult;
 use crate::args::{CaptureArgs, JsonFlag};
 use crate::output::{Output, Style};
-use crate::Exit;
+use crate::{CommandResult, Exit};
 
 /// The detached worker: nobody reads its output, so it logs, and it
 /// always exits 0.

@@ -7,11 +7,10 @@ use thehook_core::memory::embed::{Availability, SearchPaths};
 use thehook_core::memory::search::{Hit, Mode};
 use thehook_core::{Error, Memory, Project, RecallRequest, RememberRequest};
 
-use super::CommandResult;
 use crate::args::{ForgetArgs, JsonFlag, RecallArgs, RememberArgs};
 use crate::output::{Output, Style};
 use crate::render::{hits_text, one_line};
-use crate::Exit;
+use crate::{CommandResult, Exit};
 
 /// Opens the project's memory and syncs it, with what was worked around
 /// (a rebuild, warnings about the markdown) on stderr.

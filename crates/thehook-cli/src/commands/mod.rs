@@ -10,14 +10,11 @@ mod setup;
 use std::path::PathBuf;
 
 use thehook_core::memory::embed::SearchPaths;
-use thehook_core::{Error, Project};
+use thehook_core::Project;
 
 use crate::args::{Cli, Command};
 use crate::output::Output;
-use crate::Exit;
-
-/// What a command returns: its exit code, or the error `run` prints.
-pub(crate) type CommandResult = Result<Exit, Error>;
+use crate::CommandResult;
 
 pub(crate) fn dispatch(cli: Cli, out: &mut Output) -> CommandResult {
     let start = cli.project_dir.unwrap_or_else(|| PathBuf::from("."));

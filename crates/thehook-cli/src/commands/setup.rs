@@ -9,10 +9,9 @@ use thehook_core::setup::init::Action;
 use thehook_core::setup::plan::{InitPlan, InitReport, InitRequest};
 use thehook_core::Project;
 
-use super::CommandResult;
 use crate::args::{InitArgs, JsonFlag, UninstallArgs};
 use crate::output::{Output, Style};
-use crate::Exit;
+use crate::{CommandResult, Exit};
 
 pub(super) fn init(start: &Path, args: InitArgs, out: &mut Output) -> CommandResult {
     let request = InitRequest {
@@ -54,13 +53,12 @@ fn report(r: &InitReport, as_json: bool, out: &mut Output) {
         out.print("nothing to remove: no agent settings run thehook here");
     }
     for c in changes {
-        let (word, style) = match c.action {
-            Action::Created => ("created", Style::Good),
-            Action::Updated => ("updated", Style::Good),
-            Action::Unchanged => ("unchanged", Style::Dim),
-            Action::Removed => ("removed", Style::Warn),
-            Action::Kept => ("kept", Style::Dim),
+        let style = match c.action {
+            Action::Created | Action::Updated => Style::Good,
+            Action::Removed => Style::Warn,
+            Action::Unchanged | Action::Kept => Style::Dim,
         };
+        let word = c.action.as_str();
         let shown = c
             .path
             .strip_prefix(base)

@@ -45,6 +45,19 @@ pub enum Action {
     Kept,
 }
 
+impl Action {
+    /// The word the reports use (and the JSON's `action`).
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Action::Created => "created",
+            Action::Updated => "updated",
+            Action::Unchanged => "unchanged",
+            Action::Removed => "removed",
+            Action::Kept => "kept",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Change {
     pub path: PathBuf,
