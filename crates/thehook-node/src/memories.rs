@@ -12,7 +12,7 @@ use crate::task::Failure;
 
 /// Runs `f` on the memory of the project at (or above) `dir` (default: the
 /// current folder), opened once per process and kept warm.
-pub fn with<T>(
+pub(crate) fn with<T>(
     dir: Option<&str>,
     create: bool,
     f: impl FnOnce(&mut Memory) -> thehook_core::Result<T>,
@@ -22,7 +22,7 @@ pub fn with<T>(
 }
 
 /// `dir`, or the current folder.
-pub fn start_dir(dir: Option<&str>) -> Result<PathBuf, Failure> {
+pub(crate) fn start_dir(dir: Option<&str>) -> Result<PathBuf, Failure> {
     match dir {
         Some(d) => Ok(PathBuf::from(d)),
         None => {
@@ -33,7 +33,7 @@ pub fn start_dir(dir: Option<&str>) -> Result<PathBuf, Failure> {
 
 /// The native `thehook` of this package: `THEHOOK_NPM_BIN` when set (tests
 /// of a checkout), else the one beside the addon.
-pub fn native_binary() -> Option<PathBuf> {
+pub(crate) fn native_binary() -> Option<PathBuf> {
     thehook_core::env::npm_bin()
         .or_else(|| addon_dir().map(|d| d.join("thehook")))
         .filter(|p| p.is_file())
@@ -41,7 +41,7 @@ pub fn native_binary() -> Option<PathBuf> {
 
 /// Where the model and ONNX Runtime are looked for: beside this addon (the
 /// platform package ships ONNX Runtime there), then the usual places.
-pub fn search_paths() -> SearchPaths {
+pub(crate) fn search_paths() -> SearchPaths {
     let mut paths = SearchPaths::from_env();
     if let Some(dir) = addon_dir() {
         paths.beside.insert(0, dir);
@@ -50,7 +50,7 @@ pub fn search_paths() -> SearchPaths {
 }
 
 /// The folder of this `.node` file (Node's `current_exe` is `node` itself).
-pub fn addon_dir() -> Option<PathBuf> {
+pub(crate) fn addon_dir() -> Option<PathBuf> {
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStrExt;

@@ -1,5 +1,6 @@
 //! The agents thehook wires into, and what their session hooks send and
-//! expect (DESIGN section 6, checked against each agent's hook docs).
+//! expect (checked against each agent's hook docs and, for Codex and
+//! Gemini CLI, against the real CLIs; the README's agent table).
 
 use std::path::{Path, PathBuf};
 

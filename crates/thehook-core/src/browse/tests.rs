@@ -268,6 +268,10 @@ fn secrets_are_redacted_in_every_form() {
 /// Prints tokens per session (the model's WordPiece tokenizer when the
 /// assets are there) for the README; run with `--nocapture` to see them.
 #[test]
+#[cfg_attr(
+    not(feature = "model"),
+    ignore = "needs the embedding model: scripts/test.sh"
+)]
 fn compact_is_a_fraction_of_full_on_every_real_session() {
     let tokenizer = crate::inject::retrieve::load_tokenizer(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.assets/model/tokenizer.json"),

@@ -1,4 +1,4 @@
-//! From a condensed transcript to the session file of DESIGN section 2: the
+//! From a condensed transcript to the session file format of the README: the
 //! prompt the LLM gets, the validation of its answer (nothing is written
 //! from an answer that does not have the four sections and well-formed
 //! items), the deterministic fallback when there is no usable answer, and
@@ -271,7 +271,7 @@ pub fn heuristic(facts: &Facts) -> Distilled {
     }
 }
 
-/// The front matter of a session file (DESIGN section 2).
+/// The front matter of a session file (the README's format).
 #[derive(Debug, Clone, Serialize)]
 pub struct SessionMeta {
     pub session_id: String,

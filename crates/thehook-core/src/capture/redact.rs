@@ -11,7 +11,8 @@
 //! by the tests in `redact/tests.rs`.
 
 #[doc(hidden)]
-pub mod samples;
+#[cfg(test)]
+pub(crate) mod samples;
 #[cfg(test)]
 mod tests;
 

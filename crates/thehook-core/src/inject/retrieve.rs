@@ -1,6 +1,6 @@
 //! The session-start hook: what to tell an agent when a session starts.
 //!
-//! It must cost nothing (DESIGN section 9: p50 <= 50 ms with 10,000 items),
+//! It must cost nothing (the README's speed targets: p50 <= 50 ms with 10,000 items),
 //! so it never starts ONNX Runtime: items are ranked lexically against the
 //! project's git context, and by vector as well when a query vector for that
 //! exact context was cached by an earlier session start's background run

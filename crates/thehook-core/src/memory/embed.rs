@@ -380,6 +380,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        not(feature = "model"),
+        ignore = "needs the embedding model: scripts/test.sh"
+    )]
     fn a_vector_does_not_depend_on_its_batch() {
         let mut e = Embedder::load(&repo_assets(), 1).unwrap();
         let texts = [
@@ -395,6 +399,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        not(feature = "model"),
+        ignore = "needs the embedding model: scripts/test.sh"
+    )]
     fn similar_meanings_are_closer_than_unrelated_ones() {
         let mut e = Embedder::load(&repo_assets(), 1).unwrap();
         let v = e
@@ -413,6 +421,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        not(feature = "model"),
+        ignore = "needs the embedding model: scripts/test.sh"
+    )]
     fn resolution_prefers_explicit_settings_and_reports_missing_ones() {
         let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.assets");
         let mut config = Config::default();

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-/// What kind of fact an item is (DESIGN section 2).
+/// What kind of fact an item is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "lowercase")]
 pub enum ItemKind {
@@ -54,7 +54,7 @@ impl ItemKind {
     }
 
     /// The tag written in front of an item (`[ADR]` is the one upper-case tag,
-    /// as in DESIGN section 2).
+    /// as in the session file format).
     pub fn tag(self) -> &'static str {
         match self {
             ItemKind::Adr => "ADR",

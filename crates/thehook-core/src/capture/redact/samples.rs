@@ -1,5 +1,7 @@
 //! Synthetic secrets of every kind the redactor must catch, for tests here
-//! and in the CLI's end-to-end tests (planted into real transcripts).
+//! and in the CLI's end-to-end tests (planted into real transcripts), which
+//! include this file by path: it is test data, not part of the library.
+#![allow(unreachable_pub, dead_code)]
 
 /// One planted secret: the text it sits in and the part that must not survive.
 #[derive(Debug, Clone)]

@@ -2,12 +2,10 @@
 //! hold other hooks, and the agents' real session-start payloads piped to
 //! `thehook retrieve` in a temp git repo.
 
-mod common;
-
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use common::Project;
+use crate::common::Project;
 use serde_json::{json, Value};
 
 fn bin() -> String {
@@ -262,6 +260,10 @@ fn malformed_stdin_exits_0_silently_and_logs_why() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "model"),
+    ignore = "needs the embedding model: scripts/test.sh"
+)]
 fn the_block_fits_the_token_budget_and_the_character_cap() {
     let p = repo("claude");
     let long = "word ".repeat(70);
@@ -764,7 +766,7 @@ fn without_thehook_on_path_init_says_how_to_install() {
 }
 
 fn snapshot(root: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
-    let mut files: Vec<_> = common::walk(root)
+    let mut files: Vec<_> = crate::common::walk(root)
         .into_iter()
         .filter(|p| {
             !p.components()

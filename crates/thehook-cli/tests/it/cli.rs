@@ -1,9 +1,7 @@
 //! End-to-end tests of the `thehook` binary on temp projects, with the real
 //! model, real LMDB and real markdown.
 
-mod common;
-
-use common::{hit_ids, hit_texts, Project};
+use crate::common::{hit_ids, hit_texts, Project};
 
 #[test]
 fn recall_cites_path_and_line_for_every_hit() {
@@ -28,6 +26,10 @@ fn recall_cites_path_and_line_for_every_hit() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "model"),
+    ignore = "needs the embedding model: scripts/test.sh"
+)]
 fn recall_json_has_the_documented_fields() {
     let p = Project::demo();
     let answer = p.recall_json("flaky checkout test", &["-k", "3"]);
@@ -58,6 +60,10 @@ fn recall_json_has_the_documented_fields() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "model"),
+    ignore = "needs the embedding model: scripts/test.sh"
+)]
 fn hybrid_finds_paraphrases_that_share_no_words() {
     let p = Project::demo();
     // No shared terms with "Tests are colocated in __tests__/ next to the source files".
@@ -275,6 +281,10 @@ fn lexical_only_when_the_model_is_absent() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "model"),
+    ignore = "needs the embedding model: scripts/test.sh"
+)]
 fn vectors_survive_runs_without_the_model_and_are_backfilled_after() {
     let with_model = Project::demo();
     with_model.ok(&["recall", "auth"]);
@@ -310,6 +320,10 @@ fn vectors_survive_runs_without_the_model_and_are_backfilled_after() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "model"),
+    ignore = "needs the embedding model: scripts/test.sh"
+)]
 fn an_index_built_without_the_model_gets_vectors_later() {
     let lexical = Project::demo().lexical_only();
     lexical.ok(&["recall", "auth"]);
@@ -326,6 +340,10 @@ fn an_index_built_without_the_model_gets_vectors_later() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "model"),
+    ignore = "needs the embedding model: scripts/test.sh"
+)]
 fn a_different_model_rebuilds_the_index() {
     let p = Project::demo();
     p.ok(&["recall", "auth"]);
@@ -334,7 +352,7 @@ fn a_different_model_rebuilds_the_index() {
         ".thehook/config.yaml",
         format!(
             "embedding:\n  model: minilm-copy\n  model_dir: {}\n",
-            common::assets().join("model").display()
+            crate::common::assets().join("model").display()
         ),
     );
     let (code, _, err) = p.run(&["recall", "auth"]);
@@ -521,6 +539,10 @@ fn concurrent_readers_while_a_writer_commits() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "model"),
+    ignore = "needs the embedding model: scripts/test.sh"
+)]
 fn doctor_with_the_model_checks_that_it_runs() {
     let p = Project::demo();
     let (code, out, _) = p.run(&["doctor"]);
@@ -548,6 +570,10 @@ fn doctor_with_the_model_checks_that_it_runs() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "model"),
+    ignore = "needs the embedding model: scripts/test.sh"
+)]
 fn a_broken_runtime_degrades_to_lexical_and_doctor_names_it() {
     let p = Project::demo();
     let fake = p.root().join("libonnxruntime.so");
@@ -602,6 +628,10 @@ fn a_broken_runtime_degrades_to_lexical_and_doctor_names_it() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "model"),
+    ignore = "needs the embedding model: scripts/test.sh"
+)]
 fn status_reports_counts() {
     let p = Project::demo();
     let status: serde_json::Value = serde_json::from_str(&p.ok(&["status", "--json"])).unwrap();
@@ -630,7 +660,10 @@ fn nothing_is_written_outside_the_project() {
     p.ok(&["recall", "auth tokens"]);
     p.ok(&["doctor"]);
     // ONNX Runtime keeps a telemetry database under ~/.cache/Microsoft unless told not to.
-    assert_eq!(common::walk(&p.home()), Vec::<std::path::PathBuf>::new());
+    assert_eq!(
+        crate::common::walk(&p.home()),
+        Vec::<std::path::PathBuf>::new()
+    );
 }
 
 #[test]
@@ -669,6 +702,10 @@ fn parallel_writers_lose_nothing() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "model"),
+    ignore = "needs the embedding model: scripts/test.sh"
+)]
 fn readers_see_the_old_index_while_reindex_runs() {
     let p = Project::demo();
     // Enough items that the rebuild takes a while.

@@ -1,14 +1,12 @@
 //! `thehook mcp` driven over stdio with real JSON-RPC messages, on the
 //! built binary with the real model.
 
-mod common;
-
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc::{channel, Receiver};
 use std::time::Duration;
 
-use common::{repo_root, Project};
+use crate::common::{repo_root, Project};
 use serde_json::{json, Value};
 
 struct Client {

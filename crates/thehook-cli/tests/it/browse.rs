@@ -2,9 +2,7 @@
 //! holding real transcripts (the vendored fixtures, with their working
 //! folder moved to the test project so they belong to it).
 
-mod common;
-
-use common::{repo_root, Project};
+use crate::common::{repo_root, Project};
 use serde_json::Value;
 
 const CLAUDE: &str = "55604662-cf2a-4331-851a-ec234028f8ca";

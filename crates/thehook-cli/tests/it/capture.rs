@@ -3,12 +3,10 @@
 //! real ones, failures included), redaction, failed/ and --retry, SIGKILL,
 //! and consolidation.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use serde_json::{json, Value};
 use thehook_core::memory::store::FrontMatter;
 
@@ -559,7 +557,7 @@ fn corpus() -> PathBuf {
 /// prompts, replies, commands, tool output) of `src`: one kind in turn, and
 /// every kind in every 25th.
 fn plant(src: &Path, dst: &Path) {
-    let samples = thehook_core::capture::redact::samples::samples();
+    let samples = crate::redact_samples::samples();
     let every = samples
         .iter()
         .map(|s| s.text.as_str())
@@ -634,7 +632,7 @@ fn no_planted_secret_reaches_memory_or_the_llm() {
         .filter(|f| f.extension().is_some_and(|e| e == "jsonl"))
         .collect();
     assert!(originals.len() >= 13);
-    let secrets: Vec<String> = thehook_core::capture::redact::samples::samples()
+    let secrets: Vec<String> = crate::redact_samples::samples()
         .into_iter()
         .map(|s| s.secret)
         .collect();
@@ -661,7 +659,7 @@ fn no_planted_secret_reaches_memory_or_the_llm() {
     // Subagent-only and tool-only files have no conversation to send.
     assert!(sent.len() >= 8, "only {} prompts", sent.len());
     // Every kind reached the prompt, as its marker.
-    for sample in thehook_core::capture::redact::samples::samples() {
+    for sample in crate::redact_samples::samples() {
         let marker = format!("[REDACTED:{}]", sample.kind);
         assert!(
             sent.iter().any(|s| s.contains(&marker)),

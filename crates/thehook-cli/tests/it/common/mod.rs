@@ -1,5 +1,6 @@
-//! Shared fixtures: temp projects and the real `thehook` binary with the real
-//! model (fetched by `scripts/fetch-assets.py` into `.assets/`).
+//! Shared fixtures: temp projects and the real `thehook` binary, with the
+//! real model (fetched by `scripts/fetch-assets.py` into `.assets/`) when
+//! the `model` feature is on, lexical-only otherwise.
 
 #![allow(dead_code)]
 
@@ -13,6 +14,9 @@ pub fn repo_root() -> PathBuf {
         .canonicalize()
         .unwrap()
 }
+
+/// Whether these tests run with the embedding model (the `model` feature).
+pub const WITH_MODEL: bool = cfg!(feature = "model");
 
 pub fn assets() -> PathBuf {
     let dir = repo_root().join(".assets");
@@ -48,7 +52,7 @@ impl Project {
     pub fn empty() -> Project {
         Project {
             dir: tempfile::tempdir().unwrap(),
-            with_model: true,
+            with_model: WITH_MODEL,
         }
     }
 

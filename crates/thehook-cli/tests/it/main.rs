@@ -1,0 +1,15 @@
+//! The integration tests: one binary (one link of ONNX Runtime and the
+//! tokenizers instead of five) that runs the real `thehook` binary on temp
+//! projects. Without the `model` feature every test runs lexical-only and
+//! the few that need the embedding model are ignored; `scripts/test.sh`
+//! turns the feature on (`--features thehook-cli/model`).
+
+mod common;
+#[path = "../../../thehook-core/src/capture/redact/samples.rs"]
+mod redact_samples;
+
+mod browse;
+mod capture;
+mod cli;
+mod hooks;
+mod mcp;
