@@ -37,8 +37,11 @@ export interface CaptureOutcome {
 }
 
 /**
- * Runs the `thehook` command line in-process (the npm `bin` shim's body):
- * `argv` without the program name; returns the exit code.
+ * Runs the `thehook` command line (the npm `bin` shim's body): `argv`
+ * without the program name; returns the exit code. The command runs in
+ * the native `thehook` this package ships beside the addon, as a child
+ * with this process's stdin, stdout and stderr: this package depends on
+ * the core only, and the binary is the one the hooks run.
  */
 export declare function cli(argv: Array<string>): number
 
@@ -123,11 +126,11 @@ export interface RecallHit {
 export interface RecallOptionsJs {
   /** The project (default: `process.cwd()`). */
   projectDir?: string
-  /** How many results (default 5). */
+  /** How many results (default 5, at most 100). */
   k?: number
   /** Only items of these types: summary, convention, adr, gotcha, history, note, text. */
   types?: Array<string>
-  /** Only items dated on or after this RFC 3339 time or date. */
+  /** Only items dated on or after this: 2026-02-01, an RFC 3339 time, or an age such as 7d or 2w. */
   since?: string
   /** Retrievers: hybrid (default), lexical or vector. */
   mode?: string

@@ -32,6 +32,9 @@ pub fn cli(argv: Vec<String>) -> i32 {
     };
     let status = std::process::Command::new(&native)
         .args(argv)
+        .stdin(inherited(std::io::stdin()))
+        .stdout(inherited(std::io::stdout()))
+        .stderr(inherited(std::io::stderr()))
         // init writes hooks that run this binary, not `node`.
         .env(thehook_core::env::NPM_BIN, &native)
         .status();
@@ -45,6 +48,24 @@ pub fn cli(argv: Vec<String>) -> i32 {
             2
         }
     }
+}
+
+/// One of this process's standard streams for the child. Node marks its
+/// stdio descriptors close-on-exec, so a plainly inherited one is closed in
+/// the child (measured: `cli(['--version'])` printed nothing). A duplicate
+/// handed over explicitly is installed as the child's 0, 1 or 2 without it.
+#[cfg(unix)]
+fn inherited(stream: impl std::os::fd::AsFd) -> std::process::Stdio {
+    stream
+        .as_fd()
+        .try_clone_to_owned()
+        .map(std::process::Stdio::from)
+        .unwrap_or_else(|_| std::process::Stdio::inherit())
+}
+
+#[cfg(not(unix))]
+fn inherited<T>(_stream: T) -> std::process::Stdio {
+    std::process::Stdio::inherit()
 }
 
 /// ONNX Runtime's telemetry switch is set when the addon loads, on Node's

@@ -4,6 +4,8 @@
 //! the few that need the embedding model are ignored; `scripts/test.sh`
 //! turns the feature on (`--features thehook-cli/model`).
 
+#![allow(unreachable_pub)] // test helpers, shared by the modules of this binary
+
 mod common;
 #[path = "../../../thehook-core/src/capture/redact/samples.rs"]
 mod redact_samples;

@@ -44,5 +44,8 @@ pub fn with_memory<T>(
     };
     let mut memory = shared.lock().unwrap_or_else(|p| p.into_inner());
     memory.refresh()?;
+    // Nobody reads notices in a long-lived process; dropped here so they
+    // do not pile up over thousands of calls.
+    memory.take_notices();
     f(&mut memory)
 }
