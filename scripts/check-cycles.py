@@ -4,7 +4,10 @@
 Each .rs file is a node; an edge a -> b means a names something of the module
 b lives in (`crate::x::y`, `super::z`, `self::w`, or a `use` of them). Test
 modules (`tests.rs`, `tests/`) are left out: they may look at anything.
-Prints every strongly connected component of more than one file.
+A child module using its ancestors' items is not counted (that is Rust's module
+tree); re-exports are no way around it: the edge goes to the module whose
+path is named. Prints every strongly connected component of more than one
+file and exits 1 when there is one.
 """
 import re
 import sys
@@ -59,7 +62,7 @@ def expand(path: str):
             yield head.rstrip(":")
 
 
-def resolve(modules: dict, here: list[str], path: str, is_mod_file: bool):
+def resolve(modules: dict, here: list[str], path: str):
     segs = path.split("::")
     base = [] if segs[0] == "crate" else list(here)
     segs = segs[1:] if segs[0] in ("crate", "self") else segs
@@ -80,15 +83,14 @@ def check(src_root: Path) -> list[list[str]]:
     edges = {m: set() for m in modules}
     for m, f in modules.items():
         text = strip_comments(f.read_text())
-        is_mod_file = f.name in ("mod.rs", "lib.rs", "main.rs")
-        # `super` in foo.rs is foo's parent; in foo/mod.rs also foo's parent.
+        # `super` in foo.rs and in foo/mod.rs alike is foo's parent.
         here = list(m)
         for path in expand_use_groups(text):
-            if is_mod_file:
-                t = resolve(modules, here, path, False) if not path.startswith("super") else resolve(modules, here, path, False)
-            else:
-                t = resolve(modules, here, path, False)
-            if t is not None and t != m and not (len(t) < len(m) and m[: len(t)] == t and not t == ()):
+            t = resolve(modules, here, path)
+            # A child may use its ancestors' items (Rust's module tree); an
+            # edge to an ancestor is not counted.
+            is_ancestor = len(t or ()) < len(m) and m[: len(t or ())] == t
+            if t is not None and t != m and not is_ancestor:
                 edges[m].add(t)
     # Tarjan's strongly connected components
     index, low, stack, on, out = {}, {}, [], set(), []
