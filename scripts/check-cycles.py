@@ -4,9 +4,9 @@
 Each .rs file is a node; an edge a -> b means a names something of the module
 b lives in (`crate::x::y`, `super::z`, `self::w`, or a `use` of them). Test
 modules (`tests.rs`, `tests/`) are left out: they may look at anything.
-A child module using its ancestors' items is not counted (that is Rust's module
-tree); re-exports are no way around it: the edge goes to the module whose
-path is named. Prints every strongly connected component of more than one
+A child module using its ancestors' own items is not counted (that is Rust's
+module tree); a name the ancestor only re-exports (`pub use sibling::Item`)
+counts as the edge to the sibling that defines it. Prints every strongly connected component of more than one
 file and exits 1 when there is one.
 """
 import re
@@ -62,7 +62,10 @@ def expand(path: str):
             yield head.rstrip(":")
 
 
-def resolve(modules: dict, here: list[str], path: str):
+def resolve(modules: dict, reexports: dict, here: list[str], path: str):
+    """The module a path names. A name a module re-exports (`pub use
+    child::Item`) resolves to the module that defines it, so importing a
+    sibling through the parent is seen as the edge it is."""
     segs = path.split("::")
     base = [] if segs[0] == "crate" else list(here)
     segs = segs[1:] if segs[0] in ("crate", "self") else segs
@@ -72,21 +75,39 @@ def resolve(modules: dict, here: list[str], path: str):
     cand = base + segs
     while cand:
         if tuple(cand) in modules:
+            rest = (base + segs)[len(cand):]
+            if rest and (tuple(cand), rest[0]) in reexports:
+                return reexports[(tuple(cand), rest[0])]
             return tuple(cand)
         cand = cand[:-1]
     return None
+
+
+def reexports_of(modules: dict) -> dict:
+    """(module, name) -> the module a `pub use` of that module takes it from."""
+    out = {}
+    for m, f in modules.items():
+        text = strip_comments(f.read_text())
+        for g in re.finditer(r"\bpub(?:\([^)]*\))?\s+use\s+([^;]*);", text, flags=re.S):
+            for path in expand(g.group(1).replace("\n", " ").replace(" ", "")):
+                name = path.split("::")[-1].split(" as ")[-1]
+                source = resolve(modules, {}, list(m), path if path.split("::")[0] in ("crate", "super", "self") else "self::" + path)
+                if source is not None and source != m and name not in ("*", "self"):
+                    out[(m, name)] = source
+    return out
 
 
 def check(src_root: Path) -> list[list[str]]:
     files = [f for f in src_root.rglob("*.rs") if "tests" not in f.parts and f.name != "tests.rs"]
     modules = {tuple(module_of(src_root, f)): f for f in files}
     edges = {m: set() for m in modules}
+    reexports = reexports_of(modules)
     for m, f in modules.items():
         text = strip_comments(f.read_text())
         # `super` in foo.rs and in foo/mod.rs alike is foo's parent.
         here = list(m)
         for path in expand_use_groups(text):
-            t = resolve(modules, here, path)
+            t = resolve(modules, reexports, here, path)
             # A child may use its ancestors' items (Rust's module tree); an
             # edge to an ancestor is not counted.
             is_ancestor = len(t or ()) < len(m) and m[: len(t or ())] == t

@@ -94,9 +94,7 @@ impl Agent {
             Agent::Gemini => &["gemini"],
         }
     }
-}
 
-impl Agent {
     /// Whether the agent's settings under `base` (a project or `$HOME`) hold
     /// a thehook hook command.
     pub fn runs_thehook(self, base: &Path) -> bool {
@@ -204,9 +202,7 @@ impl HookPayload {
             hook_event_name: event.map(str::to_string),
         })
     }
-}
 
-impl HookPayload {
     /// Whether this is Cursor running a hook written for Claude Code while
     /// Cursor's own hooks run thehook too: then those answer and this one
     /// stays silent, so a session is injected and captured once.
@@ -223,9 +219,7 @@ impl HookPayload {
 }
 
 /// Whether Cursor has thehook in its own hooks (the project's or the
-/// user's). Cursor also runs Claude Code's hooks; when its own are wired,
-/// those answer and the Claude Code ones stay silent, so a session is
-/// injected and captured once.
+/// user's); see [`HookPayload::is_cursor_echo`].
 pub fn cursor_runs_thehook(project_root: &Path, home: Option<&Path>) -> bool {
     Agent::Cursor.runs_thehook(project_root) || home.is_some_and(|h| Agent::Cursor.runs_thehook(h))
 }

@@ -17,9 +17,6 @@ pub struct WorkerRun {
     pub busy: bool,
 }
 
-/// `thehook capture --worker`: drains the queue unless another worker is
-/// at it, then consolidates when enough sessions wait. A job queued just as
-/// the previous worker let go is picked up by a second round.
 /// Runs `body` on a worker for a caller that waits for the answer (a person
 /// at a terminal, the Node addon): it waits for a running worker rather than
 /// racing it, calling `waiting` first when it has to.
@@ -47,6 +44,9 @@ pub fn with_worker<T>(
     result
 }
 
+/// `thehook capture --worker`: drains the queue unless another worker is
+/// at it, then consolidates when enough sessions wait. A job queued just as
+/// the previous worker let go is picked up by a second round.
 pub fn run_worker(
     project: &Project,
     paths: &SearchPaths,
