@@ -50,10 +50,11 @@ pub fn cli(argv: Vec<String>) -> i32 {
     }
 }
 
-/// One of this process's standard streams for the child. Node marks its
-/// stdio descriptors close-on-exec, so a plainly inherited one is closed in
-/// the child (measured: `cli(['--version'])` printed nothing). A duplicate
-/// handed over explicitly is installed as the child's 0, 1 or 2 without it.
+/// One of this process's standard streams for the child. Inherited plainly
+/// from Node, they were closed in the child (measured: `cli(['--version'])`
+/// printed nothing, and strace showed the child's first `open` get fd 0),
+/// as close-on-exec descriptors are. A duplicate handed over explicitly is
+/// installed as the child's 0, 1 or 2 without that flag.
 #[cfg(unix)]
 fn inherited(stream: impl std::os::fd::AsFd) -> std::process::Stdio {
     stream

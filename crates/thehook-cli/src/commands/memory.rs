@@ -37,8 +37,8 @@ pub(super) fn recall(
     args: RecallArgs,
     out: &mut Output,
 ) -> CommandResult {
-    let mut request = RecallRequest::new(args.query.clone().unwrap_or_default()).with_k(args.k)?;
-    request.filter.kinds = args.types.clone();
+    let mut request = RecallRequest::new(args.query.unwrap_or_default()).with_k(args.k)?;
+    request.filter.kinds = args.types;
     request.filter.since = args.since;
     request.mode = args.mode.unwrap_or_default();
     let mut memory = match open(project, paths, false, out) {

@@ -101,15 +101,8 @@ impl Memory {
     pub fn config(&self) -> &Config {
         &self.config
     }
-    pub fn config_warnings(&self) -> &[String] {
-        &self.config_warnings
-    }
     pub fn availability(&self) -> &Availability {
         &self.availability
-    }
-    /// Why the index was rebuilt on open (damaged file, model change), if it was.
-    pub fn rebuilt_reason(&self) -> Option<&str> {
-        self.rebuilt.as_deref()
     }
 
     /// Brings the index up to date with the markdown.
