@@ -30,9 +30,10 @@ impl Exit {
     /// 2 for everything the user has to fix. The core's `code()` is the one
     /// classification of errors.
     pub fn of(error: &Error) -> Exit {
-        match error.code() {
-            "THEHOOK_NOT_FOUND" => Exit::NothingFound,
-            _ => Exit::Usage,
+        if error.is_not_found() {
+            Exit::NothingFound
+        } else {
+            Exit::Usage
         }
     }
 

@@ -15,6 +15,7 @@ use rmcp::{tool, tool_handler, tool_router, ErrorData, ServerHandler, ServiceExt
 use schemars::JsonSchema;
 use serde::Deserialize;
 use thehook_core::browse::{self, ListOptions, ReadOptions};
+use thehook_core::error::Words;
 use thehook_core::memory::embed::SearchPaths;
 use thehook_core::memory::shared::with_memory;
 use thehook_core::{env, Error, Memory, Project, RecallRequest, RememberRequest};
@@ -133,7 +134,9 @@ impl Server {
             Ok(Ok(text)) => {
                 CallToolResult::success(vec![ContentBlock::text(limit(&text, MAX_ANSWER_CHARS))])
             }
-            Ok(Err(e)) => CallToolResult::error(vec![ContentBlock::text(e.to_string())]),
+            Ok(Err(e)) => CallToolResult::error(vec![ContentBlock::text(
+                e.in_words_of(Words::Mcp).to_string(),
+            )]),
             // A panic in the core: an error answer, and the server goes on.
             Err(e) => CallToolResult::error(vec![ContentBlock::text(format!(
                 "internal error: {e}; please report it"

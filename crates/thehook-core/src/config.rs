@@ -272,7 +272,7 @@ impl Config {
             line: line_of_key(text, key),
             key: key.to_string(),
             problem: problem.to_string(),
-            fix: fix.to_string(),
+            fix: fix.to_string().into(),
         };
         if self.retrieval.token_budget < 100 || self.retrieval.token_budget > 50_000 {
             return Err(bad(
@@ -335,7 +335,7 @@ impl Config {
                 var: var.to_string(),
                 value: value.clone(),
                 problem: problem.to_string(),
-                fix: fix.to_string(),
+                fix: fix.to_string().into(),
             };
             // Overrides go through the same YAML parser as the file, so
             // `THEHOOK_INJECT_ON=startup,resume` and `[startup, resume]` both work.
@@ -411,7 +411,7 @@ fn yaml_error(path: &Path, text: &str, e: &serde_yaml::Error) -> Error {
         return Error::Config {
             path: path.to_path_buf(),
             line: line_key,
-            fix: fix_for(&key),
+            fix: fix_for(&key).into(),
             key,
             problem,
         };
@@ -421,7 +421,7 @@ fn yaml_error(path: &Path, text: &str, e: &serde_yaml::Error) -> Error {
         line,
         key,
         problem,
-        fix,
+        fix: fix.into(),
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, IoContext, Result};
 
 /// The name of the folder that holds a project's memory.
 pub const THEHOOK_DIR: &str = ".thehook";
@@ -98,8 +98,7 @@ impl Project {
     pub fn lock(&self) -> Result<std::fs::File> {
         let path = self.index_dir().join(".lock");
         let file = open_lock_file(&path)?;
-        file.lock()
-            .map_err(|e| Error::io("cannot lock", &path, e))?;
+        file.lock().at("cannot lock", &path)?;
         Ok(file)
     }
 
@@ -117,12 +116,12 @@ impl Project {
 /// Opens (creating it and its folder) a file used only for `flock`.
 pub(crate) fn open_lock_file(path: &Path) -> Result<std::fs::File> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| Error::io("cannot create folder", dir, e))?;
+        std::fs::create_dir_all(dir).at("cannot create folder", dir)?;
     }
     std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
         .open(path)
-        .map_err(|e| Error::io("cannot open the lock file", path, e))
+        .at("cannot open the lock file", path)
 }

@@ -29,7 +29,7 @@ pub const REMEMBERABLE: [ItemKind; 4] = [
     ItemKind::Note,
 ];
 
-fn usage(problem: String, fix: impl Into<String>) -> Error {
+fn usage(problem: String, fix: impl Into<crate::error::Fix>) -> Error {
     Error::Usage {
         problem,
         fix: fix.into(),

@@ -25,7 +25,7 @@ impl From<thehook_core::Error> for Failure {
     fn from(e: thehook_core::Error) -> Failure {
         Failure {
             code: e.code().into(),
-            message: e.to_string(),
+            message: e.in_words_of(thehook_core::error::Words::Node).to_string(),
         }
     }
 }

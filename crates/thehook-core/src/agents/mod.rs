@@ -156,22 +156,34 @@ pub struct HookPayload {
     pub hook_event_name: Option<String>,
 }
 
+/// Why a hook's stdin is not a payload (logged; the hook still exits 0).
+#[derive(Debug, thiserror::Error)]
+pub enum BadPayload {
+    #[error("stdin is empty: the agent sent no payload")]
+    Empty,
+    #[error("stdin is not JSON ({0})")]
+    NotJson(serde_json::Error),
+    #[error("stdin is JSON but not an object")]
+    NotAnObject,
+    #[error("the payload has neither session_id nor hook_event_name")]
+    Anonymous,
+}
+
 impl HookPayload {
     /// Reads a payload. `declared` is the agent the hook command was written
     /// for (`--agent`); the payload's shape wins over it, because Cursor runs
-    /// Claude Code's hooks with its own payload. Fails with a one-line reason.
-    pub fn parse(stdin: &str, declared: Option<Agent>) -> Result<HookPayload, String> {
+    /// Claude Code's hooks with its own payload.
+    pub fn parse(stdin: &str, declared: Option<Agent>) -> Result<HookPayload, BadPayload> {
         if stdin.trim().is_empty() {
-            return Err("stdin is empty: the agent sent no payload".into());
+            return Err(BadPayload::Empty);
         }
-        let v: Value =
-            serde_json::from_str(stdin.trim()).map_err(|e| format!("stdin is not JSON ({e})"))?;
-        let o = v.as_object().ok_or("stdin is JSON but not an object")?;
+        let v: Value = serde_json::from_str(stdin.trim()).map_err(BadPayload::NotJson)?;
+        let o = v.as_object().ok_or(BadPayload::NotAnObject)?;
         let s = |k: &str| o.get(k).and_then(Value::as_str).filter(|s| !s.is_empty());
         let session_id = s("session_id").or_else(|| s("conversation_id"));
         let event = s("hook_event_name");
         if session_id.is_none() && event.is_none() {
-            return Err("the payload has neither session_id nor hook_event_name".into());
+            return Err(BadPayload::Anonymous);
         }
         let transcript = s("transcript_path");
         let agent = if o.contains_key("cursor_version") || o.contains_key("workspace_roots") {

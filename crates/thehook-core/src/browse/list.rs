@@ -14,7 +14,7 @@ pub use super::listed::Listed;
 use crate::agents::Agent;
 use crate::capture::redact::{redact, redact_transcript, Findings};
 use crate::capture::transcript::{self, clip_chars, first_line, Block, Role, Transcript};
-use crate::error::{Error, Result};
+use crate::error::{fix, Error, Result, Step};
 use crate::project::Project;
 
 /// Characters of a summary in the listing.
@@ -307,14 +307,18 @@ pub fn find(project: &Project, home: &Path, query: &str, paths: bool) -> Result<
                 "{query} is not a transcript of this project (neither in the agents' stores for {} nor inside it)",
                 project.root().display()
             ),
-            fix: "run thehook from the project the session belongs to (`-C DIR`), or copy the file into this project".into(),
+            fix: fix!(Step::ProjectDir, ", or copy the file into this project"),
         });
     }
     let query = query.trim();
     if query.is_empty() {
         return Err(Error::Usage {
             problem: "no session id given".into(),
-            fix: "give the start of an id as `thehook sessions` lists it".into(),
+            fix: fix!(
+                "give the start of an id as the session list shows it (",
+                Step::Sessions,
+                ")"
+            ),
         });
     }
     let mut matches: Vec<Source> = sessions
@@ -339,7 +343,7 @@ pub fn find(project: &Project, home: &Path, query: &str, paths: bool) -> Result<
                 "no session of this project has an id starting with {query:?} ({} sessions searched)",
                 sessions.len()
             ),
-            fix: "run `thehook sessions` to see the ids".into(),
+            fix: fix!(Step::Sessions, " to see the ids"),
         }),
         n => {
             let candidates: Vec<String> = matches

@@ -12,7 +12,8 @@ impl Selection {
     pub fn parse(spec: &str) -> Result<Selection> {
         let bad = |problem: String| Error::Usage {
             problem: format!("line selection {spec:?}: {problem}"),
-            fix: "give line numbers as `thehook read` prints them: 5, 5-10 or 1,5,10-15".into(),
+            fix: "give line numbers as the session is printed with them: 5, 5-10 or 1,5,10-15"
+                .into(),
         };
         let number = |s: &str| match s.trim().parse::<usize>() {
             Ok(0) => Err(bad("lines are numbered from 1".into())),

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::capture::worker::Worker;
-use crate::error::{Error, Result};
+use crate::error::{fix, Error, IoContext, Result, Step};
 use crate::memory::lexical::Analyzer;
 use crate::memory::store::{self, write_atomic};
 use crate::project::Project;
@@ -86,7 +86,12 @@ pub fn consolidate(worker: &mut Worker) -> Result<Option<Consolidated>> {
         .ask(&prompt(&current, &session_texts))
         .map_err(|why| Error::Llm {
             problem: format!("consolidation got no answer: {why}"),
-            fix: "check the LLM CLI (`thehook doctor`), then run `thehook consolidate`".into(),
+            fix: fix!(
+                "check the LLM CLI (",
+                Step::Doctor,
+                "), then ",
+                Step::Consolidate
+            ),
         })?;
     let answer = if worker.config().capture.redact_secrets {
         crate::capture::redact::redact(&answer).into_owned()
@@ -117,7 +122,7 @@ pub fn consolidate(worker: &mut Worker) -> Result<Option<Consolidated>> {
             problem:
                 "the knowledge files changed while the LLM was consolidating; nothing was changed"
                     .into(),
-            fix: "run `thehook consolidate` again".into(),
+            fix: fix!(Step::Consolidate, " again"),
         });
     }
     let mut staged: Vec<(String, String)> = Vec::new();
@@ -148,7 +153,10 @@ pub fn consolidate(worker: &mut Worker) -> Result<Option<Consolidated>> {
 fn refused(why: &str) -> Error {
     Error::Llm {
         problem: format!("consolidation refused: {why}; nothing was changed"),
-        fix: "run `thehook consolidate` again (the LLM may answer better), or merge by hand".into(),
+        fix: fix!(
+            Step::Consolidate,
+            " again (the LLM may answer better), or merge by hand"
+        ),
     }
 }
 
@@ -333,9 +341,9 @@ struct Manifest {
 fn apply(project: &Project, files: &[(String, String)]) -> Result<()> {
     let dir = staging(project);
     if dir.exists() {
-        std::fs::remove_dir_all(&dir).map_err(|e| Error::io("cannot clear", &dir, e))?;
+        std::fs::remove_dir_all(&dir).at("cannot clear", &dir)?;
     }
-    std::fs::create_dir_all(&dir).map_err(|e| Error::io("cannot create folder", &dir, e))?;
+    std::fs::create_dir_all(&dir).at("cannot create folder", &dir)?;
     let mut moves = Vec::new();
     for (i, (target, text)) in files.iter().enumerate() {
         let name = format!("{i}.md");
@@ -368,13 +376,12 @@ pub fn finish_interrupted(project: &Project) -> Result<()> {
             move_into_place(&from, &to)?;
         }
     }
-    std::fs::remove_dir_all(&dir).map_err(|e| Error::io("cannot remove", &dir, e))
+    std::fs::remove_dir_all(&dir).at("cannot remove", &dir)
 }
 
 fn move_into_place(from: &Path, to: &Path) -> Result<()> {
     if let Some(parent) = to.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| Error::io("cannot create folder", parent, e))?;
+        std::fs::create_dir_all(parent).at("cannot create folder", parent)?;
     }
-    std::fs::rename(from, to).map_err(|e| Error::io("cannot move into place", to, e))
+    std::fs::rename(from, to).at("cannot move into place", to)
 }

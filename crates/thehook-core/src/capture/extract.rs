@@ -80,12 +80,46 @@ pub struct Distilled {
     pub gotchas: Vec<String>,
 }
 
-/// Checks an LLM answer and reads it. The error says what is wrong with it,
-/// for the `.reason` file.
-pub fn parse_answer(answer: &str) -> Result<Distilled, String> {
+/// What is wrong with an LLM answer (written to the `.reason` file of the
+/// session it failed).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UnusableAnswer {
+    #[error("the answer was empty")]
+    Empty,
+    #[error("line {line}: unexpected heading `{heading}`; expected the four sections")]
+    UnexpectedHeading { line: usize, heading: String },
+    #[error("line {line}: `## {section}` is repeated or out of order")]
+    OutOfOrder { line: usize, section: &'static str },
+    #[error("line {line}: an item of {chars} characters is not a short fact")]
+    TooLong { line: usize, chars: usize },
+    #[error("line {line} in `## {section}` is not a list item: `{text}`")]
+    NotAListItem {
+        line: usize,
+        section: &'static str,
+        text: String,
+    },
+    #[error("line {line}: a detail line before any decision")]
+    DetailBeforeDecision { line: usize },
+    #[error("line {line}: nested lines belong only under `## Architecture Decisions` items")]
+    MisplacedDetail { line: usize },
+    #[error("line {line}: an item of `## {section}` must start with `[{tag}]`: `{text}`")]
+    MissingTag {
+        line: usize,
+        section: &'static str,
+        tag: &'static str,
+        text: String,
+    },
+    #[error("the answer has no `## {0}` section")]
+    MissingSection(&'static str),
+    #[error("`## Session Summary` has no items")]
+    EmptySummary,
+}
+
+/// Checks an LLM answer and reads it.
+pub fn parse_answer(answer: &str) -> Result<Distilled, UnusableAnswer> {
     let answer = unfence(answer.trim());
     if answer.is_empty() {
-        return Err("the answer was empty".into());
+        return Err(UnusableAnswer::Empty);
     }
     let mut out = Distilled::default();
     let mut section: Option<usize> = None;
@@ -104,18 +138,16 @@ pub fn parse_answer(answer: &str) -> Result<Distilled, String> {
                 .iter()
                 .position(|(name, _)| heading.trim().eq_ignore_ascii_case(name))
             else {
-                return Err(format!(
-                    "line {}: unexpected heading `{}`; expected the four sections",
-                    n + 1,
-                    clip_chars(trimmed, 60)
-                ));
+                return Err(UnusableAnswer::UnexpectedHeading {
+                    line: n + 1,
+                    heading: clip_chars(trimmed, 60),
+                });
             };
             if seen[i] || seen[i + 1..].iter().any(|s| *s) {
-                return Err(format!(
-                    "line {}: `## {}` is repeated or out of order",
-                    n + 1,
-                    SECTIONS[i].0
-                ));
+                return Err(UnusableAnswer::OutOfOrder {
+                    line: n + 1,
+                    section: SECTIONS[i].0,
+                });
             }
             seen[i] = true;
             section = Some(i);
@@ -128,46 +160,37 @@ pub fn parse_answer(answer: &str) -> Result<Distilled, String> {
         // Chatter before the first section ("Here is the summary:") is dropped.
         let Some(i) = section else { continue };
         if line.chars().count() > MAX_LINE {
-            return Err(format!(
-                "line {}: an item of {} characters is not a short fact",
-                n + 1,
-                line.chars().count()
-            ));
+            return Err(UnusableAnswer::TooLong {
+                line: n + 1,
+                chars: line.chars().count(),
+            });
         }
         let nested = line.starts_with("  ") || line.starts_with('\t');
         let Some(body) = trimmed
             .strip_prefix("- ")
             .or_else(|| trimmed.strip_prefix("* "))
         else {
-            return Err(format!(
-                "line {} in `## {}` is not a list item: `{}`",
-                n + 1,
-                SECTIONS[i].0,
-                clip_chars(trimmed, 60)
-            ));
+            return Err(UnusableAnswer::NotAListItem {
+                line: n + 1,
+                section: SECTIONS[i].0,
+                text: clip_chars(trimmed, 60),
+            });
         };
         let body = body.trim();
         match (i, nested) {
             (0, false) => out.summary.push(body.to_string()),
             (2, true) => match out.decisions.last_mut() {
                 Some(d) => d.details.push(body.to_string()),
-                None => return Err(format!("line {}: a detail line before any decision", n + 1)),
+                None => return Err(UnusableAnswer::DetailBeforeDecision { line: n + 1 }),
             },
-            (_, true) => {
-                return Err(format!(
-                    "line {}: nested lines belong only under `## Architecture Decisions` items",
-                    n + 1
-                ))
-            }
+            (_, true) => return Err(UnusableAnswer::MisplacedDetail { line: n + 1 }),
             (i, false) => {
                 let tag = SECTIONS[i].1.expect("sections after the summary have tags");
-                let text = strip_tag(body, tag).ok_or_else(|| {
-                    format!(
-                        "line {}: an item of `## {}` must start with `[{tag}]`: `{}`",
-                        n + 1,
-                        SECTIONS[i].0,
-                        clip_chars(body, 60)
-                    )
+                let text = strip_tag(body, tag).ok_or_else(|| UnusableAnswer::MissingTag {
+                    line: n + 1,
+                    section: SECTIONS[i].0,
+                    tag,
+                    text: clip_chars(body, 60),
                 })?;
                 match i {
                     1 => out.conventions.push(text),
@@ -181,13 +204,10 @@ pub fn parse_answer(answer: &str) -> Result<Distilled, String> {
         }
     }
     if let Some(missing) = seen.iter().position(|s| !s) {
-        return Err(format!(
-            "the answer has no `## {}` section",
-            SECTIONS[missing].0
-        ));
+        return Err(UnusableAnswer::MissingSection(SECTIONS[missing].0));
     }
     if out.summary.is_empty() {
-        return Err("`## Session Summary` has no items".into());
+        return Err(UnusableAnswer::EmptySummary);
     }
     out.summary.truncate(MAX_ITEMS);
     out.conventions.truncate(MAX_ITEMS);

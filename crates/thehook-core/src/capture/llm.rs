@@ -34,6 +34,22 @@ pub enum LlmFailure {
     Exit { status: String, stderr: String },
 }
 
+impl LlmFailure {
+    /// The same failure with any secret in its text replaced.
+    pub fn redacted(self) -> LlmFailure {
+        let clean = |s: String| crate::capture::redact::redact(&s).into_owned();
+        match self {
+            LlmFailure::Unavailable(why) => LlmFailure::Unavailable(clean(why)),
+            LlmFailure::Spawn(why) => LlmFailure::Spawn(clean(why)),
+            LlmFailure::Timeout(secs) => LlmFailure::Timeout(secs),
+            LlmFailure::Exit { status, stderr } => LlmFailure::Exit {
+                status,
+                stderr: clean(stderr),
+            },
+        }
+    }
+}
+
 impl std::fmt::Display for LlmFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::agents::Agent;
-use crate::error::{Error, Result};
+use crate::error::{Error, IoContext, Result};
 use crate::memory::store::write_atomic;
 use crate::project::Project;
 
@@ -60,7 +60,7 @@ pub fn file_stem(session_id: &str) -> String {
 /// same session.
 pub fn enqueue(project: &Project, job: &Job) -> Result<bool> {
     let dir = project.queue_dir();
-    std::fs::create_dir_all(&dir).map_err(|e| Error::io("cannot create folder", &dir, e))?;
+    std::fs::create_dir_all(&dir).at("cannot create folder", &dir)?;
     let path = dir.join(format!("{}.json", file_stem(&job.session_id)));
     let new = !path.exists();
     // Paths that are not UTF-8 cannot be JSON strings.

@@ -27,9 +27,7 @@ pub fn with_worker<T>(
     body: impl FnOnce(&mut Worker) -> Result<T>,
 ) -> Result<T> {
     if !project.check_layout()? {
-        return Err(Error::NoMemory {
-            root: project.root().to_path_buf(),
-        });
+        return Err(Error::no_memory(project.root()));
     }
     let lock = match worker_lock(project, false)? {
         Some(lock) => lock,

@@ -14,11 +14,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::capture::extract::{self, Distilled, SessionMeta};
+use crate::capture::llm::LlmFailure;
 use crate::capture::queue::{file_stem, Job};
 use crate::capture::redact::{self, Findings};
 use crate::capture::transcript::{self, CondenseOptions, Role, Transcript};
 use crate::config::Config;
-use crate::error::{Error, Result};
+use crate::error::{Error, IoContext, Result};
 use crate::logs;
 use crate::memory::embed::SearchPaths;
 use crate::memory::store::{self, write_atomic};
@@ -129,8 +130,7 @@ pub fn worker_lock(project: &Project, wait: bool) -> Result<Option<std::fs::File
     let path = project.queue_dir().join(".worker.lock");
     let file = crate::project::open_lock_file(&path)?;
     if wait {
-        file.lock()
-            .map_err(|e| Error::io("cannot lock", &path, e))?;
+        file.lock().at("cannot lock", &path)?;
         return Ok(Some(file));
     }
     match file.try_lock() {
@@ -275,15 +275,18 @@ impl<'a> Worker<'a> {
         if redacting {
             condensed = redact::redact_counting(&condensed, &mut found).into_owned();
         }
-        let answer = self.ask(&extract::prompt(&condensed)).and_then(|answer| {
-            let answer = if redacting {
-                redact::redact(&answer).into_owned()
-            } else {
-                answer
-            };
-            extract::parse_answer(&answer)
-                .map_err(|e| format!("the LLM's answer was not usable: {e}"))
-        });
+        let answer = self
+            .ask(&extract::prompt(&condensed))
+            .map_err(|e| e.to_string())
+            .and_then(|answer| {
+                let answer = if redacting {
+                    redact::redact(&answer).into_owned()
+                } else {
+                    answer
+                };
+                extract::parse_answer(&answer)
+                    .map_err(|e| format!("the LLM's answer was not usable: {e}"))
+            });
         let (distilled, failure) = match answer {
             Ok(d) => (d, None),
             Err(why) => (extract::heuristic(&transcript::facts(&t)), Some(why)),
@@ -321,15 +324,13 @@ impl<'a> Worker<'a> {
         }
     }
 
-    /// Runs the configured LLM on `prompt`.
-    pub fn ask(&self, prompt: &str) -> std::result::Result<String, String> {
-        let cmd = crate::capture::llm::resolve(&self.config.llm, self.around.path.as_deref())
-            .map_err(|e| e.to_string())?;
+    /// Runs the configured LLM on `prompt`. A failure is redacted: the
+    /// CLI's stderr may echo the prompt, and the reason is written to disk.
+    pub fn ask(&self, prompt: &str) -> std::result::Result<String, LlmFailure> {
+        let cmd = crate::capture::llm::resolve(&self.config.llm, self.around.path.as_deref())?;
         let timeout = Duration::from_secs(self.config.llm.timeout_secs.max(1));
-        crate::capture::llm::run(&cmd, prompt, timeout, self.project.root()).map_err(|e| {
-            let why = e.to_string();
-            redact::redact(&why).into_owned()
-        })
+        crate::capture::llm::run(&cmd, prompt, timeout, self.project.root())
+            .map_err(LlmFailure::redacted)
     }
 
     fn locate(&self, job: &Job) -> Option<PathBuf> {

@@ -14,7 +14,7 @@ use fastembed::{
 use sha2::{Digest, Sha256};
 
 use crate::config::Config;
-use crate::error::{Error, Result};
+use crate::error::{Error, IoContext, Result, Step};
 
 /// The files a model folder must hold.
 pub const MODEL_FILES: [&str; 5] = [
@@ -61,7 +61,7 @@ pub enum Availability {
         /// What is missing, as a sentence.
         reason: String,
         /// What to do about it.
-        fix: String,
+        fix: crate::error::Fix,
     },
 }
 
@@ -126,7 +126,12 @@ pub fn locate(config: &Config, paths: &SearchPaths) -> Availability {
     }
     let model_dir = match locate_model(config, paths) {
         Ok(found) => found,
-        Err((reason, fix)) => return Availability::Missing { reason, fix },
+        Err((reason, fix)) => {
+            return Availability::Missing {
+                reason,
+                fix: fix.into(),
+            }
+        }
     };
     let runtime = match locate_runtime(paths) {
         Some(found) => found,
@@ -272,7 +277,8 @@ fn runtime_environment(lib: &Path) -> Result<ort::environment::Environment> {
     .clone()
     .map_err(|problem| Error::Model {
         problem,
-        fix: format!("check that the file is ONNX Runtime 1.31 for this platform, or {FETCH_FIX}"),
+        fix: format!("check that the file is ONNX Runtime 1.31 for this platform, or {FETCH_FIX}")
+            .into(),
     })
 }
 
@@ -296,10 +302,8 @@ impl Embedder {
         };
         let env = runtime_environment(&runtime.path)?;
         let dir = &model_dir.path;
-        let read = |name: &str| {
-            std::fs::read(dir.join(name))
-                .map_err(|e| Error::io("cannot read model file", dir.join(name), e))
-        };
+        let read =
+            |name: &str| std::fs::read(dir.join(name)).at("cannot read model file", dir.join(name));
         let tokenizer_files = TokenizerFiles {
             tokenizer_file: read("tokenizer.json")?,
             config_file: read("config.json")?,
@@ -315,7 +319,7 @@ impl Embedder {
         let model = TextEmbedding::try_new_from_user_defined(user_model, options).map_err(|e| {
             Error::Model {
                 problem: format!("cannot load the model in {}: {e}", dir.display()),
-                fix: format!("check the files, or {FETCH_FIX}"),
+                fix: format!("check the files, or {FETCH_FIX}").into(),
             }
         })?;
         Ok(Embedder { model })
@@ -328,7 +332,7 @@ impl Embedder {
     pub fn embed(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         self.model.embed(texts, Some(1)).map_err(|e| Error::Model {
             problem: format!("embedding failed: {e}"),
-            fix: "run `thehook doctor`".into(),
+            fix: Step::Doctor.into(),
         })
     }
 
@@ -360,10 +364,11 @@ pub fn embed_all(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn repo_assets() -> Availability {
+    /// The model fetched into `.assets/` by `scripts/fetch-assets.py`.
+    pub(crate) fn repo_assets() -> Availability {
         let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.assets");
         let paths = SearchPaths {
             beside: Vec::new(),

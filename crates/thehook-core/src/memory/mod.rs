@@ -19,7 +19,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::config::{Config, LoadedConfig};
-use crate::error::{Error, Result};
+use crate::error::{fix, Error, Fix, IoContext, Result, Step};
 use crate::memory::embed::{locate, Availability, Embedder, SearchPaths};
 use crate::memory::index::{Index, IndexStats, SyncPlan, SyncStats};
 use crate::memory::item::Item;
@@ -52,9 +52,7 @@ impl Memory {
         let project = Project::at(root);
         if !project.check_layout()? {
             if !create {
-                return Err(Error::NoMemory {
-                    root: root.to_path_buf(),
-                });
+                return Err(Error::no_memory(root));
             }
             create_layout(&project)?;
         }
@@ -120,7 +118,7 @@ impl Memory {
     pub fn sync_deferring_embeddings(&mut self) -> Result<SyncStats> {
         let deferred = Availability::Missing {
             reason: "deferred".into(),
-            fix: String::new(),
+            fix: "".into(),
         };
         let plan = SyncPlan {
             availability: &deferred,
@@ -166,7 +164,7 @@ impl Memory {
     }
 
     /// Stops using the model for the rest of this process.
-    fn fall_back_to_lexical(&mut self, problem: String, fix: String) {
+    fn fall_back_to_lexical(&mut self, problem: String, fix: Fix) {
         self.notices.push(format!(
             "the embedding model cannot be used, searching lexical-only: {problem} (fix: {fix})"
         ));
@@ -189,8 +187,7 @@ impl Memory {
         if query.trim().is_empty() {
             return Err(Error::Usage {
                 problem: "the query is empty".into(),
-                fix: "say what to look for, e.g. `thehook recall \"how are tests organised\"`"
-                    .into(),
+                fix: "say what to look for, e.g. \"how are tests organised\"".into(),
             });
         }
         if let (Mode::Vector, Availability::Missing { reason, fix }) =
@@ -198,7 +195,7 @@ impl Memory {
         {
             return Err(Error::Usage {
                 problem: format!("vector search needs the embedding model: {reason}"),
-                fix: format!("{fix}; or search in mode hybrid or lexical"),
+                fix: format!("{fix}; or search in mode hybrid or lexical").into(),
             });
         }
         let k = options.k.max(1);
@@ -270,7 +267,11 @@ impl Memory {
         if prefix.len() < 4 {
             return Err(Error::Usage {
                 problem: format!("`{prefix}` is too short to name an item"),
-                fix: "give at least 4 characters of the id that `thehook recall` prints".into(),
+                fix: fix!(
+                    "give at least 4 characters of the id that search results show (",
+                    Step::Recall,
+                    ")"
+                ),
             });
         }
         self.sync(&|_, _| {})?;
@@ -280,7 +281,7 @@ impl Memory {
             [] => {
                 return Err(Error::ItemNotFound {
                     problem: format!("no item has an id starting with `{prefix}`"),
-                    fix: "run `thehook recall \"<words of the item>\"` to see its id".into(),
+                    fix: fix!(Step::Recall, " to see its id"),
                 })
             }
             many => {
@@ -341,7 +342,7 @@ pub struct Status {
 /// machine-local ones out of git.
 pub fn create_layout(project: &Project) -> Result<()> {
     for dir in [project.sessions_dir(), project.knowledge_dir()] {
-        std::fs::create_dir_all(&dir).map_err(|e| Error::io("cannot create folder", dir, e))?;
+        std::fs::create_dir_all(&dir).at("cannot create folder", dir)?;
     }
     let gitignore = project.dir().join(".gitignore");
     if !gitignore.exists() {

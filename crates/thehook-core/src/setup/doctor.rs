@@ -129,7 +129,7 @@ pub fn doctor(root: &Path, paths: &SearchPaths) -> Vec<Check> {
         Availability::Missing { reason, fix } => checks.push(warn(
             "embeddings",
             format!("{reason}: search is lexical-only (BM25)"),
-            fix.clone(),
+            fix.to_string(),
         )),
     }
 

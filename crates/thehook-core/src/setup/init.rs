@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use crate::agents::Agent;
 use crate::config::{SessionSource, COMMENTED_DEFAULTS};
-use crate::error::{Error, Result};
+use crate::error::{IoContext, Result};
 use crate::memory::store::write_atomic;
 use crate::project::Project;
 
@@ -281,7 +281,7 @@ fn write_marked(path: &Path, wanted: &str, what: &str) -> Result<Change> {
     };
     if action != Action::Unchanged {
         let dir = path.parent().expect("a file in a folder");
-        std::fs::create_dir_all(dir).map_err(|e| Error::io("cannot create folder", dir, e))?;
+        std::fs::create_dir_all(dir).at("cannot create folder", dir)?;
         write_atomic(path, wanted.as_bytes())?;
     }
     Ok(Change {
@@ -294,7 +294,7 @@ fn write_marked(path: &Path, wanted: &str, what: &str) -> Result<Change> {
 fn remove_marked(path: &Path, what: &str) -> Result<Option<Change>> {
     match std::fs::read(path) {
         Ok(bytes) if String::from_utf8_lossy(&bytes).contains(MARKER) => {
-            std::fs::remove_file(path).map_err(|e| Error::io("cannot remove", path, e))?;
+            std::fs::remove_file(path).at("cannot remove", path)?;
             // The folder too, when init's file was all it held.
             if let Some(dir) = path.parent() {
                 let _ = std::fs::remove_dir(dir);

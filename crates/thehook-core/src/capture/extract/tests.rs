@@ -96,7 +96,7 @@ fn unusable_answers_are_refused_with_the_reason() {
         ),
     ];
     for (answer, why) in cases {
-        let err = parse_answer(answer).unwrap_err();
+        let err = parse_answer(answer).unwrap_err().to_string();
         assert!(err.contains(why), "{answer:?}: {err}");
     }
 }

@@ -24,7 +24,7 @@ pub use condense::{condense, facts, CondenseOptions, Facts};
 pub(crate) use condense::{first_line, patch_files, path_argument, strip_base64};
 pub use lines::{read_records, Record};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, IoContext, Result};
 
 /// The agent that wrote a transcript.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -168,8 +168,7 @@ impl Transcript {
 /// (`<session>/subagents/agent-*.jsonl`, or `agent-*.jsonl` beside the
 /// session with its session id) are read too.
 pub fn load(path: &Path) -> Result<Transcript> {
-    let bytes =
-        std::fs::read(path).map_err(|e| Error::io("cannot read the transcript", path, e))?;
+    let bytes = std::fs::read(path).at("cannot read the transcript", path)?;
     let mut transcript = parse(&bytes).map_err(|problem| Error::Transcript {
         path: path.to_path_buf(),
         problem,

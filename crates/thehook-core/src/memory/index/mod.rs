@@ -3,8 +3,12 @@
 //! markdown: anything wrong with it (corruption, another model, another
 //! schema) is cured by rebuilding from the markdown, never by failing.
 
+#[cfg(test)]
+mod dump;
 mod mdb_check;
 mod sync;
+#[cfg(test)]
+mod tests;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -269,7 +273,7 @@ impl Index {
                 (env, lease)
             }
         };
-        let dbs = open_dbs(&env).map_err(|e| Error::index(&path, e))?;
+        let dbs = open_dbs(&env)?;
         let index = Index {
             env,
             dbs,
@@ -297,7 +301,7 @@ impl Index {
         let env = match sound.then(|| open_env(&path)) {
             Some(Ok(env)) => env,
             // Opened already by this process: never wipe a live environment.
-            Some(Err(e @ heed::Error::EnvAlreadyOpened)) => return Err(Error::index(&path, e)),
+            Some(Err(e @ heed::Error::EnvAlreadyOpened)) => return Err(e.into()),
             _ => {
                 // Creating, or repairing. Another process may be creating the
                 // environment right now (an empty data.mdb looks damaged):
@@ -309,11 +313,11 @@ impl Index {
                 }
                 match open_env(&path) {
                     Ok(env) => env,
-                    Err(e @ heed::Error::EnvAlreadyOpened) => return Err(Error::index(&path, e)),
+                    Err(e @ heed::Error::EnvAlreadyOpened) => return Err(e.into()),
                     Err(why) => {
                         wipe(&path)?;
                         *reason = Some(format!("the index could not be opened ({why})"));
-                        open_env(&path).map_err(|e| Error::index(&path, e))?
+                        open_env(&path)?
                     }
                 }
             }
@@ -343,35 +347,28 @@ impl Index {
         &self.path
     }
 
-    fn err(&self, e: impl std::fmt::Display) -> Error {
-        Error::index(&self.path, e)
-    }
-
     pub fn header(&self) -> Result<Option<Header>> {
-        let rtxn = self.env.read_txn().map_err(|e| self.err(e))?;
-        self.dbs
-            .header
-            .get(&rtxn, "header")
-            .map_err(|e| self.err(e))
+        let rtxn = self.env.read_txn()?;
+        Ok(self.dbs.header.get(&rtxn, "header")?)
     }
 
     /// Empties every database and writes a fresh header.
     pub fn clear(&self, fingerprint: &str) -> Result<()> {
-        let mut wtxn = self.env.write_txn().map_err(|e| self.err(e))?;
+        let mut wtxn = self.env.write_txn()?;
         self.clear_in(&mut wtxn, fingerprint)?;
-        wtxn.commit().map_err(|e| self.err(e))
+        Ok(wtxn.commit()?)
     }
 
     /// [`Index::clear`] inside a caller's transaction, so that a rebuild is
     /// one commit: readers see the old index until the new one is complete.
     fn clear_in(&self, wtxn: &mut heed::RwTxn, fingerprint: &str) -> Result<()> {
         let d = self.dbs;
-        d.items.clear(wtxn).map_err(|e| self.err(e))?;
-        d.ids.clear(wtxn).map_err(|e| self.err(e))?;
-        d.files.clear(wtxn).map_err(|e| self.err(e))?;
-        d.postings.clear(wtxn).map_err(|e| self.err(e))?;
-        d.recent.clear(wtxn).map_err(|e| self.err(e))?;
-        d.vectors.clear(wtxn).map_err(|e| self.err(e))?;
+        d.items.clear(wtxn)?;
+        d.ids.clear(wtxn)?;
+        d.files.clear(wtxn)?;
+        d.postings.clear(wtxn)?;
+        d.recent.clear(wtxn)?;
+        d.vectors.clear(wtxn)?;
         let header = Header {
             schema: SCHEMA_VERSION,
             fingerprint: fingerprint.to_string(),
@@ -381,17 +378,15 @@ impl Index {
             n_docs: 0,
             total_len: 0,
         };
-        d.header
-            .put(wtxn, "header", &header)
-            .map_err(|e| self.err(e))
+        Ok(d.header.put(wtxn, "header", &header)?)
     }
 
     /// The file records, to diff against the markdown on disk.
     pub fn file_records(&self) -> Result<HashMap<String, FileRecord>> {
-        let rtxn = self.env.read_txn().map_err(|e| self.err(e))?;
+        let rtxn = self.env.read_txn()?;
         let mut out = HashMap::new();
-        for entry in self.dbs.files.iter(&rtxn).map_err(|e| self.err(e))? {
-            let (k, v) = entry.map_err(|e| self.err(e))?;
+        for entry in self.dbs.files.iter(&rtxn)? {
+            let (k, v) = entry?;
             out.insert(k.to_string(), v);
         }
         Ok(out)
@@ -405,12 +400,8 @@ impl Index {
         limit: usize,
         filter: &Filter,
     ) -> Result<Candidates> {
-        let rtxn = self.env.read_txn().map_err(|e| self.err(e))?;
-        let header = self
-            .dbs
-            .header
-            .get(&rtxn, "header")
-            .map_err(|e| self.err(e))?;
+        let rtxn = self.env.read_txn()?;
+        let header = self.dbs.header.get(&rtxn, "header")?;
         let Some(header) = header else {
             return Ok(Candidates::default());
         };
@@ -436,7 +427,7 @@ impl Index {
         let avg_len = header.total_len as f32 / header.n_docs.max(1) as f32;
         let mut scores: HashMap<u32, f32> = HashMap::new();
         for term in &terms {
-            let Some(bytes) = self.dbs.postings.get(rtxn, term).map_err(|e| self.err(e))? else {
+            let Some(bytes) = self.dbs.postings.get(rtxn, term)? else {
                 continue;
             };
             let postings = decode_postings(bytes);
@@ -452,7 +443,7 @@ impl Index {
             if out.len() == limit {
                 break;
             }
-            if let Some(item) = self.dbs.items.get(rtxn, &key).map_err(|e| self.err(e))? {
+            if let Some(item) = self.dbs.items.get(rtxn, &key)? {
                 if filter.accepts(&item) {
                     out.push((item, score));
                 }
@@ -472,7 +463,7 @@ impl Index {
             Ok(r) => r,
             // No vector was ever stored (lexical-only, or an empty index).
             Err(arroy::Error::MissingMetadata(_)) => return Ok(Vec::new()),
-            Err(e) => return Err(self.err(e)),
+            Err(e) => return Err(e.into()),
         };
         if reader.dimensions() != query.len() {
             return Ok(Vec::new());
@@ -488,7 +479,7 @@ impl Index {
             };
             let mut cache = self.vectors.lock().unwrap_or_else(|p| p.into_inner());
             if cache.as_ref().is_none_or(|c| c.txn_id != rtxn.id()) {
-                *cache = Some(VectorCache::read(&reader, rtxn).map_err(|e| self.err(e))?);
+                *cache = Some(VectorCache::read(&reader, rtxn)?);
             }
             let nearest =
                 cache
@@ -508,7 +499,7 @@ impl Index {
             allowed = self.keys_matching(rtxn, filter)?;
             q.candidates(&allowed);
         }
-        let hits = q.by_vector(rtxn, query).map_err(|e| self.err(e))?;
+        let hits = q.by_vector(rtxn, query)?;
         self.items_at(rtxn, hits)
     }
 
@@ -520,7 +511,7 @@ impl Index {
     ) -> Result<Vec<(Item, f32)>> {
         let mut out = Vec::with_capacity(hits.len());
         for (key, distance) in hits {
-            if let Some(item) = self.dbs.items.get(rtxn, &key).map_err(|e| self.err(e))? {
+            if let Some(item) = self.dbs.items.get(rtxn, &key)? {
                 // arroy's cosine distance is 1 - cos, halved into [0, 1].
                 out.push((item, 1.0 - 2.0 * distance.clamp(0.0, 1.0)));
             }
@@ -544,13 +535,9 @@ impl Index {
         let mut keys = RoaringBitmap::new();
         for kind in kinds {
             let prefix = format!("{kind}\0");
-            let iter = self
-                .dbs
-                .recent
-                .rev_prefix_iter(rtxn, &prefix)
-                .map_err(|e| self.err(e))?;
+            let iter = self.dbs.recent.rev_prefix_iter(rtxn, &prefix)?;
             for entry in iter {
-                let (k, key) = entry.map_err(|e| self.err(e))?;
+                let (k, key) = entry?;
                 let seconds: i64 = k[prefix.len()..]
                     .split('\0')
                     .next()
@@ -570,30 +557,26 @@ impl Index {
     /// available).
     fn keys_without_vectors(&self, rtxn: &heed::RoTxn<WithoutTls>) -> Result<RoaringBitmap> {
         let mut keys = RoaringBitmap::new();
-        for entry in self.dbs.ids.iter(rtxn).map_err(|e| self.err(e))? {
-            keys.insert(entry.map_err(|e| self.err(e))?.1);
+        for entry in self.dbs.ids.iter(rtxn)? {
+            keys.insert(entry?.1);
         }
         match arroy::Reader::<Cosine>::open(rtxn, ARROY_INDEX, self.dbs.vectors) {
             Ok(reader) => keys -= reader.item_ids(),
             Err(arroy::Error::MissingMetadata(_)) => {}
-            Err(e) => return Err(self.err(e)),
+            Err(e) => return Err(e.into()),
         }
         Ok(keys)
     }
 
     /// The newest items of the given types, newest first (at most `limit`).
     pub fn recent(&self, kinds: &[ItemKind], limit: usize) -> Result<Vec<Item>> {
-        let rtxn = self.env.read_txn().map_err(|e| self.err(e))?;
+        let rtxn = self.env.read_txn()?;
         let mut found: Vec<(String, u32)> = Vec::new();
         for kind in kinds {
             let prefix = format!("{kind}\0");
-            let iter = self
-                .dbs
-                .recent
-                .rev_prefix_iter(&rtxn, &prefix)
-                .map_err(|e| self.err(e))?;
+            let iter = self.dbs.recent.rev_prefix_iter(&rtxn, &prefix)?;
             for entry in iter.take(limit) {
-                let (k, key) = entry.map_err(|e| self.err(e))?;
+                let (k, key) = entry?;
                 let date = k[prefix.len()..].to_string();
                 found.push((date, key));
             }
@@ -601,7 +584,7 @@ impl Index {
         found.sort_by(|a, b| b.cmp(a));
         let mut out = Vec::with_capacity(limit.min(found.len()));
         for (_, key) in found.into_iter().take(limit) {
-            if let Some(item) = self.dbs.items.get(&rtxn, &key).map_err(|e| self.err(e))? {
+            if let Some(item) = self.dbs.items.get(&rtxn, &key)? {
                 out.push(item);
             }
         }
@@ -610,16 +593,11 @@ impl Index {
 
     /// Items whose id starts with `prefix` (at most `limit`).
     pub fn items_by_id_prefix(&self, prefix: &str, limit: usize) -> Result<Vec<Item>> {
-        let rtxn = self.env.read_txn().map_err(|e| self.err(e))?;
+        let rtxn = self.env.read_txn()?;
         let mut out = Vec::new();
-        for entry in self
-            .dbs
-            .ids
-            .prefix_iter(&rtxn, prefix)
-            .map_err(|e| self.err(e))?
-        {
-            let (_, key) = entry.map_err(|e| self.err(e))?;
-            if let Some(item) = self.dbs.items.get(&rtxn, &key).map_err(|e| self.err(e))? {
+        for entry in self.dbs.ids.prefix_iter(&rtxn, prefix)? {
+            let (_, key) = entry?;
+            if let Some(item) = self.dbs.items.get(&rtxn, &key)? {
                 out.push(item);
             }
             if out.len() >= limit {
@@ -630,17 +608,11 @@ impl Index {
     }
 
     pub fn stats(&self) -> Result<IndexStats> {
-        let rtxn = self.env.read_txn().map_err(|e| self.err(e))?;
-        let header = self
-            .dbs
-            .header
-            .get(&rtxn, "header")
-            .map_err(|e| self.err(e))?;
+        let rtxn = self.env.read_txn()?;
+        let header = self.dbs.header.get(&rtxn, "header")?;
         let mut by_type = std::collections::BTreeMap::new();
-        for entry in self.dbs.items.iter(&rtxn).map_err(|e| self.err(e))? {
-            *by_type
-                .entry(entry.map_err(|e| self.err(e))?.1.kind.to_string())
-                .or_insert(0) += 1;
+        for entry in self.dbs.items.iter(&rtxn)? {
+            *by_type.entry(entry?.1.kind.to_string()).or_insert(0) += 1;
         }
         let vectors = match arroy::Reader::<Cosine>::open(&rtxn, ARROY_INDEX, self.dbs.vectors) {
             Ok(r) => r.n_items(),
@@ -648,8 +620,8 @@ impl Index {
         };
         let size_bytes = std::fs::metadata(self.path.join("data.mdb")).map_or(0, |m| m.len());
         Ok(IndexStats {
-            items: self.dbs.items.len(&rtxn).map_err(|e| self.err(e))?,
-            files: self.dbs.files.len(&rtxn).map_err(|e| self.err(e))?,
+            items: self.dbs.items.len(&rtxn)?,
+            files: self.dbs.files.len(&rtxn)?,
             vectors,
             by_type,
             fingerprint: header

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 pub use parse::{parse_date, parse_markdown, FrontMatter, ParsedFile};
 
-use crate::error::{Error, Result};
+use crate::error::{fix, Error, Fix, IoContext, Result, Step};
 use crate::memory::item::{Item, ItemKind};
 use crate::project::Project;
 
@@ -120,7 +120,7 @@ fn mtime_ns(meta: &std::fs::Metadata) -> i128 {
 /// Bytes that are not UTF-8 are replaced (and reported); an unreadable file
 /// is an error for the caller to report.
 pub fn read_source(file: &SourceFile) -> Result<ParsedFile> {
-    let bytes = std::fs::read(&file.abs).map_err(|e| Error::io("cannot read", &file.abs, e))?;
+    let bytes = std::fs::read(&file.abs).at("cannot read", &file.abs)?;
     let file_date = jiff::Timestamp::from_nanosecond(file.mtime_ns)
         .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
         .to_string();
@@ -146,16 +146,14 @@ pub fn read_source(file: &SourceFile) -> Result<ParsedFile> {
 /// flushed to disk, then renamed over the target.
 pub fn write_atomic(path: &Path, content: &[u8]) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| Error::io("cannot create folder", dir, e))?;
+    std::fs::create_dir_all(dir).at("cannot create folder", dir)?;
     let mut tmp = tempfile::Builder::new()
         .prefix(".thehook-tmp-")
         .tempfile_in(dir)
-        .map_err(|e| Error::io("cannot create a temp file in", dir, e))?;
-    tmp.write_all(content)
-        .map_err(|e| Error::io("cannot write", tmp.path().to_path_buf(), e))?;
-    tmp.as_file()
-        .sync_all()
-        .map_err(|e| Error::io("cannot flush", tmp.path().to_path_buf(), e))?;
+        .at("cannot create a temp file in", dir)?;
+    let tmp_path = tmp.path().to_path_buf();
+    tmp.write_all(content).at("cannot write", &tmp_path)?;
+    tmp.as_file().sync_all().at("cannot flush", &tmp_path)?;
     if let Ok(meta) = std::fs::metadata(path) {
         // Keep the permissions a user gave the file.
         let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
@@ -173,8 +171,7 @@ pub fn append_note(project: &Project, kind: ItemKind, text: &str, today: &str) -
     if text.is_empty() {
         return Err(Error::Usage {
             problem: "there is nothing to remember: the text is empty".into(),
-            fix: "give the fact to remember, e.g. `thehook remember \"tests live in __tests__/\"`"
-                .into(),
+            fix: "give the fact to remember, e.g. \"tests live in __tests__/\"".into(),
         });
     }
     let path = project.knowledge_dir().join("notes.md");
@@ -182,7 +179,7 @@ pub fn append_note(project: &Project, kind: ItemKind, text: &str, today: &str) -
         read_for_rewrite(
             &path,
             1,
-            "save it as UTF-8, then run `thehook remember` again",
+            "save it as UTF-8, then remember the fact again".into(),
         )?
     } else {
         "# Notes\n\n".to_string()
@@ -207,13 +204,13 @@ pub fn append_note(project: &Project, kind: ItemKind, text: &str, today: &str) -
 
 /// The text of a file thehook is about to rewrite; refuses one that is not
 /// UTF-8 rather than replacing its bytes.
-fn read_for_rewrite(path: &Path, line: usize, fix: &str) -> Result<String> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io("cannot read", path, e))?;
+fn read_for_rewrite(path: &Path, line: usize, fix: Fix) -> Result<String> {
+    let bytes = std::fs::read(path).at("cannot read", path)?;
     String::from_utf8(bytes).map_err(|_| Error::Markdown {
         path: path.to_path_buf(),
         line,
         problem: "the file is not valid UTF-8, so thehook will not rewrite it".into(),
-        fix: fix.into(),
+        fix,
     })
 }
 
@@ -224,13 +221,18 @@ pub fn remove_item(project: &Project, item: &Item) -> Result<()> {
     let text = read_for_rewrite(
         &path,
         item.line_start,
-        "save it as UTF-8, or delete the item by hand",
+        "save it as UTF-8, or delete the item by hand".into(),
     )?;
     let current = parse_markdown(&item.path, &text, &item.date);
     let Some(found) = current.items.iter().find(|i| i.id == item.id) else {
         return Err(Error::ItemNotFound {
             problem: format!("item {} is no longer in {}", item.id, item.path),
-            fix: "run `thehook reindex`, then `thehook recall` to find its new id".into(),
+            fix: fix!(
+                Step::Reindex,
+                ", then ",
+                Step::Recall,
+                " to find its new id"
+            ),
         });
     };
     let mut kept = String::with_capacity(text.len());

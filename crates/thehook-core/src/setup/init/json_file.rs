@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, IoContext, Result};
 use crate::memory::store::write_atomic;
 
 /// A settings file read for editing.
@@ -69,7 +69,7 @@ pub(super) fn write(path: &Path, s: &Settings) -> Result<()> {
         .expect("a JSON value serialises");
     out.push(b'\n');
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| Error::io("cannot create folder", dir, e))?;
+        std::fs::create_dir_all(dir).at("cannot create folder", dir)?;
     }
     // A settings file that is a symlink (dotfiles) stays one: write its target.
     let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());

@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 use super::json_file::{read, write};
 use super::{Action, Change, InitOptions};
 use crate::agents::Agent;
-use crate::error::{Error, Result};
+use crate::error::{Error, IoContext, Result};
 use crate::memory::store::write_atomic;
 
 const NAME: &str = "thehook";
@@ -160,7 +160,7 @@ pub(super) fn unregister(base: &Path, agent: Agent) -> Result<Option<Change>> {
     }
     let detail = format!("the {NAME} MCP server for {agent}");
     if obj.is_empty() {
-        std::fs::remove_file(&path).map_err(|e| Error::io("cannot remove", &path, e))?;
+        std::fs::remove_file(&path).at("cannot remove", &path)?;
         // `.cursor/` or `.gemini/` when it held nothing else; never the
         // project (or home) itself, where `.mcp.json` lives.
         if let Some(dir) = path.parent().filter(|d| *d != base) {
@@ -229,7 +229,7 @@ fn register_codex(path: &Path, program: &str) -> Result<Change> {
     };
     if action != Action::Unchanged {
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| Error::io("cannot create folder", dir, e))?;
+            std::fs::create_dir_all(dir).at("cannot create folder", dir)?;
         }
         write_atomic(path, new.as_bytes())?;
     }
@@ -258,7 +258,7 @@ fn defines_codex_server(toml: &str) -> bool {
 }
 
 fn unregister_codex(path: &Path) -> Result<Option<Change>> {
-    let old = std::fs::read_to_string(path).map_err(|e| Error::io("cannot read", path, e))?;
+    let old = std::fs::read_to_string(path).at("cannot read", path)?;
     let Some(start) = old.find(CODEX_MARKER) else {
         return Ok(None);
     };
@@ -270,7 +270,7 @@ fn unregister_codex(path: &Path) -> Result<Option<Change>> {
     let new = new.trim_end().to_string();
     let detail = format!("the {NAME} MCP server for codex");
     if new.is_empty() {
-        std::fs::remove_file(path).map_err(|e| Error::io("cannot remove", path, e))?;
+        std::fs::remove_file(path).at("cannot remove", path)?;
         return Ok(Some(Change {
             path: path.to_path_buf(),
             action: Action::Removed,

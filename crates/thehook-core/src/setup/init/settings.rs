@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 use super::json_file::{read, write};
 use super::{Action, Change, InitOptions};
 use crate::agents::{is_thehook_command, Agent};
-use crate::error::{Error, Result};
+use crate::error::{Error, IoContext, Result};
 
 /// One hook thehook wants in a settings file.
 struct Spec {
@@ -145,7 +145,8 @@ fn section<'a>(path: &Path, root: &'a mut Value, key: &str) -> Result<&'a mut Ma
     entry.as_object_mut().ok_or_else(|| Error::Settings {
         path: path.to_path_buf(),
         problem: format!("`{key}` is not an object"),
-        fix: format!("make `{key}` an object, or move the file away, then run the command again"),
+        fix: format!("make `{key}` an object, or move the file away, then run the command again")
+            .into(),
     })
 }
 
@@ -219,7 +220,7 @@ pub(super) fn wire(path: &Path, agent: Agent, o: &InitOptions) -> Result<Change>
     let backup = backup_path(path);
     let mut detail = format!("{} hooks: {}", agent, added.join(", "));
     if s.existed && !backup.exists() && !is_empty_settings(&others, agent) {
-        std::fs::copy(path, &backup).map_err(|e| Error::io("cannot back up", path, e))?;
+        std::fs::copy(path, &backup).at("cannot back up", path)?;
         detail.push_str(&format!(
             " (the original is in {})",
             backup.file_name().unwrap().to_string_lossy()
@@ -296,7 +297,7 @@ pub(super) fn unwire(path: &Path, agent: Agent) -> Result<Option<Change>> {
         .is_none_or(|o| is_empty_settings(o, agent))
         && is_empty_settings(&s.value, agent)
     {
-        std::fs::remove_file(path).map_err(|e| Error::io("cannot remove", path, e))?;
+        std::fs::remove_file(path).at("cannot remove", path)?;
         let _ = std::fs::remove_file(&backup);
         if let Some(dir) = path.parent() {
             let _ = std::fs::remove_dir(dir);
@@ -310,7 +311,7 @@ pub(super) fn unwire(path: &Path, agent: Agent) -> Result<Option<Change>> {
     write(path, &s)?;
     let mut detail = format!("removed {detail}");
     if original.as_ref() == Some(&s.value) {
-        std::fs::remove_file(&backup).map_err(|e| Error::io("cannot remove", &backup, e))?;
+        std::fs::remove_file(&backup).at("cannot remove", &backup)?;
         detail.push_str("; back to the original, so its .bak was removed");
     } else if original.is_some() {
         detail.push_str(&format!(

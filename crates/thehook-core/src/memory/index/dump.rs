@@ -1,0 +1,70 @@
+//! The whole index as text, one database after another, for snapshot tests
+//! (arroy's own tests snapshot its storage the same way). Mtimes are shown
+//! as given, so tests set them.
+
+use std::fmt::Write;
+
+use arroy::distances::Cosine;
+
+use super::{decode_postings, Index, ARROY_INDEX};
+
+impl Index {
+    /// Every database, in key order.
+    pub(crate) fn dump(&self) -> String {
+        let rtxn = self.env.read_txn().expect("read transaction");
+        let mut out = String::new();
+        let header = self.dbs.header.get(&rtxn, "header").expect("header");
+        writeln!(out, "header: {header:?}").unwrap();
+
+        out.push_str("items:\n");
+        for entry in self.dbs.items.iter(&rtxn).expect("items") {
+            let (key, item) = entry.expect("item");
+            writeln!(
+                out,
+                "  {key}: {} {}:{}-{} {} {} {:?}",
+                item.kind, item.path, item.line_start, item.line_end, item.date, item.id, item.text
+            )
+            .unwrap();
+        }
+        out.push_str("ids:\n");
+        for entry in self.dbs.ids.iter(&rtxn).expect("ids") {
+            let (id, key) = entry.expect("id");
+            writeln!(out, "  {id} -> {key}").unwrap();
+        }
+        out.push_str("files:\n");
+        for entry in self.dbs.files.iter(&rtxn).expect("files") {
+            let (rel, r) = entry.expect("file");
+            let mtime = match r.mtime_ns {
+                i128::MIN => "smudged".to_string(),
+                ns => jiff::Timestamp::from_nanosecond(ns)
+                    .expect("mtime")
+                    .to_string(),
+            };
+            writeln!(
+                out,
+                "  {rel}: {} bytes, mtime {mtime}, keys {:?}",
+                r.size, r.keys
+            )
+            .unwrap();
+        }
+        out.push_str("postings:\n");
+        for entry in self.dbs.postings.iter(&rtxn).expect("postings") {
+            let (term, bytes) = entry.expect("posting");
+            writeln!(out, "  {term}: {:?}", decode_postings(bytes)).unwrap();
+        }
+        out.push_str("recent:\n");
+        for entry in self.dbs.recent.iter(&rtxn).expect("recent") {
+            let (k, key) = entry.expect("recent entry");
+            writeln!(out, "  {} -> {key}", k.replace('\0', " | ")).unwrap();
+        }
+        match arroy::Reader::<Cosine>::open(&rtxn, ARROY_INDEX, self.dbs.vectors) {
+            Ok(reader) => {
+                let ids: Vec<u32> = reader.item_ids().iter().collect();
+                writeln!(out, "vectors: {} dims, items {ids:?}", reader.dimensions()).unwrap();
+            }
+            Err(arroy::Error::MissingMetadata(_)) => out.push_str("vectors: none\n"),
+            Err(e) => panic!("vectors: {e}"),
+        }
+        out
+    }
+}

@@ -1,0 +1,141 @@
+//! Writing an [`ItemPlan`] into the databases, inside the sync's transaction.
+
+use std::collections::{BTreeMap, HashSet};
+
+use arroy::distances::Cosine;
+use heed::RwTxn;
+use rand::SeedableRng;
+use rayon::prelude::*;
+
+use super::plan::ItemPlan;
+use crate::error::Result;
+use crate::memory::index::{
+    decode_postings, encode_postings, recent_key, FileRecord, Header, Index, ARROY_INDEX,
+};
+use crate::memory::item::Item;
+
+/// Per term: keys whose postings leave, and (key, tf, doc length) that arrive.
+type PostingsDelta = (Vec<u32>, Vec<(u32, u32, u32)>);
+
+/// A fixed seed: the same markdown gives the same trees.
+const TREE_SEED: u64 = 0x7e400c;
+
+impl Index {
+    /// Items, ids, the `recent` order and the lexical postings; the header's
+    /// document counts follow.
+    pub(super) fn apply_items(
+        &self,
+        wtxn: &mut RwTxn,
+        plan: &ItemPlan,
+        header: &mut Header,
+    ) -> Result<()> {
+        let frequencies = |items: &[(u32, Item)]| -> Vec<_> {
+            items
+                .par_iter()
+                .map(|(_, item)| self.analyzer.term_frequencies(&item.text))
+                .collect()
+        };
+        let (removed_tf, added_tf) = (frequencies(&plan.removed), frequencies(&plan.added));
+        let mut delta: BTreeMap<String, PostingsDelta> = BTreeMap::new();
+        for ((key, item), (tf, len)) in plan.removed.iter().zip(removed_tf) {
+            for term in tf.into_keys() {
+                delta.entry(term).or_default().0.push(*key);
+            }
+            header.n_docs = header.n_docs.saturating_sub(1);
+            header.total_len = header.total_len.saturating_sub(len as u64);
+            self.dbs.items.delete(wtxn, key)?;
+            self.dbs.ids.delete(wtxn, &item.id)?;
+            self.dbs.recent.delete(wtxn, &recent_key(*key, item))?;
+        }
+        for ((key, item), (tf, len)) in plan.added.iter().zip(added_tf) {
+            for (term, n) in tf {
+                delta.entry(term).or_default().1.push((*key, n, len));
+            }
+            header.n_docs += 1;
+            header.total_len += len as u64;
+            self.dbs.items.put(wtxn, key, item)?;
+            self.dbs.ids.put(wtxn, &item.id, key)?;
+            self.dbs.recent.put(wtxn, &recent_key(*key, item), key)?;
+        }
+        // Kept items may have moved lines or changed type: refresh their metadata.
+        for (key, item) in &plan.kept_before {
+            self.dbs.recent.delete(wtxn, &recent_key(*key, item))?;
+        }
+        for (key, item) in &plan.kept {
+            self.dbs.items.put(wtxn, key, item)?;
+            self.dbs.recent.put(wtxn, &recent_key(*key, item), key)?;
+        }
+        self.apply_postings(wtxn, delta)
+    }
+
+    fn apply_postings(
+        &self,
+        wtxn: &mut RwTxn,
+        delta: BTreeMap<String, PostingsDelta>,
+    ) -> Result<()> {
+        for (term, (gone, new)) in delta {
+            let gone: HashSet<u32> = gone.into_iter().collect();
+            let mut list = match self.dbs.postings.get(wtxn, &term)? {
+                Some(bytes) => decode_postings(bytes),
+                None => Vec::new(),
+            };
+            list.retain(|(k, _, _)| !gone.contains(k));
+            list.extend(new);
+            list.sort_unstable_by_key(|p| p.0);
+            if list.is_empty() {
+                self.dbs.postings.delete(wtxn, &term)?;
+            } else {
+                self.dbs
+                    .postings
+                    .put(wtxn, &term, &encode_postings(&list))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Removed items' vectors leave, new ones arrive, then arroy rebuilds its
+    /// trees. Without any vector (lexical-only, never embedded) nothing is done.
+    pub(super) fn apply_vectors(
+        &self,
+        wtxn: &mut RwTxn,
+        removed: &[(u32, Item)],
+        embedded: &[(u32, Item)],
+        vectors: Option<&[Vec<f32>]>,
+        header: &mut Header,
+    ) -> Result<()> {
+        let dims = vectors
+            .and_then(|v| v.first().map(Vec::len))
+            .or(header.dims);
+        let Some(dims) = dims else { return Ok(()) };
+        header.dims = Some(dims);
+        let writer = arroy::Writer::<Cosine>::new(self.dbs.vectors, ARROY_INDEX, dims);
+        for (key, _) in removed {
+            writer.del_item(wtxn, *key)?;
+        }
+        for ((key, _), vector) in embedded.iter().zip(vectors.unwrap_or_default()) {
+            writer.add_item(wtxn, *key, vector)?;
+        }
+        if writer.need_build(wtxn)? {
+            let mut rng = rand::rngs::StdRng::seed_from_u64(TREE_SEED);
+            writer.builder(&mut rng).build(wtxn)?;
+        }
+        Ok(())
+    }
+
+    /// The changed files' records, so the next sync skips them.
+    pub(super) fn apply_records(
+        &self,
+        wtxn: &mut RwTxn,
+        records: &[(String, Option<FileRecord>)],
+    ) -> Result<()> {
+        for (rel, record) in records {
+            match record {
+                Some(r) => self.dbs.files.put(wtxn, rel, r)?,
+                None => {
+                    self.dbs.files.delete(wtxn, rel)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}

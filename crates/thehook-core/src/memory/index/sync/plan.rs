@@ -1,0 +1,121 @@
+//! Which items a sync adds, keeps and removes. An item is matched by its id
+//! (file and normalised text): one that stays keeps its key, and so its
+//! vector, however far it moved in its file.
+
+use std::collections::{HashMap, HashSet};
+
+use heed::RwTxn;
+
+use super::FileChange;
+use crate::error::Result;
+use crate::memory::index::{FileRecord, Header, Index};
+use crate::memory::item::Item;
+
+/// The mtime recorded for a file too new to trust: matches no real file.
+const SMUDGED: i128 = i128::MIN;
+
+/// A file modified this shortly before it is indexed may change again within
+/// the file system's timestamp granularity, keeping its size and mtime
+/// (git's "racy clean" problem). Its record stores no mtime ("smudged", as
+/// git does), so the next sync reads it again; once it is older than this,
+/// its real mtime is recorded and it costs one `stat` from then on.
+const RACY_WINDOW_NS: i128 = 2_000_000_000;
+
+/// What one sync does to the items, decided before anything is written.
+#[derive(Debug, Default)]
+pub(super) struct ItemPlan {
+    /// New items, with the keys they get.
+    pub(super) added: Vec<(u32, Item)>,
+    /// Items that stay, as they read now (their line or type may differ).
+    pub(super) kept: Vec<(u32, Item)>,
+    /// The same items as they were indexed, to move their `recent` entries.
+    pub(super) kept_before: Vec<(u32, Item)>,
+    /// Items that leave, as they were indexed.
+    pub(super) removed: Vec<(u32, Item)>,
+    /// Each changed file's new record; `None` for a file that is gone.
+    pub(super) records: Vec<(String, Option<FileRecord>)>,
+}
+
+impl ItemPlan {
+    /// Matches the items of each changed file with those indexed for it
+    /// before. New items take keys from `header.next_key`.
+    pub(super) fn new(
+        index: &Index,
+        wtxn: &RwTxn,
+        records: &HashMap<String, FileRecord>,
+        changes: &[FileChange],
+        header: &mut Header,
+    ) -> Result<ItemPlan> {
+        let mut plan = ItemPlan::default();
+        let now = jiff::Timestamp::now().as_nanosecond();
+        for change in changes {
+            let mut before: HashMap<String, (u32, Item)> = HashMap::new();
+            for &key in records.get(&change.rel).map_or(&[][..], |r| &r.keys) {
+                if let Some(item) = index.dbs.items.get(wtxn, &key)? {
+                    before.insert(item.id.clone(), (key, item));
+                }
+            }
+            let mut keys = Vec::with_capacity(change.items.len());
+            for item in &change.items {
+                let key = match before.remove(&item.id) {
+                    Some((key, was)) => {
+                        plan.kept.push((key, item.clone()));
+                        plan.kept_before.push((key, was));
+                        key
+                    }
+                    None => {
+                        let key = header.next_key;
+                        header.next_key += 1;
+                        plan.added.push((key, item.clone()));
+                        key
+                    }
+                };
+                keys.push(key);
+            }
+            let mut gone: Vec<_> = before.into_values().collect();
+            gone.sort_by_key(|(key, _)| *key);
+            plan.removed.extend(gone);
+            let record = change.source.as_ref().map(|s| FileRecord {
+                size: s.size,
+                mtime_ns: if now - s.mtime_ns < RACY_WINDOW_NS {
+                    SMUDGED
+                } else {
+                    s.mtime_ns
+                },
+                keys,
+            });
+            plan.records.push((change.rel.clone(), record));
+        }
+        Ok(plan)
+    }
+
+    /// The items to embed: the new ones, and with `backfill` every item
+    /// stored earlier without a vector, unless it leaves.
+    pub(super) fn to_embed(
+        &self,
+        index: &Index,
+        wtxn: &RwTxn,
+        backfill: bool,
+    ) -> Result<Vec<(u32, Item)>> {
+        let mut to_embed = self.added.clone();
+        if !backfill {
+            return Ok(to_embed);
+        }
+        let gone: HashSet<u32> = self.removed.iter().map(|(k, _)| *k).collect();
+        let kept_now: HashMap<u32, &Item> = self.kept.iter().map(|(k, i)| (*k, i)).collect();
+        for key in index.keys_without_vectors(wtxn)? {
+            if gone.contains(&key) {
+                continue;
+            }
+            let item = match kept_now.get(&key) {
+                Some(item) => (*item).clone(),
+                None => match index.dbs.items.get(wtxn, &key)? {
+                    Some(item) => item,
+                    None => continue,
+                },
+            };
+            to_embed.push((key, item));
+        }
+        Ok(to_embed)
+    }
+}

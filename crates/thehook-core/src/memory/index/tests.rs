@@ -1,0 +1,220 @@
+//! `Index::sync` driven by scripted edits of the markdown, with every
+//! database dumped as text after each step and snapshotted. Lexical-only:
+//! no model is needed, and the vector database stays empty.
+
+use std::path::Path;
+
+use super::{Index, SyncPlan, SyncStats, LEXICAL_ONLY};
+use crate::memory::embed::Availability;
+use crate::project::Project;
+
+const CONVENTIONS: &str = ".thehook/knowledge/conventions.md";
+const SESSION: &str = ".thehook/sessions/2026-01-02-0900-auth.md";
+
+/// A project on disk and its index, edited step by step.
+struct Scenario {
+    _dir: tempfile::TempDir,
+    project: Project,
+    index: Index,
+    /// Each write gets the next day as its mtime: a fixed value the dump can
+    /// show, old enough not to be smudged, and different from the last.
+    day: i8,
+}
+
+impl Scenario {
+    fn new() -> Scenario {
+        let dir = tempfile::tempdir().unwrap();
+        let project = Project::at(dir.path());
+        std::fs::create_dir_all(project.knowledge_dir()).unwrap();
+        std::fs::create_dir_all(project.sessions_dir()).unwrap();
+        let (index, rebuilt) = Index::open(&project, LEXICAL_ONLY).unwrap();
+        assert_eq!(rebuilt, None);
+        Scenario {
+            _dir: dir,
+            project,
+            index,
+            day: 1,
+        }
+    }
+
+    fn write(&mut self, rel: &str, text: &str) -> &mut Scenario {
+        let path = self.project.root().join(rel);
+        std::fs::write(&path, text).unwrap();
+        self.day += 1;
+        set_mtime(&path, self.day);
+        self
+    }
+
+    fn remove(&mut self, rel: &str) -> &mut Scenario {
+        std::fs::remove_file(self.project.root().join(rel)).unwrap();
+        self
+    }
+
+    /// A lexical-only sync.
+    fn sync(&self, rebuild: bool) -> SyncStats {
+        let lexical = Availability::Missing {
+            reason: "no model in this test".into(),
+            fix: "".into(),
+        };
+        self.sync_with(&lexical, rebuild)
+    }
+
+    fn sync_with(&self, availability: &Availability, rebuild: bool) -> SyncStats {
+        let plan = SyncPlan {
+            availability,
+            rebuild,
+            progress: &|_, _| {},
+        };
+        self.index.sync(&self.project, &plan).unwrap()
+    }
+}
+
+fn set_mtime(path: &Path, day: i8) {
+    let time: jiff::Timestamp = format!("2026-01-{day:02}T12:00:00Z").parse().unwrap();
+    let file = std::fs::File::options().write(true).open(path).unwrap();
+    file.set_modified(time.into()).unwrap();
+}
+
+fn session(extra: &str) -> String {
+    format!(
+        "---\nsession_id: s-1\nagent: claude-code\ndate: 2026-01-02T09:00:00Z\ntitle: Auth\n---\n\
+         ## Session Summary\n- **What was done**: JWT auth\n\n\
+         ## Gotchas\n- `[gotcha]` vitest misses aliased imports\n{extra}"
+    )
+}
+
+/// Counts of a sync, for one-line assertions.
+fn counts(s: &SyncStats) -> (usize, usize, usize) {
+    (s.files_changed, s.items_added, s.items_removed)
+}
+
+#[test]
+fn a_first_sync_stores_every_item_its_postings_and_each_files_record() {
+    let mut s = Scenario::new();
+    s.write(
+        CONVENTIONS,
+        "# Conventions\n\n- Tests live in __tests__/\n- Use pnpm\n",
+    )
+    .write(SESSION, &session(""));
+    assert_eq!(counts(&s.sync(false)), (2, 4, 0));
+    insta::assert_snapshot!(s.index.dump());
+}
+
+#[test]
+fn an_edit_keeps_the_key_of_an_item_that_moved_and_drops_the_postings_of_one_that_left() {
+    let mut s = Scenario::new();
+    s.write(
+        CONVENTIONS,
+        "# Conventions\n\n- Tests live in __tests__/\n- Use pnpm\n",
+    );
+    s.sync(false);
+    // "Use pnpm" leaves, "Tests live..." moves down two lines, one item arrives.
+    s.write(
+        CONVENTIONS,
+        "# Conventions\n\n- Run lint before commit\n\n- Tests live in __tests__/\n",
+    );
+    assert_eq!(counts(&s.sync(false)), (1, 1, 1));
+    insta::assert_snapshot!(s.index.dump());
+}
+
+#[test]
+fn a_deleted_file_takes_its_items_postings_and_record_with_it() {
+    let mut s = Scenario::new();
+    s.write(CONVENTIONS, "- Use pnpm\n")
+        .write(SESSION, &session(""));
+    s.sync(false);
+    s.remove(SESSION);
+    assert_eq!(counts(&s.sync(false)), (1, 0, 2));
+    insta::assert_snapshot!(s.index.dump());
+}
+
+#[test]
+fn a_sync_without_changes_writes_nothing() {
+    let mut s = Scenario::new();
+    s.write(CONVENTIONS, "- Use pnpm\n")
+        .write(SESSION, &session(""));
+    s.sync(false);
+    let before = s.index.dump();
+    assert_eq!(s.sync(false), SyncStats::default());
+    assert_eq!(s.index.dump(), before);
+}
+
+#[test]
+fn a_rebuild_gives_back_the_index_a_fresh_sync_builds() {
+    let mut s = Scenario::new();
+    s.write(CONVENTIONS, "- Use pnpm\n- Tests live in __tests__/\n")
+        .write(SESSION, &session(""));
+    s.sync(false);
+    // Churn: the keys run on past the items that are left.
+    s.write(CONVENTIONS, "- Use pnpm\n")
+        .write(SESSION, &session("- `[gotcha]` ports clash\n"));
+    s.sync(false);
+    s.write(CONVENTIONS, "- Use pnpm\n- Tests live in __tests__/\n")
+        .write(SESSION, &session(""));
+    s.sync(false);
+    let churned = s.index.dump();
+
+    s.sync(true);
+    let rebuilt = s.index.dump();
+    assert_ne!(churned, rebuilt, "keys are renumbered from 0");
+
+    let mut fresh = Scenario::new();
+    fresh
+        .write(CONVENTIONS, "- Use pnpm\n- Tests live in __tests__/\n")
+        .write(SESSION, &session(""));
+    // Same mtimes as the rebuilt project's files.
+    set_mtime(&fresh.project.root().join(CONVENTIONS), s.day - 1);
+    set_mtime(&fresh.project.root().join(SESSION), s.day);
+    fresh.sync(false);
+    assert_eq!(rebuilt, fresh.index.dump());
+}
+
+#[test]
+fn a_file_written_just_now_is_smudged_so_the_next_sync_reads_it_again() {
+    let s = Scenario::new();
+    std::fs::write(s.project.root().join(CONVENTIONS), "- Use pnpm\n").unwrap();
+    s.sync(false);
+    assert!(
+        s.index.dump().contains("mtime smudged"),
+        "{}",
+        s.index.dump()
+    );
+    // Same size, same second: only the smudge makes this edit visible.
+    std::fs::write(s.project.root().join(CONVENTIONS), "- Use npm!\n").unwrap();
+    assert_eq!(counts(&s.sync(false)), (1, 1, 1));
+}
+
+/// The dump's last line: which keys have a vector.
+fn vectors_line(index: &Index) -> String {
+    index.dump().lines().last().unwrap().to_string()
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "model"),
+    ignore = "needs the embedding model: scripts/test.sh"
+)]
+fn vectors_follow_the_items_and_a_lexical_index_gets_them_when_the_model_is_back() {
+    let model = crate::memory::embed::tests::repo_assets();
+    let mut s = Scenario::new();
+    s.write(CONVENTIONS, "- Use pnpm\n- Tests live in __tests__/\n")
+        .write(SESSION, &session(""));
+    // Written without the model: items, no vectors, and the header says so.
+    s.sync(false);
+    assert_eq!(vectors_line(&s.index), "vectors: none");
+    assert!(s.index.dump().contains("missing_vectors: true"));
+
+    let stats = s.sync_with(&model, false);
+    assert_eq!(stats.items_embedded, 4, "every stored item is backfilled");
+    assert_eq!(
+        vectors_line(&s.index),
+        "vectors: 384 dims, items [0, 1, 2, 3]"
+    );
+    assert!(s.index.dump().contains("missing_vectors: false"));
+
+    s.remove(SESSION);
+    s.write(CONVENTIONS, "- Use pnpm\n- Lint before commit\n");
+    let stats = s.sync_with(&model, false);
+    assert_eq!(stats.items_embedded, 1, "only the new item is embedded");
+    assert_eq!(vectors_line(&s.index), "vectors: 384 dims, items [0, 4]");
+}
