@@ -70,16 +70,15 @@ pub struct Listing {
 /// agents' stores first, then the failed copies of sessions they no longer
 /// hold. Subagent files are not included (see [`subagent_sources`]).
 pub fn sources(project: &Project, home: &Path) -> Vec<Source> {
-    let mut out: Vec<Source> =
-        crate::capture::sweep::project_transcripts(project.root(), home, &|_| true)
-            .into_iter()
-            .map(|f| Source {
-                agent: f.agent,
-                path: f.path,
-                id: f.session_id,
-                failed_copy: false,
-            })
-            .collect();
+    let mut out: Vec<Source> = crate::agents::project_transcripts(project.root(), home, &|_| true)
+        .into_iter()
+        .map(|f| Source {
+            agent: f.agent,
+            path: f.path,
+            id: f.session_id,
+            failed_copy: false,
+        })
+        .collect();
     for (_, job) in crate::capture::failed_jobs(project) {
         let copy = project.failed_dir().join(format!(
             "{}.jsonl",
@@ -99,10 +98,10 @@ pub fn sources(project: &Project, home: &Path) -> Vec<Source> {
 
 /// The subagents' own files of a Claude Code session.
 pub fn subagent_sources(session: &Source) -> Vec<Source> {
-    if session.agent != Agent::ClaudeCode || session.failed_copy {
+    if session.failed_copy {
         return Vec::new();
     }
-    transcript::claude_subagent_files(&session.path, Some(&session.id))
+    crate::agents::subagent_transcripts(session.agent, &session.path, &session.id)
         .into_iter()
         .map(|path| Source {
             agent: session.agent,

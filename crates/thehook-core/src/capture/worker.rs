@@ -227,8 +227,7 @@ impl<'a> Worker<'a> {
         let job = Job {
             version: crate::capture::queue::JOB_VERSION,
             session_id,
-            agent: crate::agents::Agent::parse(format.as_str())
-                .unwrap_or(crate::agents::Agent::ClaudeCode),
+            agent: format.into(),
             transcript_path: Some(std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())),
             cwd: None,
             origin: "manual".into(),

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::agents::spec::RecallCommand;
 use crate::agents::Agent;
 use crate::config::{SessionSource, COMMENTED_DEFAULTS};
 use crate::error::{IoContext, Result};
@@ -101,15 +102,15 @@ pub fn init(root: &Path, options: &InitOptions) -> Result<Vec<Change>> {
         };
         let path = base.join(agent.settings_file());
         changes.push(settings::wire(&path, agent, &wired)?);
-        if let Some(command) = recall_command_file(agent) {
-            let wanted = recall_command(agent, &options.hook_bin);
+        if let Some(command) = agent.spec().recall_command() {
+            let wanted = recall_command(command, &options.hook_bin);
             changes.push(write_marked(
-                &base.join(command),
+                &base.join(agent.folder()).join(command.file),
                 &wanted,
                 "the /recall command",
             )?);
         }
-        if agent == Agent::ClaudeCode {
+        if agent.spec().has_subagents() {
             let wanted = recall_subagent(&options.hook_bin, wired.mcp);
             changes.push(write_marked(
                 &base.join(SUBAGENT_FILE),
@@ -148,10 +149,11 @@ pub fn uninstall(root: &Path, options: &InitOptions) -> Result<Vec<Change>> {
                 detail: format!("left as it is: {e}"),
             }),
         }
-        if let Some(command) = recall_command_file(agent) {
-            changes.extend(remove_marked(&base.join(command), "the /recall command")?);
+        if let Some(command) = agent.spec().recall_command() {
+            let path = base.join(agent.folder()).join(command.file);
+            changes.extend(remove_marked(&path, "the /recall command")?);
         }
-        if agent == Agent::ClaudeCode {
+        if agent.spec().has_subagents() {
             changes.extend(remove_marked(
                 &base.join(SUBAGENT_FILE),
                 "the thehook-recall subagent",
@@ -203,24 +205,15 @@ fn create_memory_folder(project: &Project) -> Result<Vec<Change>> {
     Ok(changes)
 }
 
-/// Where the `/recall` command lives for agents that have file commands.
-fn recall_command_file(agent: Agent) -> Option<PathBuf> {
-    match agent {
-        Agent::ClaudeCode | Agent::Cursor => {
-            Some(Path::new(agent.folder()).join("commands/recall.md"))
-        }
-        Agent::Codex | Agent::Gemini => None,
-    }
-}
-
-fn recall_command(agent: Agent, bin: &str) -> String {
-    match agent {
+/// The `/recall` command file's text.
+fn recall_command(command: RecallCommand, bin: &str) -> String {
+    match command.runs_inline {
         // `!` runs the command before the prompt is sent and puts its output
         // in the prompt; allowed-tools lets it run without asking.
-        Agent::ClaudeCode => format!(
+        true => format!(
             "---\ndescription: Search this project's memory (thehook)\nargument-hint: <what to look for>\nallowed-tools: Bash({bin} recall:*)\n---\n{MARKER}\n\nProject memory for \"$ARGUMENTS\":\n\n!`{bin} recall \"$ARGUMENTS\"`\n\nAnswer from these results and cite them as `path:line`. If none fits, say that memory has nothing on it.\n"
         ),
-        _ => format!(
+        false => format!(
             "{MARKER}\n# Recall\n\nSearch this project's memory: run `{bin} recall \"$ARGUMENTS\"` in the terminal (put the words the user typed after /recall in place of $ARGUMENTS), then answer from the results and cite them as `path:line`. If none fits, say that memory has nothing on it.\n"
         ),
     }

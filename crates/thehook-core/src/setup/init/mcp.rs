@@ -9,6 +9,7 @@ use serde_json::{json, Map, Value};
 
 use super::json_file::{read, write};
 use super::{Action, Change, InitOptions};
+use crate::agents::spec::McpConfig;
 use crate::agents::Agent;
 use crate::error::{Error, IoContext, Result};
 use crate::memory::store::write_atomic;
@@ -20,12 +21,7 @@ const CODEX_MARKER: &str =
 /// The file that registers MCP servers for `agent`, relative to the project
 /// (or home, with `--global`).
 pub(super) fn file(agent: Agent) -> PathBuf {
-    match agent {
-        Agent::ClaudeCode => PathBuf::from(".mcp.json"),
-        Agent::Cursor => PathBuf::from(".cursor/mcp.json"),
-        Agent::Codex => PathBuf::from(".codex/config.toml"),
-        Agent::Gemini => PathBuf::from(".gemini/settings.json"),
-    }
+    PathBuf::from(agent.spec().mcp().file())
 }
 
 /// The program the server entry runs: the hook command's program, unquoted.
@@ -57,7 +53,7 @@ fn is_ours(entry: &Value) -> bool {
 /// Whether init's server entry is in the agent's file.
 pub(super) fn is_registered(base: &Path, agent: Agent) -> bool {
     let path = base.join(file(agent));
-    if agent == Agent::Codex {
+    if let McpConfig::Toml { .. } = agent.spec().mcp() {
         return std::fs::read_to_string(&path).is_ok_and(|t| t.contains(CODEX_MARKER));
     }
     read(&path).is_ok_and(|s| {
@@ -70,22 +66,25 @@ pub(super) fn is_registered(base: &Path, agent: Agent) -> bool {
 
 pub(super) fn register(base: &Path, agent: Agent, o: &InitOptions) -> Result<Change> {
     let path = base.join(file(agent));
-    if agent == Agent::ClaudeCode && o.global {
-        // User-scope servers live in ~/.claude.json, Claude Code's own state.
-        return Ok(Change {
-            path,
-            action: Action::Kept,
-            detail: format!(
-                "not registered for all projects: run `claude mcp add --scope user {NAME} -- {} mcp`",
-                o.hook_bin
-            ),
-        });
-    }
-    if agent == Agent::Codex {
-        return register_codex(&path, &program(o));
-    }
+    let typed = match agent.spec().mcp() {
+        McpConfig::Toml { .. } => return register_codex(&path, &program(o)),
+        McpConfig::Json {
+            user_scope_command: Some(command),
+            ..
+        } if o.global => {
+            return Ok(Change {
+                path,
+                action: Action::Kept,
+                detail: format!(
+                    "not registered for all projects: run `{command} {NAME} -- {} mcp`",
+                    o.hook_bin
+                ),
+            });
+        }
+        McpConfig::Json { typed, .. } => typed,
+    };
     let mut entry = Map::new();
-    if agent == Agent::ClaudeCode {
+    if typed {
         entry.insert("type".into(), json!("stdio"));
     }
     entry.insert("command".into(), json!(program(o)));
@@ -150,7 +149,7 @@ pub(super) fn unregister(base: &Path, agent: Agent) -> Result<Option<Change>> {
     if !path.exists() {
         return Ok(None);
     }
-    if agent == Agent::Codex {
+    if let McpConfig::Toml { .. } = agent.spec().mcp() {
         return unregister_codex(&path);
     }
     let mut s = read(&path)?;

@@ -7,78 +7,25 @@ use serde_json::{json, Map, Value};
 
 use super::json_file::{read, write};
 use super::{Action, Change, InitOptions};
+use crate::agents::spec::{HookCommands, HookSpec};
 use crate::agents::{is_thehook_command, Agent};
 use crate::error::{Error, IoContext, Result};
 
-/// One hook thehook wants in a settings file.
-struct Spec {
-    event: &'static str,
-    matcher: Option<String>,
-    handler: Value,
-}
-
-/// Claude Code, Codex and Gemini nest handlers in matcher groups; Cursor
-/// lists them under the event.
-fn nested(agent: Agent) -> bool {
-    agent != Agent::Cursor
-}
-
-fn specs(agent: Agent, o: &InitOptions) -> Vec<Spec> {
+/// The hooks init writes for `agent`, with the command each runs.
+fn specs(agent: Agent, o: &InitOptions) -> Vec<HookSpec> {
     let command = |sub: &str| format!("{} {sub} --agent {}", o.hook_bin, agent.as_str());
-    let sources: Vec<&str> = o.inject_on.iter().map(|s| s.as_str()).collect();
-    match agent {
-        // Timeouts in seconds. SessionEnd's raises Claude Code's 1.5 s budget.
-        Agent::ClaudeCode => vec![
-            Spec {
-                event: "SessionStart",
-                matcher: Some(sources.join("|")),
-                handler: json!({"type": "command", "command": command("retrieve"), "timeout": 10}),
-            },
-            Spec {
-                event: "SessionEnd",
-                matcher: None,
-                handler: json!({"type": "command", "command": command("capture"), "timeout": 30}),
-            },
-        ],
-        // Codex has no SessionEnd: its sessions are captured by the sweep.
-        Agent::Codex => vec![Spec {
-            event: "SessionStart",
-            matcher: Some(sources.join("|")),
-            handler: json!({"type": "command", "command": command("retrieve"), "timeout": 10}),
-        }],
-        // Gemini: timeouts in milliseconds, matchers are exact strings.
-        Agent::Gemini => vec![
-            Spec {
-                event: "SessionStart",
-                matcher: (sources.len() == 1).then(|| sources[0].to_string()),
-                handler: json!({"name": "thehook-retrieve", "type": "command", "command": command("retrieve"), "timeout": 10000}),
-            },
-            Spec {
-                event: "SessionEnd",
-                matcher: None,
-                handler: json!({"name": "thehook-capture", "type": "command", "command": command("capture"), "timeout": 10000}),
-            },
-        ],
-        Agent::Cursor => vec![
-            Spec {
-                event: "sessionStart",
-                matcher: None,
-                handler: json!({"command": command("retrieve"), "timeout": 10}),
-            },
-            Spec {
-                event: "sessionEnd",
-                matcher: None,
-                handler: json!({"command": command("capture"), "timeout": 30}),
-            },
-        ],
-    }
+    agent.spec().hooks(&HookCommands {
+        retrieve: command("retrieve"),
+        capture: command("capture"),
+        inject_on: o.inject_on.iter().map(|s| s.as_str()).collect(),
+    })
 }
 
 /// Permission rules that let the retrieval subagent run thehook's read-only
 /// commands without a prompt (Claude Code only; its `:*` prefix syntax).
 /// With the MCP server registered, its three tools too.
 fn allow_rules(agent: Agent, o: &InitOptions) -> Vec<Value> {
-    if agent != Agent::ClaudeCode {
+    if !agent.spec().takes_permission_rules() {
         return Vec::new();
     }
     let mut rules: Vec<Value> = READ_ONLY
@@ -156,9 +103,9 @@ pub(super) fn wire(path: &Path, agent: Agent, o: &InitOptions) -> Result<Change>
     // What the file holds besides thehook's hooks decides whether to back it up.
     let mut others = s.value.clone();
     strip(&mut others, agent);
-    if agent == Agent::Cursor {
+    if let Some(version) = agent.spec().settings_version() {
         let obj = s.value.as_object_mut().expect("an object");
-        obj.entry("version").or_insert(json!(1));
+        obj.entry("version").or_insert(json!(version));
     }
     let hooks = section(path, &mut s.value, "hooks")?;
     let mut added = Vec::new();
@@ -171,7 +118,7 @@ pub(super) fn wire(path: &Path, agent: Agent, o: &InitOptions) -> Result<Change>
                 fix: "make it a list of hooks, then run the command again".into(),
             });
         };
-        let wanted = if nested(agent) {
+        let wanted = if agent.spec().nests_handlers() {
             let mut group = Map::new();
             if let Some(m) = &spec.matcher {
                 group.insert("matcher".into(), json!(m));
@@ -181,11 +128,11 @@ pub(super) fn wire(path: &Path, agent: Agent, o: &InitOptions) -> Result<Change>
         } else {
             spec.handler.clone()
         };
-        let ours = count_ours(list, nested(agent));
+        let ours = count_ours(list, agent.spec().nests_handlers());
         if ours == 1 && list.contains(&wanted) {
             continue;
         }
-        remove_ours(list, nested(agent));
+        remove_ours(list, agent.spec().nests_handlers());
         list.push(wanted);
         added.push(spec.event);
     }
@@ -333,8 +280,8 @@ fn strip(value: &mut Value, agent: Agent) -> Vec<String> {
         return Vec::new();
     };
     let rules = strip_rules(obj);
-    if agent == Agent::Gemini {
-        // Gemini keeps MCP servers in this file too: init's is not the user's.
+    if super::mcp::file(agent) == agent.settings_file() {
+        // MCP servers are kept in this file too (Gemini): init's is not the user's.
         super::mcp::strip_server(obj);
     }
     let Some(hooks) = obj.get_mut("hooks").and_then(Value::as_object_mut) else {
@@ -343,7 +290,7 @@ fn strip(value: &mut Value, agent: Agent) -> Vec<String> {
     let mut events = Vec::new();
     for (event, list) in hooks.iter_mut() {
         if let Some(list) = list.as_array_mut() {
-            if remove_ours(list, nested(agent)) > 0 {
+            if remove_ours(list, agent.spec().nests_handlers()) > 0 {
                 events.push(event.clone());
             }
         }
@@ -387,5 +334,8 @@ fn is_empty_settings(value: &Value, agent: Agent) -> bool {
         return false;
     };
     obj.is_empty()
-        || (agent == Agent::Cursor && obj.len() == 1 && obj.get("version") == Some(&json!(1)))
+        || agent
+            .spec()
+            .settings_version()
+            .is_some_and(|v| obj.len() == 1 && obj.get("version") == Some(&json!(v)))
 }

@@ -1,0 +1,105 @@
+//! Cursor: `.cursor/hooks.json` (`{"version": 1, "hooks": {...}}`, handlers
+//! directly under the event), transcripts in
+//! `~/.cursor/projects/<slug>/agent-transcripts/<id>.jsonl`. Cursor also runs
+//! Claude Code's hooks, with its own payload (see `HookPayload::is_cursor_echo`).
+
+use serde_json::{json, Map, Value};
+
+use super::claude_code::slug;
+use super::spec::{
+    AgentSpec, HookCommands, HookSpec, McpConfig, RecallCommand, StoreScope, StoredTranscript,
+};
+use super::store::{name_of, subdirs};
+use super::Agent;
+use crate::capture::transcript::{self, Format};
+
+pub(super) struct Cursor;
+
+impl AgentSpec for Cursor {
+    fn name(&self) -> &'static str {
+        "cursor"
+    }
+    fn aliases(&self) -> &'static [&'static str] {
+        &["cursor-agent"]
+    }
+    fn folder(&self) -> &'static str {
+        ".cursor"
+    }
+    fn settings_file(&self) -> &'static str {
+        "hooks.json"
+    }
+    fn binaries(&self) -> &'static [&'static str] {
+        &["cursor-agent", "cursor"]
+    }
+    fn format(&self) -> Format {
+        Format::Cursor
+    }
+
+    fn sent(&self, payload: &Map<String, Value>) -> bool {
+        payload.contains_key("cursor_version") || payload.contains_key("workspace_roots")
+    }
+    fn session_start_output(&self, context: &str) -> Value {
+        json!({ "additional_context": context })
+    }
+
+    fn hooks(&self, c: &HookCommands) -> Vec<HookSpec> {
+        vec![
+            HookSpec {
+                event: "sessionStart",
+                matcher: None,
+                handler: json!({"command": c.retrieve, "timeout": 10}),
+            },
+            HookSpec {
+                event: "sessionEnd",
+                matcher: None,
+                handler: json!({"command": c.capture, "timeout": 30}),
+            },
+        ]
+    }
+    fn nests_handlers(&self) -> bool {
+        false
+    }
+    fn settings_version(&self) -> Option<u64> {
+        Some(1)
+    }
+    fn mcp(&self) -> McpConfig {
+        McpConfig::Json {
+            file: ".cursor/mcp.json",
+            typed: false,
+            user_scope_command: None,
+        }
+    }
+    fn recall_command(&self) -> Option<RecallCommand> {
+        Some(RecallCommand {
+            file: "commands/recall.md",
+            runs_inline: false,
+        })
+    }
+
+    /// The records carry no cwd, so the folder name decides.
+    fn transcripts(&self, scope: &StoreScope) -> Vec<StoredTranscript> {
+        let slug = slug(scope.root);
+        let mut found = Vec::new();
+        for dir in subdirs(&scope.home.join(".cursor/projects")) {
+            let name = name_of(&dir);
+            if name != slug && name != slug.trim_start_matches('-') {
+                continue;
+            }
+            let files = transcript::jsonl_files(&dir.join("agent-transcripts"));
+            for path in files.into_iter().filter(|p| (scope.keep)(p)) {
+                let id = path
+                    .file_stem()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned();
+                found.push(StoredTranscript {
+                    agent: Agent::Cursor,
+                    path,
+                    session_id: id,
+                    cwd: Some(scope.root.to_path_buf()),
+                });
+            }
+        }
+        found
+    }
+}

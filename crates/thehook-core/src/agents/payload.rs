@@ -1,0 +1,137 @@
+//! What the agents' session hooks send on stdin, and what they expect back.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::Agent;
+
+/// What a session hook received on stdin, whichever agent sent it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HookPayload {
+    pub agent: Agent,
+    pub session_id: Option<String>,
+    pub transcript_path: Option<PathBuf>,
+    pub cwd: Option<PathBuf>,
+    /// startup | resume | clear | compact (absent from Cursor's payload).
+    pub source: Option<String>,
+    /// Why the session ended (session-end payloads).
+    pub reason: Option<String>,
+    pub hook_event_name: Option<String>,
+}
+
+/// Why a hook's stdin is not a payload (logged; the hook still exits 0).
+#[derive(Debug, thiserror::Error)]
+pub enum BadPayload {
+    #[error("stdin is empty: the agent sent no payload")]
+    Empty,
+    #[error("stdin is not JSON ({0})")]
+    NotJson(serde_json::Error),
+    #[error("stdin is JSON but not an object")]
+    NotAnObject,
+    #[error("the payload has neither session_id nor hook_event_name")]
+    Anonymous,
+}
+
+impl HookPayload {
+    /// Reads a payload. `declared` is the agent the hook command was written
+    /// for (`--agent`); the payload's shape wins over it, because Cursor runs
+    /// Claude Code's hooks with its own payload.
+    pub fn parse(stdin: &str, declared: Option<Agent>) -> Result<HookPayload, BadPayload> {
+        if stdin.trim().is_empty() {
+            return Err(BadPayload::Empty);
+        }
+        let v: Value = serde_json::from_str(stdin.trim()).map_err(BadPayload::NotJson)?;
+        let o = v.as_object().ok_or(BadPayload::NotAnObject)?;
+        let s = |k: &str| o.get(k).and_then(Value::as_str).filter(|s| !s.is_empty());
+        let session_id = s("session_id").or_else(|| s("conversation_id"));
+        let event = s("hook_event_name");
+        if session_id.is_none() && event.is_none() {
+            return Err(BadPayload::Anonymous);
+        }
+        let transcript = s("transcript_path");
+        let agent = Agent::ALL
+            .into_iter()
+            .find(|a| a.spec().sent(o))
+            .or(declared)
+            .unwrap_or(Agent::ClaudeCode);
+        let cwd = s("cwd").map(PathBuf::from).or_else(|| {
+            o.get("workspace_roots")
+                .and_then(Value::as_array)
+                .and_then(|roots| roots.first())
+                .and_then(Value::as_str)
+                .map(PathBuf::from)
+        });
+        Ok(HookPayload {
+            agent,
+            session_id: session_id.map(str::to_string),
+            transcript_path: transcript.map(PathBuf::from),
+            cwd,
+            source: s("source").map(str::to_string),
+            reason: s("reason").map(str::to_string),
+            hook_event_name: event.map(str::to_string),
+        })
+    }
+
+    /// Whether this is Cursor running a hook written for Claude Code while
+    /// Cursor's own hooks run thehook too: then those answer and this one
+    /// stays silent, so a session is injected and captured once.
+    pub fn is_cursor_echo(
+        &self,
+        declared: Option<Agent>,
+        project_root: &Path,
+        home: Option<&Path>,
+    ) -> bool {
+        self.agent == Agent::Cursor
+            && declared == Some(Agent::ClaudeCode)
+            && cursor_runs_thehook(project_root, home)
+    }
+}
+
+/// Whether Cursor has thehook in its own hooks (the project's or the
+/// user's); see [`HookPayload::is_cursor_echo`].
+pub fn cursor_runs_thehook(project_root: &Path, home: Option<&Path>) -> bool {
+    Agent::Cursor.runs_thehook(project_root) || home.is_some_and(|h| Agent::Cursor.runs_thehook(h))
+}
+
+/// The session-start output that makes `agent` add `context` to the session.
+pub fn session_start_output(agent: Agent, context: &str) -> Value {
+    agent.spec().session_start_output(context)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_payload_shape_names_the_agent() {
+        let claude = r#"{"session_id":"s","transcript_path":"/h/.claude/projects/p/s.jsonl","cwd":"/p","permission_mode":"default","hook_event_name":"SessionStart","source":"startup","model":"m"}"#;
+        let cursor = r#"{"session_id":"c","conversation_id":"c","cursor_version":"2.1","workspace_roots":["/p"],"hook_event_name":"sessionStart","transcript_path":null}"#;
+        let codex = r#"{"session_id":"x","transcript_path":"/h/.codex/sessions/2026/01/01/rollout-x.jsonl","cwd":"/p","hook_event_name":"SessionStart","source":"resume"}"#;
+        let gemini = r#"{"session_id":"g","transcript_path":"/h/.gemini/tmp/a/chats/s.json","cwd":"/p","hook_event_name":"SessionStart","timestamp":"2026-01-01T00:00:00Z","source":"startup"}"#;
+        let agent = |s: &str, d| HookPayload::parse(s, d).unwrap().agent;
+        assert_eq!(agent(claude, None), Agent::ClaudeCode);
+        assert_eq!(agent(cursor, Some(Agent::ClaudeCode)), Agent::Cursor);
+        assert_eq!(agent(codex, Some(Agent::ClaudeCode)), Agent::Codex);
+        assert_eq!(agent(gemini, None), Agent::Gemini);
+        // Codex's payload can lack a transcript path: the hook's --agent decides.
+        let bare = r#"{"session_id":"x","transcript_path":null,"cwd":"/p","hook_event_name":"SessionStart","permission_mode":"default","source":"startup"}"#;
+        assert_eq!(agent(bare, Some(Agent::Codex)), Agent::Codex);
+        let p = HookPayload::parse(cursor, None).unwrap();
+        assert_eq!(p.cwd.as_deref(), Some(std::path::Path::new("/p")));
+        assert_eq!(p.source, None);
+    }
+
+    #[test]
+    fn outputs_follow_each_agents_protocol() {
+        assert_eq!(
+            session_start_output(Agent::Cursor, "x"),
+            json!({"additional_context": "x"})
+        );
+        assert_eq!(
+            session_start_output(Agent::Gemini, "x")["hookSpecificOutput"]["additionalContext"],
+            "x"
+        );
+    }
+}

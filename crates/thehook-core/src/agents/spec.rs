@@ -1,0 +1,154 @@
+//! What thehook needs to know about an agent, as one trait: each agent's own
+//! file (`claude_code.rs`, `cursor.rs`, ...) implements it, and the rest of
+//! the code asks [`Agent::spec`](super::Agent::spec) instead of matching on
+//! agents. The defaults are the common case (Claude Code's conventions,
+//! which Codex and Gemini CLI copied).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Map, Value};
+
+use super::Agent;
+use crate::capture::transcript::Format;
+
+/// One agent's names, files, hook protocol and transcript store.
+pub(crate) trait AgentSpec: Sync {
+    /// The name in session files and `--agent` (`claude-code`).
+    fn name(&self) -> &'static str;
+    /// The name people type (`claude`).
+    fn short_name(&self) -> &'static str {
+        self.name()
+    }
+    /// Other names accepted for it, lowercase.
+    fn aliases(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// The folder of its settings, in a project or in `$HOME`.
+    fn folder(&self) -> &'static str;
+    /// The file (in [`folder`](Self::folder)) that holds its hooks.
+    fn settings_file(&self) -> &'static str;
+    /// Programs whose presence on PATH says it is installed.
+    fn binaries(&self) -> &'static [&'static str];
+    /// The format its transcripts are written in.
+    fn format(&self) -> Format;
+
+    /// Whether a hook payload has this agent's shape. Claude Code's is the
+    /// fallback, so it claims none.
+    fn sent(&self, _payload: &Map<String, Value>) -> bool {
+        false
+    }
+    /// The session-start output that adds `context` to the session.
+    fn session_start_output(&self, context: &str) -> Value {
+        json!({
+            "hookSpecificOutput": {
+                "hookEventName": "SessionStart",
+                "additionalContext": context,
+            }
+        })
+    }
+
+    /// The hooks init writes into the settings file.
+    fn hooks(&self, commands: &HookCommands) -> Vec<HookSpec>;
+    /// Whether handlers sit in matcher groups (`{"matcher", "hooks": [...]}`)
+    /// rather than directly under the event.
+    fn nests_handlers(&self) -> bool {
+        true
+    }
+    /// The `version` a new settings file starts with, if the format has one.
+    fn settings_version(&self) -> Option<u64> {
+        None
+    }
+    /// Whether its settings take permission rules that let the retrieval
+    /// subagent run thehook's read-only commands unasked.
+    fn takes_permission_rules(&self) -> bool {
+        false
+    }
+    /// Where and how it registers MCP servers.
+    fn mcp(&self) -> McpConfig;
+    /// The `/recall` command file, for agents with file commands.
+    fn recall_command(&self) -> Option<RecallCommand> {
+        None
+    }
+    /// Whether it has file-defined subagents (init installs the retrieval one).
+    fn has_subagents(&self) -> bool {
+        false
+    }
+
+    /// This project's transcripts in the agent's store under `home`.
+    fn transcripts(&self, scope: &StoreScope) -> Vec<StoredTranscript>;
+    /// Transcripts of a session's subagents kept in files of their own.
+    fn subagent_transcripts(&self, _session: &Path, _session_id: &str) -> Vec<PathBuf> {
+        Vec::new()
+    }
+}
+
+/// The hook commands of one init, and the session-start sources that inject.
+pub(crate) struct HookCommands<'a> {
+    pub(crate) retrieve: String,
+    pub(crate) capture: String,
+    pub(crate) inject_on: Vec<&'a str>,
+}
+
+/// One hook init wants in a settings file.
+pub(crate) struct HookSpec {
+    pub(crate) event: &'static str,
+    pub(crate) matcher: Option<String>,
+    pub(crate) handler: Value,
+}
+
+/// How an agent registers MCP servers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum McpConfig {
+    /// An `mcpServers` object in a JSON file. `typed`: entries say
+    /// `"type": "stdio"`. `user_scope_command`: user-scope servers are added
+    /// with this command rather than by editing a file in `$HOME`.
+    Json {
+        file: &'static str,
+        typed: bool,
+        user_scope_command: Option<&'static str>,
+    },
+    /// An `[mcp_servers.<name>]` table in a TOML file.
+    Toml { file: &'static str },
+}
+
+impl McpConfig {
+    pub(crate) fn file(self) -> &'static str {
+        match self {
+            McpConfig::Json { file, .. } | McpConfig::Toml { file } => file,
+        }
+    }
+}
+
+/// A `/recall` command file and the dialect it is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RecallCommand {
+    /// Relative to the agent's folder.
+    pub(crate) file: &'static str,
+    /// Front matter with `allowed-tools`, and `!` to run the command into
+    /// the prompt (Claude Code); else plain instructions.
+    pub(crate) runs_inline: bool,
+}
+
+/// Where to look for one project's transcripts.
+pub(crate) struct StoreScope<'a> {
+    pub(crate) root: &'a Path,
+    pub(crate) home: &'a Path,
+    /// Asked before a file is opened (a time window, or everything).
+    pub(crate) keep: &'a dyn Fn(&Path) -> bool,
+}
+
+impl StoreScope<'_> {
+    /// Whether a session that ran in `cwd` belongs to the project.
+    pub(crate) fn belongs(&self, cwd: &Option<PathBuf>) -> bool {
+        cwd.as_ref().is_some_and(|c| c.starts_with(self.root))
+    }
+}
+
+/// A transcript found in an agent's store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredTranscript {
+    pub agent: Agent,
+    pub path: PathBuf,
+    pub session_id: String,
+    pub cwd: Option<PathBuf>,
+}
