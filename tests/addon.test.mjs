@@ -50,18 +50,25 @@ test('remember, status, forget round trip; the CLI runs in the same process', as
   assert.doesNotMatch(readFileSync(join(projectDir, '.thehook/knowledge/notes.md'), 'utf8'), /Thursdays/);
 });
 
-test('errors are Errors with a stable code', async () => {
+test('errors are Errors with a stable code, and their advice names Node functions', async () => {
   const empty = mkdtempSync(join(tmpdir(), 'thehook-none-'));
   mkdirSync(join(empty, '.git'));
   await assert.rejects(thehook.recall('x', { projectDir: empty }), (e) => {
     assert.ok(e instanceof Error);
     assert.equal(e.code, 'THEHOOK_NOT_FOUND');
     assert.match(e.message, /no memory yet/);
+    // The fix is in Node's words: a function to call, not a command to run.
+    assert.match(e.message, /call `init\(\)` there, or call `remember\("<fact>"\)`/);
+    assert.doesNotMatch(e.message, /thehook init/);
     return true;
   });
   const projectDir = demoProject();
   await assert.rejects(thehook.remember('x', { projectDir, type: 'summary' }), { code: 'THEHOOK_USAGE' });
-  await assert.rejects(thehook.forget('zzzzzz', { projectDir }), { code: 'THEHOOK_NOT_FOUND' });
+  await assert.rejects(thehook.forget('zzzzzz', { projectDir }), (e) => {
+    assert.equal(e.code, 'THEHOOK_NOT_FOUND');
+    assert.match(e.message, /call `recall\("<words of the item>"\)` to see its id/);
+    return true;
+  });
   const badConfig = demoProject();
   writeFileSync(join(badConfig, '.thehook/config.yaml'), 'retrieval:\n  token_budget: lots\n');
   await assert.rejects(thehook.recall('x', { projectDir: badConfig }), (e) => {

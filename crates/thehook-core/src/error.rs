@@ -198,7 +198,7 @@ impl Error {
     pub fn no_memory(root: impl Into<PathBuf>) -> Self {
         Error::NoMemory {
             root: root.into(),
-            fix: fix!(Step::Init, " there (or ", Step::Remember, ") to start one"),
+            fix: fix!(Step::Init, " there, or ", Step::Remember, ", to start one"),
         }
     }
 

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use crate::common::Project;
+use crate::common::{hours, wait_for, Project};
 use serde_json::{json, Value};
 
 fn bin() -> String {
@@ -338,52 +338,24 @@ fn age(path: &Path, ago: Duration) {
 fn the_background_sweep_queues_sessions_that_were_never_captured() {
     let p = repo("claude");
     remember_facts(&p);
-    age(
-        &p.thehook().join("config.yaml"),
-        Duration::from_secs(3 * 3600),
-    );
-    let root = p.root().canonicalize().unwrap();
-    let slug: String = root
-        .to_string_lossy()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    let record = |id: &str, cwd: &Path| {
-        json!({"type": "user", "uuid": "u1", "sessionId": id, "cwd": cwd,
-               "message": {"role": "user", "content": "fix the login"}})
-        .to_string()
-    };
-    let dir = format!("home/.claude/projects/{slug}");
+    age(&p.thehook().join("config.yaml"), hours(3));
     // Ended an hour ago: swept.
-    p.write(&format!("{dir}/old-1.jsonl"), record("old-1", &root));
-    age(
-        &p.root().join(format!("{dir}/old-1.jsonl")),
-        Duration::from_secs(3600),
-    );
+    p.claude_session("old-1")
+        .user("fix the login")
+        .ended(hours(1));
     // Still being written: a live session, not swept.
-    p.write(&format!("{dir}/live-2.jsonl"), record("live-2", &root));
+    p.claude_session("live-2").user("fix the login").live();
     // Another project's folder that shares the prefix: its cwd says so.
-    let other = format!("home/.claude/projects/{slug}-other/o-3.jsonl");
-    p.write(&other, record("o-3", Path::new("/elsewhere")));
-    age(&p.root().join(&other), Duration::from_secs(3600));
+    p.claude_session("o-3")
+        .elsewhere("other", "/elsewhere")
+        .user("fix the login")
+        .ended(hours(1));
     // Older than the setup of thehook here: not swept (no surprise LLM bill).
-    p.write(
-        &format!("{dir}/ancient-4.jsonl"),
-        record("ancient-4", &root),
-    );
-    age(
-        &p.root().join(format!("{dir}/ancient-4.jsonl")),
-        Duration::from_secs(5 * 3600),
-    );
-    // A Codex rollout of this project.
-    let rollout = "home/.codex/sessions/2026/11/22/rollout-2026-11-22T10-00-00-cx-5.jsonl";
-    p.write(
-        rollout,
-        json!({"timestamp": "2026-11-22T10:00:00Z", "type": "session_meta",
-               "payload": {"id": "cx-5", "cwd": root, "cli_version": "0.47.0"}})
-        .to_string(),
-    );
-    age(&p.root().join(rollout), Duration::from_secs(3600));
+    p.claude_session("ancient-4")
+        .user("fix the login")
+        .ended(hours(5));
+    // A Codex rollout of this project, with no conversation in it.
+    p.codex_rollout("cx-5").ended(hours(1));
 
     // The real hook, with its detached background half.
     let out = p
@@ -393,17 +365,7 @@ fn the_background_sweep_queues_sessions_that_were_never_captured() {
         .unwrap();
     assert!(out.status.success());
     let queue = p.thehook().join("queue");
-    let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    while !p
-        .read(".thehook/logs/hooks.log")
-        .contains("retrieve --background")
-    {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the background half never ran"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    wait_for(&p, ".thehook/logs/hooks.log", "retrieve --background");
     // Both swept sessions were queued, then captured by the same
     // background half (without an LLM here: from the transcript alone).
     let log = p.read(".thehook/logs/hooks.log");

@@ -15,3 +15,4 @@ mod capture;
 mod cli;
 mod hooks;
 mod mcp;
+mod output;

@@ -308,6 +308,13 @@ fn forget_is_offered_only_when_the_config_allows_it() {
         .contains("staging database"));
     let (text, _) = c.call(5, "recall", json!({"query": "staging database reset"}));
     assert!(text.starts_with("nothing in memory matches"), "{text}");
+    // Forgetting it again fails, with advice in the words of an MCP client.
+    let (text, error) = c.call(6, "forget", json!({"item_id": id}));
+    assert!(error, "{text}");
+    assert!(
+        text.contains("fix: use the `recall` tool to see its id"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -181,7 +181,10 @@ mod tests {
     #[test]
     fn each_front_end_names_the_step_its_own_way() {
         let cli = Error::no_memory("/p").to_string();
-        assert!(cli.contains("run `thehook init` there"), "{cli}");
+        assert!(
+            cli.contains("run `thehook init` there, or run `thehook remember"),
+            "{cli}"
+        );
         let node = Error::no_memory("/p").in_words_of(Words::Node).to_string();
         assert!(node.contains("call `init()` there"), "{node}");
         assert!(node.contains("call `remember(\"<fact>\")`"), "{node}");

@@ -8,6 +8,11 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
+mod snapshot;
+mod store;
+pub(crate) use snapshot::thehook_snapshot;
+pub use store::{hours, wait_for};
+
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../..")
@@ -79,6 +84,8 @@ impl Project {
     pub fn claude_store(&self) -> String {
         let slug: String = self
             .root()
+            .canonicalize()
+            .unwrap()
             .to_string_lossy()
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
