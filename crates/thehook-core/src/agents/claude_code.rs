@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::spec::{
-    AgentSpec, HookCommands, HookSpec, McpConfig, RecallCommand, StoreScope, StoredTranscript,
+    AgentSpec, HookCommands, HookSpec, Identity, McpConfig, RecallCommand, StoreScope,
+    StoredTranscript,
 };
 use super::store::{head_records, name_of, subdirs};
 use super::Agent;
@@ -14,27 +15,19 @@ use crate::capture::transcript::{self, Format};
 
 pub(super) struct ClaudeCode;
 
+const IDENTITY: Identity = Identity {
+    name: "claude-code",
+    short_name: "claude",
+    aliases: &["claudecode"],
+    folder: ".claude",
+    settings_file: "settings.json",
+    binaries: &["claude"],
+    format: Format::ClaudeCode,
+};
+
 impl AgentSpec for ClaudeCode {
-    fn name(&self) -> &'static str {
-        "claude-code"
-    }
-    fn short_name(&self) -> &'static str {
-        "claude"
-    }
-    fn aliases(&self) -> &'static [&'static str] {
-        &["claudecode"]
-    }
-    fn folder(&self) -> &'static str {
-        ".claude"
-    }
-    fn settings_file(&self) -> &'static str {
-        "settings.json"
-    }
-    fn binaries(&self) -> &'static [&'static str] {
-        &["claude"]
-    }
-    fn format(&self) -> Format {
-        Format::ClaudeCode
+    fn identity(&self) -> &'static Identity {
+        &IDENTITY
     }
 
     fn hooks(&self, c: &HookCommands) -> Vec<HookSpec> {

@@ -7,28 +7,28 @@ use std::path::PathBuf;
 
 use serde_json::{json, Map, Value};
 
-use super::spec::{AgentSpec, HookCommands, HookSpec, McpConfig, StoreScope, StoredTranscript};
+use super::spec::{
+    AgentSpec, HookCommands, HookSpec, Identity, McpConfig, StoreScope, StoredTranscript,
+};
 use super::store::head_records;
 use super::Agent;
 use crate::capture::transcript::Format;
 
 pub(super) struct Codex;
 
+const IDENTITY: Identity = Identity {
+    name: "codex",
+    short_name: "codex",
+    aliases: &[],
+    folder: ".codex",
+    settings_file: "hooks.json",
+    binaries: &["codex"],
+    format: Format::Codex,
+};
+
 impl AgentSpec for Codex {
-    fn name(&self) -> &'static str {
-        "codex"
-    }
-    fn folder(&self) -> &'static str {
-        ".codex"
-    }
-    fn settings_file(&self) -> &'static str {
-        "hooks.json"
-    }
-    fn binaries(&self) -> &'static [&'static str] {
-        &["codex"]
-    }
-    fn format(&self) -> Format {
-        Format::Codex
+    fn identity(&self) -> &'static Identity {
+        &IDENTITY
     }
 
     fn sent(&self, payload: &Map<String, Value>) -> bool {

@@ -7,7 +7,8 @@ use serde_json::{json, Map, Value};
 
 use super::claude_code::slug;
 use super::spec::{
-    AgentSpec, HookCommands, HookSpec, McpConfig, RecallCommand, StoreScope, StoredTranscript,
+    AgentSpec, HookCommands, HookSpec, Identity, McpConfig, RecallCommand, StoreScope,
+    StoredTranscript,
 };
 use super::store::{name_of, subdirs};
 use super::Agent;
@@ -15,24 +16,19 @@ use crate::capture::transcript::{self, Format};
 
 pub(super) struct Cursor;
 
+const IDENTITY: Identity = Identity {
+    name: "cursor",
+    short_name: "cursor",
+    aliases: &["cursor-agent"],
+    folder: ".cursor",
+    settings_file: "hooks.json",
+    binaries: &["cursor-agent", "cursor"],
+    format: Format::Cursor,
+};
+
 impl AgentSpec for Cursor {
-    fn name(&self) -> &'static str {
-        "cursor"
-    }
-    fn aliases(&self) -> &'static [&'static str] {
-        &["cursor-agent"]
-    }
-    fn folder(&self) -> &'static str {
-        ".cursor"
-    }
-    fn settings_file(&self) -> &'static str {
-        "hooks.json"
-    }
-    fn binaries(&self) -> &'static [&'static str] {
-        &["cursor-agent", "cursor"]
-    }
-    fn format(&self) -> Format {
-        Format::Cursor
+    fn identity(&self) -> &'static Identity {
+        &IDENTITY
     }
 
     fn sent(&self, payload: &Map<String, Value>) -> bool {

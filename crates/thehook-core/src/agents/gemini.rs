@@ -4,29 +4,26 @@
 use serde_json::{json, Map, Value};
 
 use super::codex::transcript_path;
-use super::spec::{AgentSpec, HookCommands, HookSpec, McpConfig, StoreScope, StoredTranscript};
+use super::spec::{
+    AgentSpec, HookCommands, HookSpec, Identity, McpConfig, StoreScope, StoredTranscript,
+};
 use crate::capture::transcript::Format;
 
 pub(super) struct Gemini;
 
+const IDENTITY: Identity = Identity {
+    name: "gemini",
+    short_name: "gemini",
+    aliases: &["gemini-cli"],
+    folder: ".gemini",
+    settings_file: "settings.json",
+    binaries: &["gemini"],
+    format: Format::Gemini,
+};
+
 impl AgentSpec for Gemini {
-    fn name(&self) -> &'static str {
-        "gemini"
-    }
-    fn aliases(&self) -> &'static [&'static str] {
-        &["gemini-cli"]
-    }
-    fn folder(&self) -> &'static str {
-        ".gemini"
-    }
-    fn settings_file(&self) -> &'static str {
-        "settings.json"
-    }
-    fn binaries(&self) -> &'static [&'static str] {
-        &["gemini"]
-    }
-    fn format(&self) -> Format {
-        Format::Gemini
+    fn identity(&self) -> &'static Identity {
+        &IDENTITY
     }
 
     /// Its payloads carry a `timestamp`, and no Claude-only `permission_mode`.

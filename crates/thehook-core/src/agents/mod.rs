@@ -36,7 +36,7 @@ impl From<crate::capture::transcript::Format> for Agent {
     fn from(format: crate::capture::transcript::Format) -> Agent {
         Agent::ALL
             .into_iter()
-            .find(|a| a.spec().format() == format)
+            .find(|a| a.spec().identity().format == format)
             .expect("every transcript format has its agent")
     }
 }
@@ -60,36 +60,36 @@ impl Agent {
     }
 
     pub fn as_str(self) -> &'static str {
-        self.spec().name()
+        self.spec().identity().name
     }
 
     /// The name people type (`--agent claude`).
     pub fn short_name(self) -> &'static str {
-        self.spec().short_name()
+        self.spec().identity().short_name
     }
 
     /// Accepts the names people use: `claude`, `claude-code`, `cursor`, ...
     pub fn parse(name: &str) -> Option<Agent> {
         let name = name.trim().to_ascii_lowercase();
         Agent::ALL.into_iter().find(|a| {
-            let spec = a.spec();
-            spec.name() == name || spec.short_name() == name || spec.aliases().contains(&&*name)
+            let id = a.spec().identity();
+            id.name == name || id.short_name == name || id.aliases.contains(&&*name)
         })
     }
 
     /// The folder that holds the agent's settings, in a project or in `$HOME`.
     pub fn folder(self) -> &'static str {
-        self.spec().folder()
+        self.spec().identity().folder
     }
 
     /// The settings file with the agent's hooks, relative to project or home.
     pub fn settings_file(self) -> PathBuf {
-        Path::new(self.folder()).join(self.spec().settings_file())
+        Path::new(self.folder()).join(self.spec().identity().settings_file)
     }
 
     /// Programs whose presence on PATH says the agent is installed.
     pub fn binaries(self) -> &'static [&'static str] {
-        self.spec().binaries()
+        self.spec().identity().binaries
     }
 
     /// Whether the agent's settings under `base` (a project or `$HOME`) hold
@@ -166,15 +166,12 @@ mod tests {
     #[test]
     fn every_agent_answers_to_its_names_and_its_spec_is_its_own() {
         for agent in Agent::ALL {
-            let spec = agent.spec();
-            for name in [spec.name(), spec.short_name()]
-                .iter()
-                .chain(spec.aliases())
-            {
+            let id = agent.spec().identity();
+            for name in [id.name, id.short_name].iter().chain(id.aliases) {
                 assert_eq!(Agent::parse(name), Some(agent), "{name}");
                 assert_eq!(Agent::parse(&name.to_uppercase()), Some(agent), "{name}");
             }
-            assert_eq!(Agent::from(spec.format()), agent);
+            assert_eq!(Agent::from(id.format), agent);
         }
         assert_eq!(Agent::parse("vim"), None);
     }

@@ -11,26 +11,27 @@ use serde_json::{json, Map, Value};
 use super::Agent;
 use crate::capture::transcript::Format;
 
-/// One agent's names, files, hook protocol and transcript store.
-pub(crate) trait AgentSpec: Sync {
+/// Who an agent is: its names, where its settings are, how to spot it.
+pub(crate) struct Identity {
     /// The name in session files and `--agent` (`claude-code`).
-    fn name(&self) -> &'static str;
+    pub(crate) name: &'static str,
     /// The name people type (`claude`).
-    fn short_name(&self) -> &'static str {
-        self.name()
-    }
+    pub(crate) short_name: &'static str,
     /// Other names accepted for it, lowercase.
-    fn aliases(&self) -> &'static [&'static str] {
-        &[]
-    }
+    pub(crate) aliases: &'static [&'static str],
     /// The folder of its settings, in a project or in `$HOME`.
-    fn folder(&self) -> &'static str;
-    /// The file (in [`folder`](Self::folder)) that holds its hooks.
-    fn settings_file(&self) -> &'static str;
+    pub(crate) folder: &'static str,
+    /// The file (in `folder`) that holds its hooks.
+    pub(crate) settings_file: &'static str,
     /// Programs whose presence on PATH says it is installed.
-    fn binaries(&self) -> &'static [&'static str];
+    pub(crate) binaries: &'static [&'static str],
     /// The format its transcripts are written in.
-    fn format(&self) -> Format;
+    pub(crate) format: Format,
+}
+
+/// One agent's identity, hook protocol and transcript store.
+pub(crate) trait AgentSpec: Sync {
+    fn identity(&self) -> &'static Identity;
 
     /// Whether a hook payload has this agent's shape. Claude Code's is the
     /// fallback, so it claims none.

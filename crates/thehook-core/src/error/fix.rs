@@ -42,6 +42,19 @@ pub enum Words {
 }
 
 impl Step {
+    pub const ALL: [Step; 10] = [
+        Step::Init,
+        Step::Reindex,
+        Step::Consolidate,
+        Step::Doctor,
+        Step::Recall,
+        Step::Remember,
+        Step::Sessions,
+        Step::Read,
+        Step::RetryCaptures,
+        Step::ProjectDir,
+    ];
+
     /// How `words` name this step.
     pub fn named(self, words: Words) -> &'static str {
         use Step::*;
@@ -95,14 +108,6 @@ impl Fix {
             parts: parts.into_iter().map(|p| p.0).collect(),
             words: Words::default(),
         }
-    }
-
-    /// The steps this advice names, in order.
-    pub fn steps(&self) -> impl Iterator<Item = Step> + '_ {
-        self.parts.iter().filter_map(|p| match p {
-            Part::Step(step) => Some(*step),
-            Part::Text(_) => None,
-        })
     }
 }
 
@@ -196,18 +201,7 @@ mod tests {
     ) {
         use Step::*;
         let with_functions = [Init, Reindex, Consolidate, Recall, Remember, RetryCaptures];
-        for step in [
-            Init,
-            Reindex,
-            Consolidate,
-            Doctor,
-            Recall,
-            Remember,
-            Sessions,
-            Read,
-            RetryCaptures,
-            ProjectDir,
-        ] {
+        for step in Step::ALL {
             for words in [Words::Cli, Words::Node, Words::Mcp] {
                 assert!(!step.named(words).is_empty());
             }
