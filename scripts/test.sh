@@ -10,4 +10,11 @@ cargo test --release --locked --workspace --features thehook-cli/model,thehook-c
 # The npm packages: build and pack them (also regenerates index.js and
 # index.d.ts), then the Node tests of the addon and of the packed tarballs.
 scripts/release.sh >/dev/null
+# The real agent CLIs the end-to-end suite (tests/agents/) drives, as pinned
+# in its lockfile; installed again only when the lockfile changes.
+agents=tests/agents
+if ! cmp -s "$agents/package-lock.json" "$agents/node_modules/.installed-lock.json"; then
+  npm ci --prefix "$agents" --no-audit --no-fund --loglevel=error
+  cp "$agents/package-lock.json" "$agents/node_modules/.installed-lock.json"
+fi
 node --test tests/

@@ -32,6 +32,20 @@ pub const ORT_DISABLE_TELEMETRY: &str = "ORT_DISABLE_TELEMETRY";
 pub const XDG_CACHE_HOME: &str = "XDG_CACHE_HOME";
 /// Any non-empty value turns color off (<https://no-color.org>).
 pub const NO_COLOR: &str = "NO_COLOR";
+/// Codex CLI's own: the folder of its `config.toml` and sessions (default `~/.codex`).
+pub const CODEX_HOME: &str = "CODEX_HOME";
+/// Gemini CLI's own: `true` trusts the folder it runs in (project hooks run).
+pub const GEMINI_CLI_TRUST_WORKSPACE: &str = "GEMINI_CLI_TRUST_WORKSPACE";
+
+/// Codex's home folder: `CODEX_HOME`, else `<home>/.codex`.
+pub fn codex_home(home: &std::path::Path) -> PathBuf {
+    path(CODEX_HOME).unwrap_or_else(|| home.join(".codex"))
+}
+
+/// Whether Gemini CLI is told to trust whatever folder it runs in.
+pub fn gemini_trusts_workspace() -> bool {
+    var(GEMINI_CLI_TRUST_WORKSPACE).is_some_and(|v| v.eq_ignore_ascii_case("true") || v == "1")
+}
 
 /// A variable as text; `None` when unset or not UTF-8.
 pub fn var(name: &str) -> Option<String> {

@@ -55,7 +55,7 @@ fn report(r: &InitReport, as_json: bool, out: &mut Output) {
     for c in changes {
         let style = match c.action {
             Action::Created | Action::Updated => Style::Good,
-            Action::Removed => Style::Warn,
+            Action::Removed | Action::ToDo => Style::Warn,
             Action::Unchanged | Action::Kept => Style::Dim,
         };
         let word = c.action.as_str();

@@ -3,12 +3,13 @@
 //! `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`, MCP servers in
 //! `.codex/config.toml`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
+use super::is_thehook_command;
 use super::spec::{
-    AgentSpec, HookCommands, HookSpec, Identity, McpConfig, StoreScope, StoredTranscript,
+    AgentSpec, HookCommands, HookSpec, HookTrust, Identity, McpConfig, StoreScope, StoredTranscript,
 };
 use super::store::head_records;
 use super::Agent;
@@ -36,11 +37,66 @@ impl AgentSpec for Codex {
     }
 
     fn hooks(&self, c: &HookCommands) -> Vec<HookSpec> {
-        vec![HookSpec {
-            event: "SessionStart",
-            matcher: Some(c.inject_on.join("|")),
-            handler: json!({"type": "command", "command": c.retrieve, "timeout": 10}),
-        }]
+        vec![
+            HookSpec {
+                event: "SessionStart",
+                matcher: Some(c.inject_on.join("|")),
+                handler: json!({"type": "command", "command": c.retrieve, "timeout": 10}),
+            },
+            // Codex clamps SessionEnd's timeout to 3 s; capture returns in ms.
+            HookSpec {
+                event: "SessionEnd",
+                matcher: None,
+                handler: json!({"type": "command", "command": c.capture, "timeout": 3}),
+            },
+        ]
+    }
+    /// Codex cuts a hook's additional context at 2,500 of its own tokens
+    /// (`additionalContextLimit`); the budget is counted with the embedding
+    /// model's tokenizer, so leave room.
+    fn context_token_cap(&self) -> Option<usize> {
+        Some(2_000)
+    }
+    fn project_trusted(&self, root: &Path, home: &Path) -> Option<bool> {
+        let config = read_config(home);
+        let level = config.as_ref().and_then(|c| {
+            c.get("projects")?
+                .get(root.to_str()?)?
+                .get("trust_level")?
+                .as_str()
+        });
+        Some(level == Some("trusted"))
+    }
+    fn trust_advice(&self, root: &Path) -> String {
+        format!(
+            "Codex runs project hooks only in a trusted project: trust it when `codex` asks, or add `[projects.\"{}\"] trust_level = \"trusted\"` to {}",
+            root.display(),
+            "~/.codex/config.toml"
+        )
+    }
+    fn hook_trust(&self, hooks_file: &Path, settings: &Value, home: &Path) -> Option<HookTrust> {
+        let mut entries = Vec::new();
+        let events = settings.get("hooks")?.as_object()?;
+        for (event, groups) in events {
+            for (g, group) in groups.as_array().into_iter().flatten().enumerate() {
+                let matcher = group.get("matcher").and_then(Value::as_str);
+                let handlers = group.get("hooks").and_then(Value::as_array);
+                for (h, handler) in handlers.into_iter().flatten().enumerate() {
+                    let ours = handler
+                        .get("command")
+                        .and_then(Value::as_str)
+                        .is_some_and(is_thehook_command);
+                    if ours {
+                        let key = format!("{}:{}:{g}:{h}", hooks_file.display(), snake_case(event));
+                        entries.push((key, hook_hash(event, matcher, handler)));
+                    }
+                }
+            }
+        }
+        Some(HookTrust {
+            file: crate::env::codex_home(home).join("config.toml"),
+            entries,
+        })
     }
     fn mcp(&self) -> McpConfig {
         McpConfig::Toml {
@@ -88,6 +144,111 @@ impl AgentSpec for Codex {
     }
 }
 
+/// The user's Codex config, parsed (`None` when missing or unreadable).
+fn read_config(home: &Path) -> Option<toml_edit::DocumentMut> {
+    let path = crate::env::codex_home(home).join("config.toml");
+    std::fs::read_to_string(path).ok()?.parse().ok()
+}
+
+/// `SessionStart` -> `session_start`, as Codex names events in trust keys.
+fn snake_case(event: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in event.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
+}
+
+/// The hash Codex trusts a hook by (0.169.0, `command_hook_hash`): SHA-256
+/// of the hook's normalized definition as compact JSON with sorted keys,
+/// with the timeout Codex will use (600 s by default; SessionEnd's 1 s by
+/// default and at most 3 s). Checked against Codex's own `hooks/list` by the
+/// agent suite: a mismatch shows as a hook that never runs.
+pub(crate) fn hook_hash(event: &str, matcher: Option<&str>, handler: &Value) -> String {
+    use sha2::Digest;
+    // Fields in sorted order: serde writes them as declared.
+    #[derive(serde::Serialize)]
+    struct Handler<'a> {
+        r#async: bool,
+        command: &'a str,
+        #[serde(rename = "statusMessage", skip_serializing_if = "Option::is_none")]
+        status_message: Option<&'a str>,
+        timeout: u64,
+        r#type: &'a str,
+    }
+    #[derive(serde::Serialize)]
+    struct Identity<'a> {
+        event_name: String,
+        hooks: [Handler<'a>; 1],
+        #[serde(skip_serializing_if = "Option::is_none")]
+        matcher: Option<&'a str>,
+    }
+    let given = handler.get("timeout").and_then(Value::as_u64);
+    let timeout = match event {
+        "SessionEnd" => given.unwrap_or(1).clamp(1, 3),
+        _ => given.unwrap_or(600).max(1),
+    };
+    let identity = Identity {
+        event_name: snake_case(event),
+        hooks: [Handler {
+            r#async: handler
+                .get("async")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+            command: handler
+                .get("command")
+                .and_then(Value::as_str)
+                .unwrap_or_default(),
+            status_message: handler.get("statusMessage").and_then(Value::as_str),
+            timeout,
+            r#type: handler
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("command"),
+        }],
+        matcher,
+    };
+    let json = serde_json::to_string(&identity).expect("plain data serializes");
+    let digest = sha2::Sha256::digest(json.as_bytes());
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
 pub(super) fn transcript_path(payload: &Map<String, Value>) -> Option<&str> {
     payload.get("transcript_path").and_then(Value::as_str)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Hashes Codex 0.169.0 itself reported (`codex app-server`,
+    /// `hooks/list`, `currentHash`) for these hooks.
+    #[test]
+    fn hook_hashes_match_what_codex_computes() {
+        let start = json!({"type": "command",
+            "command": "/work/research/hooks/session_start.sh /work/research/hookout codex"});
+        assert_eq!(
+            hook_hash("SessionStart", None, &start),
+            "sha256:5360ce548b143e6c915bb54e123aa7ca3dbdbcecf54c84d2367c3a51a3ffa91f"
+        );
+        // SessionEnd's timeout is hashed as Codex clamps it: 10 -> 3.
+        for timeout in [3, 10] {
+            let end = json!({"type": "command", "timeout": timeout,
+                "command": "/work/research/hooks/session_end.sh /work/research/hookout codex 3"});
+            assert_eq!(
+                hook_hash("SessionEnd", None, &end),
+                "sha256:c94dcd2b588ae2a47bec450044cdc874883b51b57848c896ff6da148f55600cc"
+            );
+        }
+    }
+
+    #[test]
+    fn events_are_named_as_codex_names_them_in_trust_keys() {
+        assert_eq!(snake_case("SessionStart"), "session_start");
+        assert_eq!(snake_case("SessionEnd"), "session_end");
+    }
 }

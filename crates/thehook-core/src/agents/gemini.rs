@@ -1,12 +1,16 @@
 //! Gemini CLI: `.gemini/settings.json` holds hooks (timeouts in
 //! milliseconds, matchers exact strings) and MCP servers both.
 
+use std::path::{Path, PathBuf};
+
 use serde_json::{json, Map, Value};
 
 use super::codex::transcript_path;
 use super::spec::{
     AgentSpec, HookCommands, HookSpec, Identity, McpConfig, StoreScope, StoredTranscript,
 };
+use super::store::{head_records, subdirs};
+use super::Agent;
 use crate::capture::transcript::Format;
 
 pub(super) struct Gemini;
@@ -55,8 +59,127 @@ impl AgentSpec for Gemini {
         }
     }
 
-    /// Not swept yet: its chats are found through the SessionEnd payload.
-    fn transcripts(&self, _scope: &StoreScope) -> Vec<StoredTranscript> {
-        Vec::new()
+    /// Trusted by `GEMINI_CLI_TRUST_WORKSPACE=true`, or by the most specific
+    /// rule of `~/.gemini/trustedFolders.json` that covers the project
+    /// (`TRUST_FOLDER` covers a folder and what is under it, `TRUST_PARENT`
+    /// its parent's, `DO_NOT_TRUST` takes trust away).
+    fn project_trusted(&self, root: &Path, home: &Path) -> Option<bool> {
+        if crate::env::gemini_trusts_workspace() {
+            return Some(true);
+        }
+        let rules: Map<String, Value> =
+            std::fs::read_to_string(home.join(".gemini/trustedFolders.json"))
+                .ok()
+                .and_then(|t| serde_json::from_str(&t).ok())
+                .unwrap_or_default();
+        let rule = rules
+            .iter()
+            .filter_map(|(path, level)| {
+                let path = Path::new(path);
+                let covered = match level.as_str()? {
+                    "TRUST_PARENT" => path.parent().map(|p| (p, true)),
+                    "TRUST_FOLDER" => Some((path, true)),
+                    "DO_NOT_TRUST" => Some((path, false)),
+                    _ => None,
+                }?;
+                root.starts_with(covered.0).then_some(covered)
+            })
+            .max_by_key(|(path, _)| path.components().count());
+        Some(rule.is_some_and(|(_, trusted)| trusted))
+    }
+    fn trust_advice(&self, root: &Path) -> String {
+        format!(
+            "Gemini CLI runs project hooks only in a trusted folder: trust it when `gemini` asks, or add `\"{}\": \"TRUST_FOLDER\"` to ~/.gemini/trustedFolders.json (`--skip-trust` runs no project hooks)",
+            root.display()
+        )
+    }
+
+    /// `~/.gemini/tmp/<project>/chats/session-*.jsonl`: `.project_root`
+    /// beside `chats/` names the folder the sessions ran in, and each
+    /// header's `projectHash` (SHA-256 of that path) says it too. (Older
+    /// single-document `.json` chats are read by `capture` and `read`, but
+    /// not swept.)
+    fn transcripts(&self, scope: &StoreScope) -> Vec<StoredTranscript> {
+        let mut found = Vec::new();
+        let hash = project_hash(scope.root);
+        for dir in subdirs(&scope.home.join(".gemini/tmp")) {
+            let recorded = std::fs::read_to_string(dir.join(".project_root"))
+                .ok()
+                .map(|t| PathBuf::from(t.trim()));
+            for path in chat_files(&dir.join("chats"))
+                .into_iter()
+                .filter(|p| (scope.keep)(p))
+            {
+                let head = head_records(&path);
+                let header = head.first().map(|r| &r.value);
+                let id = header.and_then(|h| h.get("sessionId")?.as_str());
+                let same_hash = header
+                    .and_then(|h| h.get("projectHash")?.as_str())
+                    .is_some_and(|h| h == hash);
+                let belongs = same_hash || scope.belongs(&recorded);
+                if let (Some(id), true) = (id, belongs) {
+                    found.push(StoredTranscript {
+                        agent: Agent::Gemini,
+                        path,
+                        session_id: id.to_string(),
+                        cwd: recorded.clone().or_else(|| Some(scope.root.to_path_buf())),
+                    });
+                }
+            }
+        }
+        found
+    }
+}
+
+/// Gemini CLI's id of a project: the SHA-256 of its path, in hex.
+fn project_hash(root: &Path) -> String {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(root.to_string_lossy().as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The chat logs in `dir` (`session-*.jsonl`).
+fn chat_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            let name = p.file_name().unwrap_or_default().to_string_lossy();
+            name.starts_with("session-") && name.ends_with(".jsonl")
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_project_hash_is_the_sha256_of_its_path() {
+        // From a real chat header of Gemini CLI 0.61.0 run in that folder.
+        assert_eq!(
+            project_hash(Path::new("/work/research/proj-gemini")),
+            "3b502c67ac00e8f06e63c02307d74e02b8469eafeccbd30ebad2cd6156460a51"
+        );
+    }
+
+    #[test]
+    fn the_most_specific_trust_rule_decides() {
+        let home = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(home.path().join(".gemini")).unwrap();
+        std::fs::write(
+            home.path().join(".gemini/trustedFolders.json"),
+            r#"{"/work": "TRUST_FOLDER", "/work/secret": "DO_NOT_TRUST", "/x/y": "TRUST_PARENT"}"#,
+        )
+        .unwrap();
+        let trusted = |p: &str| Gemini.project_trusted(Path::new(p), home.path());
+        assert_eq!(trusted("/work/app"), Some(true));
+        assert_eq!(trusted("/work/secret/app"), Some(false));
+        assert_eq!(trusted("/x/z"), Some(true));
+        assert_eq!(trusted("/elsewhere"), Some(false));
     }
 }

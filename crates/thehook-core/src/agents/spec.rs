@@ -75,6 +75,26 @@ pub(crate) trait AgentSpec: Sync {
         false
     }
 
+    /// The most tokens of injected context the agent passes on whole, if it
+    /// cuts longer ones.
+    fn context_token_cap(&self) -> Option<usize> {
+        None
+    }
+    /// Whether the agent runs project hooks in `root` at all: `None` when it
+    /// has no such gate, else whether the user has trusted the project.
+    fn project_trusted(&self, _root: &Path, _home: &Path) -> Option<bool> {
+        None
+    }
+    /// How the user trusts a project, for init and doctor to say.
+    fn trust_advice(&self, _root: &Path) -> String {
+        String::new()
+    }
+    /// The trust entries each of thehook's hooks needs in a file of the
+    /// agent's own besides the settings (`hooks_file` holds `settings`).
+    fn hook_trust(&self, _hooks_file: &Path, _settings: &Value, _home: &Path) -> Option<HookTrust> {
+        None
+    }
+
     /// This project's transcripts in the agent's store under `home`.
     fn transcripts(&self, scope: &StoreScope) -> Vec<StoredTranscript>;
     /// Transcripts of a session's subagents kept in files of their own.
@@ -152,4 +172,13 @@ pub struct StoredTranscript {
     pub path: PathBuf,
     pub session_id: String,
     pub cwd: Option<PathBuf>,
+}
+
+/// Hook trust kept in a TOML file as `[hooks.state."<key>"] trusted_hash`
+/// (Codex's `config.toml`): one entry per thehook hook.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct HookTrust {
+    pub(crate) file: PathBuf,
+    /// (key, hash), in the order of the hooks file.
+    pub(crate) entries: Vec<(String, String)>,
 }

@@ -154,11 +154,17 @@ pub fn retrieve(
         &config.include,
     )?;
     let (failed, queued) = crate::capture::queue::counts(&project);
+    // An agent that cuts long context (Codex) gets at most what it passes on.
+    let budget = payload
+        .agent
+        .spec()
+        .context_token_cap()
+        .map_or(config.token_budget, |cap| cap.min(config.token_budget));
     let block = render(
         &picked,
         failed,
         queued,
-        config.token_budget,
+        budget,
         memory.availability(),
         || TokenCounts::load(&project, memory.availability()),
     );
@@ -367,7 +373,8 @@ pub fn render(
     }
 }
 
-const HEADER: &str = "# Project memory (thehook)";
+/// The first line of the injected block (transcripts are checked for it).
+pub const HEADER: &str = "# Project memory (thehook)";
 
 fn heading(group: &Group) -> String {
     format!("## {}", group.title)

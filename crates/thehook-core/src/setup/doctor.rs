@@ -169,6 +169,48 @@ pub fn doctor(root: &Path, paths: &SearchPaths) -> Vec<Check> {
     }
 
     checks.push(hooks_check(root));
+    if let Some(home) = crate::env::home() {
+        checks.extend(trust_checks(root, &home));
+    }
+    checks
+}
+
+/// For each agent wired here that gates project hooks: is the project
+/// trusted, and (Codex) is each of thehook's hooks trusted as it is now?
+fn trust_checks(root: &Path, home: &Path) -> Vec<Check> {
+    let mut checks = Vec::new();
+    for agent in crate::agents::Agent::ALL {
+        if !agent.runs_thehook(root) {
+            continue;
+        }
+        let spec = agent.spec();
+        match spec.project_trusted(root, home) {
+            Some(false) => checks.push(warn(
+                "trust",
+                format!("{agent} does not trust this project, so it runs none of its hooks"),
+                spec.trust_advice(root),
+            )),
+            Some(true) => checks.push(ok("trust", format!("{agent} trusts this project"))),
+            None => {}
+        }
+        let path = root.join(agent.settings_file());
+        let Some(hooks) = crate::setup::init::hook_trust(agent, &path, home) else {
+            continue;
+        };
+        let untrusted = crate::setup::init::trust::untrusted(&hooks);
+        if untrusted.is_empty() {
+            continue;
+        }
+        let list: Vec<String> = untrusted
+            .iter()
+            .map(|(k, s)| format!("{k} ({s})"))
+            .collect();
+        checks.push(warn(
+            "hook trust",
+            format!("{agent} skips thehook hooks it has not trusted as they are now: {}", list.join(", ")),
+            format!("run `thehook init --agent {}` again (it records their hashes in {}), or trust them in {agent}'s /hooks screen", agent.short_name(), hooks.file.display()),
+        ));
+    }
     checks
 }
 

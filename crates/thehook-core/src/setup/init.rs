@@ -7,12 +7,13 @@
 mod json_file;
 mod mcp;
 mod settings;
+pub(crate) mod trust;
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::agents::spec::RecallCommand;
+use crate::agents::spec::{HookTrust, RecallCommand};
 use crate::agents::Agent;
 use crate::config::{SessionSource, COMMENTED_DEFAULTS};
 use crate::error::{IoContext, Result};
@@ -44,6 +45,8 @@ pub enum Action {
     Removed,
     /// Left alone on purpose; the detail says why.
     Kept,
+    /// Something only the user can do (trust a project in the agent).
+    ToDo,
 }
 
 impl Action {
@@ -55,6 +58,7 @@ impl Action {
             Action::Unchanged => "unchanged",
             Action::Removed => "removed",
             Action::Kept => "kept",
+            Action::ToDo => "to do",
         }
     }
 }
@@ -102,6 +106,16 @@ pub fn init(root: &Path, options: &InitOptions) -> Result<Vec<Change>> {
         };
         let path = base.join(agent.settings_file());
         changes.push(settings::wire(&path, agent, &wired)?);
+        if let Some(hooks) = hook_trust(agent, &path, &options.home) {
+            changes.extend(trust::trust(&hooks)?);
+        }
+        if !options.global && agent.spec().project_trusted(root, &options.home) == Some(false) {
+            changes.push(Change {
+                path: root.to_path_buf(),
+                action: Action::ToDo,
+                detail: agent.spec().trust_advice(root),
+            });
+        }
         if let Some(command) = agent.spec().recall_command() {
             let wanted = recall_command(command, &options.hook_bin);
             changes.push(write_marked(
@@ -139,6 +153,18 @@ pub fn uninstall(root: &Path, options: &InitOptions) -> Result<Vec<Change>> {
             }),
         }
         let path = base.join(agent.settings_file());
+        // Before the hooks leave the file: their trust entries are found by
+        // where they sit in it.
+        if let Some(hooks) = hook_trust(agent, &path, &options.home) {
+            match trust::untrust(&hooks) {
+                Ok(change) => changes.extend(change),
+                Err(e) => changes.push(Change {
+                    path: hooks.file.clone(),
+                    action: Action::Kept,
+                    detail: format!("left as it is: {e}"),
+                }),
+            }
+        }
         match settings::unwire(&path, agent) {
             Ok(Some(change)) => changes.push(change),
             Ok(None) => {}
@@ -171,6 +197,13 @@ pub fn uninstall(root: &Path, options: &InitOptions) -> Result<Vec<Change>> {
         });
     }
     Ok(changes)
+}
+
+/// The trust entries thehook's hooks in the settings file at `path` need,
+/// for agents that keep such trust (Codex).
+pub(crate) fn hook_trust(agent: Agent, path: &Path, home: &Path) -> Option<HookTrust> {
+    let settings = json_file::read(path).ok().filter(|s| s.existed)?;
+    agent.spec().hook_trust(path, &settings.value, home)
 }
 
 fn base_dir(root: &Path, options: &InitOptions) -> PathBuf {

@@ -196,13 +196,24 @@ pub fn load(path: &Path) -> Result<Transcript> {
 /// Parses transcript bytes of any supported format. The error says what the
 /// content looks like instead.
 pub fn parse(bytes: &[u8]) -> Result<Transcript, String> {
+    let mut transcript = parse_format(bytes)?;
+    strip_injected_memory(&mut transcript);
+    Ok(transcript)
+}
+
+fn parse_format(bytes: &[u8]) -> Result<Transcript, String> {
     let (records, mut warnings) = read_records(bytes);
     let format = sniff(&records);
     let mut transcript = match format {
         Some(Format::ClaudeCode) => claude::parse(&records),
         Some(Format::Codex) => codex::parse(&records),
         Some(Format::Cursor) => cursor::parse(&records),
-        // Not JSONL: perhaps one JSON document (Gemini CLI), whatever the name.
+        Some(Format::Gemini) if !records.is_empty() => {
+            gemini::parse_log(&records).ok_or_else(|| {
+                "a Gemini CLI chat log without its header line (sessionId)".to_string()
+            })?
+        }
+        // Not JSONL: perhaps one JSON document (older Gemini CLI), whatever the name.
         Some(Format::Gemini) | None => {
             let doc = serde_json::from_slice::<Value>(bytes).ok();
             let mut transcript = doc
@@ -219,11 +230,63 @@ pub fn parse(bytes: &[u8]) -> Result<Transcript, String> {
     Ok(transcript)
 }
 
+/// Takes thehook's own injected memory out of a transcript, so that memory
+/// never feeds on itself: Gemini CLI prepends it to the first user turn as
+/// `<hook_context>...</hook_context>`; anywhere else, a text that starts with
+/// the injected block's heading is context, not something the user said.
+fn strip_injected_memory(t: &mut Transcript) {
+    for entry in &mut t.entries {
+        for block in &mut entry.blocks {
+            if let Block::Text { text } = block {
+                *text = without_hook_context(text);
+            }
+        }
+        entry
+            .blocks
+            .retain(|b| !matches!(b, Block::Text { text } if text.trim().is_empty()));
+        let ours = entry.blocks.iter().any(|b| {
+            matches!(b, Block::Text { text } if text.trim_start().starts_with(crate::inject::retrieve::HEADER))
+        });
+        if ours {
+            entry.role = Role::Context;
+        }
+    }
+    t.entries.retain(|e| !e.blocks.is_empty());
+    for sub in &mut t.subagents {
+        strip_injected_memory(sub);
+    }
+}
+
+/// `text` without its `<hook_context>...</hook_context>` spans.
+fn without_hook_context(text: &str) -> String {
+    const OPEN: &str = "<hook_context>";
+    const CLOSE: &str = "</hook_context>";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find(OPEN) {
+        out.push_str(&rest[..start]);
+        match rest[start..].find(CLOSE) {
+            Some(end) => rest = &rest[start + end + CLOSE.len()..],
+            // Unclosed: cut to the end, the memory is all there is.
+            None => rest = "",
+        }
+    }
+    out.push_str(rest);
+    if out.len() == text.len() {
+        out
+    } else {
+        out.trim_start().to_string()
+    }
+}
+
 /// Which agent wrote these records, from their shape.
 pub fn sniff(records: &[Record]) -> Option<Format> {
     // A few records decide: foreign header lines may come first.
     records.iter().take(50).find_map(|r| {
         let o = r.value.as_object()?;
+        if gemini::is_log_record(o) {
+            return Some(Format::Gemini);
+        }
         let ty = o.get("type").and_then(Value::as_str);
         if o.contains_key("payload")
             && matches!(
@@ -276,7 +339,7 @@ fn describe_unknown(bytes: &[u8], records: &[Record]) -> String {
         return "no line of this file is a JSON object: it is not a JSONL transcript".into();
     }
     format!(
-        "{} JSON lines, but none has the shape of a Claude Code, Cursor or Codex transcript record",
+        "{} JSON lines, but none has the shape of a Claude Code, Cursor, Codex or Gemini CLI transcript record",
         records.len()
     )
 }

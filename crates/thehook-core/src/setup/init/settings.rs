@@ -229,15 +229,15 @@ pub(super) fn unwire(path: &Path, agent: Agent) -> Result<Option<Change>> {
         return Ok(None);
     }
     let backup = backup_path(path);
+    let backed_up = std::fs::read_to_string(&backup)
+        .ok()
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok());
     // The original as it was before thehook's first change (an older init
     // may have backed up a file that already held thehook's hooks).
-    let original = std::fs::read_to_string(&backup)
-        .ok()
-        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-        .map(|mut v| {
-            strip(&mut v, agent);
-            v
-        });
+    let original = backed_up.clone().map(|mut v| {
+        strip(&mut v, agent);
+        v
+    });
     let detail = format!("{} hooks: {}", agent, events.join(", "));
     if original
         .as_ref()
@@ -255,8 +255,19 @@ pub(super) fn unwire(path: &Path, agent: Agent) -> Result<Option<Change>> {
             detail: format!("{detail} (init had created it)"),
         }));
     }
-    write(path, &s)?;
     let mut detail = format!("removed {detail}");
+    if backed_up.as_ref() == Some(&s.value) {
+        // Back to what the backup holds: its bytes, so the user's formatting
+        // (indentation, one-line arrays) comes back too.
+        std::fs::rename(&backup, path).at("cannot restore", path)?;
+        detail.push_str("; back to the original, restored from its .bak");
+        return Ok(Some(Change {
+            path: path.to_path_buf(),
+            action: Action::Updated,
+            detail,
+        }));
+    }
+    write(path, &s)?;
     if original.as_ref() == Some(&s.value) {
         std::fs::remove_file(&backup).at("cannot remove", &backup)?;
         detail.push_str("; back to the original, so its .bak was removed");

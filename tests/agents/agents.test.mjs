@@ -1,0 +1,250 @@
+// The real agent CLIs, end to end: Claude Code, Codex CLI and Gemini CLI as
+// installed from the npm registry (pinned in tests/agents/package.json;
+// scripts/test.sh installs them), run headless against a mock model server
+// on 127.0.0.1, in a temp HOME and a temp git repository wired by
+// `thehook init --agent X`. For each agent:
+//   1. a remembered fact reaches the first model request of a session;
+//   2. the session's end yields a session file, distilled by the real
+//      `claude -p` (thehook's LLM CLI) answered by the same mock;
+//   3. the next session's first request carries a fact captured from the
+//      first session;
+//   4. `thehook uninstall` leaves the agent's config byte for byte as it was.
+// Needs the release build (target/release/thehook) and the model in .assets/.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { startMockModel } from './mock-model.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = join(here, '../..');
+const THEHOOK = join(repo, 'target/release/thehook');
+const AGENT_BIN = join(here, 'node_modules/.bin');
+
+for (const [what, path] of [['the agent CLIs (npm ci in tests/agents)', join(AGENT_BIN, 'claude')], ['the release build', THEHOOK]]) {
+  if (!existsSync(path)) throw new Error(`${what} missing: ${path}; scripts/test.sh installs and builds it`);
+}
+
+const FACT = 'Deploys go through scripts/blue-green.sh, never kubectl apply';
+const DISTILL = 'You turn one coding session into project memory';
+
+/** The gotcha the mock's distillation reports for a session about `codename`. */
+const gotchaOf = (codename) => `The ${codename} health check must bind to 127.0.0.1`;
+
+/**
+ * The mock's answers: a distillation for thehook's extraction prompt (with a
+ * gotcha naming the codename the session's user mentioned, so it can only
+ * come from reading that transcript), a short reply to anything else.
+ */
+function answer(text) {
+  if (!text.includes(DISTILL)) return 'Noted.';
+  const codename = text.match(/Codename ([A-Z]+-[a-z]+)/)?.[1] ?? 'UNKNOWN';
+  return [
+    `Title: Health check for ${codename}`,
+    '',
+    '## Session Summary',
+    `- **What was done**: Added a health check to ${codename}`,
+    '- **Problems encountered**: none',
+    '- **Decisions made**: none',
+    '',
+    '## Conventions Detected',
+    '',
+    '## Architecture Decisions',
+    '',
+    '## Gotchas',
+    `- \`[gotcha]\` ${gotchaOf(codename)}`,
+  ].join('\n');
+}
+
+/** Runs a program to completion (stdin closed), killing it after `seconds`. */
+function run(program, args, { cwd, env, seconds = 120 }) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(program, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), seconds * 1000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+async function thehook(args, ctx) {
+  const out = await run(THEHOOK, ['-C', ctx.repo, ...args], ctx);
+  assert.equal(out.code, 0, `thehook ${args.join(' ')}: ${out.stderr}`);
+  return out.stdout;
+}
+
+/** A temp git repository with one commit, and a temp HOME beside it. */
+function workspace(agent) {
+  const base = mkdtempSync(join(tmpdir(), `thehook-${agent}-`));
+  const repoDir = join(base, 'project');
+  const home = join(base, 'home');
+  mkdirSync(repoDir);
+  mkdirSync(home);
+  const git = (...args) => execFileSync('git', args, { cwd: repoDir, stdio: 'ignore' });
+  git('init', '-q', '-b', 'main');
+  writeFileSync(join(repoDir, 'server.js'), 'export const port = 3000;\n');
+  git('add', '.');
+  git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'Add the server');
+  return { repo: repoDir, home };
+}
+
+/** The environment every process of a scenario runs with. */
+function environment(home, mockUrl) {
+  const env = {
+    PATH: [AGENT_BIN, dirname(THEHOOK), process.env.PATH].join(':'),
+    HOME: home,
+    LANG: 'C.UTF-8',
+    TERM: 'dumb',
+    NO_COLOR: '1',
+    // thehook: the model from .assets/, never the user's cache.
+    THEHOOK_MODEL_DIR: join(repo, '.assets/model'),
+    ORT_DYLIB_PATH: join(repo, '.assets/onnxruntime/libonnxruntime.so.1.31.1'),
+    THEHOOK_CACHE_DIR: join(home, '.cache/thehook'),
+    // Claude Code (the agent, and thehook's LLM CLI): the mock, nothing else.
+    ANTHROPIC_BASE_URL: mockUrl,
+    ANTHROPIC_API_KEY: 'sk-ant-mock',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    CLAUDE_CODE_MAX_RETRIES: '0',
+    // Codex reads its provider's key from here (see codexConfig).
+    MOCK_API_KEY: 'sk-mock',
+    // Gemini CLI.
+    GEMINI_API_KEY: 'mock-key',
+    GOOGLE_GEMINI_BASE_URL: mockUrl,
+  };
+  return env;
+}
+
+/** What each agent's user had set up before thehook, and how to run a session. */
+const AGENTS = {
+  claude: {
+    api: 'anthropic',
+    prepare({ repo: dir }) {
+      // A project setting of the user's own, which uninstall must give back byte for byte.
+      mkdirSync(join(dir, '.claude'));
+      writeFileSync(join(dir, '.claude/settings.json'), '{\n    "permissions": {\n        "allow": ["Bash(npm test:*)"]\n    }\n}\n');
+    },
+    files: ({ repo: dir, home }) => [join(dir, '.claude/settings.json'), join(dir, '.claude/commands/recall.md'), join(dir, '.claude/agents/thehook-recall.md'), join(home, '.claude/settings.json')],
+    session: (prompt) => ['claude', ['-p', prompt]],
+  },
+  codex: {
+    api: 'openai',
+    prepare({ repo: dir, home }, mockUrl) {
+      // The provider, and the project trusted (what `codex` asks on first run).
+      mkdirSync(join(home, '.codex'));
+      writeFileSync(join(home, '.codex/config.toml'), [
+        'model = "gpt-mock"',
+        'model_provider = "mock"',
+        '',
+        '[analytics]',
+        'enabled = false',
+        '',
+        '[features]',
+        'plugins = false',
+        '',
+        '[model_providers.mock]',
+        'name = "Mock"',
+        `base_url = "${mockUrl}/v1"`,
+        'env_key = "MOCK_API_KEY"',
+        'wire_api = "responses"',
+        '',
+        `[projects."${dir}"]`,
+        'trust_level = "trusted"',
+        '',
+      ].join('\n'));
+    },
+    files: ({ repo: dir, home }) => [join(dir, '.codex/hooks.json'), join(dir, '.codex/config.toml'), join(home, '.codex/config.toml')],
+    session: (prompt) => ['codex', ['exec', prompt]],
+  },
+  gemini: {
+    api: 'gemini',
+    prepare({ repo: dir, home }) {
+      // The API key auth method, no usage statistics, and the folder trusted.
+      mkdirSync(join(home, '.gemini'));
+      writeFileSync(join(home, '.gemini/settings.json'), JSON.stringify({
+        security: { auth: { selectedType: 'gemini-api-key' } },
+        privacy: { usageStatisticsEnabled: false },
+      }, null, 2) + '\n');
+      writeFileSync(join(home, '.gemini/trustedFolders.json'), JSON.stringify({ [dir]: 'TRUST_FOLDER' }) + '\n');
+    },
+    files: ({ repo: dir, home }) => [join(dir, '.gemini/settings.json'), join(home, '.gemini/settings.json'), join(home, '.gemini/trustedFolders.json')],
+    session: (prompt) => ['gemini', ['-m', 'gemini-2.5-flash', '-p', prompt]],
+  },
+};
+
+/** Each file's bytes, or null when it does not exist. */
+function snapshot(paths) {
+  return Object.fromEntries(paths.map((p) => [p, existsSync(p) ? readFileSync(p, 'latin1') : null]));
+}
+
+/** Polls until `check()` returns something, for up to `seconds`. */
+async function eventually(what, seconds, check) {
+  const deadline = Date.now() + seconds * 1000;
+  for (;;) {
+    const found = check();
+    if (found) return found;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** The requests of one session: those made by the agent, not by thehook's LLM. */
+function agentRequests(mock, api, from) {
+  return mock.requests.slice(from).filter((r) => r.api === api && !r.text.includes(DISTILL));
+}
+
+for (const [name, agent] of Object.entries(AGENTS)) {
+  test(`${name}: memory is injected, the session is captured, the next session sees it, uninstall is exact`, { timeout: 600_000 }, async (t) => {
+    const mock = await startMockModel({ answer });
+    t.after(() => mock.close());
+    const ws = workspace(name);
+    const ctx = { cwd: ws.repo, env: environment(ws.home, mock.url), repo: ws.repo };
+    agent.prepare(ws, mock.url);
+    const before = snapshot(agent.files(ws));
+
+    const init = await thehook(['init', '--agent', name, '--bin', THEHOOK], ctx);
+    t.diagnostic(init);
+    await thehook(['remember', FACT, '--type', 'convention'], ctx);
+
+    // 1. The remembered fact reaches the first model request.
+    const codename = `ORCA-${name}`;
+    const [program, args] = agent.session(`Codename ${codename}: add a health check to server.js`);
+    let from = mock.requests.length;
+    const first = await run(program, args, ctx);
+    assert.equal(first.code, 0, `${program} failed: ${first.stderr}`);
+    const sent = agentRequests(mock, agent.api, from);
+    assert.ok(sent.length > 0, `${program} made no model request`);
+    assert.ok(sent[0].text.includes(FACT), `the fact is not in ${program}'s first request:\n${sent[0].text.slice(0, 3000)}`);
+
+    // 2. The session's end yields a session file, distilled through `claude -p`.
+    const sessions = join(ws.repo, '.thehook/sessions');
+    const file = await eventually('the captured session file', 120, () =>
+      readdirSync(sessions).find((f) => readFileSync(join(sessions, f), 'utf8').includes(gotchaOf(codename))));
+    const text = readFileSync(join(sessions, file), 'utf8');
+    assert.match(text, new RegExp(`agent: ${name === 'claude' ? 'claude-code' : name}`));
+    assert.doesNotMatch(text, /extracted: heuristic/, 'the LLM answered, so no heuristic fallback');
+    assert.ok(mock.requests.some((r) => r.text.includes(DISTILL) && r.text.includes(codename)),
+      'thehook sent the transcript of this session to its LLM CLI');
+
+    // 3. The next session's first request carries the captured gotcha.
+    from = mock.requests.length;
+    const second = await run(...agent.session('What should I work on next?'), ctx);
+    assert.equal(second.code, 0, second.stderr);
+    const next = agentRequests(mock, agent.api, from);
+    assert.ok(next.length > 0 && next[0].text.includes(gotchaOf(codename)),
+      `the captured gotcha is not in the next session's first request:\n${next[0]?.text.slice(0, 3000)}`);
+
+    // 4. Uninstall gives the agent's config back as it was.
+    await thehook(['uninstall'], ctx);
+    assert.deepEqual(snapshot(agent.files(ws)), before);
+  });
+}
