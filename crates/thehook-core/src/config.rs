@@ -37,6 +37,9 @@ pub enum SessionSource {
     Resume,
     Clear,
     Compact,
+    /// A session forked from another (Claude Code 2.1: `--fork-session`);
+    /// it carries its parent's conversation, injected memory included.
+    Fork,
 }
 
 impl SessionSource {
@@ -47,6 +50,7 @@ impl SessionSource {
             SessionSource::Resume => "resume",
             SessionSource::Clear => "clear",
             SessionSource::Compact => "compact",
+            SessionSource::Fork => "fork",
         }
     }
 }
@@ -446,7 +450,7 @@ fn strip_location(problem: &str) -> String {
 /// What to write instead, for keys whose valid values are a closed set.
 fn fix_for(key: &str) -> String {
     match key.split('[').next().unwrap_or(key) {
-        "retrieval.inject_on" => "use a list of: startup, resume, clear, compact".into(),
+        "retrieval.inject_on" => "use a list of: startup, resume, clear, compact, fork".into(),
         "retrieval.include" => {
             "use a list of: conventions, architecture, history, sessions, notes".into()
         }

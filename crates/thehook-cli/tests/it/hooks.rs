@@ -540,10 +540,8 @@ fn init_keeps_foreign_hooks_is_idempotent_and_uninstall_is_exact() {
         !p.root().join(".claude/settings.json.bak").exists(),
         "restored exactly: no .bak left"
     );
-    assert_eq!(
-        p.read(".gemini/settings.json"),
-        "{\n  \"theme\": \"dark\"\n}\n"
-    );
+    // Back to the user's own bytes, one-line formatting and all.
+    assert_eq!(p.read(".gemini/settings.json"), "{\"theme\": \"dark\"}\n");
     assert!(!p.root().join(".claude/commands").exists());
     assert!(p.thehook().join("config.yaml").exists(), "memory is kept");
     // Nothing left to remove.
@@ -563,10 +561,19 @@ fn files_init_created_are_removed_by_uninstall() {
     );
     let codex: Value = serde_json::from_str(&p.read(".codex/hooks.json")).unwrap();
     assert_eq!(codex["hooks"]["SessionStart"][0]["matcher"], "startup");
-    assert!(
-        codex["hooks"].get("SessionEnd").is_none(),
-        "Codex has no SessionEnd"
+    // Codex clamps SessionEnd's timeout to 3 s: init writes what Codex runs.
+    let end = &codex["hooks"]["SessionEnd"][0]["hooks"][0];
+    assert_eq!(end["command"], format!("{} capture --agent codex", bin()));
+    assert_eq!(end["timeout"], 3);
+    // Each hook trusted by hash in Codex's config (under the test HOME), and
+    // the project's own trust left to the user, with the step to take.
+    let config = p.read("home/.codex/config.toml");
+    assert_eq!(
+        config.matches("trusted_hash = \"sha256:").count(),
+        2,
+        "{config}"
     );
+    assert!(config.contains(":session_end:0:0\"]"), "{config}");
     assert!(p
         .read(".cursor/commands/recall.md")
         .contains("recall \"$ARGUMENTS\""));
@@ -576,6 +583,10 @@ fn files_init_created_are_removed_by_uninstall() {
         "init created .cursor/: all of it goes"
     );
     assert!(!p.root().join(".codex").exists());
+    assert!(
+        !p.root().join("home/.codex/config.toml").exists(),
+        "the trust entries were all the config held: the file goes"
+    );
 }
 
 #[test]

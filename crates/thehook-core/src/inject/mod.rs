@@ -4,4 +4,5 @@
 
 pub mod background;
 pub mod context;
+pub mod heading;
 pub mod retrieve;

@@ -373,8 +373,7 @@ pub fn render(
     }
 }
 
-/// The first line of the injected block (transcripts are checked for it).
-pub const HEADER: &str = "# Project memory (thehook)";
+const HEADER: &str = crate::inject::heading::MEMORY_HEADING;
 
 fn heading(group: &Group) -> String {
     format!("## {}", group.title)

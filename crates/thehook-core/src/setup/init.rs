@@ -111,7 +111,7 @@ pub fn init(root: &Path, options: &InitOptions) -> Result<Vec<Change>> {
         }
         if !options.global && agent.spec().project_trusted(root, &options.home) == Some(false) {
             changes.push(Change {
-                path: root.to_path_buf(),
+                path: path.clone(),
                 action: Action::ToDo,
                 detail: agent.spec().trust_advice(root),
             });

@@ -245,7 +245,7 @@ fn strip_injected_memory(t: &mut Transcript) {
             .blocks
             .retain(|b| !matches!(b, Block::Text { text } if text.trim().is_empty()));
         let ours = entry.blocks.iter().any(|b| {
-            matches!(b, Block::Text { text } if text.trim_start().starts_with(crate::inject::retrieve::HEADER))
+            matches!(b, Block::Text { text } if text.trim_start().starts_with(crate::inject::heading::MEMORY_HEADING))
         });
         if ours {
             entry.role = Role::Context;

@@ -349,3 +349,100 @@ fn claude_subagent_files_are_read_with_their_session() {
         .collect();
     assert_eq!(ids, ["a1", "b2"]);
 }
+
+/// The text the user is said to have typed, across the transcript.
+fn user_text(t: &Transcript) -> String {
+    t.entries
+        .iter()
+        .filter(|e| e.role == Role::User)
+        .flat_map(|e| &e.blocks)
+        .filter_map(|b| match b {
+            Block::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn memory_injected_at_session_start_never_reads_as_the_users_words() {
+    for (file, format) in [
+        ("gemini/headless-0.61.0.jsonl", Format::Gemini),
+        ("codex/headless-0.169.0.jsonl", Format::Codex),
+        ("claude-code/headless-2.1.328.jsonl", Format::ClaudeCode),
+    ] {
+        let t = load(&fixtures().join(file)).unwrap();
+        assert_eq!(t.format, Some(format), "{file}");
+        let said = user_text(&t);
+        assert_eq!(said.trim(), "say hi", "{file}");
+        let condensed = condense(&t, &CondenseOptions::default());
+        assert!(
+            !condensed.contains("THEHOOK_MARKER"),
+            "{file}:\n{condensed}"
+        );
+        assert!(
+            !condensed.contains("<session_context>"),
+            "{file}:\n{condensed}"
+        );
+    }
+    // Anywhere else, thehook's own block is context.
+    let log = format!(
+        "{{\"type\":\"user\",\"uuid\":\"u1\",\"sessionId\":\"s\",\"message\":{{\"role\":\"user\",\"content\":\"{}\\n- Tests live in __tests__/\"}}}}\n",
+        crate::inject::heading::MEMORY_HEADING
+    );
+    let t = parse(log.as_bytes()).unwrap();
+    assert!(t.entries.iter().all(|e| e.role == Role::Context));
+}
+
+#[test]
+fn a_gemini_log_is_replayed_as_gemini_replays_it() {
+    let log = [
+        r#"{"sessionId":"g1","projectHash":"ab","startTime":"2026-11-23T10:00:00Z","lastUpdated":"2026-11-23T10:00:00Z","kind":"main"}"#,
+        r#"{"id":"m1","timestamp":"2026-11-23T10:00:01Z","type":"user","content":[{"text":"first ask"}]}"#,
+        r#"{"id":"m2","timestamp":"2026-11-23T10:00:02Z","type":"gemini","content":"partial","model":"gemini-2.5-flash"}"#,
+        // A later line with the same id replaces the message in place.
+        r#"{"id":"m2","timestamp":"2026-11-23T10:00:03Z","type":"gemini","content":"first answer","model":"gemini-2.5-flash"}"#,
+        r#"{"id":"m3","timestamp":"2026-11-23T10:00:04Z","type":"user","content":[{"text":"a wrong turn"}]}"#,
+        r#"{"id":"m4","timestamp":"2026-11-23T10:00:05Z","type":"gemini","content":"wrong answer"}"#,
+        // Rewinding to m3 drops m3 and everything after it.
+        r#"{"$rewindTo":"m3"}"#,
+        r#"{"id":"m5","timestamp":"2026-11-23T10:00:06Z","type":"user","content":"second ask"}"#,
+        r#"{"$set":{"lastUpdated":"2026-11-23T10:00:07Z"}}"#,
+    ]
+    .join("\n");
+    let t = parse(log.as_bytes()).unwrap();
+    assert_eq!(t.format, Some(Format::Gemini));
+    assert_eq!(t.session_id.as_deref(), Some("g1"));
+    assert_eq!(t.ended.as_deref(), Some("2026-11-23T10:00:07Z"));
+    assert_eq!(t.model.as_deref(), Some("gemini-2.5-flash"));
+    let said: Vec<(Role, usize, String)> = t
+        .entries
+        .iter()
+        .map(|e| {
+            let text = e
+                .blocks
+                .iter()
+                .filter_map(|b| match b {
+                    Block::Text { text } => Some(text.clone()),
+                    _ => None,
+                })
+                .collect();
+            (e.role, e.line, text)
+        })
+        .collect();
+    assert_eq!(
+        said,
+        [
+            (Role::User, 2, "first ask".to_string()),
+            (Role::Assistant, 4, "first answer".to_string()),
+            (Role::User, 8, "second ask".to_string()),
+        ]
+    );
+    // `$set.messages` replaces the whole list.
+    let reset = format!(
+        "{log}\n{}",
+        r#"{"$set":{"messages":[{"id":"m9","type":"user","content":"only this"}]}}"#
+    );
+    let t = parse(reset.as_bytes()).unwrap();
+    assert_eq!(user_text(&t), "only this");
+}

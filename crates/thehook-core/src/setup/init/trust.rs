@@ -10,7 +10,7 @@ use toml_edit::{DocumentMut, Item, Table};
 
 use super::{Action, Change};
 use crate::agents::spec::HookTrust;
-use crate::error::{Error, Result};
+use crate::error::{Error, IoContext, Result};
 use crate::memory::store::write_atomic;
 
 /// Records each hook's hash; `None` when there is nothing to trust.
@@ -80,8 +80,14 @@ pub(super) fn untrust(t: &HookTrust) -> Result<Option<Change>> {
             doc.remove("hooks");
         }
     }
-    write_atomic(&t.file, doc.to_string().as_bytes())?;
     let detail = format!("trust of {removed} thehook hook(s) removed");
+    let text = doc.to_string();
+    if text.trim().is_empty() {
+        // Init created the file for these entries alone.
+        std::fs::remove_file(&t.file).at("cannot remove", &t.file)?;
+        return Ok(Some(change(t, Action::Removed, &detail)));
+    }
+    write_atomic(&t.file, text.as_bytes())?;
     Ok(Some(change(t, Action::Updated, &detail)))
 }
 
