@@ -10,6 +10,7 @@ mod common;
 #[path = "../../../thehook-core/src/capture/redact/samples.rs"]
 mod redact_samples;
 
+mod agents;
 mod browse;
 mod capture;
 mod cli;
