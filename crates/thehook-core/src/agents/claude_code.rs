@@ -3,11 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::json;
-
 use super::spec::{
-    AgentSpec, HookCommands, HookSpec, Identity, McpConfig, RecallCommand, StoreScope,
-    StoredTranscript,
+    command_hooks, AgentSpec, HookCommands, HookSpec, Identity, McpConfig, RecallCommand,
+    StoreScope, StoredTranscript,
 };
 use super::store::{head_records, name_of, subdirs};
 use super::Agent;
@@ -31,19 +29,8 @@ impl AgentSpec for ClaudeCode {
     }
 
     fn hooks(&self, c: &HookCommands) -> Vec<HookSpec> {
-        vec![
-            HookSpec {
-                event: "SessionStart",
-                matcher: Some(c.inject_on.join("|")),
-                handler: json!({"type": "command", "command": c.retrieve, "timeout": 10}),
-            },
-            // The timeout raises SessionEnd's default budget of 1.5 s.
-            HookSpec {
-                event: "SessionEnd",
-                matcher: None,
-                handler: json!({"type": "command", "command": c.capture, "timeout": 30}),
-            },
-        ]
+        // The timeout raises SessionEnd's default budget of 1.5 s.
+        command_hooks(c, 30)
     }
     fn takes_permission_rules(&self) -> bool {
         true

@@ -5,11 +5,12 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::is_thehook_command;
 use super::spec::{
-    AgentSpec, HookCommands, HookSpec, HookTrust, Identity, McpConfig, StoreScope, StoredTranscript,
+    command_hooks, AgentSpec, HookCommands, HookSpec, HookTrust, Identity, McpConfig, StoreScope,
+    StoredTranscript,
 };
 use super::store::head_records;
 use super::Agent;
@@ -37,19 +38,8 @@ impl AgentSpec for Codex {
     }
 
     fn hooks(&self, c: &HookCommands) -> Vec<HookSpec> {
-        vec![
-            HookSpec {
-                event: "SessionStart",
-                matcher: Some(c.inject_on.join("|")),
-                handler: json!({"type": "command", "command": c.retrieve, "timeout": 10}),
-            },
-            // Codex clamps SessionEnd's timeout to 3 s; capture returns in ms.
-            HookSpec {
-                event: "SessionEnd",
-                matcher: None,
-                handler: json!({"type": "command", "command": c.capture, "timeout": 3}),
-            },
-        ]
+        // Codex clamps SessionEnd's timeout to 3 s; capture returns in ms.
+        command_hooks(c, 3)
     }
     /// Codex cuts a hook's additional context at 2,500 of its own tokens
     /// (`additionalContextLimit`); the budget is counted with the embedding
@@ -224,6 +214,7 @@ pub(super) fn transcript_path(payload: &Map<String, Value>) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     /// Hashes Codex 0.169.0 itself reported (`codex app-server`,
     /// `hooks/list`, `currentHash`) for these hooks.

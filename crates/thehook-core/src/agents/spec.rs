@@ -110,6 +110,24 @@ pub(crate) struct HookCommands<'a> {
     pub(crate) inject_on: Vec<&'a str>,
 }
 
+/// Claude Code's hook entries (which Codex copied): SessionStart for the
+/// sources that inject, with a 10 s timeout, and SessionEnd with
+/// `session_end_timeout` seconds; both `{"type": "command", ...}`.
+pub(crate) fn command_hooks(c: &HookCommands, session_end_timeout: u64) -> Vec<HookSpec> {
+    vec![
+        HookSpec {
+            event: "SessionStart",
+            matcher: Some(c.inject_on.join("|")),
+            handler: json!({"type": "command", "command": c.retrieve, "timeout": 10}),
+        },
+        HookSpec {
+            event: "SessionEnd",
+            matcher: None,
+            handler: json!({"type": "command", "command": c.capture, "timeout": session_end_timeout}),
+        },
+    ]
+}
+
 /// One hook init wants in a settings file.
 pub(crate) struct HookSpec {
     pub(crate) event: &'static str,

@@ -129,12 +129,12 @@ fn read(path: &Path) -> Result<(DocumentMut, bool)> {
 fn state_table(doc: &mut DocumentMut) -> &mut Table {
     let hooks = doc
         .entry("hooks")
-        .or_insert_with(|| implicit_table())
+        .or_insert_with(implicit_table)
         .as_table_mut()
         .expect("`hooks` is a table in Codex's config");
     hooks
         .entry("state")
-        .or_insert_with(|| implicit_table())
+        .or_insert_with(implicit_table)
         .as_table_mut()
         .expect("`hooks.state` is a table in Codex's config")
 }
