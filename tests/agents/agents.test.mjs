@@ -248,3 +248,37 @@ for (const [name, agent] of Object.entries(AGENTS)) {
     assert.deepEqual(snapshot(agent.files(ws)), before);
   });
 }
+
+test('claude: a memory block near the 9,500-character cap reaches the model whole, not as a preview', { timeout: 300_000 }, async (t) => {
+  // Claude Code cuts hook output over 10,000 characters to a file and a
+  // preview; thehook stops at 9,500. With a token budget that lets the
+  // characters bind first, the block must arrive whole.
+  const mock = await startMockModel({ answer });
+  t.after(() => mock.close());
+  const ws = workspace('claude-cap');
+  const ctx = { cwd: ws.repo, env: environment(ws.home, mock.url), repo: ws.repo };
+  await thehook(['init', '--agent', 'claude', '--bin', THEHOOK], ctx);
+  writeFileSync(join(ws.repo, '.thehook/config.yaml'), 'retrieval:\n  token_budget: 6000\n  max_results: 80\n');
+  const facts = Array.from({ length: 80 }, (_, i) =>
+    `- \`[convention]\` Service ${i} logs through the shared pino logger with request ids, and its health check answers on /healthz within 200 ms (rule ${i})`);
+  writeFileSync(join(ws.repo, '.thehook/knowledge/conventions.md'), `# Conventions\n\n${facts.join('\n')}\n`);
+  await thehook(['reindex'], ctx);
+
+  const from = mock.requests.length;
+  const session = await run('claude', ['-p', 'Which services log through pino?'], ctx);
+  assert.equal(session.code, 0, session.stderr);
+  const sent = agentRequests(mock, 'anthropic', from);
+  // Claude Code puts it in a system block: "SessionStart hook additional
+  // context: <block>", then its own "# Environment" section. Over 10,000
+  // characters it sends `<persisted-output>Output too large (11.9KB). Full
+  // output saved to: ...` and a preview instead (seen with 2.1.328).
+  const text = sent[0].text;
+  assert.doesNotMatch(text, /<persisted-output>/);
+  const start = text.indexOf('# Project memory (thehook)');
+  const end = text.indexOf('\n\n# Environment', start);
+  assert.ok(start >= 0 && end > start, 'the memory block is in the request');
+  const block = text.slice(start, end).trimEnd();
+  assert.ok(block.length > 9_000 && block.length <= 9_500, `the block that arrived is ${block.length} characters`);
+  const last = block.split('\n').at(-1);
+  assert.match(last, /^- Service \d+ .+ \(\.thehook\/knowledge\/conventions\.md:\d+\)$/, 'it ends with a whole item, not a preview');
+});
