@@ -1,7 +1,8 @@
-//! Codex CLI: `.codex/hooks.json` (Claude Code's shape; no SessionEnd is
-//! written, so its sessions are captured by the sweep), rollouts in
-//! `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`, MCP servers in
-//! `.codex/config.toml`.
+//! Codex CLI: `.codex/hooks.json` (Claude Code's shape), each hook trusted
+//! by hash in `$CODEX_HOME/config.toml` (Codex skips any other, silently);
+//! rollouts in `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl`, which the
+//! sweep reads when SessionEnd did not fire; MCP servers in
+//! `.codex/config.toml`. Measured with Codex 0.169.0 (`tests/agents/`).
 
 use std::path::{Path, PathBuf};
 
@@ -59,9 +60,8 @@ impl AgentSpec for Codex {
     }
     fn trust_advice(&self, root: &Path) -> String {
         format!(
-            "Codex runs project hooks only in a trusted project: trust it when `codex` asks, or add `[projects.\"{}\"] trust_level = \"trusted\"` to {}",
-            root.display(),
-            "~/.codex/config.toml"
+            "Codex runs project hooks only in a trusted project: trust it when `codex` asks, or add `[projects.\"{}\"] trust_level = \"trusted\"` to ~/.codex/config.toml",
+            root.display()
         )
     }
     fn hook_trust(&self, hooks_file: &Path, settings: &Value, home: &Path) -> Option<HookTrust> {
@@ -98,7 +98,7 @@ impl AgentSpec for Codex {
     /// the cwd.
     fn transcripts(&self, scope: &StoreScope) -> Vec<StoredTranscript> {
         let mut found = Vec::new();
-        let store = scope.home.join(".codex/sessions");
+        let store = crate::env::codex_home(scope.home).join("sessions");
         for entry in walkdir::WalkDir::new(&store).into_iter().flatten() {
             let path = entry.path();
             let is_rollout = entry.file_type().is_file()

@@ -121,7 +121,12 @@ impl Project {
         let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("thehook"));
         cmd.arg("-C").arg(self.root()).args(args);
         for (var, _) in std::env::vars() {
-            if var.starts_with("THEHOOK_") || var == "ORT_DYLIB_PATH" || var == "NO_COLOR" {
+            let agents_own = ["CODEX_HOME", "GEMINI_CLI_TRUST_WORKSPACE"];
+            if var.starts_with("THEHOOK_")
+                || var == "ORT_DYLIB_PATH"
+                || var == "NO_COLOR"
+                || agents_own.contains(&var.as_str())
+            {
                 cmd.env_remove(var);
             }
         }

@@ -66,7 +66,7 @@ fn every_real_transcript_parses_with_conversation() {
             Format::Codex
         } else if expected.contains("/cursor/") {
             Format::Cursor
-        } else if expected.contains("/other/") {
+        } else if expected.contains("/other/") || expected.contains("/gemini/") {
             Format::Gemini
         } else {
             Format::ClaudeCode

@@ -19,14 +19,14 @@ pub(super) fn trust(t: &HookTrust) -> Result<Option<Change>> {
         return Ok(None);
     }
     let (mut doc, existed) = read(&t.file)?;
-    let state = state_table(&mut doc);
+    let state = state_table(&mut doc, &t.file)?;
     let mut changed = 0;
     for (key, hash) in &t.entries {
         let entry = state
             .entry(key)
             .or_insert_with(|| Item::Table(Table::new()))
             .as_table_mut()
-            .ok_or_else(|| not_a_table(&t.file, key))?;
+            .ok_or_else(|| not_a_table(&t.file, &format!("hooks.state.\"{key}\"")))?;
         if entry.get("trusted_hash").and_then(Item::as_str) != Some(hash) {
             entry.insert("trusted_hash", toml_edit::value(hash.as_str()));
             changed += 1;
@@ -126,17 +126,17 @@ fn read(path: &Path) -> Result<(DocumentMut, bool)> {
 }
 
 /// `hooks.state`, created as implicit tables (no `[hooks]` header of its own).
-fn state_table(doc: &mut DocumentMut) -> &mut Table {
+fn state_table<'d>(doc: &'d mut DocumentMut, path: &Path) -> Result<&'d mut Table> {
     let hooks = doc
         .entry("hooks")
         .or_insert_with(implicit_table)
         .as_table_mut()
-        .expect("`hooks` is a table in Codex's config");
+        .ok_or_else(|| not_a_table(path, "hooks"))?;
     hooks
         .entry("state")
         .or_insert_with(implicit_table)
         .as_table_mut()
-        .expect("`hooks.state` is a table in Codex's config")
+        .ok_or_else(|| not_a_table(path, "hooks.state"))
 }
 
 fn implicit_table() -> Item {
@@ -230,5 +230,17 @@ mod tests {
             .push(("/p/.codex/hooks.json:stop:0:0".into(), "sha256:dd".into()));
         let states: Vec<_> = untrusted(&t).into_iter().map(|(_, s)| s).collect();
         assert_eq!(states, ["modified", "untrusted"]);
+    }
+
+    #[test]
+    fn a_config_codex_could_not_use_is_refused_and_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("config.toml");
+        for users in ["[hooks]\nstate = \"oops\"\n", "model = \"unclosed\n"] {
+            std::fs::write(&file, users).unwrap();
+            let e = trust(&trust_for(&file)).unwrap_err().to_string();
+            assert!(e.contains("config.toml") && e.contains("fix:"), "{e}");
+            assert_eq!(std::fs::read_to_string(&file).unwrap(), users);
+        }
     }
 }
