@@ -232,8 +232,15 @@ for (const [name, agent] of Object.entries(AGENTS)) {
     const text = readFileSync(join(sessions, file), 'utf8');
     assert.match(text, new RegExp(`agent: ${name === 'claude' ? 'claude-code' : name}`));
     assert.doesNotMatch(text, /extracted: heuristic/, 'the LLM answered, so no heuristic fallback');
-    assert.ok(mock.requests.some((r) => r.text.includes(DISTILL) && r.text.includes(codename)),
-      'thehook sent the transcript of this session to its LLM CLI');
+    const distill = mock.requests.find((r) => r.text.includes(DISTILL) && r.text.includes(codename));
+    assert.ok(distill, 'thehook sent the transcript of this session to its LLM CLI');
+    // A one-shot completion on the small model, carrying little but thehook's prompt.
+    assert.match(distill.body.model, /haiku/);
+    const prompt = Buffer.byteLength(distill.text);
+    const sentBytes = Buffer.byteLength(JSON.stringify(distill.body));
+    assert.ok(sentBytes <= 1.3 * prompt + 2048, `${sentBytes} bytes sent for a ${prompt}-byte prompt`);
+    assert.equal((distill.body.tools ?? []).length, 0, 'no tools');
+    t.diagnostic(`distillation: ${sentBytes} bytes sent for a ${prompt}-byte prompt, model ${distill.body.model}`);
 
     // 3. The next session's first request carries the captured gotcha.
     from = mock.requests.length;

@@ -82,6 +82,8 @@ pub struct Consolidation {
 #[serde(default)]
 pub struct Llm {
     pub cli: LlmCli,
+    /// The model the CLI runs; `None`: its small one (Claude Code: `haiku`).
+    pub model: Option<String>,
     pub command: Vec<String>,
     pub timeout_secs: u64,
 }
@@ -152,6 +154,7 @@ impl Default for Llm {
     fn default() -> Self {
         Llm {
             cli: LlmCli::Auto,
+            model: None,
             command: Vec::new(),
             timeout_secs: 90,
         }
@@ -189,6 +192,7 @@ pub const ENV_OVERRIDES: &[(&str, &str)] = &[
         "consolidation.every_n_sessions",
     ),
     ("THEHOOK_LLM_CLI", "llm.cli"),
+    ("THEHOOK_LLM_MODEL", "llm.model"),
     ("THEHOOK_LLM_TIMEOUT_SECS", "llm.timeout_secs"),
     ("THEHOOK_EMBEDDING_MODEL", "embedding.model"),
     ("THEHOOK_MODEL_DIR", "embedding.model_dir"),
@@ -345,7 +349,10 @@ impl Config {
             // `THEHOOK_INJECT_ON=startup,resume` and `[startup, resume]` both work.
             let yaml = if *key == "retrieval.inject_on" && !value.trim_start().starts_with('[') {
                 format!("[{value}]")
-            } else if *key == "embedding.model_dir" || *key == "embedding.model" {
+            } else if matches!(
+                *key,
+                "embedding.model_dir" | "embedding.model" | "llm.model"
+            ) {
                 serde_json::to_string(&value).expect("a string always serializes")
             } else {
                 value.clone()

@@ -232,16 +232,80 @@ fn auto_detected_call(dir: &str) -> Value {
 fn claude_runs_with_hooks_disabled_and_no_session_of_its_own() {
     let call = auto_detected_call("");
     assert_eq!(call["mode"], "claude");
+    // A plain one-shot completion on the small model: thehook's prompt only.
     assert_eq!(
         call["argv"],
         json!([
             "-p",
-            "--output-format",
-            "text",
+            "--model",
+            "haiku",
+            "--system-prompt",
+            "You turn coding session transcripts into project memory. Answer exactly in the format the prompt asks for, nothing else.",
+            "--tools",
+            "",
+            "--strict-mcp-config",
+            "--setting-sources",
+            "user",
+            "--disable-slash-commands",
             "--settings",
             r#"{"disableAllHooks":true}"#,
-            "--no-session-persistence"
+            "--no-session-persistence",
+            "--output-format",
+            "json"
         ])
+    );
+}
+
+#[test]
+fn every_llm_call_is_billed_with_what_the_cli_reported_or_an_estimate() {
+    let p = Project::empty();
+    p.write(
+        ".thehook/config.yaml",
+        "llm:\n  cli: command\n  command: [good]\n",
+    );
+    queue(&p, "s-bill", &transcript("claude-code/marot-short.jsonl"));
+    let path = format!("{}:/usr/bin:/bin", fake("").display());
+    cmd(&p, &["capture", "--worker"])
+        .env("PATH", &path)
+        .assert()
+        .success();
+    // claude reports its usage in its JSON result: recorded as is.
+    let claude = Project::empty();
+    claude.write(
+        ".thehook/config.yaml",
+        "llm:\n  cli: claude\n  model: sonnet\n",
+    );
+    queue(
+        &claude,
+        "s-bill",
+        &transcript("claude-code/marot-short.jsonl"),
+    );
+    cmd(&claude, &["capture", "--worker"])
+        .env("PATH", &path)
+        .assert()
+        .success();
+    let line = |p: &Project| -> Value {
+        let log = p.read(".thehook/logs/llm.log");
+        let json = log.lines().last().unwrap().split_once(' ').unwrap().1;
+        serde_json::from_str(json).unwrap()
+    };
+    let reported = line(&claude);
+    assert_eq!(reported["cli"], "claude");
+    assert_eq!(
+        reported["model"], "sonnet",
+        "llm.model wins over the small default"
+    );
+    assert_eq!(reported["ok"], true);
+    assert_eq!(reported["estimated"], false);
+    assert_eq!(reported["cost_usd"], 0.0021);
+    assert!(reported["input_tokens"].as_u64().unwrap() > 100);
+    let estimated = line(&p);
+    assert_eq!(estimated["cli"], "command");
+    assert_eq!(estimated["estimated"], true);
+    assert_eq!(estimated["cost_usd"], Value::Null);
+    assert_eq!(
+        estimated["input_tokens"].as_u64().unwrap(),
+        estimated["prompt_bytes"].as_u64().unwrap() / 4
     );
 }
 
