@@ -82,6 +82,16 @@ export interface InitOptions {
   bin?: string
 }
 
+/** What some LLM calls cost, as the CLIs reported it (or estimated). */
+export interface LlmSpend {
+  calls: number
+  inputTokens: number
+  outputTokens: number
+  costUsd: number
+  /** Calls whose tokens are estimated from bytes. */
+  estimatedCalls: number
+}
+
 /** A memory item. */
 export interface MemoryItem {
   /** Stable id (`forget` takes it, or a unique prefix of 4+ characters). */
@@ -202,6 +212,10 @@ export interface StatusResult {
   modelMissing?: string
   /** Agent settings files that run thehook. */
   hooks: Array<string>
+  /** What thehook's LLM calls cost today (local time). */
+  llmToday: LlmSpend
+  /** ... and over the last 30 days. */
+  llmLast30Days: LlmSpend
 }
 
 /** The version of the addon (the crate's). */

@@ -42,6 +42,13 @@ test('remember, status, forget round trip; the CLI runs in the same process', as
   const status = await thehook.status({ projectDir });
   assert.equal(status.model, 'all-minilm-l6-v2');
   assert.ok(status.items >= 10 && status.vectors === status.items, JSON.stringify(status));
+  // The LLM bill, from .thehook/logs/llm.log: one call recorded today.
+  mkdirSync(join(projectDir, '.thehook/logs'), { recursive: true });
+  writeFileSync(join(projectDir, '.thehook/logs/llm.log'),
+    `${new Date().toISOString()} {"cli":"claude","input_tokens":1200,"output_tokens":300,"cost_usd":0.0031,"estimated":false}\n`);
+  const billed = await thehook.status({ projectDir });
+  assert.deepEqual(billed.llmToday, { calls: 1, inputTokens: 1200, outputTokens: 300, costUsd: 0.0031, estimatedCalls: 0 });
+  assert.equal(billed.llmLast30Days.calls, 1);
   // cli() runs beside the index this process holds open: no EnvAlreadyOpened.
   assert.equal(thehook.cli(['-C', projectDir, 'recall', 'Thursdays', '-k', '1', '--json']), 0);
   assert.equal(thehook.cli(['recall']), 2, 'usage error');

@@ -133,6 +133,33 @@ pub struct StatusResult {
     pub model_missing: Option<String>,
     /// Agent settings files that run thehook.
     pub hooks: Vec<String>,
+    /// What thehook's LLM calls cost today (local time).
+    pub llm_today: LlmSpend,
+    /// ... and over the last 30 days.
+    pub llm_last30_days: LlmSpend,
+}
+
+/// What some LLM calls cost, as the CLIs reported it (or estimated).
+#[napi(object)]
+pub struct LlmSpend {
+    pub calls: u32,
+    pub input_tokens: f64,
+    pub output_tokens: f64,
+    pub cost_usd: f64,
+    /// Calls whose tokens are estimated from bytes.
+    pub estimated_calls: u32,
+}
+
+impl From<&thehook_core::capture::bill::Spend> for LlmSpend {
+    fn from(s: &thehook_core::capture::bill::Spend) -> LlmSpend {
+        LlmSpend {
+            calls: s.calls as u32,
+            input_tokens: s.input_tokens as f64,
+            output_tokens: s.output_tokens as f64,
+            cost_usd: s.cost_usd,
+            estimated_calls: s.estimated_calls as u32,
+        }
+    }
 }
 
 /// Sessions, items, failed captures, the queue, the model, the hooks wired.
@@ -154,6 +181,8 @@ pub fn status(options: Option<ProjectOptions>) -> AsyncTask<CoreTask<StatusResul
             queued_captures: s.queued_captures as u32,
             model,
             model_missing,
+            llm_today: (&s.llm.today).into(),
+            llm_last30_days: (&s.llm.last_30_days).into(),
             hooks: s.hooks,
         })
     }))

@@ -238,6 +238,21 @@ pub(super) fn status(
         false => status.hooks.join(", "),
     };
     out.print(&format!("hooks        {hooks}"));
+    let spend = |s: &thehook_core::capture::bill::Spend| {
+        let estimated = match s.estimated_calls {
+            0 => String::new(),
+            n => format!(" ({n} estimated)"),
+        };
+        format!(
+            "{} call(s), {} tokens in, {} out, ${:.4}{estimated}",
+            s.calls, s.input_tokens, s.output_tokens, s.cost_usd
+        )
+    };
+    out.print(&format!(
+        "llm          today {}; last 30 days {}",
+        spend(&status.llm.today),
+        spend(&status.llm.last_30_days)
+    ));
     match &status.embeddings {
         Availability::Ready {
             model, model_dir, ..

@@ -307,6 +307,14 @@ fn every_llm_call_is_billed_with_what_the_cli_reported_or_an_estimate() {
         estimated["input_tokens"].as_u64().unwrap(),
         estimated["prompt_bytes"].as_u64().unwrap() / 4
     );
+    // `status` adds the calls up.
+    let status: Value = serde_json::from_str(&claude.ok(&["status", "--json"])).unwrap();
+    assert_eq!(status["llm"]["today"]["calls"], 1);
+    assert_eq!(status["llm"]["today"]["cost_usd"], 0.0021);
+    assert_eq!(status["llm"]["last_30_days"]["calls"], 1);
+    let text = p.ok(&["status"]);
+    assert!(text.contains("llm          today 1 call(s)"), "{text}");
+    assert!(text.contains("$0.0000 (1 estimated)"), "{text}");
 }
 
 #[test]

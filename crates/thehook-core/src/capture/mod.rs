@@ -12,6 +12,7 @@
 //! - [`consolidate`]: sessions merged into `knowledge/` through the LLM;
 //! - [`run`]: the detached worker's loop, and the worker a waiting caller borrows.
 
+pub mod bill;
 pub mod consolidate;
 pub mod extract;
 pub mod hook;

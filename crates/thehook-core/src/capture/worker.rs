@@ -331,11 +331,7 @@ impl<'a> Worker<'a> {
         let timeout = Duration::from_secs(self.config.llm.timeout_secs.max(1));
         let started = std::time::Instant::now();
         let answer = crate::capture::llm::run(&cmd, prompt, timeout, self.project.root());
-        logs::append(
-            &self.project,
-            "llm.log",
-            &call_record(&cmd, prompt, &answer, started.elapsed()).to_string(),
-        );
+        crate::capture::bill::record(&self.project, &cmd, prompt, &answer, started.elapsed());
         answer.map(|a| a.text).map_err(LlmFailure::redacted)
     }
 
@@ -543,34 +539,4 @@ fn session_path(project: &Project, meta: &SessionMeta) -> PathBuf {
         .map(|name| dir.join(format!("{name}.md")))
         .find(|p| !p.exists())
         .expect("an unused name is found")
-}
-
-/// One line of the bill: which CLI and model, how much went out and came
-/// back, and the tokens and cost the CLI reported (else estimated from
-/// bytes, about 4 a token, and marked so).
-fn call_record(
-    cmd: &crate::capture::llm::LlmCommand,
-    prompt: &str,
-    answer: &std::result::Result<crate::capture::llm::Answer, LlmFailure>,
-    took: Duration,
-) -> serde_json::Value {
-    let reported = answer.as_ref().ok().and_then(|a| a.usage);
-    let answer_bytes = answer.as_ref().map_or(0, |a| a.text.len());
-    let usage = reported.unwrap_or(crate::capture::llm::Usage {
-        input_tokens: prompt.len() as u64 / 4,
-        output_tokens: answer_bytes as u64 / 4,
-        cost_usd: None,
-    });
-    serde_json::json!({
-        "cli": cmd.label,
-        "model": cmd.model,
-        "ok": answer.is_ok(),
-        "seconds": (took.as_secs_f64() * 10.0).round() / 10.0,
-        "prompt_bytes": prompt.len(),
-        "answer_bytes": answer_bytes,
-        "input_tokens": usage.input_tokens,
-        "output_tokens": usage.output_tokens,
-        "cost_usd": usage.cost_usd,
-        "estimated": reported.is_none(),
-    })
 }

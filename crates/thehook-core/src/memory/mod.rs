@@ -317,6 +317,7 @@ impl Memory {
             embeddings: self.availability.clone(),
             hooks: crate::agents::hooks_wired(self.project.root()),
             config_warnings: self.config_warnings.clone(),
+            llm: crate::capture::bill::usage(&self.project, &jiff::Zoned::now()),
         })
     }
 }
@@ -336,6 +337,8 @@ pub struct Status {
     /// Agent settings files that run thehook.
     pub hooks: Vec<String>,
     pub config_warnings: Vec<String>,
+    /// What the LLM calls of captures and consolidations cost.
+    pub llm: crate::capture::bill::LlmUsage,
 }
 
 /// The folders a project's memory needs, and the `.gitignore` that keeps the
