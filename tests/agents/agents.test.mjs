@@ -135,6 +135,12 @@ const AGENTS = {
     },
     files: ({ repo: dir, home }) => [join(dir, '.claude/settings.json'), join(dir, '.claude/commands/recall.md'), join(dir, '.claude/agents/thehook-recall.md'), join(home, '.claude/settings.json')],
     session: (prompt) => ['claude', ['-p', prompt]],
+    // A one-shot completion on the small model, carrying little but thehook's prompt.
+    checkDistillation(request, { prompt, sentBytes }) {
+      assert.match(request.body.model, /haiku/);
+      assert.ok(sentBytes <= 1.3 * prompt + 2048, `${sentBytes} bytes sent for a ${prompt}-byte prompt`);
+      assert.equal((request.body.tools ?? []).length, 0, 'no tools');
+    },
   },
   codex: {
     api: 'openai',
@@ -164,6 +170,11 @@ const AGENTS = {
     },
     files: ({ repo: dir, home }) => [join(dir, '.codex/hooks.json'), join(dir, '.codex/config.toml'), join(home, '.codex/config.toml')],
     session: (prompt) => ['codex', ['exec', prompt]],
+    // `codex exec --ephemeral`: the model the user configured (Codex's small
+    // models differ by account; `llm.model` picks one), no rollout left.
+    checkDistillation(request) {
+      assert.equal(request.body.model, 'gpt-mock');
+    },
   },
   gemini: {
     api: 'gemini',
@@ -178,6 +189,10 @@ const AGENTS = {
     },
     files: ({ repo: dir, home }) => [join(dir, '.gemini/settings.json'), join(home, '.gemini/settings.json'), join(home, '.gemini/trustedFolders.json')],
     session: (prompt) => ['gemini', ['-m', 'gemini-2.5-flash', '-p', prompt]],
+    // `gemini -m flash-lite`: the small model.
+    checkDistillation(request) {
+      assert.match(request.path, /flash-lite/);
+    },
   },
 };
 
@@ -234,13 +249,13 @@ for (const [name, agent] of Object.entries(AGENTS)) {
     assert.doesNotMatch(text, /extracted: heuristic/, 'the LLM answered, so no heuristic fallback');
     const distill = mock.requests.find((r) => r.text.includes(DISTILL) && r.text.includes(codename));
     assert.ok(distill, 'thehook sent the transcript of this session to its LLM CLI');
-    // A one-shot completion on the small model, carrying little but thehook's prompt.
-    assert.match(distill.body.model, /haiku/);
+    // `llm.cli: auto` asks the CLI of the agent whose session it captures.
+    assert.equal(distill.api, agent.api, 'distilled by the same agent\'s CLI');
     const prompt = Buffer.byteLength(distill.text);
     const sentBytes = Buffer.byteLength(JSON.stringify(distill.body));
-    assert.ok(sentBytes <= 1.3 * prompt + 2048, `${sentBytes} bytes sent for a ${prompt}-byte prompt`);
-    assert.equal((distill.body.tools ?? []).length, 0, 'no tools');
-    t.diagnostic(`distillation: ${sentBytes} bytes sent for a ${prompt}-byte prompt, model ${distill.body.model}`);
+    const model = distill.body.model ?? distill.path;
+    t.diagnostic(`distillation: ${sentBytes} bytes sent for a ${prompt}-byte prompt, model ${model}`);
+    agent.checkDistillation(distill, { prompt, sentBytes });
 
     // 3. The next session's first request carries the captured gotcha.
     from = mock.requests.length;

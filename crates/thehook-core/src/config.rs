@@ -94,6 +94,8 @@ pub enum LlmCli {
     Auto,
     Claude,
     CursorAgent,
+    Codex,
+    Gemini,
     Command,
 }
 

@@ -83,7 +83,7 @@ pub fn consolidate(worker: &mut Worker) -> Result<Option<Consolidated>> {
         })
         .collect();
     let answer = worker
-        .ask(&prompt(&current, &session_texts))
+        .ask(&prompt(&current, &session_texts), None)
         .map_err(|why| Error::Llm {
             problem: format!("consolidation got no answer: {why}"),
             fix: fix!(

@@ -23,6 +23,11 @@ pub struct LlmCommand {
     pub output: Output,
     /// The model it was told to run, if thehook chose one.
     pub model: Option<String>,
+    /// Variables set for it besides `THEHOOK_CHILD`.
+    pub env: Vec<(String, String)>,
+    /// Where it runs, when not in the project (Gemini CLI records a chat
+    /// for the folder it runs in, and the sweep must not find it).
+    pub cwd: Option<PathBuf>,
 }
 
 /// How a CLI prints its answer.
@@ -185,8 +190,77 @@ fn claude_args(model: Option<&str>) -> Vec<String> {
 }
 const CURSOR_ARGS: &[&str] = &["-p", "--output-format", "text"];
 
+/// `codex exec` as a one-shot completion: the prompt from stdin, only the
+/// final message on stdout, no rollout saved (`--ephemeral`, so the sweep
+/// never meets it), no hooks, no git check, and a read-only sandbox should
+/// the model reach for a tool. Codex's own model unless `llm.model` names
+/// one (its small models differ by account).
+fn codex_args(model: Option<&str>) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "exec",
+        "--ephemeral",
+        "--skip-git-repo-check",
+        "--disable",
+        "hooks",
+        "--sandbox",
+        "read-only",
+        "--color",
+        "never",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    if let Some(model) = model {
+        args.extend(["-m".to_string(), model.to_string()]);
+    }
+    args.push("-".into());
+    args
+}
+
+/// Gemini CLI's small model.
+const GEMINI_SMALL_MODEL: &str = "flash-lite";
+
+/// `gemini -p ""` reads the prompt from stdin and prints the answer. It
+/// always records a chat for the folder it runs in, so it runs in a folder
+/// of its own (untrusted there: `--skip-trust`, which also loads no project
+/// hooks), and system settings turn every hook off.
+fn gemini_args(model: Option<&str>) -> Vec<String> {
+    [
+        "-m",
+        model.unwrap_or(GEMINI_SMALL_MODEL),
+        "--skip-trust",
+        "-p",
+        "",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+/// The folder Gemini CLI runs in as thehook's LLM, with the system
+/// settings that switch its hooks off.
+fn gemini_place() -> (PathBuf, Vec<(String, String)>) {
+    let dir = std::env::temp_dir().join("thehook-gemini-llm");
+    let settings = dir.join("system-settings.json");
+    if !settings.exists() {
+        let _ = std::fs::create_dir_all(&dir);
+        let _ = std::fs::write(&settings, r#"{"hooksConfig":{"enabled":false}}"#);
+    }
+    let env = vec![(
+        "GEMINI_CLI_SYSTEM_SETTINGS_PATH".to_string(),
+        settings.to_string_lossy().into_owned(),
+    )];
+    (dir, env)
+}
+
 /// The command `llm` names, looked up on `path_var` (the `PATH` value).
-pub fn resolve(llm: &Llm, path_var: Option<&OsStr>) -> Result<LlmCommand, LlmFailure> {
+/// With `llm.cli: auto`, the CLI of `agent` (whose session is captured)
+/// comes first, then any installed one.
+pub fn resolve(
+    llm: &Llm,
+    path_var: Option<&OsStr>,
+    agent: Option<crate::agents::Agent>,
+) -> Result<LlmCommand, LlmFailure> {
     let find = |name: &str| path_var.and_then(|p| crate::env::find_on_path(p, name));
     let claude = || {
         find("claude").map(|program| LlmCommand {
@@ -200,6 +274,38 @@ pub fn resolve(llm: &Llm, path_var: Option<&OsStr>) -> Result<LlmCommand, LlmFai
                     .unwrap_or(CLAUDE_SMALL_MODEL)
                     .to_string(),
             ),
+            env: Vec::new(),
+            cwd: None,
+        })
+    };
+    let codex = || {
+        find("codex").map(|program| LlmCommand {
+            program,
+            args: codex_args(llm.model.as_deref()),
+            label: "codex".into(),
+            output: Output::Text,
+            model: llm.model.clone(),
+            env: Vec::new(),
+            cwd: None,
+        })
+    };
+    let gemini = || {
+        find("gemini").map(|program| {
+            let (cwd, env) = gemini_place();
+            LlmCommand {
+                program,
+                args: gemini_args(llm.model.as_deref()),
+                label: "gemini".into(),
+                output: Output::Text,
+                model: Some(
+                    llm.model
+                        .as_deref()
+                        .unwrap_or(GEMINI_SMALL_MODEL)
+                        .to_string(),
+                ),
+                env,
+                cwd: Some(cwd),
+            }
         })
     };
     let cursor = || {
@@ -210,6 +316,8 @@ pub fn resolve(llm: &Llm, path_var: Option<&OsStr>) -> Result<LlmCommand, LlmFai
                 label: name.to_string(),
                 output: Output::Text,
                 model: None,
+                env: Vec::new(),
+                cwd: None,
             })
         })
     };
@@ -219,9 +327,26 @@ pub fn resolve(llm: &Llm, path_var: Option<&OsStr>) -> Result<LlmCommand, LlmFai
         ))
     };
     match llm.cli {
-        LlmCli::Auto => claude()
-            .or_else(cursor)
-            .ok_or_else(|| missing("neither `claude` nor `cursor-agent`/`agent` is on PATH")),
+        LlmCli::Auto => {
+            use crate::agents::Agent;
+            let own = match agent {
+                Some(Agent::Codex) => codex(),
+                Some(Agent::Gemini) => gemini(),
+                Some(Agent::Cursor) => cursor(),
+                Some(Agent::ClaudeCode) | None => None,
+            };
+            own.or_else(claude)
+                .or_else(cursor)
+                .or_else(codex)
+                .or_else(gemini)
+                .ok_or_else(|| {
+                    missing(
+                        "none of `claude`, `cursor-agent`/`agent`, `codex` or `gemini` is on PATH",
+                    )
+                })
+        }
+        LlmCli::Codex => codex().ok_or_else(|| missing("`codex` is not on PATH")),
+        LlmCli::Gemini => gemini().ok_or_else(|| missing("`gemini` is not on PATH")),
         LlmCli::Claude => claude().ok_or_else(|| missing("`claude` is not on PATH")),
         LlmCli::CursorAgent => {
             cursor().ok_or_else(|| missing("`cursor-agent` (or `agent`) is not on PATH"))
@@ -250,6 +375,8 @@ pub fn resolve(llm: &Llm, path_var: Option<&OsStr>) -> Result<LlmCommand, LlmFai
                 label: "command".into(),
                 output: Output::Text,
                 model: None,
+                env: Vec::new(),
+                cwd: None,
             })
         }
     }
@@ -270,7 +397,8 @@ pub fn run(
     let mut command = Command::new(&cmd.program);
     command
         .args(&cmd.args)
-        .current_dir(cwd)
+        .current_dir(cmd.cwd.as_deref().unwrap_or(cwd))
+        .envs(cmd.env.iter().map(|(k, v)| (k, v)))
         .env(crate::env::CHILD, "1")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -364,4 +492,71 @@ fn tail(s: &str, max: usize) -> String {
     let s = s.trim();
     let start = s.char_indices().rev().nth(max).map_or(0, |(i, _)| i);
     s[start..].split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agents::Agent;
+
+    /// A PATH holding executables with these names.
+    fn path_with(names: &[&str]) -> (tempfile::TempDir, std::ffi::OsString) {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        for name in names {
+            let file = dir.path().join(name);
+            std::fs::write(&file, "#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let path = dir.path().as_os_str().to_owned();
+        (dir, path)
+    }
+
+    #[test]
+    fn auto_asks_the_captured_agents_own_cli_first_then_any() {
+        let llm = Llm::default();
+        let (_all, all) = path_with(&["claude", "codex", "gemini"]);
+        let label =
+            |path: &std::ffi::OsString, agent| resolve(&llm, Some(path), agent).unwrap().label;
+        assert_eq!(label(&all, Some(Agent::Codex)), "codex");
+        assert_eq!(label(&all, Some(Agent::Gemini)), "gemini");
+        assert_eq!(label(&all, Some(Agent::ClaudeCode)), "claude");
+        assert_eq!(label(&all, None), "claude");
+        // A Codex-only user: codex, whatever the session.
+        let (_codex, codex_only) = path_with(&["codex"]);
+        assert_eq!(label(&codex_only, Some(Agent::ClaudeCode)), "codex");
+        let none = resolve(&llm, Some(&path_with(&[]).1), None)
+            .unwrap_err()
+            .to_string();
+        assert!(none.contains("`codex` or `gemini`"), "{none}");
+    }
+
+    #[test]
+    fn codex_and_gemini_run_as_one_shot_completions_on_their_small_model() {
+        let (_dir, path) = path_with(&["codex", "gemini"]);
+        let mut llm = Llm {
+            cli: LlmCli::Codex,
+            ..Llm::default()
+        };
+        let codex = resolve(&llm, Some(&path), None).unwrap();
+        assert!(codex
+            .args
+            .starts_with(&["exec".into(), "--ephemeral".into()]));
+        assert!(codex.args.windows(2).any(|w| w == ["--disable", "hooks"]));
+        assert_eq!(codex.args.last().map(String::as_str), Some("-"));
+        llm.cli = LlmCli::Gemini;
+        let gemini = resolve(&llm, Some(&path), None).unwrap();
+        assert_eq!(gemini.model.as_deref(), Some("flash-lite"));
+        assert!(gemini.args.contains(&"--skip-trust".to_string()));
+        // Its chats are recorded for the folder it runs in: never the project.
+        assert!(gemini
+            .cwd
+            .as_ref()
+            .is_some_and(|d| d.starts_with(std::env::temp_dir())));
+        let settings = &gemini.env[0];
+        assert_eq!(settings.0, "GEMINI_CLI_SYSTEM_SETTINGS_PATH");
+        assert!(std::fs::read_to_string(&settings.1)
+            .unwrap()
+            .contains(r#""enabled":false"#));
+    }
 }

@@ -275,7 +275,7 @@ impl<'a> Worker<'a> {
             condensed = redact::redact_counting(&condensed, &mut found).into_owned();
         }
         let answer = self
-            .ask(&extract::prompt(&condensed))
+            .ask(&extract::prompt(&condensed), Some(job.agent))
             .map_err(|e| e.to_string())
             .and_then(|answer| {
                 let answer = if redacting {
@@ -326,8 +326,13 @@ impl<'a> Worker<'a> {
     /// Runs the configured LLM on `prompt`. A failure is redacted: the
     /// CLI's stderr may echo the prompt, and the reason is written to disk.
     /// Every call is recorded in `.thehook/logs/llm.log` (the bill).
-    pub fn ask(&self, prompt: &str) -> std::result::Result<String, LlmFailure> {
-        let cmd = crate::capture::llm::resolve(&self.config.llm, self.around.path.as_deref())?;
+    pub fn ask(
+        &self,
+        prompt: &str,
+        agent: Option<crate::agents::Agent>,
+    ) -> std::result::Result<String, LlmFailure> {
+        let cmd =
+            crate::capture::llm::resolve(&self.config.llm, self.around.path.as_deref(), agent)?;
         let timeout = Duration::from_secs(self.config.llm.timeout_secs.max(1));
         let started = std::time::Instant::now();
         let answer = crate::capture::llm::run(&cmd, prompt, timeout, self.project.root());

@@ -89,7 +89,7 @@ pub fn doctor(root: &Path, paths: &SearchPaths) -> Vec<Check> {
     };
 
     let path_var = crate::env::path_var();
-    match crate::capture::llm::resolve(&config.llm, path_var.as_deref()) {
+    match crate::capture::llm::resolve(&config.llm, path_var.as_deref(), None) {
         Ok(cmd) => checks.push(ok(
             "llm",
             format!("captures are distilled by {} ({})", cmd.program.display(), cmd.label),
@@ -97,7 +97,7 @@ pub fn doctor(root: &Path, paths: &SearchPaths) -> Vec<Check> {
         Err(why) => checks.push(warn(
             "llm",
             format!("{why}: sessions are captured from the transcript alone (`extracted: heuristic`)"),
-            "install Claude Code or cursor-agent, or set `llm.cli: command`; then `thehook capture --retry`".into(),
+            "install Claude Code, cursor-agent, Codex or Gemini CLI, or set `llm.cli: command`; then `thehook capture --retry`".into(),
         )),
     }
 
