@@ -463,7 +463,7 @@ fn fix_for(key: &str) -> String {
         "retrieval.include" => {
             "use a list of: conventions, architecture, history, sessions, notes".into()
         }
-        "llm.cli" => "use one of: auto, claude, cursor-agent, command".into(),
+        "llm.cli" => "use one of: auto, claude, cursor-agent, codex, gemini, command".into(),
         "llm.command" => "use a list of strings, e.g. [\"my-llm\", \"--quiet\"]".into(),
         "retrieval.auto_inject"
         | "capture.enabled"
