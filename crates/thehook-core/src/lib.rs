@@ -14,6 +14,7 @@ pub mod capture;
 pub mod config;
 pub mod env;
 pub mod error;
+mod hash;
 pub mod inject;
 pub mod logs;
 pub mod memory;

@@ -10,8 +10,8 @@ use serde_json::{Map, Value};
 
 use super::is_thehook_command;
 use super::spec::{
-    command_hooks, AgentSpec, HookCommands, HookSpec, HookTrust, Identity, McpConfig, StoreScope,
-    StoredTranscript,
+    command_hooks, transcript_path, AgentSpec, HookCommands, HookSpec, HookTrust, Identity,
+    McpConfig, StoreScope, StoredTranscript,
 };
 use super::store::head_records;
 use super::Agent;
@@ -158,7 +158,6 @@ fn snake_case(event: &str) -> String {
 /// default and at most 3 s). Checked against Codex's own `hooks/list` by the
 /// agent suite: a mismatch shows as a hook that never runs.
 pub(crate) fn hook_hash(event: &str, matcher: Option<&str>, handler: &Value) -> String {
-    use sha2::Digest;
     // Fields in sorted order: serde writes them as declared.
     #[derive(serde::Serialize)]
     struct Handler<'a> {
@@ -202,13 +201,7 @@ pub(crate) fn hook_hash(event: &str, matcher: Option<&str>, handler: &Value) -> 
         matcher,
     };
     let json = serde_json::to_string(&identity).expect("plain data serializes");
-    let digest = sha2::Sha256::digest(json.as_bytes());
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    format!("sha256:{hex}")
-}
-
-pub(super) fn transcript_path(payload: &Map<String, Value>) -> Option<&str> {
-    payload.get("transcript_path").and_then(Value::as_str)
+    format!("sha256:{}", crate::hash::sha256_hex(json.as_bytes()))
 }
 
 #[cfg(test)]
@@ -217,22 +210,22 @@ mod tests {
     use serde_json::json;
 
     /// Hashes Codex 0.169.0 itself reported (`codex app-server`,
-    /// `hooks/list`, `currentHash`) for these hooks.
+    /// `hooks/list`, `currentHash`) for the hooks init writes.
     #[test]
     fn hook_hashes_match_what_codex_computes() {
-        let start = json!({"type": "command",
-            "command": "/work/research/hooks/session_start.sh /work/research/hookout codex"});
+        let start = json!({"type": "command", "timeout": 10,
+            "command": "/usr/local/bin/thehook retrieve --agent codex"});
         assert_eq!(
-            hook_hash("SessionStart", None, &start),
-            "sha256:5360ce548b143e6c915bb54e123aa7ca3dbdbcecf54c84d2367c3a51a3ffa91f"
+            hook_hash("SessionStart", Some("startup"), &start),
+            "sha256:f788da452f693868dbd865132df2e0a38b89270a8349baec9dee3afdbea1ddbb"
         );
-        // SessionEnd's timeout is hashed as Codex clamps it: 10 -> 3.
+        // SessionEnd's timeout is hashed as Codex clamps it (at most 3 s).
         for timeout in [3, 10] {
             let end = json!({"type": "command", "timeout": timeout,
-                "command": "/work/research/hooks/session_end.sh /work/research/hookout codex 3"});
+                "command": "/usr/local/bin/thehook capture --agent codex"});
             assert_eq!(
                 hook_hash("SessionEnd", None, &end),
-                "sha256:c94dcd2b588ae2a47bec450044cdc874883b51b57848c896ff6da148f55600cc"
+                "sha256:2bddfff8e242d5bc757ad06a11021cb305b43f98d9674c55c146ed67f729f4e2"
             );
         }
     }

@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
-use super::codex::transcript_path;
 use super::spec::{
-    AgentSpec, HookCommands, HookSpec, Identity, McpConfig, StoreScope, StoredTranscript,
+    transcript_path, AgentSpec, HookCommands, HookSpec, Identity, McpConfig, StoreScope,
+    StoredTranscript,
 };
 use super::store::{head_records, subdirs};
 use super::Agent;
@@ -133,9 +133,7 @@ impl AgentSpec for Gemini {
 
 /// Gemini CLI's id of a project: the SHA-256 of its path, in hex.
 fn project_hash(root: &Path) -> String {
-    use sha2::Digest;
-    let digest = sha2::Sha256::digest(root.to_string_lossy().as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    crate::hash::sha256_hex(root.to_string_lossy().as_bytes())
 }
 
 /// The chat logs in `dir` (`session-*.jsonl`).
@@ -160,10 +158,11 @@ mod tests {
 
     #[test]
     fn the_project_hash_is_the_sha256_of_its_path() {
-        // From a real chat header of Gemini CLI 0.61.0 run in that folder.
+        // Gemini CLI 0.61.0 wrote a header with this scheme (checked on a
+        // real chat); the value here is `printf %s <path> | sha256sum`.
         assert_eq!(
-            project_hash(Path::new("/work/research/proj-gemini")),
-            "3b502c67ac00e8f06e63c02307d74e02b8469eafeccbd30ebad2cd6156460a51"
+            project_hash(Path::new("/home/user/research/proj-gemini")),
+            "f347e79fdb57dbd92a29a1cd2a3489ad6ccd04db1cc22e72dbc3edb7e36fae11"
         );
     }
 
@@ -173,12 +172,12 @@ mod tests {
         std::fs::create_dir_all(home.path().join(".gemini")).unwrap();
         std::fs::write(
             home.path().join(".gemini/trustedFolders.json"),
-            r#"{"/work": "TRUST_FOLDER", "/work/secret": "DO_NOT_TRUST", "/x/y": "TRUST_PARENT"}"#,
+            r#"{"/srv": "TRUST_FOLDER", "/srv/secret": "DO_NOT_TRUST", "/x/y": "TRUST_PARENT"}"#,
         )
         .unwrap();
         let trusted = |p: &str| Gemini.project_trusted(Path::new(p), home.path());
-        assert_eq!(trusted("/work/app"), Some(true));
-        assert_eq!(trusted("/work/secret/app"), Some(false));
+        assert_eq!(trusted("/srv/app"), Some(true));
+        assert_eq!(trusted("/srv/secret/app"), Some(false));
         assert_eq!(trusted("/x/z"), Some(true));
         assert_eq!(trusted("/elsewhere"), Some(false));
     }

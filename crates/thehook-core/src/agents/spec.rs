@@ -128,6 +128,11 @@ pub(crate) fn command_hooks(c: &HookCommands, session_end_timeout: u64) -> Vec<H
     ]
 }
 
+/// A payload's `transcript_path`, where an agent's store shows in it.
+pub(crate) fn transcript_path(payload: &Map<String, Value>) -> Option<&str> {
+    payload.get("transcript_path").and_then(Value::as_str)
+}
+
 /// One hook init wants in a settings file.
 pub(crate) struct HookSpec {
     pub(crate) event: &'static str,

@@ -28,6 +28,24 @@ pub struct LlmCommand {
     /// Where it runs, when not in the project (Gemini CLI records a chat
     /// for the folder it runs in, and the sweep must not find it).
     pub cwd: Option<PathBuf>,
+    /// A file it reads, written (once) just before it runs.
+    pub setup: Option<(PathBuf, &'static str)>,
+}
+
+impl LlmCommand {
+    /// `program args...`, answering in plain text, run in the project.
+    fn new(program: PathBuf, args: Vec<String>, label: &str) -> LlmCommand {
+        LlmCommand {
+            program,
+            args,
+            label: label.to_string(),
+            output: Output::Text,
+            model: None,
+            env: Vec::new(),
+            cwd: None,
+            setup: None,
+        }
+    }
 }
 
 /// How a CLI prints its answer.
@@ -237,21 +255,8 @@ fn gemini_args(model: Option<&str>) -> Vec<String> {
     .collect()
 }
 
-/// The folder Gemini CLI runs in as thehook's LLM, with the system
-/// settings that switch its hooks off.
-fn gemini_place() -> (PathBuf, Vec<(String, String)>) {
-    let dir = std::env::temp_dir().join("thehook-gemini-llm");
-    let settings = dir.join("system-settings.json");
-    if !settings.exists() {
-        let _ = std::fs::create_dir_all(&dir);
-        let _ = std::fs::write(&settings, r#"{"hooksConfig":{"enabled":false}}"#);
-    }
-    let env = vec![(
-        "GEMINI_CLI_SYSTEM_SETTINGS_PATH".to_string(),
-        settings.to_string_lossy().into_owned(),
-    )];
-    (dir, env)
-}
+/// System settings for Gemini CLI as thehook's LLM: no hooks at all.
+const GEMINI_SYSTEM_SETTINGS: &str = r#"{"hooksConfig":{"enabled":false}}"#;
 
 /// The command `llm` names, looked up on `path_var` (the `PATH` value).
 /// With `llm.cli: auto`, the CLI of `agent` (whose session is captured)
@@ -262,63 +267,40 @@ pub fn resolve(
     agent: Option<crate::agents::Agent>,
 ) -> Result<LlmCommand, LlmFailure> {
     let find = |name: &str| path_var.and_then(|p| crate::env::find_on_path(p, name));
+    let small = |default: &str| llm.model.clone().unwrap_or_else(|| default.to_string());
     let claude = || {
         find("claude").map(|program| LlmCommand {
-            program,
-            args: claude_args(llm.model.as_deref()),
-            label: "claude".into(),
             output: Output::ClaudeJson,
-            model: Some(
-                llm.model
-                    .as_deref()
-                    .unwrap_or(CLAUDE_SMALL_MODEL)
-                    .to_string(),
-            ),
-            env: Vec::new(),
-            cwd: None,
+            model: Some(small(CLAUDE_SMALL_MODEL)),
+            ..LlmCommand::new(program, claude_args(llm.model.as_deref()), "claude")
         })
     };
     let codex = || {
         find("codex").map(|program| LlmCommand {
-            program,
-            args: codex_args(llm.model.as_deref()),
-            label: "codex".into(),
-            output: Output::Text,
             model: llm.model.clone(),
-            env: Vec::new(),
-            cwd: None,
+            ..LlmCommand::new(program, codex_args(llm.model.as_deref()), "codex")
         })
     };
     let gemini = || {
         find("gemini").map(|program| {
-            let (cwd, env) = gemini_place();
+            let dir = std::env::temp_dir().join("thehook-gemini-llm");
+            let settings = dir.join("system-settings.json");
             LlmCommand {
-                program,
-                args: gemini_args(llm.model.as_deref()),
-                label: "gemini".into(),
-                output: Output::Text,
-                model: Some(
-                    llm.model
-                        .as_deref()
-                        .unwrap_or(GEMINI_SMALL_MODEL)
-                        .to_string(),
-                ),
-                env,
-                cwd: Some(cwd),
+                model: Some(small(GEMINI_SMALL_MODEL)),
+                env: vec![(
+                    "GEMINI_CLI_SYSTEM_SETTINGS_PATH".into(),
+                    settings.to_string_lossy().into_owned(),
+                )],
+                setup: Some((settings, GEMINI_SYSTEM_SETTINGS)),
+                cwd: Some(dir),
+                ..LlmCommand::new(program, gemini_args(llm.model.as_deref()), "gemini")
             }
         })
     };
     let cursor = || {
         ["cursor-agent", "agent"].iter().find_map(|name| {
-            find(name).map(|program| LlmCommand {
-                program,
-                args: CURSOR_ARGS.iter().map(|s| s.to_string()).collect(),
-                label: name.to_string(),
-                output: Output::Text,
-                model: None,
-                env: Vec::new(),
-                cwd: None,
-            })
+            let args = CURSOR_ARGS.iter().map(|s| s.to_string()).collect();
+            find(name).map(|program| LlmCommand::new(program, args, name))
         })
     };
     let missing = |what: &str| {
@@ -369,15 +351,7 @@ pub fn resolve(
                     llm.command[0]
                 ))
             })?;
-            Ok(LlmCommand {
-                program,
-                args: args.to_vec(),
-                label: "command".into(),
-                output: Output::Text,
-                model: None,
-                env: Vec::new(),
-                cwd: None,
-            })
+            Ok(LlmCommand::new(program, args.to_vec(), "command"))
         }
     }
 }
@@ -394,6 +368,15 @@ pub fn run(
     timeout: Duration,
     cwd: &Path,
 ) -> Result<Answer, LlmFailure> {
+    if let Some((file, content)) = &cmd.setup {
+        if !file.exists() {
+            let written = file
+                .parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| std::fs::write(file, content));
+            written.map_err(|e| LlmFailure::Spawn(format!("{}: {e}", file.display())))?;
+        }
+    }
     let mut command = Command::new(&cmd.program);
     command
         .args(&cmd.args)

@@ -42,19 +42,6 @@ pub enum Words {
 }
 
 impl Step {
-    pub const ALL: [Step; 10] = [
-        Step::Init,
-        Step::Reindex,
-        Step::Consolidate,
-        Step::Doctor,
-        Step::Recall,
-        Step::Remember,
-        Step::Sessions,
-        Step::Read,
-        Step::RetryCaptures,
-        Step::ProjectDir,
-    ];
-
     /// How `words` name this step.
     pub fn named(self, words: Words) -> &'static str {
         use Step::*;
@@ -197,17 +184,10 @@ mod tests {
     }
 
     #[test]
-    fn every_step_has_words_in_every_front_end_and_node_never_names_a_cli_command_it_has_a_function_for(
-    ) {
+    fn node_never_names_a_cli_command_for_a_step_it_has_a_function_for() {
         use Step::*;
-        let with_functions = [Init, Reindex, Consolidate, Recall, Remember, RetryCaptures];
-        for step in Step::ALL {
-            for words in [Words::Cli, Words::Node, Words::Mcp] {
-                assert!(!step.named(words).is_empty());
-            }
-            if with_functions.contains(&step) {
-                assert!(!step.named(Words::Node).contains("thehook"), "{step:?}");
-            }
+        for step in [Init, Reindex, Consolidate, Recall, Remember, RetryCaptures] {
+            assert!(!step.named(Words::Node).contains("thehook"), "{step:?}");
         }
     }
 }

@@ -11,7 +11,6 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 use crate::agents::{session_start_output, Agent, HookPayload};
 use crate::capture::transcript::clip_chars;
@@ -517,10 +516,7 @@ fn query_cache_path(project: &Project) -> PathBuf {
 }
 
 fn sha(text: &str) -> String {
-    Sha256::digest(text.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::hash::sha256_hex(text.as_bytes())
 }
 
 fn cached_query_vector(

@@ -11,7 +11,6 @@ use std::sync::OnceLock;
 use fastembed::{
     InitOptionsUserDefined, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel,
 };
-use sha2::{Digest, Sha256};
 
 use crate::config::Config;
 use crate::error::{Error, IoContext, Result, Step};
@@ -253,9 +252,8 @@ fn fingerprint(model: &str, dir: &Path) -> String {
     let n = std::fs::File::open(&onnx)
         .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
         .unwrap_or(0);
-    let digest = Sha256::digest(&head[..n]);
-    let hex: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
-    format!("{model}:{size}:{hex}")
+    let hex = crate::hash::sha256_hex(&head[..n]);
+    format!("{model}:{size}:{}", &hex[..12])
 }
 
 /// ONNX Runtime can be loaded once per process; later calls share the result.
