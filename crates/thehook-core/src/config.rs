@@ -86,6 +86,27 @@ pub struct Llm {
     pub model: Option<String>,
     pub command: Vec<String>,
     pub timeout_secs: u64,
+    /// The most the LLM may be asked a day; past it captures are written
+    /// from the transcript alone and wait for the next day's budget.
+    pub daily_budget: DailyBudget,
+}
+
+/// A day's allowance of LLM calls (local time). `None` lifts a limit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DailyBudget {
+    pub calls: Option<u64>,
+    /// Counts the cost the CLIs report; calls without one add nothing.
+    pub usd: Option<f64>,
+}
+
+impl Default for DailyBudget {
+    fn default() -> Self {
+        DailyBudget {
+            calls: Some(50),
+            usd: Some(2.0),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -159,6 +180,7 @@ impl Default for Llm {
             model: None,
             command: Vec::new(),
             timeout_secs: 90,
+            daily_budget: DailyBudget::default(),
         }
     }
 }
@@ -196,6 +218,7 @@ pub const ENV_OVERRIDES: &[(&str, &str)] = &[
     ("THEHOOK_LLM_CLI", "llm.cli"),
     ("THEHOOK_LLM_MODEL", "llm.model"),
     ("THEHOOK_LLM_TIMEOUT_SECS", "llm.timeout_secs"),
+    ("THEHOOK_LLM_DAILY_BUDGET", "llm.daily_budget"),
     ("THEHOOK_EMBEDDING_MODEL", "embedding.model"),
     ("THEHOOK_MODEL_DIR", "embedding.model_dir"),
 ];
@@ -310,6 +333,13 @@ impl Config {
                 "llm.timeout_secs",
                 &format!("{} seconds is out of range", self.llm.timeout_secs),
                 "use a number of seconds between 1 and 3600 (default 90)",
+            ));
+        }
+        if self.llm.daily_budget.usd.is_some_and(|usd| !(usd >= 0.0)) {
+            return Err(bad(
+                "llm.daily_budget",
+                "a negative or NaN number of dollars is no budget",
+                "use e.g. `{calls: 50, usd: 2.0}`; `null` lifts a limit",
             ));
         }
         if self.llm.cli == LlmCli::Command && self.llm.command.is_empty() {

@@ -321,7 +321,30 @@ fn every_llm_call_is_billed_with_what_the_cli_reported_or_an_estimate() {
 fn without_claude_auto_runs_cursor_agent() {
     let call = auto_detected_call("cursor-only");
     assert_eq!(call["mode"], "cursor-agent");
-    assert_eq!(call["argv"], json!(["-p", "--output-format", "text"]));
+    // Read-only ask mode on Cursor's router, in an empty folder of its own
+    // (no project rules, MCP servers or hooks), no --force, no --approve-mcps.
+    let argv: Vec<&str> = call["argv"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    let workspace = std::env::temp_dir().join("thehook-cursor-llm");
+    assert_eq!(
+        argv,
+        [
+            "-p",
+            "--output-format",
+            "json",
+            "--mode",
+            "ask",
+            "--trust",
+            "--model",
+            "auto",
+            "--workspace",
+            workspace.to_str().unwrap(),
+        ]
+    );
 }
 
 /// Every way the LLM can fail ends in a heuristic session file and the
@@ -374,11 +397,20 @@ fn failing_llms_never_lose_the_session_and_retry_finishes_it() {
         assert_eq!(files_in(&p, "queue"), Vec::<String>::new(), "{llm}");
         assert_eq!(
             files_in(&p, "failed"),
-            ["s-1.json", "s-1.jsonl", "s-1.reason"],
+            ["s-1.json", "s-1.jsonl", "s-1.reason", "s-1.retry"],
             "{llm}"
         );
         let why = p.read(".thehook/failed/s-1.reason");
         assert!(why.contains(reason), "{llm}: {why}");
+        // Tried again by itself in an hour, not at the next worker run.
+        let plan: Value = serde_json::from_str(&p.read(".thehook/failed/s-1.retry")).unwrap();
+        assert_eq!(plan["attempts"], 1, "{llm}");
+        let next: jiff::Timestamp = plan["next_try"].as_str().unwrap().parse().unwrap();
+        let in_an_hour = jiff::Timestamp::now() + jiff::SignedDuration::from_mins(59);
+        assert!(next > in_an_hour, "{llm}: {next}");
+        let asked = calls(&p).len();
+        cmd(&p, &["capture", "--worker"]).assert().success();
+        assert_eq!(calls(&p).len(), asked, "{llm}: retried at once");
         // The next session start says so.
         let start = json!({"session_id": "next", "cwd": p.root(), "hook_event_name": "SessionStart", "source": "startup"});
         let out = cmd(&p, &["retrieve", "--agent", "claude-code"])
@@ -411,6 +443,76 @@ fn failing_llms_never_lose_the_session_and_retry_finishes_it() {
         let text = std::fs::read_to_string(&files[0]).unwrap();
         assert_eq!(front_matter(&text).extracted, None, "{llm}");
         assert!(files_in(&p, "failed").is_empty(), "{llm}");
+    }
+}
+
+/// Past `llm.daily_budget` no LLM is asked: the session is written from
+/// the transcript, the next session start says why in one line, and the
+/// capture is tried again by itself the next day, within that day's budget.
+#[test]
+fn the_daily_budget_stops_llm_calls_and_the_capture_waits_for_tomorrow() {
+    let p = project("good", 0);
+    let config = p.read(".thehook/config.yaml");
+    p.write(
+        ".thehook/config.yaml",
+        config.replace("  timeout_secs: 1\n", "  timeout_secs: 1\n  daily_budget: {calls: 1}\n"),
+    );
+    let session = transcript("claude-code/drmaciver-stop-hook.jsonl");
+    queue(&p, "s-1", &session);
+    queue(&p, "s-2", &session);
+    cmd(&p, &["capture", "--worker"]).assert().success();
+    assert_eq!(calls(&p).len(), 1, "the budget allows one call");
+    let heuristic: Vec<String> = session_files(&p)
+        .iter()
+        .map(|f| std::fs::read_to_string(f).unwrap())
+        .filter(|t| front_matter(t).extracted.as_deref() == Some("heuristic"))
+        .collect();
+    assert_eq!(heuristic.len(), 1);
+    let why = p.read(".thehook/failed/s-2.reason");
+    assert!(
+        why.starts_with("today's LLM budget is spent (1 of 1 calls; llm.daily_budget)"),
+        "{why}"
+    );
+    let status: Value = serde_json::from_slice(
+        &cmd(&p, &["status", "--json"]).output().unwrap().stdout,
+    )
+    .unwrap();
+    assert_eq!(status["llm"]["today"]["calls"], 1);
+
+    let start = json!({"session_id": "next", "cwd": p.root(), "hook_event_name": "SessionStart", "source": "startup"});
+    let out = cmd(&p, &["retrieve", "--agent", "claude-code"])
+        .env("THEHOOK_BACKGROUND", "0")
+        .write_stdin(start.to_string())
+        .output()
+        .unwrap();
+    let context: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let context = context["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    let notes: Vec<&str> = context.lines().filter(|l| l.contains("budget")).collect();
+    assert_eq!(notes.len(), 1, "{context}");
+    assert!(notes[0].contains("today's LLM budget is spent (1 of 1 calls"), "{context}");
+
+    // Later today: nothing is asked, however often the worker runs.
+    cmd(&p, &["capture", "--worker"]).assert().success();
+    cmd(&p, &["capture", "--worker"]).assert().success();
+    assert_eq!(calls(&p).len(), 1);
+    // Tomorrow (the plan's time moved back, the day's calls forgotten).
+    let plan: Value = serde_json::from_str(&p.read(".thehook/failed/s-2.retry")).unwrap();
+    assert_eq!(plan["attempts"], 0, "a spent budget is not a failed attempt");
+    let tomorrow: jiff::Timestamp = plan["next_try"].as_str().unwrap().parse().unwrap();
+    assert!(tomorrow > jiff::Timestamp::now());
+    p.write(
+        ".thehook/failed/s-2.retry",
+        r#"{"attempts":0,"next_try":"2020-01-01T00:00:00Z"}"#,
+    );
+    std::fs::remove_file(p.thehook().join("logs/llm.log")).unwrap();
+    cmd(&p, &["capture", "--worker"]).assert().success();
+    assert_eq!(calls(&p).len(), 2);
+    assert!(files_in(&p, "failed").is_empty());
+    for f in session_files(&p) {
+        let text = std::fs::read_to_string(f).unwrap();
+        assert_eq!(front_matter(&text).extracted, None, "{text}");
     }
 }
 

@@ -53,9 +53,9 @@ impl LlmCommand {
 pub enum Output {
     /// The answer's text, as is.
     Text,
-    /// `claude -p --output-format json`: `{"result", "is_error", "usage",
-    /// "total_cost_usd", ...}`.
-    ClaudeJson,
+    /// One JSON result, as `claude -p` and `cursor-agent -p` print it with
+    /// `--output-format json`: `{"result", "is_error", "usage", ...}`.
+    ResultJson,
 }
 
 /// One answer, with what the CLI reported it cost.
@@ -81,12 +81,12 @@ impl Output {
                 text: printed,
                 usage: None,
             }),
-            Output::ClaudeJson => read_claude_json(&printed),
+            Output::ResultJson => read_result_json(&printed),
         }
     }
 }
 
-fn read_claude_json(printed: &str) -> Result<Answer, LlmFailure> {
+fn read_result_json(printed: &str) -> Result<Answer, LlmFailure> {
     let garbled = || LlmFailure::Exit {
         status: "no JSON result".into(),
         stderr: tail(printed, 300),
@@ -102,19 +102,37 @@ fn read_claude_json(printed: &str) -> Result<Answer, LlmFailure> {
             stderr: tail(text, 300),
         });
     }
-    let usage = v.get("usage").map(|u| {
-        let tokens = |k: &str| u.get(k).and_then(|t| t.as_u64()).unwrap_or(0);
-        Usage {
-            input_tokens: tokens("input_tokens")
-                + tokens("cache_creation_input_tokens")
-                + tokens("cache_read_input_tokens"),
-            output_tokens: tokens("output_tokens"),
-            cost_usd: v.get("total_cost_usd").and_then(|c| c.as_f64()),
-        }
-    });
     Ok(Answer {
         text: text.to_string(),
-        usage,
+        usage: reported_usage(&v),
+    })
+}
+
+/// Tokens as claude reports them (`usage.input_tokens`, cache reads and
+/// writes apart, `total_cost_usd`) or as cursor-agent does (`usage.inputTokens`
+/// in newer builds, the same at the top level in some, none in older ones;
+/// never a cost).
+fn reported_usage(v: &serde_json::Value) -> Option<Usage> {
+    let usage = v.get("usage").unwrap_or(v);
+    let sum = |keys: &[&str]| -> Option<u64> {
+        let found: Vec<u64> = keys
+            .iter()
+            .filter_map(|k| usage.get(*k).and_then(|t| t.as_u64()))
+            .collect();
+        (!found.is_empty()).then(|| found.iter().sum())
+    };
+    let input = sum(&[
+        "input_tokens",
+        "cache_creation_input_tokens",
+        "cache_read_input_tokens",
+        "inputTokens",
+        "cacheReadTokens",
+        "cacheWriteTokens",
+    ])?;
+    Some(Usage {
+        input_tokens: input,
+        output_tokens: sum(&["output_tokens", "outputTokens"]).unwrap_or(0),
+        cost_usd: v.get("total_cost_usd").and_then(|c| c.as_f64()),
     })
 }
 
@@ -129,6 +147,8 @@ pub enum LlmFailure {
     Timeout(u64),
     /// It exited with a failure status; the last lines it printed on stderr.
     Exit { status: String, stderr: String },
+    /// `llm.daily_budget` is spent (e.g. `50 of 50 calls`): not called.
+    OverBudget(String),
 }
 
 impl LlmFailure {
@@ -139,6 +159,7 @@ impl LlmFailure {
             LlmFailure::Unavailable(why) => LlmFailure::Unavailable(clean(why)),
             LlmFailure::Spawn(why) => LlmFailure::Spawn(clean(why)),
             LlmFailure::Timeout(secs) => LlmFailure::Timeout(secs),
+            LlmFailure::OverBudget(spent) => LlmFailure::OverBudget(spent),
             LlmFailure::Exit { status, stderr } => LlmFailure::Exit {
                 status,
                 stderr: clean(stderr),
@@ -155,6 +176,10 @@ impl std::fmt::Display for LlmFailure {
             LlmFailure::Timeout(secs) => write!(
                 f,
                 "the LLM CLI gave no answer within {secs} s and was stopped (raise llm.timeout_secs)"
+            ),
+            LlmFailure::OverBudget(spent) => write!(
+                f,
+                "today's LLM budget is spent ({spent}; llm.daily_budget): not asked until tomorrow"
             ),
             LlmFailure::Exit { status, stderr } if stderr.is_empty() => {
                 write!(f, "the LLM CLI failed ({status})")
@@ -206,7 +231,34 @@ fn claude_args(model: Option<&str>) -> Vec<String> {
     .map(|s| s.to_string())
     .collect()
 }
-const CURSOR_ARGS: &[&str] = &["-p", "--output-format", "text"];
+/// cursor-agent's model unless `llm.model` names one: Cursor's router,
+/// the one every plan may use (model ids differ by account, and an unknown
+/// one fails the call).
+const CURSOR_DEFAULT_MODEL: &str = "auto";
+
+/// `cursor-agent -p` as a one-shot completion: in ask mode (read-only:
+/// no edits, no shell), without `--force` or `--approve-mcps`, in an empty
+/// folder of its own (trusted, so print mode does not stop to ask), where
+/// no project rules, AGENTS.md, MCP servers or project hooks are found; the
+/// answer as JSON, which reports tokens in newer builds. From Cursor's CLI
+/// documentation: cursor-agent is not on npm and was not run here.
+fn cursor_args(model: Option<&str>, workspace: &Path) -> Vec<String> {
+    [
+        "-p",
+        "--output-format",
+        "json",
+        "--mode",
+        "ask",
+        "--trust",
+        "--model",
+        model.unwrap_or(CURSOR_DEFAULT_MODEL),
+        "--workspace",
+        &workspace.to_string_lossy(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
 
 /// `codex exec` as a one-shot completion: the prompt from stdin, only the
 /// final message on stdout, no rollout saved (`--ephemeral`, so the sweep
@@ -270,7 +322,7 @@ pub fn resolve(
     let small = |default: &str| llm.model.clone().unwrap_or_else(|| default.to_string());
     let claude = || {
         find("claude").map(|program| LlmCommand {
-            output: Output::ClaudeJson,
+            output: Output::ResultJson,
             model: Some(small(CLAUDE_SMALL_MODEL)),
             ..LlmCommand::new(program, claude_args(llm.model.as_deref()), "claude")
         })
@@ -299,8 +351,14 @@ pub fn resolve(
     };
     let cursor = || {
         ["cursor-agent", "agent"].iter().find_map(|name| {
-            let args = CURSOR_ARGS.iter().map(|s| s.to_string()).collect();
-            find(name).map(|program| LlmCommand::new(program, args, name))
+            let dir = std::env::temp_dir().join("thehook-cursor-llm");
+            find(name).map(|program| LlmCommand {
+                output: Output::ResultJson,
+                model: Some(small(CURSOR_DEFAULT_MODEL)),
+                setup: Some((dir.join(".keep"), "")),
+                cwd: Some(dir.clone()),
+                ..LlmCommand::new(program, cursor_args(llm.model.as_deref(), &dir), name)
+            })
         })
     };
     let missing = |what: &str| {
@@ -541,5 +599,33 @@ mod tests {
         assert!(std::fs::read_to_string(&settings.1)
             .unwrap()
             .contains(r#""enabled":false"#));
+    }
+}
+
+#[cfg(test)]
+mod result_json_tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_read_from_claudes_and_every_cursor_agent_shape() {
+        let claude = r#"{"type":"result","is_error":false,"result":"ok","total_cost_usd":0.01,
+            "usage":{"input_tokens":10,"cache_read_input_tokens":5,"output_tokens":3}}"#;
+        let nested = r#"{"type":"result","result":"ok","usage":{"inputTokens":7,"cacheReadTokens":2,"outputTokens":4}}"#;
+        let top = r#"{"type":"result","result":"ok","inputTokens":9,"outputTokens":1}"#;
+        let none = r#"{"type":"result","subtype":"success","result":"ok","duration_ms":900}"#;
+        let usage = |s: &str| read_result_json(s).unwrap().usage;
+        assert_eq!(
+            usage(claude),
+            Some(Usage {
+                input_tokens: 15,
+                output_tokens: 3,
+                cost_usd: Some(0.01)
+            })
+        );
+        assert_eq!(usage(nested).map(|u| (u.input_tokens, u.output_tokens)), Some((9, 4)));
+        assert_eq!(usage(top).map(|u| (u.input_tokens, u.output_tokens)), Some((9, 1)));
+        // No tokens said: the bill estimates them from bytes, marked so.
+        assert_eq!(usage(none), None);
+        assert!(read_result_json("Error: not logged in").is_err());
     }
 }

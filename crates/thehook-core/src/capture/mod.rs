@@ -8,11 +8,13 @@
 //! - [`redact`]: secrets removed before anything leaves the transcript;
 //! - [`extract`]: the LLM prompt, its answer checked, or a heuristic file;
 //! - [`llm`]: the user's headless LLM CLI as a child process;
+//! - [`bill`] and [`budget`]: every call recorded, and a daily limit on them;
 //! - [`worker`]: one job through all of the above, never losing a session;
 //! - [`consolidate`]: sessions merged into `knowledge/` through the LLM;
 //! - [`run`]: the detached worker's loop, and the worker a waiting caller borrows.
 
 pub mod bill;
+pub mod budget;
 pub mod consolidate;
 pub mod extract;
 pub mod hook;

@@ -43,7 +43,8 @@ pub fn with_worker<T>(
 }
 
 /// `thehook capture --worker`: drains the queue unless another worker is
-/// at it, then consolidates when enough sessions wait. A job queued just as
+/// at it, tries again the failed captures that are due, then consolidates
+/// when enough sessions wait. A job queued just as
 /// the previous worker let go is picked up by a second round.
 pub fn run_worker(
     project: &Project,
@@ -65,7 +66,10 @@ pub fn run_worker(
             );
         }
         let mut worker = Worker::new(project.clone(), paths, around.clone())?;
-        let outcomes = worker.drain();
+        let mut outcomes = worker.drain();
+        if round == 0 {
+            outcomes.extend(worker.retry_due());
+        }
         // Only a run that wrote a session may consolidate: a refused or
         // failed consolidation is not retried (and paid for) on every spawn.
         let wrote = outcomes

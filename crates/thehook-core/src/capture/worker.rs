@@ -27,6 +27,7 @@ use crate::memory::Memory;
 use crate::project::Project;
 
 mod files;
+pub mod retry;
 #[cfg(test)]
 mod tests;
 
@@ -200,20 +201,41 @@ impl<'a> Worker<'a> {
 
     /// Captures again every session in `failed/`.
     pub fn retry(&mut self) -> Vec<Outcome> {
+        failed_jobs(&self.project)
+            .into_iter()
+            .map(|(_, job)| self.recapture(job, "retry"))
+            .collect()
+    }
+
+    /// Captures again the failed sessions whose automatic attempt is due
+    /// (`worker/retry.rs`), while the daily budget allows.
+    pub fn retry_due(&mut self) -> Vec<Outcome> {
         let mut outcomes = Vec::new();
-        for (_, mut job) in failed_jobs(&self.project) {
-            let stem = file_stem(&job.session_id);
-            let copy = self.project.failed_dir().join(format!("{stem}.jsonl"));
-            // The original holds subagents and whatever came after; the
-            // redacted copy stands in when the agent deleted it.
-            if !job.transcript_path.as_ref().is_some_and(|p| p.is_file()) && copy.is_file() {
-                job.transcript_path = Some(copy);
+        for (_, job) in retry::due(&self.project, jiff::Timestamp::now()) {
+            if self.over_budget().is_some() {
+                break;
             }
-            let outcome = self.capture(&job);
-            self.log(&format!("retry: {outcome}"));
-            outcomes.push(outcome);
+            outcomes.push(self.recapture(job, "automatic retry"));
         }
         outcomes
+    }
+
+    fn recapture(&mut self, mut job: Job, how: &str) -> Outcome {
+        let stem = file_stem(&job.session_id);
+        let copy = self.project.failed_dir().join(format!("{stem}.jsonl"));
+        // The original holds subagents and whatever came after; the
+        // redacted copy stands in when the agent deleted it.
+        if !job.transcript_path.as_ref().is_some_and(|p| p.is_file()) && copy.is_file() {
+            job.transcript_path = Some(copy);
+        }
+        let outcome = self.capture(&job);
+        self.log(&format!("{how}: {outcome}"));
+        outcome
+    }
+
+    /// What of `llm.daily_budget` is spent, when nothing more may be spent today.
+    pub fn over_budget(&self) -> Option<String> {
+        crate::capture::budget::spent_today(&self.project, &self.config.llm.daily_budget)
     }
 
     /// Captures one transcript file given by hand.
@@ -274,10 +296,9 @@ impl<'a> Worker<'a> {
         if redacting {
             condensed = redact::redact_counting(&condensed, &mut found).into_owned();
         }
-        let answer = self
-            .ask(&extract::prompt(&condensed), Some(job.agent))
-            .map_err(|e| e.to_string())
-            .and_then(|answer| {
+        let asked = self.ask(&extract::prompt(&condensed), Some(job.agent));
+        let over_budget = matches!(asked, Err(LlmFailure::OverBudget(_)));
+        let answer = asked.map_err(|e| e.to_string()).and_then(|answer| {
                 let answer = if redacting {
                     redact::redact(&answer).into_owned()
                 } else {
@@ -311,7 +332,7 @@ impl<'a> Worker<'a> {
                 }
             }
             Some(reason) => {
-                if let Err(e) = self.keep_failed(job, Some(&path), &reason) {
+                if let Err(e) = self.keep_failed(job, Some(&path), &reason, over_budget) {
                     self.log(&format!("could not keep {id} in failed/: {e}"));
                 }
                 Outcome::Heuristic {
@@ -331,6 +352,9 @@ impl<'a> Worker<'a> {
         prompt: &str,
         agent: Option<crate::agents::Agent>,
     ) -> std::result::Result<String, LlmFailure> {
+        if let Some(spent) = self.over_budget() {
+            return Err(LlmFailure::OverBudget(spent));
+        }
         let cmd =
             crate::capture::llm::resolve(&self.config.llm, self.around.path.as_deref(), agent)?;
         let timeout = Duration::from_secs(self.config.llm.timeout_secs.max(1));
@@ -427,7 +451,7 @@ impl<'a> Worker<'a> {
     }
 
     fn fail_without_file(&self, job: &Job, path: Option<&Path>, reason: String) -> Outcome {
-        if let Err(e) = self.keep_failed(job, path, &reason) {
+        if let Err(e) = self.keep_failed(job, path, &reason, false) {
             self.log(&format!(
                 "could not keep {} in failed/: {e}",
                 job.session_id
@@ -440,9 +464,16 @@ impl<'a> Worker<'a> {
     }
 
     /// `failed/<id>.jsonl` (the redacted transcript), `<id>.json` (the
-    /// job, for `--retry`) and `<id>.reason`, the last written last: it is
-    /// what counts a capture as failed.
-    fn keep_failed(&self, job: &Job, transcript: Option<&Path>, reason: &str) -> Result<()> {
+    /// job, for `--retry`), `<id>.retry` (when it is tried again by itself)
+    /// and `<id>.reason`, the last written last: it is what counts a
+    /// capture as failed.
+    fn keep_failed(
+        &self,
+        job: &Job,
+        transcript: Option<&Path>,
+        reason: &str,
+        over_budget: bool,
+    ) -> Result<()> {
         let dir = self.project.failed_dir();
         let stem = file_stem(&job.session_id);
         let copy = dir.join(format!("{stem}.jsonl"));
@@ -458,6 +489,9 @@ impl<'a> Worker<'a> {
         }
         let json = serde_json::to_vec_pretty(job).unwrap_or_default();
         write_atomic(&dir.join(format!("{stem}.json")), &json)?;
+        let plan = retry::read(&self.project, &job.session_id)
+            .after(over_budget, &jiff::Zoned::now());
+        retry::write(&self.project, &job.session_id, &plan)?;
         let text = format!(
             "{reason}\n\nsession: {}\nagent: {}\ntranscript: {}\nfailed at: {}\nretry: thehook capture --retry\n",
             job.session_id,

@@ -63,6 +63,7 @@ fn bad_values_name_file_line_key_and_fix() {
         ("llm cli", "llm:\n  cli: gpt\n"),
         ("command without argv", "llm:\n  cli: command\n"),
         ("zero timeout", "llm:\n  timeout_secs: 0\n"),
+        ("negative budget", "llm:\n  daily_budget:\n    usd: -1\n"),
         ("unknown model", "embedding:\n  model: bge-small\n"),
         ("broken yaml", "retrieval:\n  max_results: [1,\n"),
         ("section not a map", "retrieval: 3\n"),
@@ -84,9 +85,18 @@ fn env_overrides_win_over_the_file() {
         "THEHOOK_INJECT_ON" => Some("startup,resume".to_string()),
         "THEHOOK_AUTO_INJECT" => Some("false".to_string()),
         "THEHOOK_MODEL_DIR" => Some("/opt/models/minilm".to_string()),
+        "THEHOOK_LLM_DAILY_BUDGET" => Some("{calls: 5}".to_string()),
         _ => None,
     };
     let c = Config::load_with_env(&path, env).unwrap().config;
+    // A limit left out keeps its default.
+    assert_eq!(
+        c.llm.daily_budget,
+        crate::config::DailyBudget {
+            calls: Some(5),
+            usd: Some(2.0)
+        }
+    );
     assert_eq!(c.retrieval.token_budget, 3000);
     assert_eq!(
         c.retrieval.inject_on,

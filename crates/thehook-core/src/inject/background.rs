@@ -6,6 +6,7 @@ use std::path::Path;
 use std::time::{Instant, SystemTime};
 
 use crate::capture::hook::HOOK_LOG;
+use crate::capture::worker::retry;
 use crate::capture::{queued_jobs, run_worker, summary, sweep, Surroundings};
 use crate::inject::retrieve::warm;
 use crate::logs;
@@ -43,8 +44,11 @@ pub fn session_start_background(
         },
         None => "no HOME: no sweep".to_string(),
     };
-    // Sessions the sweep (or an earlier hook) queued are captured here.
-    let captured = if queued_jobs(&project).is_empty() {
+    // Sessions the sweep (or an earlier hook) queued are captured here, and
+    // failed captures whose next attempt is due are tried again.
+    let idle = queued_jobs(&project).is_empty()
+        && retry::due(&project, jiff::Timestamp::now()).is_empty();
+    let captured = if idle {
         String::new()
     } else {
         match run_worker(&project, paths, around) {

@@ -153,16 +153,27 @@ pub fn retrieve(
         &config.include,
     )?;
     let (failed, queued) = crate::capture::queue::counts(&project);
+    // Only a failed capture can be waiting for the budget: the bill is read
+    // only then, to keep session start fast.
+    let budget_spent = (failed > 0)
+        .then(|| {
+            crate::capture::budget::spent_today(&project, &memory.config().llm.daily_budget)
+        })
+        .flatten();
     // An agent that cuts long context (Codex) gets at most what it passes on.
     let budget = payload
         .agent
         .spec()
         .context_token_cap()
         .map_or(config.token_budget, |cap| cap.min(config.token_budget));
-    let block = render(
-        &picked,
+    let waiting = Waiting {
         failed,
         queued,
+        budget_spent,
+    };
+    let block = render(
+        &picked,
+        &waiting,
         budget,
         memory.availability(),
         || TokenCounts::load(&project, memory.availability()),
@@ -297,6 +308,17 @@ fn allot(available: &[usize], max: usize) -> Vec<usize> {
     counts
 }
 
+/// Sessions that wait to be captured, for the note above the memory.
+#[derive(Debug, Clone, Default)]
+pub struct Waiting {
+    /// Captures in `.thehook/failed/`.
+    pub failed: usize,
+    /// Jobs in `.thehook/queue/`.
+    pub queued: usize,
+    /// What of the daily LLM budget is spent, when it is.
+    pub budget_spent: Option<String>,
+}
+
 /// The rendered block.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Block {
@@ -309,17 +331,25 @@ pub struct Block {
 /// would break the token budget or the character cap.
 pub fn render(
     picked: &[(usize, Item)],
-    failed: usize,
-    queued: usize,
+    waiting: &Waiting,
     token_budget: usize,
     availability: &Availability,
     stored_counts: impl FnOnce() -> TokenCounts,
 ) -> Block {
     let mut notice = Vec::new();
-    if failed > 0 {
-        notice.push(format!("{failed} session capture(s) failed and wait in .thehook/failed/ (`thehook capture --retry` redoes them)"));
+    let Waiting {
+        failed,
+        queued,
+        budget_spent,
+    } = waiting;
+    match budget_spent {
+        Some(spent) if *failed > 0 => notice.push(format!(
+            "today's LLM budget is spent ({spent}; llm.daily_budget), so {failed} session(s) were saved from the transcript alone and wait in .thehook/failed/ for tomorrow's"
+        )),
+        _ if *failed > 0 => notice.push(format!("{failed} session capture(s) failed and wait in .thehook/failed/ (`thehook capture --retry` redoes them)")),
+        _ => {}
     }
-    if queued > 0 {
+    if *queued > 0 {
         notice.push(format!(
             "{queued} session(s) wait in .thehook/queue/ to be captured"
         ));

@@ -104,7 +104,7 @@ pub(super) fn remove_job_if_unchanged(path: &Path, job: &Job) {
 pub(super) fn remove_failed(project: &Project, session_id: &str) {
     let stem = file_stem(session_id);
     // The reason first: without it the capture no longer counts as failed.
-    for ext in ["reason", "json", "jsonl"] {
+    for ext in ["reason", "json", "jsonl", "retry"] {
         let _ = std::fs::remove_file(project.failed_dir().join(format!("{stem}.{ext}")));
     }
 }
