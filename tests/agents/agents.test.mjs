@@ -170,10 +170,13 @@ const AGENTS = {
     },
     files: ({ repo: dir, home }) => [join(dir, '.codex/hooks.json'), join(dir, '.codex/config.toml'), join(home, '.codex/config.toml')],
     session: (prompt) => ['codex', ['exec', prompt]],
-    // `codex exec --ephemeral`: the model the user configured (Codex's small
-    // models differ by account; `llm.model` picks one), no rollout left.
-    checkDistillation(request) {
+    // `codex exec --ephemeral` on the user's own provider keeps the model
+    // configured for it (on OpenAI it would be the small gpt-6-luna), with
+    // thehook's prompt alone: no Codex instructions, no tools.
+    checkDistillation(request, { prompt, sentBytes }) {
       assert.equal(request.body.model, 'gpt-mock');
+      assert.ok(sentBytes <= 1.3 * prompt + 2048, `${sentBytes} bytes sent for a ${prompt}-byte prompt`);
+      assert.equal((request.body.tools ?? []).length, 0, 'no tools');
     },
   },
   gemini: {
@@ -189,9 +192,11 @@ const AGENTS = {
     },
     files: ({ repo: dir, home }) => [join(dir, '.gemini/settings.json'), join(home, '.gemini/settings.json'), join(home, '.gemini/trustedFolders.json')],
     session: (prompt) => ['gemini', ['-m', 'gemini-2.5-flash', '-p', prompt]],
-    // `gemini -m flash-lite`: the small model.
-    checkDistillation(request) {
+    // `gemini -m flash-lite`: the small model, thehook's prompt alone.
+    checkDistillation(request, { prompt, sentBytes }) {
       assert.match(request.path, /flash-lite/);
+      assert.ok(sentBytes <= 1.3 * prompt + 2048, `${sentBytes} bytes sent for a ${prompt}-byte prompt`);
+      assert.equal((request.body.tools ?? []).length, 0, 'no tools');
     },
   },
 };
@@ -251,7 +256,10 @@ for (const [name, agent] of Object.entries(AGENTS)) {
     assert.ok(distill, 'thehook sent the transcript of this session to its LLM CLI');
     // `llm.cli: auto` asks the CLI of the agent whose session it captures.
     assert.equal(distill.api, agent.api, 'distilled by the same agent\'s CLI');
-    const prompt = Buffer.byteLength(distill.text);
+    // thehook's own prompt, as its bill recorded it (the request's text
+    // would count the agent's system prompt as well).
+    const calls = readFileSync(join(ws.repo, '.thehook/logs/llm.log'), 'utf8').trim().split('\n');
+    const prompt = JSON.parse(calls.at(-1).slice(calls.at(-1).indexOf(' ') + 1)).prompt_bytes;
     const sentBytes = Buffer.byteLength(JSON.stringify(distill.body));
     const model = distill.body.model ?? distill.path;
     t.diagnostic(`distillation: ${sentBytes} bytes sent for a ${prompt}-byte prompt, model ${model}`);

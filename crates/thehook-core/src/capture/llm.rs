@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 
 use crate::config::{Llm, LlmCli};
 
+mod clis;
+
 /// A resolved LLM command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LlmCommand {
@@ -28,13 +30,13 @@ pub struct LlmCommand {
     /// Where it runs, when not in the project (Gemini CLI records a chat
     /// for the folder it runs in, and the sweep must not find it).
     pub cwd: Option<PathBuf>,
-    /// A file it reads, written (once) just before it runs.
-    pub setup: Option<(PathBuf, &'static str)>,
+    /// Files it reads, written just before it runs (when they differ).
+    pub setup: Vec<(PathBuf, &'static str)>,
 }
 
 impl LlmCommand {
     /// `program args...`, answering in plain text, run in the project.
-    fn new(program: PathBuf, args: Vec<String>, label: &str) -> LlmCommand {
+    pub(crate) fn new(program: PathBuf, args: Vec<String>, label: &str) -> LlmCommand {
         LlmCommand {
             program,
             args,
@@ -43,7 +45,7 @@ impl LlmCommand {
             model: None,
             env: Vec::new(),
             cwd: None,
-            setup: None,
+            setup: Vec::new(),
         }
     }
 }
@@ -191,125 +193,6 @@ impl std::fmt::Display for LlmFailure {
     }
 }
 
-/// Claude Code's small model, for a task that is summarising text.
-const CLAUDE_SMALL_MODEL: &str = "haiku";
-
-/// The system prompt Claude Code's own (its agent instructions, about 7 KB,
-/// and its tool definitions, 12 tools) is replaced by: the task is all in
-/// thehook's prompt.
-const CLAUDE_SYSTEM: &str = "You turn coding session transcripts into project memory. Answer exactly in the format the prompt asks for, nothing else.";
-
-/// Claude Code as a plain one-shot completion of thehook's prompt: the
-/// small model unless `llm.model` names one, no tools, no MCP servers, no
-/// slash commands, no project or local settings (the user's own settings
-/// stay: they may hold how the user authenticates), no hooks, no session
-/// saved, and the answer as JSON, which reports tokens and cost. Measured
-/// with Claude Code 2.1.328 against the agent suite's mock server: an
-/// 8,166-byte prompt went out as a 10,150-byte request (1.24x) on
-/// `claude-haiku-5-5`, against 57,184 bytes (7.0x) on the default model
-/// with `-p` alone.
-fn claude_args(model: Option<&str>) -> Vec<String> {
-    [
-        "-p",
-        "--model",
-        model.unwrap_or(CLAUDE_SMALL_MODEL),
-        "--system-prompt",
-        CLAUDE_SYSTEM,
-        "--tools",
-        "",
-        "--strict-mcp-config",
-        "--setting-sources",
-        "user",
-        "--disable-slash-commands",
-        "--settings",
-        r#"{"disableAllHooks":true}"#,
-        "--no-session-persistence",
-        "--output-format",
-        "json",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect()
-}
-/// cursor-agent's model unless `llm.model` names one: Cursor's router,
-/// the one every plan may use (model ids differ by account, and an unknown
-/// one fails the call).
-const CURSOR_DEFAULT_MODEL: &str = "auto";
-
-/// `cursor-agent -p` as a one-shot completion: in ask mode (read-only:
-/// no edits, no shell), without `--force` or `--approve-mcps`, in an empty
-/// folder of its own (trusted, so print mode does not stop to ask), where
-/// no project rules, AGENTS.md, MCP servers or project hooks are found; the
-/// answer as JSON, which reports tokens in newer builds. From Cursor's CLI
-/// documentation: cursor-agent is not on npm and was not run here.
-fn cursor_args(model: Option<&str>, workspace: &Path) -> Vec<String> {
-    [
-        "-p",
-        "--output-format",
-        "json",
-        "--mode",
-        "ask",
-        "--trust",
-        "--model",
-        model.unwrap_or(CURSOR_DEFAULT_MODEL),
-        "--workspace",
-        &workspace.to_string_lossy(),
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect()
-}
-
-/// `codex exec` as a one-shot completion: the prompt from stdin, only the
-/// final message on stdout, no rollout saved (`--ephemeral`, so the sweep
-/// never meets it), no hooks, no git check, and a read-only sandbox should
-/// the model reach for a tool. Codex's own model unless `llm.model` names
-/// one (its small models differ by account).
-fn codex_args(model: Option<&str>) -> Vec<String> {
-    let mut args: Vec<String> = [
-        "exec",
-        "--ephemeral",
-        "--skip-git-repo-check",
-        "--disable",
-        "hooks",
-        "--sandbox",
-        "read-only",
-        "--color",
-        "never",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    if let Some(model) = model {
-        args.extend(["-m".to_string(), model.to_string()]);
-    }
-    args.push("-".into());
-    args
-}
-
-/// Gemini CLI's small model.
-const GEMINI_SMALL_MODEL: &str = "flash-lite";
-
-/// `gemini -p ""` reads the prompt from stdin and prints the answer. It
-/// always records a chat for the folder it runs in, so it runs in a folder
-/// of its own (untrusted there: `--skip-trust`, which also loads no project
-/// hooks), and system settings turn every hook off.
-fn gemini_args(model: Option<&str>) -> Vec<String> {
-    [
-        "-m",
-        model.unwrap_or(GEMINI_SMALL_MODEL),
-        "--skip-trust",
-        "-p",
-        "",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect()
-}
-
-/// System settings for Gemini CLI as thehook's LLM: no hooks at all.
-const GEMINI_SYSTEM_SETTINGS: &str = r#"{"hooksConfig":{"enabled":false}}"#;
-
 /// The command `llm` names, looked up on `path_var` (the `PATH` value).
 /// With `llm.cli: auto`, the CLI of `agent` (whose session is captured)
 /// comes first, then any installed one.
@@ -319,46 +202,20 @@ pub fn resolve(
     agent: Option<crate::agents::Agent>,
 ) -> Result<LlmCommand, LlmFailure> {
     let find = |name: &str| path_var.and_then(|p| crate::env::find_on_path(p, name));
-    let small = |default: &str| llm.model.clone().unwrap_or_else(|| default.to_string());
-    let claude = || {
-        find("claude").map(|program| LlmCommand {
-            output: Output::ResultJson,
-            model: Some(small(CLAUDE_SMALL_MODEL)),
-            ..LlmCommand::new(program, claude_args(llm.model.as_deref()), "claude")
-        })
-    };
+    let claude = || find("claude").map(|program| clis::claude(program, llm.model.as_deref()));
     let codex = || {
-        find("codex").map(|program| LlmCommand {
-            model: llm.model.clone(),
-            ..LlmCommand::new(program, codex_args(llm.model.as_deref()), "codex")
+        find("codex").map(|program| {
+            clis::codex(
+                program,
+                llm.model.as_deref(),
+                clis::codex_user_config().as_ref(),
+            )
         })
     };
-    let gemini = || {
-        find("gemini").map(|program| {
-            let dir = std::env::temp_dir().join("thehook-gemini-llm");
-            let settings = dir.join("system-settings.json");
-            LlmCommand {
-                model: Some(small(GEMINI_SMALL_MODEL)),
-                env: vec![(
-                    "GEMINI_CLI_SYSTEM_SETTINGS_PATH".into(),
-                    settings.to_string_lossy().into_owned(),
-                )],
-                setup: Some((settings, GEMINI_SYSTEM_SETTINGS)),
-                cwd: Some(dir),
-                ..LlmCommand::new(program, gemini_args(llm.model.as_deref()), "gemini")
-            }
-        })
-    };
+    let gemini = || find("gemini").map(|program| clis::gemini(program, llm.model.as_deref()));
     let cursor = || {
         ["cursor-agent", "agent"].iter().find_map(|name| {
-            let dir = std::env::temp_dir().join("thehook-cursor-llm");
-            find(name).map(|program| LlmCommand {
-                output: Output::ResultJson,
-                model: Some(small(CURSOR_DEFAULT_MODEL)),
-                setup: Some((dir.join(".keep"), "")),
-                cwd: Some(dir.clone()),
-                ..LlmCommand::new(program, cursor_args(llm.model.as_deref(), &dir), name)
-            })
+            find(name).map(|program| clis::cursor(program, name, llm.model.as_deref()))
         })
     };
     let missing = |what: &str| {
@@ -426,8 +283,8 @@ pub fn run(
     timeout: Duration,
     cwd: &Path,
 ) -> Result<Answer, LlmFailure> {
-    if let Some((file, content)) = &cmd.setup {
-        if !file.exists() {
+    for (file, content) in &cmd.setup {
+        if std::fs::read(file).ok().as_deref() != Some(content.as_bytes()) {
             let written = file
                 .parent()
                 .map_or(Ok(()), std::fs::create_dir_all)
@@ -594,11 +451,27 @@ mod tests {
             .cwd
             .as_ref()
             .is_some_and(|d| d.starts_with(std::env::temp_dir())));
-        let settings = &gemini.env[0];
-        assert_eq!(settings.0, "GEMINI_CLI_SYSTEM_SETTINGS_PATH");
-        assert!(std::fs::read_to_string(&settings.1)
-            .unwrap()
-            .contains(r#""enabled":false"#));
+        // Hooks, tools and MCP servers off; its system prompt replaced.
+        let vars: Vec<&str> = gemini.env.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            vars,
+            ["GEMINI_CLI_SYSTEM_SETTINGS_PATH", "GEMINI_SYSTEM_MD"]
+        );
+        let (settings, system) = (gemini.setup[0].1, gemini.setup[1].1);
+        assert!(settings.contains(r#""hooksConfig":{"enabled":false}"#));
+        assert!(settings.contains(r#""tools":{"core":[]}"#));
+        assert!(system.starts_with("You turn coding session transcripts"));
+        // Codex: its instructions replaced, its tools off, its small model.
+        llm.cli = LlmCli::Codex;
+        let codex = resolve(&llm, Some(&path), None).unwrap();
+        assert!(codex
+            .args
+            .iter()
+            .any(|a| a.starts_with("instructions=\"You turn")));
+        assert!(codex
+            .args
+            .windows(2)
+            .any(|w| w == ["--disable", "shell_tool"]));
     }
 }
 
@@ -622,8 +495,14 @@ mod result_json_tests {
                 cost_usd: Some(0.01)
             })
         );
-        assert_eq!(usage(nested).map(|u| (u.input_tokens, u.output_tokens)), Some((9, 4)));
-        assert_eq!(usage(top).map(|u| (u.input_tokens, u.output_tokens)), Some((9, 1)));
+        assert_eq!(
+            usage(nested).map(|u| (u.input_tokens, u.output_tokens)),
+            Some((9, 4))
+        );
+        assert_eq!(
+            usage(top).map(|u| (u.input_tokens, u.output_tokens)),
+            Some((9, 1))
+        );
         // No tokens said: the bill estimates them from bytes, marked so.
         assert_eq!(usage(none), None);
         assert!(read_result_json("Error: not logged in").is_err());

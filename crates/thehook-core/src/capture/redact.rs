@@ -1,15 +1,23 @@
 //! Secret redaction: every text that is sent to an LLM or written under
-//! `.thehook/` goes through [`redact`] first. Known token formats (AWS, GitHub,
-//! GitLab, Anthropic, OpenAI, Slack, Stripe, Google, npm, JWT, PEM keys) are
-//! replaced by `[REDACTED:<kind>]`; so are passwords in URLs and connection
-//! strings, and the values of `SECRET=` / `TOKEN=` / `PASSWORD=`-style
-//! assignments when they are literals rather than references or code.
-//! `<private>...</private>` spans are dropped whole.
+//! `.thehook/` goes through [`redact`] first. `<private>...</private>` spans
+//! are dropped whole; then, each replacing what it finds by
+//! `[REDACTED:<kind>]`:
+//!
+//! 1. [`nearby`]: a random-looking token a secret word names in prose, and
+//!    the partner secret on a cloud key id's line;
+//! 2. [`gitleaks`]: every rule of gitleaks' maintained rule set (222 token
+//!    formats and generic `key = value` with entropy), kinds named by rule id;
+//! 3. the rules below, for what gitleaks leaves to context: passwords in
+//!    URLs, connection strings and CLI flags, truncated PEM blocks, and the
+//!    values of `SECRET=` / `TOKEN=` / `PASSWORD=`-style assignments when
+//!    they are literals rather than references or code.
 //!
 //! The patterns lean towards redacting: a lost secret cannot be taken back,
 //! a redacted hash can. The over-redaction rate on ordinary code is measured
 //! by the tests in `redact/tests.rs`.
 
+mod gitleaks;
+mod nearby;
 #[doc(hidden)]
 #[cfg(test)]
 pub(crate) mod samples;
@@ -58,7 +66,7 @@ struct Rule {
 }
 
 /// Assignment keys whose values are secrets (`API_KEY=`, `"password":`, ...).
-const SECRET_KEY: &str = r"[A-Za-z0-9_.\-]*(?i:secret|token|passw(?:or)?d|api[_\-]?key|access[_\-]?key|private[_\-]?key|credentials?|auth[_\-]?key|client[_\-]?secret|session[_\-]?key|signing[_\-]?key|encryption[_\-]?key)[A-Za-z0-9_.\-]*";
+const SECRET_KEY: &str = r"[A-Za-z0-9_.\-]*(?i:secret|token|passw(?:or)?d|api[_\-]?key|app[_\-]?key|access[_\-]?key|private[_\-]?key|credentials?|auth[_\-]?key|client[_\-]?secret|session[_\-]?key|signing[_\-]?key|encryption[_\-]?key)[A-Za-z0-9_.\-]*";
 
 const RULES: &[Rule] = &[
     Rule {
@@ -95,6 +103,24 @@ const RULES: &[Rule] = &[
         kind: "slack-webhook",
         pattern: r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]+",
         replace: Replace::All,
+    },
+    Rule {
+        kind: "discord-webhook",
+        pattern: r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]+",
+        replace: Replace::All,
+    },
+    Rule {
+        // mysql -u root -pSECRET: the password glued to the flag.
+        kind: "password",
+        pattern: r#"\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n]*?\s-p['"]?(?P<value>[^\s'"]{3,})"#,
+        replace: Replace::ValueIfSecret,
+    },
+    Rule {
+        // redis-cli -a, sshpass -p, sqlcmd -P, docker login -p: a password flag of a
+        // known tool (elsewhere -p is a port and -a anything).
+        kind: "password",
+        pattern: r#"(?:\bredis-cli\b[^\n]*?\s(?:-a|--pass)|\bsshpass\s+-p|\bsqlcmd\b[^\n]*?\s-P|\b(?:docker|podman|nerdctl|buildah|skopeo|oras|helm\s+registry)\s+login\b[^\n]*?\s(?:-p|--password))[=\s]*['"]?(?P<value>[^\s'"]+)"#,
+        replace: Replace::ValueIfSecret,
     },
     Rule {
         kind: "slack-token",
@@ -167,12 +193,46 @@ static SET: LazyLock<RegexSet> = LazyLock::new(|| {
     RegexSet::new(RULES.iter().map(|r| r.pattern)).expect("redaction patterns compile")
 });
 
+/// Code, not a value: `getToken(req)`, `os.getenv("X")`.
+static CALL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[A-Za-z_$][\w.$]*\(").expect("the call pattern compiles"));
+
 static PRIVATE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?is)<private>.*?(?:</private>|\z)").expect("the private pattern compiles")
 });
 
 fn marker(kind: &str) -> String {
     format!("[REDACTED:{kind}]")
+}
+
+/// `text` with each span replaced by its kind's marker (overlapping spans
+/// as one, named by the first); `None` when there is none.
+fn replace_spans(
+    text: &str,
+    mut spans: Vec<(std::ops::Range<usize>, &'static str)>,
+    found: &mut Findings,
+) -> Option<String> {
+    if spans.is_empty() {
+        return None;
+    }
+    spans.sort_by_key(|(span, _)| (span.start, std::cmp::Reverse(span.end)));
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (span, kind) in spans {
+        if span.start < at {
+            // Inside (or across) the span just replaced.
+            if span.end > at {
+                at = span.end;
+            }
+            continue;
+        }
+        out.push_str(&text[at..span.start]);
+        out.push_str(&marker(kind));
+        found.add(kind);
+        at = span.end;
+    }
+    out.push_str(&text[at..]);
+    Some(out)
 }
 
 /// `text` with secrets replaced and `<private>` spans dropped.
@@ -189,6 +249,21 @@ pub fn redact_counting<'a>(text: &'a str, found: &mut Findings) -> Cow<'a, str> 
             ""
         });
         out = Cow::Owned(dropped.into_owned());
+    }
+    let spans: Vec<(std::ops::Range<usize>, &'static str)> = nearby::find(&out)
+        .into_iter()
+        .map(|f| (f.span, f.kind))
+        .collect();
+    if let Some(replaced) = replace_spans(&out, spans, found) {
+        out = Cow::Owned(replaced);
+    }
+    let spans = gitleaks::RULES
+        .find(&out)
+        .into_iter()
+        .map(|f| (f.span, f.kind))
+        .collect();
+    if let Some(replaced) = replace_spans(&out, spans, found) {
+        out = Cow::Owned(replaced);
     }
     for i in SET.matches(&out).into_iter().collect::<Vec<_>>() {
         let rule = &RULES[i];
@@ -279,7 +354,7 @@ fn looks_secret(value: &str, literal: bool) -> bool {
         "env.",
         "env(",
     ];
-    if reference.iter().any(|p| lower.starts_with(p)) || v.contains('(') {
+    if reference.iter().any(|p| lower.starts_with(p)) || CALL.is_match(v) {
         return false;
     }
     const PLACEHOLDERS: &[&str] = &[

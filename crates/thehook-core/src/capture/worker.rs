@@ -299,14 +299,14 @@ impl<'a> Worker<'a> {
         let asked = self.ask(&extract::prompt(&condensed), Some(job.agent));
         let over_budget = matches!(asked, Err(LlmFailure::OverBudget(_)));
         let answer = asked.map_err(|e| e.to_string()).and_then(|answer| {
-                let answer = if redacting {
-                    redact::redact(&answer).into_owned()
-                } else {
-                    answer
-                };
-                extract::parse_answer(&answer)
-                    .map_err(|e| format!("the LLM's answer was not usable: {e}"))
-            });
+            let answer = if redacting {
+                redact::redact(&answer).into_owned()
+            } else {
+                answer
+            };
+            extract::parse_answer(&answer)
+                .map_err(|e| format!("the LLM's answer was not usable: {e}"))
+        });
         let (distilled, failure) = match answer {
             Ok(d) => (d, None),
             Err(why) => (extract::heuristic(&transcript::facts(&t)), Some(why)),
@@ -489,8 +489,8 @@ impl<'a> Worker<'a> {
         }
         let json = serde_json::to_vec_pretty(job).unwrap_or_default();
         write_atomic(&dir.join(format!("{stem}.json")), &json)?;
-        let plan = retry::read(&self.project, &job.session_id)
-            .after(over_budget, &jiff::Zoned::now());
+        let plan =
+            retry::read(&self.project, &job.session_id).after(over_budget, &jiff::Zoned::now());
         retry::write(&self.project, &job.session_id, &plan)?;
         let text = format!(
             "{reason}\n\nsession: {}\nagent: {}\ntranscript: {}\nfailed at: {}\nretry: thehook capture --retry\n",

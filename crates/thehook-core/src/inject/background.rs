@@ -46,8 +46,8 @@ pub fn session_start_background(
     };
     // Sessions the sweep (or an earlier hook) queued are captured here, and
     // failed captures whose next attempt is due are tried again.
-    let idle = queued_jobs(&project).is_empty()
-        && retry::due(&project, jiff::Timestamp::now()).is_empty();
+    let idle =
+        queued_jobs(&project).is_empty() && retry::due(&project, jiff::Timestamp::now()).is_empty();
     let captured = if idle {
         String::new()
     } else {

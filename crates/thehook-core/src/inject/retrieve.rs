@@ -156,9 +156,7 @@ pub fn retrieve(
     // Only a failed capture can be waiting for the budget: the bill is read
     // only then, to keep session start fast.
     let budget_spent = (failed > 0)
-        .then(|| {
-            crate::capture::budget::spent_today(&project, &memory.config().llm.daily_budget)
-        })
+        .then(|| crate::capture::budget::spent_today(&project, &memory.config().llm.daily_budget))
         .flatten();
     // An agent that cuts long context (Codex) gets at most what it passes on.
     let budget = payload
@@ -171,13 +169,9 @@ pub fn retrieve(
         queued,
         budget_spent,
     };
-    let block = render(
-        &picked,
-        &waiting,
-        budget,
-        memory.availability(),
-        || TokenCounts::load(&project, memory.availability()),
-    );
+    let block = render(&picked, &waiting, budget, memory.availability(), || {
+        TokenCounts::load(&project, memory.availability())
+    });
     out.log = format!(
         "{}: {} items, {} chars, query {} words{}",
         payload.agent,

@@ -89,14 +89,23 @@ mod tests {
         let now: Zoned = "2026-11-23T15:00:00+00:00[UTC]".parse().unwrap();
         let first = RetryPlan::default().after(false, &now);
         assert_eq!(first.attempts, 1);
-        assert_eq!(first.next_try, Some("2026-11-23T16:00:00Z".parse().unwrap()));
+        assert_eq!(
+            first.next_try,
+            Some("2026-11-23T16:00:00Z".parse().unwrap())
+        );
         let second = first.after(false, &now);
-        assert_eq!(second.next_try, Some("2026-11-23T21:00:00Z".parse().unwrap()));
+        assert_eq!(
+            second.next_try,
+            Some("2026-11-23T21:00:00Z".parse().unwrap())
+        );
         let third = second.after(false, &now);
         assert_eq!((third.attempts, third.next_try), (3, None));
         // Over budget: no attempt is used up, the next is at local midnight.
         let waiting = third.clone().after(true, &now);
         assert_eq!(waiting.attempts, 3);
-        assert_eq!(waiting.next_try, Some("2026-11-24T00:00:00Z".parse().unwrap()));
+        assert_eq!(
+            waiting.next_try,
+            Some("2026-11-24T00:00:00Z".parse().unwrap())
+        );
     }
 }
