@@ -335,7 +335,12 @@ impl Config {
                 "use a number of seconds between 1 and 3600 (default 90)",
             ));
         }
-        if self.llm.daily_budget.usd.is_some_and(|usd| usd.is_nan() || usd < 0.0) {
+        if self
+            .llm
+            .daily_budget
+            .usd
+            .is_some_and(|usd| usd.is_nan() || usd < 0.0)
+        {
             return Err(bad(
                 "llm.daily_budget",
                 "a negative or NaN number of dollars is no budget",

@@ -100,10 +100,15 @@ pub fn pending_or_failed(project: &Project) -> HashSet<String> {
         .lines()
         .map(str::to_string)
         .collect();
+    // A job or a reason makes a session pending or failed; a transcript
+    // copy or retry plan left behind alone does not.
     for dir in [project.queue_dir(), project.failed_dir()] {
         for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
             let path = entry.path();
-            if let Some(stem) = path.file_stem() {
+            let counts = path
+                .extension()
+                .is_some_and(|x| x == "json" || x == "reason");
+            if let Some(stem) = path.file_stem().filter(|_| counts) {
                 ids.insert(stem.to_string_lossy().into_owned());
             }
         }

@@ -3,10 +3,10 @@
 //! are dropped whole; then, each replacing what it finds by
 //! `[REDACTED:<kind>]`:
 //!
-//! 1. [`nearby`]: a random-looking token a secret word names in prose, and
-//!    the partner secret on a cloud key id's line;
-//! 2. [`gitleaks`]: every rule of gitleaks' maintained rule set (222 token
+//! 1. [`gitleaks`]: every rule of gitleaks' maintained rule set (222 token
 //!    formats and generic `key = value` with entropy), kinds named by rule id;
+//! 2. [`nearby`]: a random-looking token a secret word names in prose, and
+//!    the partner secret on a cloud key id's line;
 //! 3. the rules below, for what gitleaks leaves to context: passwords in
 //!    URLs, connection strings and CLI flags, truncated PEM blocks, and the
 //!    values of `SECRET=` / `TOKEN=` / `PASSWORD=`-style assignments when
@@ -250,15 +250,16 @@ pub fn redact_counting<'a>(text: &'a str, found: &mut Findings) -> Cow<'a, str> 
         });
         out = Cow::Owned(dropped.into_owned());
     }
-    let spans: Vec<(std::ops::Range<usize>, &'static str)> = nearby::find(&out)
+    // The maintained rules first, so that a token is named by its format.
+    let spans = gitleaks::RULES
+        .find(&out)
         .into_iter()
         .map(|f| (f.span, f.kind))
         .collect();
     if let Some(replaced) = replace_spans(&out, spans, found) {
         out = Cow::Owned(replaced);
     }
-    let spans = gitleaks::RULES
-        .find(&out)
+    let spans = nearby::find(&out)
         .into_iter()
         .map(|f| (f.span, f.kind))
         .collect();

@@ -39,10 +39,9 @@ use files::{
 
 pub const LOG: &str = "worker.log";
 
-/// Most characters of condensed transcript sent to the LLM: the start (what
-/// was asked) and the end (what was concluded) are kept.
-const MAX_INPUT: usize = 48_000;
-const HEAD_SHARE: usize = 12_000;
+/// Most bytes of condensed transcript sent to the LLM (the prompt around
+/// it adds about 2 KB): a longer one loses its least useful lines first.
+pub const MAX_INPUT: usize = 21_000;
 
 /// What the worker needs from the world outside the project.
 #[derive(Debug, Clone, Default)]
@@ -292,7 +291,7 @@ impl<'a> Worker<'a> {
                 why: "the transcript holds no conversation".into(),
             };
         }
-        let mut condensed = fit(&transcript::condense(&t, &CondenseOptions::default()));
+        let mut condensed = llm_input(&t);
         if redacting {
             condensed = redact::redact_counting(&condensed, &mut found).into_owned();
         }
@@ -512,35 +511,9 @@ fn has_conversation(t: &Transcript) -> bool {
         .any(|e| matches!(e.role, Role::User | Role::Assistant) && !e.blocks.is_empty())
 }
 
-/// The condensed transcript cut to [`MAX_INPUT`]: its start and its end.
-fn fit(condensed: &str) -> String {
-    if condensed.len() <= MAX_INPUT {
-        return condensed.to_string();
-    }
-    let head_end = floor_line(condensed, HEAD_SHARE);
-    let tail_start = ceil_line(condensed, condensed.len() - (MAX_INPUT - HEAD_SHARE));
-    format!(
-        "{}[… {} characters of the middle of the session left out …]\n{}",
-        &condensed[..head_end],
-        tail_start - head_end,
-        &condensed[tail_start..]
-    )
-}
-
-fn floor_line(s: &str, at: usize) -> usize {
-    let mut at = at.min(s.len());
-    while !s.is_char_boundary(at) {
-        at -= 1;
-    }
-    s[..at].rfind('\n').map_or(at, |i| i + 1)
-}
-
-fn ceil_line(s: &str, at: usize) -> usize {
-    let mut at = at.min(s.len());
-    while !s.is_char_boundary(at) {
-        at += 1;
-    }
-    s[at..].find('\n').map_or(at, |i| at + i + 1)
+/// The condensed transcript as the LLM gets it, within [`MAX_INPUT`].
+pub fn llm_input(t: &Transcript) -> String {
+    transcript::condense_lines(t, &CondenseOptions::default()).fit(MAX_INPUT)
 }
 
 fn first_line(s: &str) -> String {

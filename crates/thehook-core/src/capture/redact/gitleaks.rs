@@ -11,13 +11,17 @@
 //! at or below the rule's entropy is skipped, and the global and the rule's
 //! allowlists (regexes on the secret, the match or the line; stopwords) let
 //! placeholders through. Allowlists by path or commit never apply to text.
-//! Each rule's regex is compiled the first time its keywords appear.
+//! Each rule's regex is compiled the first time its keywords appear, as
+//! gitleaks (Go) reads it: `\w`, `\d`, `\s` and `\b` are ASCII. Unicode
+//! classes would make the rules' `[\w.-]{0,50}` many times larger and slow
+//! to compile; so the regexes match bytes, and a match is widened to whole
+//! characters.
 
 use std::ops::Range;
 use std::sync::{LazyLock, OnceLock};
 
 use aho_corasick::{AhoCorasick, MatchKind};
-use regex::{Regex, RegexBuilder};
+use regex::bytes::{Regex, RegexBuilder};
 use serde::Deserialize;
 
 use super::entropy;
@@ -106,7 +110,11 @@ pub(super) static RULES: LazyLock<Rules> = LazyLock::new(|| {
 fn compile(pattern: &str) -> Option<Regex> {
     // Some rules repeat large classes many times; the default size limit
     // is made for typical patterns, not these.
-    RegexBuilder::new(pattern).size_limit(64 << 20).build().ok()
+    RegexBuilder::new(pattern)
+        .unicode(false)
+        .size_limit(64 << 20)
+        .build()
+        .ok()
 }
 
 impl Allowlist {
@@ -136,7 +144,7 @@ impl Allowlist {
             Target::Match => matched,
             Target::Line => line,
         };
-        if self.regexes.iter().any(|r| r.is_match(target)) {
+        if self.regexes.iter().any(|r| r.is_match(target.as_bytes())) {
             return true;
         }
         let lower = secret.to_lowercase();
@@ -218,33 +226,34 @@ impl Rules {
         for i in self.woken_by(text) {
             let rule = &self.rules[i];
             let Some(regex) = rule.regex() else { continue };
-            for c in regex.captures_iter(text) {
-                let whole = c.get(0).expect("group 0 always matches");
+            for c in regex.captures_iter(text.as_bytes()) {
+                let whole = c.get(0).expect("group 0 always matches").range();
                 let secret = match rule.secret_group {
                     0 => (1..c.len()).find_map(|g| c.get(g).filter(|m| !m.is_empty())),
                     g => c.get(g),
                 }
-                .unwrap_or(whole);
+                .map_or(whole.clone(), |m| m.range());
                 // A short first group is a part of the format (Teams'
                 // webhook URL), not the secret: redact all of the match.
                 let secret = if rule.secret_group == 0 && secret.len() < 12 {
-                    whole
+                    whole.clone()
                 } else {
                     secret
                 };
-                let value = secret.as_str().trim_matches('\n');
+                let (whole, secret) = (chars(text, whole), chars(text, secret));
+                let value = text[secret.clone()].trim_matches('\n');
                 if value.is_empty() || (rule.entropy > 0.0 && entropy(value) <= rule.entropy) {
                     continue;
                 }
-                let line = line_around(text, whole.range());
+                let line = line_around(text, whole.clone());
                 let allowed = self
                     .global
                     .iter()
                     .chain(&rule.allowlists)
-                    .any(|a| a.allows(value, whole.as_str(), line));
+                    .any(|a| a.allows(value, &text[whole.clone()], line));
                 if !allowed {
                     found.push(Found {
-                        span: secret.range(),
+                        span: secret,
                         kind: rule.id.as_str(),
                     });
                 }
@@ -260,6 +269,19 @@ impl Rule {
     pub(super) fn regex(&self) -> Option<&Regex> {
         self.regex.get_or_init(|| compile(&self.source)).as_ref()
     }
+}
+
+/// `span` widened to whole characters.
+fn chars(text: &str, span: Range<usize>) -> Range<usize> {
+    let mut start = span.start;
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = span.end;
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    start..end
 }
 
 /// The line(s) `span` is on.

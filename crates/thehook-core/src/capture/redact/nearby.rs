@@ -34,8 +34,9 @@ static NOT_SECRET_WORD: LazyLock<Regex> = LazyLock::new(|| {
 static TOKEN: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[A-Za-z0-9+/_~=.\-]{12,}").expect("the token pattern compiles"));
 
+/// A cloud key id, or the marker gitleaks left in its place.
 static CLOUD_KEY_ID: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b|\bLTAI[A-Za-z0-9]{12,20}\b")
+    Regex::new(r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b|\bLTAI[A-Za-z0-9]{12,20}\b|\[REDACTED:(?:aws-access-token|alibaba-access-key-id)\]")
         .expect("the key id pattern compiles")
 });
 
@@ -54,9 +55,10 @@ static IDENTIFIER: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// A password said in prose or a config line without `=`: `password to
-/// "…"`, `password for the db is …`, `password 19Cd…` (a .netrc line).
+/// "…"` (its quotes perhaps escaped, in JSON), `password for the db is …`,
+/// `password 19Cd…` (a .netrc line).
 static SAID_PASSWORD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?i)\b(?:password|passwd|passphrase|pwd)\b(?:\s+(?:is|to|of|for\s+\S+(?:\s+\S+)?\s+is))?\s*:?\s+["'`]?(?P<value>[^\s"'`]{8,})"#)
+    Regex::new(r#"(?i)\b(?:password|passwd|passphrase|pwd)\b(?:\s+(?:is|to|of|for\s+\S+(?:\s+\S+)?\s+is))?\s*:?\s+\\?["'`]?(?P<value>[^\s"'`\\]{8,})"#)
         .expect("the said password pattern compiles")
 });
 

@@ -130,6 +130,11 @@ impl Parser {
             Value::String(s) => {
                 let (role, s) = match slash_command(s) {
                     Some(command) if !injected => (Role::User, command),
+                    // What a hook told the agent (`Stop hook feedback: …`)
+                    // is not the person's, but it steered the session.
+                    _ if injected && s.starts_with("Stop hook feedback") => {
+                        (Role::Event, s.clone())
+                    }
                     _ if injected => (Role::Context, s.clone()),
                     _ => (classify_user_text(s), s.clone()),
                 };

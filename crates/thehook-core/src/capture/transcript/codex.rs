@@ -243,9 +243,14 @@ fn message_text(content: Option<&Value>) -> String {
 /// A tool output: plain text, JSON text with `output` and `metadata.exit_code`,
 /// an `input_text` object or a list of such blocks.
 fn output(v: Option<&Value>) -> ToolResult {
+    // A plain output says it failed in its first words: a patch that did
+    // not apply, or a command's non-zero exit (`Exit code: 1`).
     let plain = |text: String| ToolResult {
+        is_error: text.starts_with("apply_patch verification failed")
+            || text
+                .strip_prefix("Exit code: ")
+                .is_some_and(|rest| !rest.starts_with('0')),
         text,
-        is_error: false,
     };
     match v {
         Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {

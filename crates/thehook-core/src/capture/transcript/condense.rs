@@ -1,8 +1,12 @@
 //! The condensed form of a transcript: what a person asked, what the agent
 //! concluded, the tools it used with their key argument, the files it
-//! touched and the errors it hit, one line each. Thinking, injected context,
-//! base64 and long tool output are left out. This is what a reader (or the
-//! capture LLM) needs, in a fraction of the tokens.
+//! touched, the errors it hit and the outcome of its test runs, one line
+//! each. Thinking, injected context, base64, tool output and read-only
+//! tools (reads, searches, listings) are left out; what the agent said on
+//! its way is clipped short, what it concluded at the end of a turn less
+//! so. This is what a reader (or the capture LLM) needs, in a fraction of
+//! the tokens. Each line has a [`Weight`], so that a transcript too long for
+//! the LLM loses its least useful lines first ([`Condensed::fit`]).
 
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -14,8 +18,13 @@ use super::{Block, Entry, Role, ToolCall, Transcript};
 /// How much of each piece to keep.
 #[derive(Debug, Clone)]
 pub struct CondenseOptions {
-    /// Characters kept of a prompt or a reply.
+    /// Characters kept of what the person asked.
+    pub max_ask: usize,
+    /// Characters kept of a turn's last reply, and of events.
     pub max_text: usize,
+    /// Characters kept of what the agent said on its way (a reply that
+    /// tools followed within the same turn).
+    pub max_narration: usize,
     /// Characters kept of a tool's key argument or of an error.
     pub max_detail: usize,
     /// Include subagents' turns (indented).
@@ -25,11 +34,160 @@ pub struct CondenseOptions {
 impl Default for CondenseOptions {
     fn default() -> Self {
         CondenseOptions {
-            max_text: 600,
+            max_ask: 1500,
+            max_text: 1600,
+            max_narration: 200,
             max_detail: 160,
             sidechains: true,
         }
     }
+}
+
+/// Tools that only look: their calls are left out (a failed one is kept).
+const READ_TOOLS: &[&str] = &[
+    "Read",
+    "Grep",
+    "Glob",
+    "LS",
+    "TodoWrite",
+    "TodoRead",
+    "read_file",
+    "list_dir",
+    "list_directory",
+    "grep_search",
+    "file_search",
+    "codebase_search",
+    "glob",
+    "search_file_content",
+    "read_many_files",
+    "view_image",
+    "update_plan",
+    "write_todos",
+];
+
+/// How much a line matters, least first: when a transcript is too long,
+/// lines go in this order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Weight {
+    /// What the agent said on its way.
+    Narration,
+    /// A tool call with nothing to show for it.
+    Tool,
+    /// What the agent concluded at the end of a turn; a subagent's task.
+    Conclusion,
+    /// What was asked, files changed, errors, test outcomes, the header.
+    Fact,
+}
+
+/// A condensed transcript, line by line.
+#[derive(Debug, Clone, Default)]
+pub struct Condensed {
+    pub lines: Vec<(Weight, String)>,
+}
+
+impl Condensed {
+    fn push(&mut self, weight: Weight, line: String) {
+        self.lines.push((weight, line));
+    }
+
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for (_, line) in &self.lines {
+            out.push_str(line);
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The text in at most `max` bytes. Lines go least weight first, and
+    /// within a weight from the middle of the session outwards (its start
+    /// says what was asked, its end what came of it); a gap says how many
+    /// lines it holds. Facts alone too long keep their start and end.
+    pub fn fit(&self, max: usize) -> String {
+        let size = |kept: &[bool]| -> usize {
+            self.lines
+                .iter()
+                .zip(kept)
+                .filter(|(_, k)| **k)
+                .map(|((_, l), _)| l.len() + 1)
+                .sum()
+        };
+        let mut kept = vec![true; self.lines.len()];
+        let mut total = size(&kept);
+        let middle = self.lines.len() / 2;
+        for weight in [Weight::Narration, Weight::Tool, Weight::Conclusion] {
+            let mut order: Vec<usize> = (0..self.lines.len())
+                .filter(|i| self.lines[*i].0 == weight)
+                .collect();
+            order.sort_by_key(|i| i.abs_diff(middle));
+            for i in order {
+                if total <= max {
+                    break;
+                }
+                kept[i] = false;
+                total -= self.lines[i].1.len() + 1;
+                // A gap's marker line: one more, or two merged into one.
+                let dropped = |j: Option<usize>| j.and_then(|j| kept.get(j)) == Some(&false);
+                match (dropped(i.checked_sub(1)), dropped(Some(i + 1))) {
+                    (false, false) => total += GAP_MARKER,
+                    (true, true) => total -= GAP_MARKER,
+                    _ => {}
+                }
+            }
+        }
+        let mut out = String::new();
+        let mut gap = 0usize;
+        for ((_, line), keep) in self.lines.iter().zip(&kept) {
+            if !keep {
+                gap += 1;
+                continue;
+            }
+            if gap > 0 {
+                let _ = writeln!(out, "[… {gap} line(s) left out …]");
+                gap = 0;
+            }
+            out.push_str(line);
+            out.push('\n');
+        }
+        if gap > 0 {
+            let _ = writeln!(out, "[… {gap} line(s) left out …]");
+        }
+        cut_middle(&out, max)
+    }
+}
+
+/// The most bytes a `[… N line(s) left out …]` line takes.
+const GAP_MARKER: usize = 34;
+
+/// `text` cut to `max` bytes by leaving out its middle, at line ends.
+fn cut_middle(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let head_end = floor_line(text, max / 3);
+    let tail_start = ceil_line(text, text.len() - (max - max / 3));
+    format!(
+        "{}[… {} characters of the middle of the session left out …]\n{}",
+        &text[..head_end],
+        tail_start - head_end,
+        &text[tail_start..]
+    )
+}
+
+fn floor_line(s: &str, at: usize) -> usize {
+    let mut at = at.min(s.len());
+    while !s.is_char_boundary(at) {
+        at -= 1;
+    }
+    s[..at].rfind('\n').map_or(at, |i| i + 1)
+}
+
+fn ceil_line(s: &str, at: usize) -> usize {
+    let mut at = at.min(s.len());
+    while !s.is_char_boundary(at) {
+        at += 1;
+    }
+    s[at..].find('\n').map_or(at, |i| at + i + 1)
 }
 
 /// Tools whose calls change files.
@@ -47,8 +205,14 @@ const WRITE_TOOLS: &[&str] = &[
     "Delete",
 ];
 
+/// The condensed transcript as text.
 pub fn condense(t: &Transcript, o: &CondenseOptions) -> String {
-    let mut out = String::new();
+    condense_lines(t, o).text()
+}
+
+/// The condensed transcript, each line weighed.
+pub fn condense_lines(t: &Transcript, o: &CondenseOptions) -> Condensed {
+    let mut out = Condensed::default();
     let mut head: Vec<String> = Vec::new();
     if let Some(f) = t.format {
         head.push(match &t.agent_version {
@@ -59,57 +223,83 @@ pub fn condense(t: &Transcript, o: &CondenseOptions) -> String {
     head.extend(t.session_id.iter().map(|s| format!("session {s}")));
     head.extend(t.model.iter().cloned());
     head.extend(t.git_branch.iter().map(|b| format!("branch {b}")));
-    let _ = writeln!(out, "# {}", head.join(" · "));
+    out.push(Weight::Fact, format!("# {}", head.join(" · ")));
     if let Some(cwd) = &t.cwd {
-        let _ = writeln!(out, "cwd: {cwd}");
+        out.push(Weight::Fact, format!("cwd: {cwd}"));
     }
     if let (Some(s), Some(e)) = (&t.started, &t.ended) {
-        let _ = writeln!(out, "time: {s} .. {e}");
+        out.push(Weight::Fact, format!("time: {s} .. {e}"));
     }
     if let Some(title) = &t.title {
-        let _ = writeln!(out, "title: {}", clip(title, o.max_text));
+        out.push(Weight::Fact, format!("title: {}", clip(title, o.max_text)));
     }
     let mut files = BTreeSet::new();
     let mut errors = 0usize;
     write_entries(&mut out, t, o, "", &mut files, &mut errors);
     for sub in t.subagents.iter().filter(|_| o.sidechains) {
-        let _ = writeln!(
-            out,
-            "## subagent {}",
-            sub.agent_id.as_deref().unwrap_or("(unnamed)")
+        out.push(
+            Weight::Conclusion,
+            format!(
+                "## subagent {}",
+                sub.agent_id.as_deref().unwrap_or("(unnamed)")
+            ),
         );
         write_entries(&mut out, sub, o, "  ", &mut files, &mut errors);
     }
     if !files.is_empty() {
         let list: Vec<&str> = files.iter().map(String::as_str).collect();
-        let _ = writeln!(out, "files changed: {}", list.join(", "));
+        out.push(Weight::Fact, format!("files changed: {}", list.join(", ")));
     }
     if errors > 0 {
-        let _ = writeln!(out, "tool errors: {errors}");
+        out.push(Weight::Fact, format!("tool errors: {errors}"));
     }
     out
 }
 
 fn write_entries(
-    out: &mut String,
+    out: &mut Condensed,
     t: &Transcript,
     o: &CondenseOptions,
     indent: &str,
     files: &mut BTreeSet<String>,
     errors: &mut usize,
 ) {
-    for e in &t.entries {
+    let concluding = concluding_entries(t);
+    for (i, e) in t.entries.iter().enumerate() {
         if e.sidechain && !o.sidechains {
             continue;
         }
         let indent = if e.sidechain { "  " } else { indent };
-        write_entry(out, e, o, indent, files, errors);
+        write_entry(out, e, concluding.contains(&i), o, indent, files, errors);
     }
 }
 
+/// The entries whose text ends a turn: the last assistant text before the
+/// next thing the person says, an event (a hook's feedback, an
+/// interruption) or the end.
+fn concluding_entries(t: &Transcript) -> BTreeSet<usize> {
+    let mut out = BTreeSet::new();
+    let mut last_text: Option<usize> = None;
+    let said = |e: &Entry| {
+        e.blocks
+            .iter()
+            .any(|b| matches!(b, Block::Text { text } if !text.trim().is_empty()))
+    };
+    for (i, e) in t.entries.iter().enumerate() {
+        match e.role {
+            Role::User | Role::Event if said(e) => out.extend(last_text.take()),
+            Role::Assistant if said(e) => last_text = Some(i),
+            _ => {}
+        }
+    }
+    out.extend(last_text);
+    out
+}
+
 fn write_entry(
-    out: &mut String,
+    out: &mut Condensed,
     e: &Entry,
+    concluding: bool,
     o: &CondenseOptions,
     indent: &str,
     files: &mut BTreeSet<String>,
@@ -128,33 +318,46 @@ fn write_entry(
         .and_then(|t| t.get(11..16))
         .map(|hm| format!(" {hm}"))
         .unwrap_or_default();
-    let mut wrote_head = false;
+    let head = format!("{indent}[{}] {who}{time}:", e.line);
+    let text_weight = match e.role {
+        Role::User if e.sidechain => Weight::Conclusion,
+        Role::User => Weight::Fact,
+        Role::Assistant if concluding => Weight::Conclusion,
+        Role::Assistant => Weight::Narration,
+        _ => Weight::Conclusion,
+    };
+    let text_max = match (e.role, text_weight) {
+        (_, Weight::Narration) => o.max_narration,
+        (Role::User, _) => o.max_ask,
+        _ => o.max_text,
+    };
     for b in &e.blocks {
-        let line = match b {
+        let (weight, line) = match b {
             Block::Text { text } => {
                 let text = one_line(&strip_base64(text));
                 if text.is_empty() {
                     continue;
                 }
-                clip(&text, o.max_text)
+                (text_weight, clip(&text, text_max))
             }
-            Block::Image { .. } => "[image]".to_string(),
-            Block::ToolCall(call) => tool_line(call, o, files, errors),
+            Block::Image { .. } => (Weight::Narration, "[image]".to_string()),
+            Block::ToolCall(call) => match tool_line(call, o, files, errors) {
+                Some(line) => line,
+                None => continue,
+            },
             Block::ToolResult { result, .. } if result.is_error => {
                 *errors += 1;
-                format!(
-                    "tool error: {}",
-                    clip(&first_line(&result.text), o.max_detail)
+                (
+                    Weight::Fact,
+                    format!(
+                        "tool error: {}",
+                        clip(&first_line(&result.text), o.max_detail)
+                    ),
                 )
             }
             Block::ToolResult { .. } | Block::Thinking { .. } => continue,
         };
-        if wrote_head {
-            let _ = writeln!(out, "{indent}  {line}");
-        } else {
-            let _ = writeln!(out, "{indent}[{}] {who}{time}: {line}", e.line);
-            wrote_head = true;
-        }
+        out.push(weight, format!("{head} {line}"));
     }
 }
 
@@ -219,14 +422,22 @@ pub fn facts(t: &Transcript) -> Facts {
     f
 }
 
+/// A tool call's line and weight; `None` for a read-only call that
+/// went well.
 fn tool_line(
     call: &ToolCall,
     o: &CondenseOptions,
     files: &mut BTreeSet<String>,
     errors: &mut usize,
-) -> String {
+) -> Option<(Weight, String)> {
+    let failed = call.result.as_ref().filter(|r| r.is_error);
+    if READ_TOOLS.contains(&call.name.as_str()) && failed.is_none() {
+        return None;
+    }
     let target = key_argument(&call.input);
+    let mut weight = Weight::Tool;
     if WRITE_TOOLS.contains(&call.name.as_str()) {
+        weight = Weight::Fact;
         match &call.input {
             Value::String(patch) => files.extend(patch_files(patch)),
             input => files.extend(path_argument(input)),
@@ -236,13 +447,54 @@ fn tool_line(
     if let Some(t) = target {
         let _ = write!(line, " {}", clip(&one_line(&t), o.max_detail));
     }
-    if let Some(r) = &call.result {
-        if r.is_error {
-            *errors += 1;
-            let _ = write!(line, " ✗ {}", clip(&first_line(&r.text), o.max_detail));
-        }
+    if let Some(r) = failed {
+        *errors += 1;
+        weight = Weight::Fact;
+        let _ = write!(line, " ✗ {}", clip(&first_line(&r.text), o.max_detail));
+    } else if let Some(outcome) = call
+        .result
+        .as_ref()
+        .filter(|_| SHELL_TOOLS.contains(&call.name.as_str()))
+        .and_then(|r| test_outcome(&r.text))
+    {
+        weight = Weight::Fact;
+        let _ = write!(line, " ⇒ {}", clip(&outcome, 3 * o.max_detail));
     }
-    line
+    Some((weight, line))
+}
+
+/// The lines of a command's output that say how its tests or build went:
+/// the first three failures, the first two passes of whole tests, and the
+/// last summary (`test result: ok. 12 passed`, `5 failed, 20 passed`).
+fn test_outcome(output: &str) -> Option<String> {
+    use std::sync::LazyLock;
+    static FAILED: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(
+            r"^(?:--- FAIL: |FAIL\b|FAILED\b|test \S+ \.\.\. FAILED|error(?:\[E\d+\])?: |✗ |× )",
+        )
+        .expect("the failure pattern compiles")
+    });
+    static PASSED: LazyLock<regex::Regex> =
+        LazyLock::new(|| regex::Regex::new(r"^--- PASS: ").expect("the pass pattern compiles"));
+    static SUMMARY: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"(?i)(?:test result:|\b\d+ (?:passed|failed|passing|failing)\b|^tests?:\s+\d|^(?:ok|PASS)\s+\S+\s+[\d.]+s$|\bbuild (?:succeeded|failed)\b)")
+            .expect("the summary pattern compiles")
+    });
+    // Indented lines are subtests and context: only a line's own start counts.
+    let lines = || {
+        output
+            .lines()
+            .filter(|l| !l.starts_with([' ', '\t']))
+            .map(str::trim_end)
+    };
+    let mut said: Vec<String> = lines()
+        .filter(|l| FAILED.is_match(l))
+        .take(3)
+        .map(one_line)
+        .collect();
+    said.extend(lines().filter(|l| PASSED.is_match(l)).take(2).map(one_line));
+    said.extend(lines().filter(|l| SUMMARY.is_match(l)).last().map(one_line));
+    (!said.is_empty()).then(|| said.join(" | "))
 }
 
 /// The argument that says what a tool call did.

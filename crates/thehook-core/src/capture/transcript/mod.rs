@@ -20,7 +20,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub(crate) use condense::clip as clip_chars;
-pub use condense::{condense, facts, CondenseOptions, Facts};
+pub use condense::{condense, condense_lines, facts, CondenseOptions, Condensed, Facts, Weight};
 pub(crate) use condense::{first_line, patch_files, path_argument, strip_base64};
 pub use lines::{read_records, Record};
 

@@ -1,13 +1,56 @@
 use super::*;
+use crate::capture::transcript::{Condensed, Weight};
+
+fn condensed(lines: &[(Weight, &str)]) -> Condensed {
+    Condensed {
+        lines: lines.iter().map(|(w, l)| (*w, l.to_string())).collect(),
+    }
+}
 
 #[test]
-fn a_long_condensed_transcript_keeps_its_start_and_end_at_line_boundaries() {
+fn a_long_transcript_loses_narration_first_and_from_the_middle() {
+    use Weight::*;
+    let c = condensed(&[
+        (Fact, "[1] user: add a health check"),
+        (Narration, "[2] assistant: let me look around first"),
+        (Tool, "[3] assistant: → Bash ls"),
+        (Narration, "[4] assistant: now the server, which starts in server.js and listens on the port the environment gives"),
+        (Fact, "[5] assistant: → Edit server.js"),
+        (Narration, "[6] assistant: checking"),
+        (Conclusion, "[7] assistant: the check answers on /healthz"),
+    ]);
+    let all = c.text();
+    assert_eq!(c.fit(all.len()), all);
+    // Room for all but about one narration line: the middle one goes.
+    let cut = c.fit(all.len() - 10);
+    assert!(!cut.contains("now the server"), "{cut}");
+    assert!(
+        cut.contains("let me look around") && cut.contains("checking"),
+        "{cut}"
+    );
+    assert!(cut.contains("[… 1 line(s) left out …]"), "{cut}");
+    // Less room: every narration and tool line goes before a conclusion.
+    let cut = c.fit(180);
+    assert!(
+        cut.contains("health check") && cut.contains("Edit server.js"),
+        "{cut}"
+    );
+    assert!(cut.contains("/healthz"), "{cut}");
+    assert!(
+        !cut.contains("→ Bash ls") && !cut.contains("checking"),
+        "{cut}"
+    );
+}
+
+#[test]
+fn facts_alone_too_long_keep_their_start_and_end_at_line_boundaries() {
     let lines: Vec<String> = (0..4000)
         .map(|i| format!("[{i}] user: line {i} é"))
         .collect();
-    let text = lines.join("\n") + "\n";
-    assert!(text.len() > MAX_INPUT);
-    let cut = fit(&text);
+    let c = Condensed {
+        lines: lines.iter().map(|l| (Weight::Fact, l.clone())).collect(),
+    };
+    let cut = c.fit(MAX_INPUT);
     assert!(cut.len() <= MAX_INPUT + 100, "{}", cut.len());
     assert!(cut.starts_with("[0] user: line 0 é\n"));
     assert!(cut.ends_with("[3999] user: line 3999 é\n"));
@@ -20,7 +63,40 @@ fn a_long_condensed_transcript_keeps_its_start_and_end_at_line_boundaries() {
     assert!(cut
         .lines()
         .all(|l| l.ends_with(" é") || l.starts_with("[… ")));
-    assert_eq!(fit("short\n"), "short\n");
+}
+
+/// The size of the extraction prompt over the shared real transcripts
+/// (each session file, its subagents with it), printed for the README
+/// (`--nocapture`): p90 within 24 KB.
+#[test]
+fn prompts_for_real_transcripts_stay_small() {
+    use crate::capture::transcript::tests::{corpus, transcript_files};
+    let (mut sizes, mut uncut): (Vec<usize>, Vec<usize>) = transcript_files(&corpus())
+        .iter()
+        .filter(|p| !p.to_string_lossy().contains("agent-"))
+        .filter_map(|p| transcript::load(p).ok())
+        .filter(has_conversation)
+        .map(|mut t| {
+            redact::redact_transcript(&mut t, &mut Findings::default());
+            let whole = transcript::condense(&t, &CondenseOptions::default()).len();
+            (crate::capture::extract::prompt(&llm_input(&t)).len(), whole)
+        })
+        .unzip();
+    sizes.sort_unstable();
+    uncut.sort_unstable();
+    let at = |v: &[usize], q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
+    eprintln!(
+        "extraction prompt over {} real transcripts: p50 {} B, p90 {} B, max {} B (condensed before the cut: p50 {} B, p90 {} B, max {} B)",
+        sizes.len(),
+        at(&sizes, 0.5),
+        at(&sizes, 0.9),
+        sizes[sizes.len() - 1],
+        at(&uncut, 0.5),
+        at(&uncut, 0.9),
+        uncut[uncut.len() - 1],
+    );
+    assert!(sizes.len() >= 25, "{} transcripts", sizes.len());
+    assert!(at(&sizes, 0.9) <= 24 * 1024, "p90 {}", at(&sizes, 0.9));
 }
 
 #[test]
@@ -51,4 +127,110 @@ fn cursor_transcripts_are_found_by_session_id_but_never_outside_their_folder() {
         Some(dir.join("abc-123.jsonl"))
     );
     assert_eq!(worker.locate(&job("../../../../etc/passwd")), None);
+}
+
+/// Facts a reviewer marked in three shared transcripts (what was asked,
+/// decided, broken, changed and tested, from their start, middle and end),
+/// each of which must reach the LLM after the cut.
+const MARKED_FACTS: &[(&str, &[(&str, &str)])] = &[
+    (
+        "claude-code/DRMacIver-claude-reliability/python-to-rust-port.jsonl",
+        &[
+            ("ask", "Port this Python project to Rust."),
+            (
+                "ask",
+                "keep the Justfile - update it to run Rust tests instead",
+            ),
+            ("ask", "tests pass, and you have 100% coverage"),
+            ("ask", "Cannot exit with unstaged changes, untracked files."),
+            ("decision", "use a generic approach with an enum"),
+            ("decision", "one uncovered region in math_utils.rs"),
+            (
+                "decision",
+                "delete the Python source files (not the plugin scripts)",
+            ),
+            (
+                "decision",
+                "Python config files (pyproject.toml and uv.lock)",
+            ),
+            (
+                "decision",
+                "instead of raising exceptions for `factorial()`",
+            ),
+            ("file", "/tmp/tmpqwh7888i/src/list_utils.rs"),
+            ("file", "/tmp/tmpqwh7888i/Justfile"),
+            ("test", "test result: ok. 29 passed; 0 failed"),
+        ],
+    ),
+    (
+        "codex/yoavf-ai-sessions/codex-pomodor-timer.jsonl",
+        &[
+            ("ask", "Build a simple Pomodoro timer web app"),
+            (
+                "ask",
+                "switch to a 5-minute break when the work session ends",
+            ),
+            ("ask", "keep it pure HTML, CSS, and JS"),
+            ("ask", "add smooth transitions between states"),
+            ("ask", "add a Pause/Resume feature"),
+            ("decision", "No automated tests run"),
+            ("decision", "a Web Audio chime when each phase ends"),
+            (
+                "decision",
+                "Added mode-based color themes with smooth transitions",
+            ),
+            (
+                "decision",
+                "Added a dedicated pause control between Start and Reset",
+            ),
+            (
+                "error",
+                "verification failed: Failed to find expected lines",
+            ),
+            ("file", "index.html"),
+            ("file", "styles.css"),
+        ],
+    ),
+    (
+        "claude-code/entireio-cli/4c_70d9b5734c_0/c010174c-a7cd-4bcc-b7d4-61258d6c463f.jsonl",
+        &[
+            ("ask", "Add custom `UnmarshalJSON` to `GeminiMessage`"),
+            (
+                "ask",
+                "fails when encountering an array where a string is expected",
+            ),
+            ("ask", "commit this, push and open a draft PR"),
+            ("decision", "implement the fix following TDD"),
+            ("decision", "the fix is backward-compatible"),
+            ("decision", "embedded field order and unwrapped error"),
+            (
+                "decision",
+                "the key regression test that would have caught this bug",
+            ),
+            ("error", "--- FAIL: TestParseTranscript_ArrayContent"),
+            ("file", "cmd/entire/cli/agent/geminicli/transcript_test.go"),
+            ("file", "cmd/entire/cli/agent/geminicli/transcript.go"),
+            ("file", "cmd/entire/cli/strategy/manual_commit_test.go"),
+            ("test", "--- PASS: TestExtractUserPrompts (0.00s)"),
+        ],
+    ),
+];
+
+#[test]
+fn the_facts_a_reviewer_marked_survive_the_cut() {
+    use crate::capture::transcript::tests::corpus;
+    let mut lost = Vec::new();
+    for (file, facts) in MARKED_FACTS {
+        let mut t = transcript::load(&corpus().join(file)).unwrap();
+        redact::redact_transcript(&mut t, &mut Findings::default());
+        let input = llm_input(&t);
+        let sent = crate::capture::extract::prompt(&input);
+        assert!(sent.len() <= 24 * 1024, "{file}: {} bytes", sent.len());
+        for (kind, fact) in *facts {
+            if !sent.contains(fact) {
+                lost.push(format!("{file}: {kind} {fact:?}"));
+            }
+        }
+    }
+    assert!(lost.is_empty(), "lost in the cut:\n{}", lost.join("\n"));
 }
