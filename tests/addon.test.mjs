@@ -49,6 +49,12 @@ test('remember, status, forget round trip; the CLI runs in the same process', as
   const billed = await thehook.status({ projectDir });
   assert.deepEqual(billed.llmToday, { calls: 1, inputTokens: 1200, outputTokens: 300, costUsd: 0.0031, estimatedCalls: 0 });
   assert.equal(billed.llmLast30Days.calls, 1);
+  assert.equal(billed.llmBudgetSpent ?? null, null, 'one call is within the daily budget');
+  // Fifty calls today spend the default budget: status says so.
+  const call = `${new Date().toISOString()} {"cli":"claude","input_tokens":10,"output_tokens":5,"cost_usd":0.0001,"estimated":false}\n`;
+  writeFileSync(join(projectDir, '.thehook/logs/llm.log'), call.repeat(50));
+  assert.equal((await thehook.status({ projectDir })).llmBudgetSpent, '50 of 50 calls');
+  writeFileSync(join(projectDir, '.thehook/logs/llm.log'), call);
   // cli() runs beside the index this process holds open: no EnvAlreadyOpened.
   assert.equal(thehook.cli(['-C', projectDir, 'recall', 'Thursdays', '-k', '1', '--json']), 0);
   assert.equal(thehook.cli(['recall']), 2, 'usage error');

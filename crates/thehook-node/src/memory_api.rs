@@ -137,6 +137,9 @@ pub struct StatusResult {
     pub llm_today: LlmSpend,
     /// ... and over the last 30 days.
     pub llm_last30_days: LlmSpend,
+    /// What of `llm.daily_budget` is spent ("50 of 50 calls"), when no more
+    /// LLM calls are made today; null otherwise.
+    pub llm_budget_spent: Option<String>,
 }
 
 /// What some LLM calls cost, as the CLIs reported it (or estimated).
@@ -183,6 +186,7 @@ pub fn status(options: Option<ProjectOptions>) -> AsyncTask<CoreTask<StatusResul
             model_missing,
             llm_today: (&s.llm.today).into(),
             llm_last30_days: (&s.llm.last_30_days).into(),
+            llm_budget_spent: s.llm.budget_spent,
             hooks: s.hooks,
         })
     }))

@@ -248,8 +248,12 @@ pub(super) fn status(
             s.calls, s.input_tokens, s.output_tokens, s.cost_usd
         )
     };
+    let spent = match &status.llm.budget_spent {
+        Some(spent) => format!("; today's budget is spent ({spent}, llm.daily_budget)"),
+        None => String::new(),
+    };
     out.print(&format!(
-        "llm          today {}; last 30 days {}",
+        "llm          today {}; last 30 days {}{spent}",
         spend(&status.llm.today),
         spend(&status.llm.last_30_days)
     ));

@@ -156,6 +156,21 @@ fn alive(pid: &str) -> bool {
     })
 }
 
+/// What Claude Code's next session start injects (without the background half).
+fn next_session_context(p: &Project) -> String {
+    let start = json!({"session_id": "next", "cwd": p.root(), "hook_event_name": "SessionStart", "source": "startup"});
+    let out = cmd(p, &["retrieve", "--agent", "claude-code"])
+        .env("THEHOOK_BACKGROUND", "0")
+        .write_stdin(start.to_string())
+        .output()
+        .unwrap();
+    let context: Value = serde_json::from_slice(&out.stdout).unwrap();
+    context["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
 fn wait_for(what: &str, timeout: Duration, mut done: impl FnMut() -> bool) {
     let start = Instant::now();
     while !done() {
@@ -412,16 +427,7 @@ fn failing_llms_never_lose_the_session_and_retry_finishes_it() {
         cmd(&p, &["capture", "--worker"]).assert().success();
         assert_eq!(calls(&p).len(), asked, "{llm}: retried at once");
         // The next session start says so.
-        let start = json!({"session_id": "next", "cwd": p.root(), "hook_event_name": "SessionStart", "source": "startup"});
-        let out = cmd(&p, &["retrieve", "--agent", "claude-code"])
-            .env("THEHOOK_BACKGROUND", "0")
-            .write_stdin(start.to_string())
-            .output()
-            .unwrap();
-        let context: Value = serde_json::from_slice(&out.stdout).unwrap();
-        let context = context["hookSpecificOutput"]["additionalContext"]
-            .as_str()
-            .unwrap();
+        let context = next_session_context(&p);
         assert!(
             context.contains("1 session capture(s) failed"),
             "{llm}: {context}"
@@ -479,17 +485,9 @@ fn the_daily_budget_stops_llm_calls_and_the_capture_waits_for_tomorrow() {
     let status: Value =
         serde_json::from_slice(&cmd(&p, &["status", "--json"]).output().unwrap().stdout).unwrap();
     assert_eq!(status["llm"]["today"]["calls"], 1);
+    assert_eq!(status["llm"]["budget_spent"], "1 of 1 calls");
 
-    let start = json!({"session_id": "next", "cwd": p.root(), "hook_event_name": "SessionStart", "source": "startup"});
-    let out = cmd(&p, &["retrieve", "--agent", "claude-code"])
-        .env("THEHOOK_BACKGROUND", "0")
-        .write_stdin(start.to_string())
-        .output()
-        .unwrap();
-    let context: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let context = context["hookSpecificOutput"]["additionalContext"]
-        .as_str()
-        .unwrap();
+    let context = next_session_context(&p);
     let notes: Vec<&str> = context.lines().filter(|l| l.contains("budget")).collect();
     assert_eq!(notes.len(), 1, "{context}");
     assert!(

@@ -31,6 +31,9 @@ pub struct Spend {
 pub struct LlmUsage {
     pub today: Spend,
     pub last_30_days: Spend,
+    /// What of `llm.daily_budget` is spent (`50 of 50 calls`), when no more
+    /// calls are made today.
+    pub budget_spent: Option<String>,
 }
 
 /// Records one call.

@@ -305,6 +305,9 @@ impl Memory {
     pub fn status(&self) -> Result<Status> {
         let index = self.index.stats()?;
         let (failed_captures, queued_captures) = crate::capture::queue::counts(&self.project);
+        let mut llm = crate::capture::bill::usage(&self.project, &jiff::Zoned::now());
+        llm.budget_spent =
+            crate::capture::budget::spent(&self.config().llm.daily_budget, &llm.today);
         Ok(Status {
             project: self.project.root().display().to_string(),
             sessions: count_files(&self.project.sessions_dir(), "md"),
@@ -317,7 +320,7 @@ impl Memory {
             embeddings: self.availability.clone(),
             hooks: crate::agents::hooks_wired(self.project.root()),
             config_warnings: self.config_warnings.clone(),
-            llm: crate::capture::bill::usage(&self.project, &jiff::Zoned::now()),
+            llm,
         })
     }
 }

@@ -493,7 +493,7 @@ fn test_outcome(output: &str) -> Option<String> {
         .map(one_line)
         .collect();
     said.extend(lines().filter(|l| PASSED.is_match(l)).take(2).map(one_line));
-    said.extend(lines().filter(|l| SUMMARY.is_match(l)).last().map(one_line));
+    said.extend(lines().rfind(|l| SUMMARY.is_match(l)).map(one_line));
     (!said.is_empty()).then(|| said.join(" | "))
 }
 
