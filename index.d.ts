@@ -216,6 +216,11 @@ export interface StatusResult {
   llmToday: LlmSpend
   /** ... and over the last 30 days. */
   llmLast30Days: LlmSpend
+  /**
+   * What of `llm.daily_budget` is spent ("50 of 50 calls"), when no more
+   * LLM calls are made today; null otherwise.
+   */
+  llmBudgetSpent?: string
 }
 
 /** The version of the addon (the crate's). */

@@ -445,18 +445,18 @@ mod tests {
         llm.cli = LlmCli::Gemini;
         let gemini = resolve(&llm, Some(&path), None).unwrap();
         assert_eq!(gemini.model.as_deref(), Some("flash-lite"));
-        assert!(gemini.args.contains(&"--skip-trust".to_string()));
+        assert!(gemini.args.windows(2).any(|w| w == ["-e", "none"]));
         // Its chats are recorded for the folder it runs in: never the project.
         assert!(gemini
             .cwd
             .as_ref()
             .is_some_and(|d| d.starts_with(std::env::temp_dir())));
-        // Hooks, tools and MCP servers off; its system prompt replaced.
+        // Hooks, tools and MCP servers off in its own folder's settings,
+        // read because that folder is trusted; its system prompt replaced.
         let vars: Vec<&str> = gemini.env.iter().map(|(k, _)| k.as_str()).collect();
-        assert_eq!(
-            vars,
-            ["GEMINI_CLI_SYSTEM_SETTINGS_PATH", "GEMINI_SYSTEM_MD"]
-        );
+        assert_eq!(vars, ["GEMINI_CLI_TRUST_WORKSPACE", "GEMINI_SYSTEM_MD"]);
+        let dir = gemini.cwd.as_ref().unwrap();
+        assert_eq!(gemini.setup[0].0, dir.join(".gemini/settings.json"));
         let (settings, system) = (gemini.setup[0].1, gemini.setup[1].1);
         assert!(settings.contains(r#""hooksConfig":{"enabled":false}"#));
         assert!(settings.contains(r#""tools":{"core":[]}"#));

@@ -10,7 +10,7 @@
 //! |---|---:|---:|
 //! | Claude Code 2.1.328 (8,166-byte prompt) | 57,184 | 10,150 |
 //! | Codex 0.169.0 | 42,573 | 4,786 |
-//! | Gemini CLI 0.61.0 | 41,790 | 3,699 |
+//! | Gemini CLI 0.61.0 | 41,790 | 3,740 |
 
 use std::path::{Path, PathBuf};
 
@@ -210,34 +210,34 @@ fn toml_key(name: &str) -> String {
 /// Gemini CLI's small model.
 const GEMINI_SMALL_MODEL: &str = "flash-lite";
 
-/// System settings for Gemini CLI as thehook's LLM: no hooks, no tools (an
-/// empty allowlist), no MCP server (an allowlist naming none that exists),
-/// no skills, no folder listing.
-const GEMINI_SYSTEM_SETTINGS: &str = r#"{"hooksConfig":{"enabled":false},"tools":{"core":[]},"mcp":{"allowed":["thehook-no-mcp"]},"skills":{"enabled":false},"context":{"includeDirectoryTree":false}}"#;
+/// Settings for Gemini CLI as thehook's LLM: no hooks, no tools (an empty
+/// allowlist), no MCP server (an allowlist naming none that exists), no
+/// skills, no folder listing.
+const GEMINI_SETTINGS: &str = r#"{"hooksConfig":{"enabled":false},"tools":{"core":[]},"mcp":{"allowed":["thehook-no-mcp"]},"skills":{"enabled":false},"context":{"includeDirectoryTree":false}}"#;
 
 /// `gemini -p ""` reads the prompt from stdin and prints the answer. It
 /// always records a chat for the folder it runs in, so it runs in a folder
-/// of its own (untrusted there: `--skip-trust`, which also loads no project
-/// hooks); `GEMINI_SYSTEM_MD` replaces its 30 KB system prompt, `-e none`
-/// loads no extension, and the system settings above do the rest. Still
-/// sent: the user's global `~/.gemini/GEMINI.md` and about 250 bytes of
-/// session context (date, OS, folder).
+/// of its own, whose `.gemini/settings.json` holds the settings above; that
+/// folder is trusted for the call (`GEMINI_CLI_TRUST_WORKSPACE`), as an
+/// untrusted folder's settings are not read. (System settings, which need
+/// no trust, are read only from a file that root owns in folders only root
+/// can write: Gemini CLI 0.61 skips any other with a security warning.)
+/// `GEMINI_SYSTEM_MD` replaces its 30 KB system prompt, `-e none` loads no
+/// extension. Still sent: the user's global `~/.gemini/GEMINI.md` and about
+/// 250 bytes of session context (date, OS, folder).
 pub(super) fn gemini(program: PathBuf, model: Option<&str>) -> LlmCommand {
     let dir = own_folder("thehook-gemini-llm");
-    let settings = dir.join("system-settings.json");
+    let settings = dir.join(".gemini").join("settings.json");
     let system = dir.join("system.md");
     let model = model.unwrap_or(GEMINI_SMALL_MODEL);
-    let args = strings(&["-m", model, "--skip-trust", "-e", "none", "-p", ""]);
+    let args = strings(&["-m", model, "-e", "none", "-p", ""]);
     LlmCommand {
         model: Some(model.to_string()),
         env: vec![
-            (
-                "GEMINI_CLI_SYSTEM_SETTINGS_PATH".into(),
-                path_string(&settings),
-            ),
+            ("GEMINI_CLI_TRUST_WORKSPACE".into(), "true".into()),
             ("GEMINI_SYSTEM_MD".into(), path_string(&system)),
         ],
-        setup: vec![(settings, GEMINI_SYSTEM_SETTINGS), (system, SYSTEM)],
+        setup: vec![(settings, GEMINI_SETTINGS), (system, SYSTEM)],
         cwd: Some(dir),
         ..LlmCommand::new(program, args, "gemini")
     }
