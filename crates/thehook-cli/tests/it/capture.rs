@@ -338,12 +338,15 @@ fn without_claude_auto_runs_cursor_agent() {
     assert_eq!(call["mode"], "cursor-agent");
     // Read-only ask mode on Cursor's router, in an empty folder of its own
     // (no project rules, MCP servers or hooks), no --force, no --approve-mcps.
-    let argv: Vec<&str> = call["argv"]
+    let mut argv: Vec<&str> = call["argv"]
         .as_array()
         .unwrap()
         .iter()
         .map(|a| a.as_str().unwrap())
         .collect();
+    // The prompt comes last: cursor-agent -p ignores piped stdin.
+    let prompt = argv.pop().unwrap();
+    assert!(prompt.contains("--- transcript ---"), "{prompt}");
     let workspace = std::env::temp_dir().join("thehook-cursor-llm");
     assert_eq!(
         argv,

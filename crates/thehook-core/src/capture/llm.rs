@@ -32,6 +32,16 @@ pub struct LlmCommand {
     pub cwd: Option<PathBuf>,
     /// Files it reads, written just before it runs (when they differ).
     pub setup: Vec<(PathBuf, &'static str)>,
+    /// How it gets the prompt.
+    pub prompt_in: PromptIn,
+}
+
+/// Where a CLI reads the prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptIn {
+    Stdin,
+    /// As its last argument: for a CLI that ignores piped stdin.
+    LastArgument,
 }
 
 impl LlmCommand {
@@ -46,6 +56,7 @@ impl LlmCommand {
             env: Vec::new(),
             cwd: None,
             setup: Vec::new(),
+            prompt_in: PromptIn::Stdin,
         }
     }
 }
@@ -293,8 +304,15 @@ pub fn run(
         }
     }
     let mut command = Command::new(&cmd.program);
+    command.args(&cmd.args);
+    let stdin_text = match cmd.prompt_in {
+        PromptIn::Stdin => prompt,
+        PromptIn::LastArgument => {
+            command.arg(prompt);
+            ""
+        }
+    };
     command
-        .args(&cmd.args)
         .current_dir(cmd.cwd.as_deref().unwrap_or(cwd))
         .envs(cmd.env.iter().map(|(k, v)| (k, v)))
         .env(crate::env::CHILD, "1")
@@ -308,7 +326,7 @@ pub fn run(
     let group = child.id() as i32;
 
     let mut stdin = child.stdin.take().expect("stdin is piped");
-    let prompt = prompt.to_string();
+    let prompt = stdin_text.to_string();
     // A CLI that never reads its stdin must not block the worker.
     let writer = std::thread::spawn(move || {
         let _ = stdin.write_all(prompt.as_bytes());

@@ -14,7 +14,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{LlmCommand, Output};
+use super::{LlmCommand, Output, PromptIn};
 
 /// The system prompt that replaces each agent's own: the task is all in
 /// thehook's prompt.
@@ -74,8 +74,11 @@ const CURSOR_DEFAULT_MODEL: &str = "auto";
 /// `--force` or `--approve-mcps`, in an empty folder of its own (trusted,
 /// so print mode does not stop to ask), where no project rules, AGENTS.md,
 /// MCP servers or project hooks are found; the answer as JSON, which
-/// reports tokens in newer builds. From Cursor's CLI documentation:
-/// cursor-agent is not on npm and was not run here.
+/// reports tokens in newer builds. The prompt is its last argument: users
+/// report that `-p` ignores piped stdin (the prompt, at most about 23 KB,
+/// is within every platform's argument limit). From Cursor's CLI
+/// documentation and other projects' wrappers: cursor-agent is not on npm
+/// and was not run here.
 pub(super) fn cursor(program: PathBuf, label: &str, model: Option<&str>) -> LlmCommand {
     let dir = own_folder("thehook-cursor-llm");
     let model = model.unwrap_or(CURSOR_DEFAULT_MODEL);
@@ -97,6 +100,7 @@ pub(super) fn cursor(program: PathBuf, label: &str, model: Option<&str>) -> LlmC
         model: Some(model.to_string()),
         setup: vec![(dir.join(".keep"), "")],
         cwd: Some(dir),
+        prompt_in: PromptIn::LastArgument,
         ..LlmCommand::new(program, args, label)
     }
 }
