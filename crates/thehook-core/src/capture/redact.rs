@@ -205,20 +205,22 @@ fn marker(kind: &str) -> String {
     format!("[REDACTED:{kind}]")
 }
 
-/// `text` with each span replaced by its kind's marker (overlapping spans
-/// as one, named by the first); `None` when there is none.
-fn replace_spans(
-    text: &str,
-    mut spans: Vec<(std::ops::Range<usize>, &'static str)>,
-    found: &mut Findings,
-) -> Option<String> {
+/// A secret a detector found: where it is in the text, and its kind.
+struct Found {
+    span: std::ops::Range<usize>,
+    kind: &'static str,
+}
+
+/// `text` with each found secret replaced by its kind's marker (overlapping
+/// ones as one, named by the first); `None` when there is none.
+fn replace_spans(text: &str, mut spans: Vec<Found>, found: &mut Findings) -> Option<String> {
     if spans.is_empty() {
         return None;
     }
-    spans.sort_by_key(|(span, _)| (span.start, std::cmp::Reverse(span.end)));
+    spans.sort_by_key(|f| (f.span.start, std::cmp::Reverse(f.span.end)));
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
-    for (span, kind) in spans {
+    for Found { span, kind } in spans {
         if span.start < at {
             // Inside (or across) the span just replaced.
             if span.end > at {
@@ -251,19 +253,10 @@ pub fn redact_counting<'a>(text: &'a str, found: &mut Findings) -> Cow<'a, str> 
         out = Cow::Owned(dropped.into_owned());
     }
     // The maintained rules first, so that a token is named by its format.
-    let spans = gitleaks::RULES
-        .find(&out)
-        .into_iter()
-        .map(|f| (f.span, f.kind))
-        .collect();
-    if let Some(replaced) = replace_spans(&out, spans, found) {
+    if let Some(replaced) = replace_spans(&out, gitleaks::RULES.find(&out), found) {
         out = Cow::Owned(replaced);
     }
-    let spans = nearby::find(&out)
-        .into_iter()
-        .map(|f| (f.span, f.kind))
-        .collect();
-    if let Some(replaced) = replace_spans(&out, spans, found) {
+    if let Some(replaced) = replace_spans(&out, nearby::find(&out), found) {
         out = Cow::Owned(replaced);
     }
     for i in SET.matches(&out).into_iter().collect::<Vec<_>>() {

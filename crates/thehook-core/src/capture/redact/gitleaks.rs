@@ -24,7 +24,7 @@ use aho_corasick::{AhoCorasick, MatchKind};
 use regex::bytes::{Regex, RegexBuilder};
 use serde::Deserialize;
 
-use super::entropy;
+use super::{entropy, Found};
 
 const CONFIG: &str = include_str!("gitleaks.toml");
 
@@ -93,12 +93,6 @@ pub(super) struct Rules {
     /// Rules without keywords: always run.
     always: Vec<usize>,
     global: Vec<Allowlist>,
-}
-
-/// One found secret: where it is in the text, and the rule's id.
-pub(super) struct Found {
-    pub(super) span: Range<usize>,
-    pub(super) kind: &'static str,
 }
 
 pub(super) static RULES: LazyLock<Rules> = LazyLock::new(|| {

@@ -15,7 +15,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::entropy;
+use super::{entropy, Found};
 
 /// How far before a token (in bytes, on its line) a secret word may stand.
 const WINDOW: usize = 48;
@@ -61,12 +61,6 @@ static SAID_PASSWORD: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"(?i)\b(?:password|passwd|passphrase|pwd)\b(?:\s+(?:is|to|of|for\s+\S+(?:\s+\S+)?\s+is))?\s*:?\s+\\?["'`]?(?P<value>[^\s"'`\\]{8,})"#)
         .expect("the said password pattern compiles")
 });
-
-/// One found secret and what found it.
-pub(super) struct Found {
-    pub(super) span: Range<usize>,
-    pub(super) kind: &'static str,
-}
 
 /// Secrets in `text` found by the words before them or the key id beside them.
 pub(super) fn find(text: &str) -> Vec<Found> {
