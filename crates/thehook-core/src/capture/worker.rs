@@ -233,7 +233,7 @@ impl<'a> Worker<'a> {
     }
 
     /// What of `llm.daily_budget` is spent, when nothing more may be spent today.
-    pub fn over_budget(&self) -> Option<String> {
+    fn over_budget(&self) -> Option<String> {
         crate::capture::budget::spent_today(&self.project, &self.config.llm.daily_budget)
     }
 
