@@ -9,32 +9,45 @@ data CC BY-NC 4.0: evaluate with it, never ship it).
 How it works:
 
 1. Each LoCoMo conversation becomes its own project folder
-   (`<work>/conv-<i>/.thehook/knowledge/locomo.md`) with one top-level bullet
-   per dialog turn, tagged with its date, dialog id and speaker:
+   (`<work>/<format>/conv-<i>/.thehook/knowledge/locomo.md`) with one
+   top-level bullet per dialog turn, tagged with its dialog id and speaker,
+   in one of three formats (`--formats`, default all), so that no ranking
+   change is tuned to one way of writing the same facts:
 
-       - 2023-05-08 [D1:3] Caroline: I went to a LGBTQ support group yesterday ...
+       date-first   - 2023-05-08 [D1:3] Caroline: I went to a LGBTQ support group ...
+       tag-first    - [D1:3] (8 May, 2023) Caroline: I went to a LGBTQ support group ...
+       heading      ## 2023-05-08            (one heading per session)
 
-   Image turns get `(shares a photo: <blip caption>)` appended. The leading
-   ISO date makes it the item's date in thehook.
+                    - [D1:3] Caroline: I went to a LGBTQ support group ...
+
+   Image turns get `(shares a photo: <blip caption>)` appended. Only in
+   date-first is the date the item's own date in thehook (a leading ISO
+   date); tag-first has it in the text as LoCoMo writes it, heading only in
+   the session's heading (headings are not items). Every format must index
+   exactly one item per turn, which is checked through `status --json`.
 2. `thehook reindex` builds each project's index, but only when the knowledge
    file or the binary changed, so reruns and weight sweeps reuse the index.
 3. Every question of categories 1-4 (5 is adversarial: no evidence to find) is
    asked with `thehook recall --stdin --json -k 10 --mode <mode>` in its own
    conversation's project. Hits are mapped back to dialog ids through the
    `[D<session>:<turn>]` tag in each hit's own text (hits folded into another
-   hit's `duplicates` do not count, but they are tallied separately).
+   hit's `duplicates` do not count, but they are tallied separately; their
+   citations map through the line numbers of that format's file).
 4. Metrics, per question then averaged: recall@k = share of the question's
    evidence turns among the top k hits; hit@k = 1 if any evidence turn is in
    the top k. Reported overall and per category for recall@5, hit@5 and
-   recall@10.
+   recall@10, per format, then format x mode in one summary whose headline is
+   the worst format's hybrid recall@5.
 
 Usage:
 
-    python3 bench/locomo.py                # lexical, vector, hybrid at the default weight
-    python3 bench/locomo.py --sweep        # also hybrid at THEHOOK_LEXICAL_WEIGHT 0.3 .. 0.8
+    python3 bench/locomo.py                      # lexical, vector, hybrid; all three formats
+    python3 bench/locomo.py --formats heading    # one format only
+    python3 bench/locomo.py --sweep              # also hybrid at THEHOOK_LEXICAL_WEIGHT 0.3 .. 0.8
 
 Results are printed as markdown tables and written to bench/out/locomo.json
-(with every question's top-10 dialog ids per run, for failure analysis).
+(per format, with every question's top-10 dialog ids per format and run, for
+failure analysis).
 Standard library only.
 """
 
@@ -60,6 +73,7 @@ DEFAULT_OUT = REPO / "bench" / "out" / "locomo.json"
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 MODES = ("lexical", "vector", "hybrid")
+FORMATS = ("date-first", "tag-first", "heading")
 SWEEP_WEIGHTS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 K = 10  # hits asked per query; recall@5 and hit@5 use the first five
 
@@ -78,13 +92,26 @@ DIA_TAG = re.compile(r"\[(D\d+:\d+)\]")
 # Data preparation
 # --------------------------------------------------------------------------
 
-def iso_date(text: str) -> str:
-    """'1:56 pm on 8 May, 2023' -> '2023-05-08'."""
-    m = re.search(r"(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})", text)
+SESSION_DATE = re.compile(r"(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})")
+
+
+def session_date(text: str) -> re.Match:
+    m = SESSION_DATE.search(text)
     if not m or m.group(2).lower() not in MONTHS:
         raise ValueError(f"cannot parse session date {text!r}")
+    return m
+
+
+def iso_date(text: str) -> str:
+    """'1:56 pm on 8 May, 2023' -> '2023-05-08'."""
+    m = session_date(text)
     day, month, year = int(m.group(1)), MONTHS[m.group(2).lower()], int(m.group(3))
     return f"{year:04d}-{month:02d}-{day:02d}"
+
+
+def locomo_date(text: str) -> str:
+    """'1:56 pm on 8 May, 2023' -> '8 May, 2023' (the date as LoCoMo writes it)."""
+    return session_date(text).group(0)
 
 
 def one_line(text: str) -> str:
@@ -92,8 +119,9 @@ def one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
-def knowledge_file(sample: dict) -> tuple[str, dict[int, str]]:
-    """The markdown for one conversation, and line number -> dialog id."""
+def knowledge_file(sample: dict, fmt: str) -> tuple[str, dict[int, str]]:
+    """The markdown for one conversation in format `fmt`, and its line
+    number (1-based, as thehook cites it) -> dialog id."""
     conv = sample["conversation"]
     sessions = sorted(
         (int(m.group(1)), key)
@@ -103,12 +131,26 @@ def knowledge_file(sample: dict) -> tuple[str, dict[int, str]]:
     lines: list[str] = []
     line_ids: dict[int, str] = {}
     for n, key in sessions:
-        date = iso_date(conv[f"{key}_date_time"])
+        when = conv[f"{key}_date_time"]
+        if fmt == "heading":
+            # One heading per session, even when two sessions share a date;
+            # blank lines keep heading and list apart in any renderer.
+            if lines:
+                lines.append("")
+            lines += [f"## {iso_date(when)}", ""]
         for turn in conv[key]:
             text = one_line(turn["text"])
             if turn.get("blip_caption"):
                 text += f" (shares a photo: {one_line(turn['blip_caption'])})"
-            lines.append(f"- {date} [{turn['dia_id']}] {turn['speaker']}: {text}")
+            tag, who = f"[{turn['dia_id']}]", f"{turn['speaker']}: {text}"
+            if fmt == "date-first":
+                lines.append(f"- {iso_date(when)} {tag} {who}")
+            elif fmt == "tag-first":
+                lines.append(f"- {tag} ({locomo_date(when)}) {who}")
+            elif fmt == "heading":
+                lines.append(f"- {tag} {who}")
+            else:
+                raise ValueError(f"unknown format {fmt!r}")
             line_ids[len(lines)] = turn["dia_id"]
     return "\n".join(lines) + "\n", line_ids
 
@@ -138,8 +180,9 @@ def normalise_evidence(raw: list, known: set[str], stats: dict) -> list[str]:
     return out
 
 
-def load(data_path: Path, only: list[int] | None) -> tuple[list[dict], dict]:
-    """Conversations with their markdown and their scorable questions."""
+def load(data_path: Path, only: list[int] | None, formats: list[str]) -> tuple[list[dict], dict]:
+    """Conversations with their markdown (per format) and their scorable
+    questions."""
     samples = json.loads(data_path.read_text())
     stats = {"normalised": [], "skipped": [], "no_evidence": 0, "turns": 0,
              "questions_by_category": {}}
@@ -147,9 +190,13 @@ def load(data_path: Path, only: list[int] | None) -> tuple[list[dict], dict]:
     for i, sample in enumerate(samples):
         if only is not None and i not in only:
             continue
-        text, line_ids = knowledge_file(sample)
-        known = set(line_ids.values())
-        stats["turns"] += len(line_ids)
+        files = {fmt: knowledge_file(sample, fmt) for fmt in formats}
+        known = set(files[formats[0]][1].values())
+        for fmt, (_, line_ids) in files.items():
+            # Every format holds the same turns, once each.
+            if sorted(line_ids.values()) != sorted(known) or len(line_ids) != len(known):
+                raise ValueError(f"conversation {i}: format {fmt} does not hold each turn once")
+        stats["turns"] += len(known)
         questions = []
         for qa in sample["qa"]:
             cat = qa.get("category")
@@ -164,7 +211,10 @@ def load(data_path: Path, only: list[int] | None) -> tuple[list[dict], dict]:
             questions.append({"question": one_line(qa["question"]), "category": cat,
                               "evidence": evidence})
         convs.append({"index": i, "sample_id": sample.get("sample_id", f"conv-{i}"),
-                      "markdown": text, "line_ids": line_ids, "questions": questions})
+                      "turns": len(known),
+                      "markdown": {fmt: text for fmt, (text, _) in files.items()},
+                      "line_ids": {fmt: ids for fmt, (_, ids) in files.items()},
+                      "questions": questions})
     return convs, stats
 
 
@@ -198,38 +248,52 @@ def git_describe() -> str | None:
         return None
 
 
-def prepare_project(binary: str, binary_sha: str, work: Path, conv: dict, force: bool) -> float | None:
-    """Writes the conversation's knowledge file and reindexes if needed.
+def prepare_project(binary: str, binary_sha: str, work: Path, conv: dict, fmt: str,
+                    force: bool) -> float | None:
+    """Writes the conversation's knowledge file in format `fmt` and reindexes
+    if needed; `work` is that format's folder.
 
     A stamp file beside `.thehook/` records the markdown and binary the index
-    was built from; when both are unchanged the index is reused. Returns the
+    was built from; when both are unchanged the index is reused. Either way
+    the index must hold one item (with one vector) per turn. Returns the
     reindex time in seconds, or None when the index was reused.
     """
     project = work / f"conv-{conv['index']}"
+    markdown = conv["markdown"][fmt]
     path = project / ".thehook" / "knowledge" / "locomo.md"
     stamp_path = project / "bench-stamp.json"
-    stamp = {"markdown_sha256": hashlib.sha256(conv["markdown"].encode()).hexdigest(),
+    stamp = {"markdown_sha256": hashlib.sha256(markdown.encode()).hexdigest(),
              "binary_sha256": binary_sha}
-    unchanged = path.exists() and path.read_text() == conv["markdown"]
-    if unchanged and not force and stamp_path.exists() and json.loads(stamp_path.read_text()) == stamp:
-        return None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not unchanged:
-        path.write_text(conv["markdown"])
-    start = time.perf_counter()
-    proc = subprocess.run([binary, "-C", str(project), "reindex"], env=base_env(),
-                          capture_output=True, text=True)
-    elapsed = time.perf_counter() - start
-    if proc.returncode != 0:
-        sys.exit(f"reindex of {project} failed:\n{proc.stderr}{proc.stdout}")
-    # "indexed N items ..." must count one item per turn, or the markdown
-    # was split or merged somewhere and the evaluation would be skewed.
-    m = re.search(r"indexed (\d+) items", proc.stdout + proc.stderr)
-    if m and int(m.group(1)) != len(conv["line_ids"]):
-        print(f"warning: {project}: {m.group(1)} items indexed for "
-              f"{len(conv['line_ids'])} turns", file=sys.stderr)
-    stamp_path.write_text(json.dumps(stamp) + "\n")
+    unchanged = path.exists() and path.read_text() == markdown
+    elapsed = None
+    if not (unchanged and not force and stamp_path.exists()
+            and json.loads(stamp_path.read_text()) == stamp):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not unchanged:
+            path.write_text(markdown)
+        start = time.perf_counter()
+        proc = subprocess.run([binary, "-C", str(project), "reindex"], env=base_env(),
+                              capture_output=True, text=True)
+        elapsed = time.perf_counter() - start
+        if proc.returncode != 0:
+            sys.exit(f"reindex of {project} failed:\n{proc.stderr}{proc.stdout}")
+        stamp_path.write_text(json.dumps(stamp) + "\n")
+    check_items(binary, project, conv["turns"])
     return elapsed
+
+
+def check_items(binary: str, project: Path, turns: int) -> None:
+    """The index must count one item and one vector per turn, or the markdown
+    was split or merged somewhere (a heading became an item, two bullets one)
+    and the evaluation would be skewed."""
+    proc = subprocess.run([binary, "-C", str(project), "status", "--json"], env=base_env(),
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit(f"status of {project} failed:\n{proc.stderr}{proc.stdout}")
+    index = json.loads(proc.stdout)["index"]
+    if index["items"] != turns or index["vectors"] != turns:
+        sys.exit(f"{project}: the index holds {index['items']} items and {index['vectors']} "
+                 f"vectors for {turns} turns")
 
 
 def recall(binary: str, work: Path, conv: dict, mode: str, weight: float | None) -> list[dict]:
@@ -257,6 +321,11 @@ def dia_ids_of(answer: dict, line_ids: dict[int, str]) -> tuple[list[str], list[
     for hit in answer["hits"]:
         m = DIA_TAG.search(hit["text"])
         ranked.append(m.group(1) if m else "?")
+        # The hit's own line must name the same turn, or line_ids (used for
+        # the duplicates below) is off, e.g. by the lines headings take.
+        if line_ids.get(hit["line_start"]) != ranked[-1]:
+            sys.exit(f"{hit['citation']} holds {ranked[-1]} but line_ids say "
+                     f"{line_ids.get(hit['line_start'])}")
         # Duplicates are citations `path:line`; the line maps to a turn.
         folded.append([line_ids.get(int(c.rsplit(":", 1)[1]), "?") for c in hit.get("duplicates", [])])
     return ranked, folded
@@ -288,12 +357,13 @@ def aggregate(rows: list[tuple[int, dict[str, float]]]) -> dict[str, dict]:
     return out
 
 
-def run(binary: str, work: Path, convs: list[dict], name: str, mode: str,
+def run(binary: str, work: Path, convs: list[dict], fmt: str, name: str, mode: str,
         weight: float | None, details: list[dict] | None) -> dict:
-    """One configuration over all conversations: metrics and timing.
+    """One configuration over all conversations of one format (whose
+    projects are in `work`): metrics and timing.
 
     When `details` is given (one dict per question, in order), each
-    question's top-10 dialog ids are stored under its "top"[name].
+    question's top-10 dialog ids are stored under its "top"[fmt][name].
     """
     rows, query_seconds, n_queries, hidden = [], 0.0, 0, 0
     qi = 0
@@ -303,7 +373,7 @@ def run(binary: str, work: Path, convs: list[dict], name: str, mode: str,
         query_seconds += time.perf_counter() - start
         n_queries += len(answers)
         for q, answer in zip(conv["questions"], answers):
-            ranked, folded = dia_ids_of(answer, conv["line_ids"])
+            ranked, folded = dia_ids_of(answer, conv["line_ids"][fmt])
             rows.append((q["category"], score(q["evidence"], ranked)))
             # Evidence present only as a folded duplicate of a top-5 hit.
             shown = set(ranked[:5])
@@ -311,9 +381,9 @@ def run(binary: str, work: Path, convs: list[dict], name: str, mode: str,
             if (set(q["evidence"]) & behind) - shown:
                 hidden += 1
             if details is not None:
-                details[qi]["top"][name] = ranked
+                details[qi]["top"].setdefault(fmt, {})[name] = ranked
             qi += 1
-    return {"name": name, "mode": mode, "lexical_weight": weight,
+    return {"format": fmt, "name": name, "mode": mode, "lexical_weight": weight,
             "metrics": aggregate(rows), "query_seconds": query_seconds,
             "queries": n_queries, "evidence_hidden_in_duplicates@5": hidden}
 
@@ -350,6 +420,34 @@ def sweep_table(results: list[dict]) -> str:
     return "\n".join(out)
 
 
+def summary_table(by_format: dict[str, list[dict]]) -> str:
+    """Format x mode: the overall metrics and recall@5 per category."""
+    cats = [str(c) for c in CATEGORIES]
+    out = ["| format | mode | recall@5 | hit@5 | recall@10 | "
+           + " | ".join(f"r@5 {CATEGORIES[int(c)]}" for c in cats) + " |",
+           "|---|---|---:|---:|---:|" + "---:|" * len(cats)]
+    for fmt, results in by_format.items():
+        for r in results:
+            m = r["metrics"]
+            out.append(f"| {fmt} | {r['name']} | {m['overall']['recall@5']:.3f} | "
+                       f"{m['overall']['hit@5']:.3f} | {m['overall']['recall@10']:.3f} | "
+                       + " | ".join(f"{m[c]['recall@5']:.3f}" for c in cats) + " |")
+    return "\n".join(out)
+
+
+def worst_format(by_format: dict[str, list[dict]]) -> tuple[str, str, float] | None:
+    """The format whose hybrid (else last mode run) recall@5 is lowest."""
+    scored = []
+    for fmt, results in by_format.items():
+        pick = next((r for r in results if r["name"] == "hybrid"), results[-1] if results else None)
+        if pick is not None:
+            scored.append((pick["metrics"]["overall"]["recall@5"], fmt, pick["name"]))
+    if not scored:
+        return None
+    value, fmt, name = min(scored)
+    return fmt, name, value
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--binary", default=str(DEFAULT_BINARY), help="thehook binary (default: %(default)s)")
@@ -360,6 +458,8 @@ def main() -> None:
     ap.add_argument("--sweep", action="store_true",
                     help="also run hybrid at lexical weights " + ", ".join(map(str, SWEEP_WEIGHTS)))
     ap.add_argument("--modes", default=",".join(MODES), help="modes to run (default: %(default)s)")
+    ap.add_argument("--formats", default=",".join(FORMATS),
+                    help="knowledge-file formats to run (default: %(default)s)")
     ap.add_argument("--conversations", help="only these conversation indices, e.g. 0,3 (for quick checks)")
     ap.add_argument("--reindex", action="store_true", help="reindex even when the knowledge file is unchanged")
     args = ap.parse_args()
@@ -369,9 +469,15 @@ def main() -> None:
     for m in modes:
         if m not in MODES:
             ap.error(f"unknown mode {m!r}")
+    formats = [f for f in args.formats.split(",") if f]
+    for f in formats:
+        if f not in FORMATS:
+            ap.error(f"unknown format {f!r} (known: {', '.join(FORMATS)})")
+    if not formats:
+        ap.error("no format to run")
 
     binary_sha = binary_id(args.binary)
-    convs, stats = load(args.data, only)
+    convs, stats = load(args.data, only, formats)
     n_questions = sum(len(c["questions"]) for c in convs)
     print(f"LoCoMo: {len(convs)} conversations, {stats['turns']} turns, {n_questions} questions "
           f"(categories 1-4 with evidence); evidence entries normalised: {len(stats['normalised'])}, "
@@ -381,38 +487,50 @@ def main() -> None:
     if stats["skipped"]:
         print(f"  skipped: {', '.join(stats['skipped'])}")
 
-    # Index each conversation (only where the knowledge file changed).
-    print("\nreindex:")
-    reindex_seconds = {}
-    for conv in convs:
-        t = prepare_project(args.binary, binary_sha, args.work, conv, args.reindex)
-        reindex_seconds[conv["sample_id"]] = t
-        print(f"  conv-{conv['index']} ({conv['sample_id']}, {len(conv['line_ids'])} turns): "
-              + ("index reused" if t is None else f"{t:.1f} s"))
-
     details = [{"conversation": c["sample_id"], "question": q["question"], "category": q["category"],
                 "evidence": q["evidence"], "top": {}} for c in convs for q in c["questions"]]
-    results = [run(args.binary, args.work, convs, m, m, None, details) for m in modes]
-    sweep = []
-    if args.sweep:
-        sweep = [run(args.binary, args.work, convs, f"hybrid w={w}", "hybrid", w, None)
-                 for w in SWEEP_WEIGHTS]
+    by_format: dict[str, list[dict]] = {}
+    sweeps: dict[str, list[dict]] = {}
+    reindex_seconds: dict[str, dict] = {}
+    for fmt in formats:
+        work = args.work / fmt
+        # Index each conversation (only where the knowledge file changed).
+        print(f"\nreindex ({fmt}, {work}):")
+        reindex_seconds[fmt] = {}
+        for conv in convs:
+            t = prepare_project(args.binary, binary_sha, work, conv, fmt, args.reindex)
+            reindex_seconds[fmt][conv["sample_id"]] = t
+            print(f"  conv-{conv['index']} ({conv['sample_id']}, {conv['turns']} turns = items): "
+                  + ("index reused" if t is None else f"{t:.1f} s"))
+        by_format[fmt] = [run(args.binary, work, convs, fmt, m, m, None, details) for m in modes]
+        sweeps[fmt] = []
+        if args.sweep:
+            sweeps[fmt] = [run(args.binary, work, convs, fmt, f"hybrid w={w}", "hybrid", w, None)
+                           for w in SWEEP_WEIGHTS]
 
-    print("\n## LoCoMo retrieval (default lexical weight)\n")
-    print(main_table(results))
-    if sweep:
-        print("\n## Hybrid, THEHOOK_LEXICAL_WEIGHT sweep\n")
-        print(sweep_table(sweep))
+    for fmt in formats:
+        print(f"\n## LoCoMo retrieval, format {fmt} (default lexical weight)\n")
+        print(main_table(by_format[fmt]))
+        if sweeps[fmt]:
+            print(f"\n## Hybrid, THEHOOK_LEXICAL_WEIGHT sweep, format {fmt}\n")
+            print(sweep_table(sweeps[fmt]))
+    print("\n## Summary: format x mode\n")
+    print(summary_table(by_format))
+    worst = worst_format(by_format)
+    if worst:
+        print(f"\nworst format: {worst[0]} {worst[1]} recall@5 = {worst[2]:.3f}")
+
     print("\ntiming:")
-    done = [t for t in reindex_seconds.values() if t is not None]
-    if done:
-        print(f"  reindex: {sum(done):.1f} s for {len(done)} conversations "
-              f"({sum(done) / len(done):.1f} s each)")
-    for r in results + sweep:
-        print(f"  {r['name']}: {r['query_seconds']:.1f} s for {r['queries']} queries "
-              f"({1000 * r['query_seconds'] / max(r['queries'], 1):.1f} ms/query, process start included); "
-              f"questions with evidence only in a top-5 hit's duplicates: "
-              f"{r['evidence_hidden_in_duplicates@5']}")
+    for fmt in formats:
+        done = [t for t in reindex_seconds[fmt].values() if t is not None]
+        if done:
+            print(f"  {fmt} reindex: {sum(done):.1f} s for {len(done)} conversations "
+                  f"({sum(done) / len(done):.1f} s each)")
+        for r in by_format[fmt] + sweeps[fmt]:
+            print(f"  {fmt} {r['name']}: {r['query_seconds']:.1f} s for {r['queries']} queries "
+                  f"({1000 * r['query_seconds'] / max(r['queries'], 1):.1f} ms/query, process start included); "
+                  f"questions with evidence only in a top-5 hit's duplicates: "
+                  f"{r['evidence_hidden_in_duplicates@5']}")
 
     # Builds may run beside the benchmark; results from two binaries are void.
     if binary_id(args.binary) != binary_sha:
@@ -421,15 +539,17 @@ def main() -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({
         "binary": args.binary, "binary_sha256": binary_sha, "git": git_describe(),
-        "data": str(args.data), "k": K,
+        "data": str(args.data), "k": K, "formats": formats,
         "data_stats": {"conversations": len(convs), "turns": stats["turns"],
                        "questions": n_questions,
                        "questions_by_category": stats["questions_by_category"],
                        "evidence_normalised": stats["normalised"],
                        "evidence_skipped": stats["skipped"],
                        "questions_without_evidence": stats["no_evidence"]},
-        "reindex_seconds": reindex_seconds,
-        "results": results, "sweep": sweep, "questions": details,
+        "worst": None if worst is None else {"format": worst[0], "mode": worst[1], "recall@5": worst[2]},
+        "by_format": {fmt: {"reindex_seconds": reindex_seconds[fmt], "results": by_format[fmt],
+                            "sweep": sweeps[fmt]} for fmt in formats},
+        "questions": details,
     }, indent=1) + "\n")
     print(f"\nwrote {args.out}")
 

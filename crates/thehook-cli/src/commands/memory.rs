@@ -20,7 +20,23 @@ fn open(
     create: bool,
     out: &mut Output,
 ) -> Result<Memory, Error> {
-    let mut memory = Memory::open_synced(project.root(), paths, create)?;
+    open_embedding(project, paths, create, None, out)
+}
+
+/// [`open`], with the model loading and embedding `query` on another thread
+/// while the index syncs (a one-shot hybrid recall).
+fn open_embedding(
+    project: &Project,
+    paths: &SearchPaths,
+    create: bool,
+    query: Option<&str>,
+    out: &mut Output,
+) -> Result<Memory, Error> {
+    let mut memory = Memory::open(project.root(), paths, create)?;
+    if let Some(query) = query {
+        memory.start_embedding(query);
+    }
+    memory.refresh()?;
     print_notices(&mut memory, out);
     Ok(memory)
 }
@@ -41,7 +57,9 @@ pub(super) fn recall(
     request.filter.kinds = args.types;
     request.filter.since = args.since;
     request.mode = args.mode.unwrap_or_default();
-    let mut memory = match open(project, paths, false, out) {
+    let embed_now =
+        (request.mode != Mode::Lexical && !args.stdin).then_some(request.query.as_str());
+    let mut memory = match open_embedding(project, paths, false, embed_now, out) {
         Ok(m) => m,
         Err(e @ Error::NoMemory { .. }) if args.json || args.stdin => {
             // Machine readers still get well-formed (empty) answers.

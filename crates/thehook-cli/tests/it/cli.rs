@@ -364,6 +364,62 @@ fn a_different_model_rebuilds_the_index() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "model"),
+    ignore = "needs the embedding model: scripts/test.sh"
+)]
+fn the_models_optimised_copy_is_made_once_and_a_damaged_one_is_replaced() {
+    let p = Project::demo();
+    let cache = p.root().join("own-cache");
+    let recall = |p: &Project| {
+        let out = p
+            .cmd(&[
+                "recall",
+                "--mode",
+                "vector",
+                "--json",
+                "how do we deploy to staging",
+            ])
+            .env("THEHOOK_CACHE_DIR", &cache)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        crate::common::hit_ids(&json)
+    };
+    let copies = || -> Vec<std::path::PathBuf> {
+        match std::fs::read_dir(cache.join("optimized")) {
+            Ok(dir) => dir.map(|e| e.unwrap().path()).collect(),
+            Err(_) => Vec::new(),
+        }
+    };
+    let first = recall(&p);
+    assert!(!first.is_empty());
+    let made = copies();
+    assert_eq!(made.len(), 1, "one ORT-format copy: {made:?}");
+    assert_eq!(made[0].extension().unwrap(), "ort");
+    let size = std::fs::metadata(&made[0]).unwrap().len();
+    assert_eq!(recall(&p), first, "the copy answers as the original did");
+
+    // A damaged copy (a disk error, a crash of another tool) is set aside:
+    // the answer stays the same, and the next run makes a sound copy again.
+    std::fs::write(&made[0], b"not an ORT model").unwrap();
+    assert_eq!(recall(&p), first);
+    assert_eq!(recall(&p), first);
+    assert_eq!(std::fs::metadata(&made[0]).unwrap().len(), size);
+    assert_eq!(
+        copies().len(),
+        1,
+        "no partial files left behind: {:?}",
+        copies()
+    );
+}
+
+#[test]
 fn damaged_index_files_are_rebuilt_not_fatal() {
     let p = Project::demo();
     let expected = p.recall_json("staging database", &["-k", "3"]);

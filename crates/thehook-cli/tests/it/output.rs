@@ -28,16 +28,30 @@ fn init_lists_what_it_changed_then_what_it_kept_and_uninstall_what_it_removed() 
 #[test]
 fn remember_says_where_the_fact_went_and_recall_finds_it() {
     let p = Project::empty().lexical_only();
-    thehook_snapshot!(
-        p,
-        [
-            "remember",
-            "Integration tests need Docker running",
-            "--type",
-            "gotcha"
-        ]
-    );
-    thehook_snapshot!(p, ["recall", "docker tests"]);
+    let args = [
+        "remember",
+        "Integration tests need Docker running",
+        "--type",
+        "gotcha",
+    ];
+    let remembered = p.output_of(&args, None);
+    let recalled = p.output_of(&["recall", "docker tests"], None);
+    // A fact's id covers its date, so today's fact has today's id.
+    let id = regex::Regex::new(r"remembered ([0-9a-f]{12}) ")
+        .unwrap()
+        .captures(&remembered)
+        .unwrap_or_else(|| panic!("no id in {remembered}"))[1]
+        .to_string();
+    let mut filters = p.filters();
+    filters.push((id, "[ID]".into()));
+    let filters: Vec<(&str, &str)> = filters
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    insta::with_settings!({ filters => filters }, {
+        insta::assert_snapshot!("remember", remembered);
+        insta::assert_snapshot!("recall", recalled);
+    });
 }
 
 #[test]

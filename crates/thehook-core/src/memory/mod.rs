@@ -9,6 +9,7 @@ pub mod embed;
 pub mod index;
 pub mod item;
 pub mod lexical;
+mod query_model;
 pub mod search;
 pub mod shared;
 pub mod store;
@@ -20,10 +21,11 @@ use serde::Serialize;
 
 use crate::config::{Config, LoadedConfig};
 use crate::error::{fix, Error, Fix, IoContext, Result, Step};
-use crate::memory::embed::{locate, Availability, Embedder, SearchPaths};
+use crate::memory::embed::{locate, Availability, SearchPaths};
 use crate::memory::index::{Index, IndexStats, SyncPlan, SyncStats};
 use crate::memory::item::Item;
 use crate::memory::lexical::Analyzer;
+use crate::memory::query_model::QueryModel;
 use crate::memory::search::{fuse, Hit, Mode};
 use crate::project::Project;
 use crate::request::{RecallRequest, RememberRequest};
@@ -40,7 +42,7 @@ pub struct Memory {
     index: Index,
     /// Why the index was rebuilt when it was opened, if it was.
     rebuilt: Option<String>,
-    query_embedder: Option<Embedder>,
+    query_model: QueryModel,
     analyzer: Analyzer,
     notices: Vec<String>,
 }
@@ -70,7 +72,7 @@ impl Memory {
             availability,
             index,
             rebuilt,
-            query_embedder: None,
+            query_model: QueryModel::default(),
             analyzer: Analyzer::default(),
             notices,
         })
@@ -172,7 +174,7 @@ impl Memory {
             reason: problem,
             fix,
         };
-        self.query_embedder = None;
+        self.query_model.unload();
     }
 
     /// Things that went wrong but were worked around (shown on stderr by the CLI).
@@ -202,20 +204,26 @@ impl Memory {
         // Enough candidates that fusion has something to fuse and duplicates
         // can be folded without leaving the list short.
         let limit = (k * 4).max(40);
-        let query_vector = match options.mode {
-            Mode::Lexical => None,
-            _ => match self.embed_query(query) {
-                Ok(v) => v,
+        // The vector is asked for after the lexical search, which overlaps
+        // with a model still loading (see Memory::start_embedding).
+        let mut model_failed = None;
+        let (model, availability) = (&mut self.query_model, &self.availability);
+        let query_vector = || match options.mode {
+            Mode::Lexical => Ok(None),
+            _ => match model.embed(availability, query) {
                 Err(Error::Model { problem, fix }) => {
-                    self.fall_back_to_lexical(problem, fix);
-                    None
+                    model_failed = Some((problem, fix));
+                    Ok(None)
                 }
-                Err(e) => return Err(e),
+                other => other,
             },
         };
         let candidates =
             self.index
-                .candidates(query, query_vector.as_deref(), limit, &options.filter)?;
+                .candidates_then_vector(query, query_vector, limit, &options.filter)?;
+        if let Some((problem, fix)) = model_failed {
+            self.fall_back_to_lexical(problem, fix);
+        }
         let period = crate::memory::when::period_in(query);
         Ok(fuse(
             candidates,
@@ -229,16 +237,14 @@ impl Memory {
 
     /// The embedding of `query`, or `None` without a model.
     pub fn embed_query(&mut self, query: &str) -> Result<Option<Vec<f32>>> {
-        if !matches!(self.availability, Availability::Ready { .. }) {
-            return Ok(None);
-        }
-        if self.query_embedder.is_none() {
-            // Two threads: 2.0 ms a query against 2.9 with one (10,000-item
-            // bench, this 2-core machine).
-            self.query_embedder = Some(Embedder::load(&self.availability, 2)?);
-        }
-        let embedder = self.query_embedder.as_mut().expect("loaded above");
-        embedder.embed_one(query).map(Some)
+        self.query_model.embed(&self.availability, query)
+    }
+
+    /// Starts loading the model and embedding `query` on another thread, so
+    /// that a one-shot `recall` syncs the index and searches lexically
+    /// meanwhile; [`Memory::recall`] of that query then picks the vector up.
+    pub fn start_embedding(&mut self, query: &str) {
+        self.query_model.start(&self.availability, query);
     }
 
     /// Appends a fact to `knowledge/notes.md` and indexes it at once.

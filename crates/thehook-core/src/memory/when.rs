@@ -129,9 +129,34 @@ pub fn period_in(query: &str) -> Option<Period> {
     None
 }
 
+/// The day a text names in full (`2023-05-08`, `8 May, 2023`, `May 8th
+/// 2023`), if any: what a heading such as `## Session 3 (8 May, 2023)` dates
+/// the items under it with.
+pub fn day_in(text: &str) -> Option<Date> {
+    match period_in(text)? {
+        Period {
+            year: Some(year),
+            month,
+            day: Some(day),
+        } => Date::new(year, month, day).ok(),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn headings_name_a_day_only_in_full() {
+        let may8 = Date::new(2023, 5, 8).ok();
+        assert_eq!(day_in("2023-05-08"), may8);
+        assert_eq!(day_in("Session 3 (1:56 pm on 8 May, 2023)"), may8);
+        assert_eq!(day_in("May 8th, 2023"), may8);
+        assert_eq!(day_in("March 2026"), None, "a month is not a day");
+        assert_eq!(day_in("Gotchas"), None);
+        assert_eq!(day_in("31 February 2023"), None);
+    }
 
     fn p(year: Option<i16>, month: i8, day: Option<i8>) -> Option<Period> {
         Some(Period { year, month, day })

@@ -6,7 +6,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::config::Config;
-use crate::memory::embed::{locate, Availability, Embedder, SearchPaths};
+use crate::memory::embed::{locate, Availability, Embedder, SearchPaths, Workload};
 use crate::memory::index::check_data_file;
 use crate::project::Project;
 
@@ -114,7 +114,9 @@ pub fn doctor(root: &Path, paths: &SearchPaths) -> Vec<Check> {
                 "onnx runtime",
                 format!("{} ({})", runtime.path.display(), runtime.source),
             ));
-            match Embedder::load(&availability, 1).and_then(|mut e| e.embed_one("doctor check")) {
+            match Embedder::load(&availability, 1, Workload::Query)
+                .and_then(|mut e| e.embed_one("doctor check"))
+            {
                 Ok(v) => checks.push(ok(
                     "embeddings",
                     format!("the model runs ({} dimensions)", v.len()),

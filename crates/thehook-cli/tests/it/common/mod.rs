@@ -137,6 +137,9 @@ impl Project {
         if self.with_model {
             cmd.env("THEHOOK_MODEL_DIR", assets().join("model"));
             cmd.env("ORT_DYLIB_PATH", ort_lib());
+            // The model's optimised copy is made once for all tests, in the
+            // repository's own asset folder, as the unit tests make it.
+            cmd.env("THEHOOK_CACHE_DIR", assets());
         } else {
             cmd.env("THEHOOK_MODEL_DIR", self.root().join("no-model"));
         }

@@ -400,14 +400,28 @@ impl Index {
         limit: usize,
         filter: &Filter,
     ) -> Result<Candidates> {
+        let vector = query_vector.map(<[f32]>::to_vec);
+        self.candidates_then_vector(query, || Ok(vector), limit, filter)
+    }
+
+    /// [`Index::candidates`] with the query vector asked for only after the
+    /// lexical search, so a vector still being computed on another thread
+    /// overlaps with it.
+    pub fn candidates_then_vector(
+        &self,
+        query: &str,
+        query_vector: impl FnOnce() -> Result<Option<Vec<f32>>>,
+        limit: usize,
+        filter: &Filter,
+    ) -> Result<Candidates> {
         let rtxn = self.env.read_txn()?;
         let header = self.dbs.header.get(&rtxn, "header")?;
         let Some(header) = header else {
             return Ok(Candidates::default());
         };
         let lexical = self.lexical(&rtxn, &header, query, limit, filter)?;
-        let vector = match query_vector {
-            Some(v) => self.vector(&rtxn, v, limit, filter)?,
+        let vector = match query_vector()? {
+            Some(v) => self.vector(&rtxn, &v, limit, filter)?,
             None => Vec::new(),
         };
         Ok(Candidates { lexical, vector })

@@ -40,6 +40,7 @@ pub fn parse_markdown(path: &str, text: &str, file_date: &str) -> ParsedFile {
         section: None,
         default_kind: kind_of_file(path),
         file_date: file_date.to_string(),
+        heading_date: None,
         occurrences: HashMap::new(),
         out: ParsedFile::default(),
     };
@@ -69,6 +70,7 @@ pub fn parse_markdown(path: &str, text: &str, file_date: &str) -> ParsedFile {
                     if level != HeadingLevel::H1 || kind_of_heading(h).is_some() {
                         file.section = kind_of_heading(h);
                     }
+                    file.heading(level, h);
                     heading_text = None;
                 }
             }
@@ -97,6 +99,10 @@ struct FileParser<'a> {
     section: Option<ItemKind>,
     default_kind: ItemKind,
     file_date: String,
+    /// The date the nearest heading above names (`## 2023-05-08`), with that
+    /// heading's level: it dates the items under it, down to the next
+    /// heading of the same or a higher level.
+    heading_date: Option<(HeadingLevel, String)>,
     /// How often each normalised text was seen, to keep ids distinct.
     occurrences: HashMap<String, usize>,
     out: ParsedFile,
@@ -117,6 +123,17 @@ impl FileParser<'_> {
                 self.path,
                 self.lines.line_of(range.start)
             )),
+        }
+    }
+
+    fn heading(&mut self, level: HeadingLevel, text: &str) {
+        if self.heading_date.as_ref().is_some_and(|(l, _)| level <= *l) {
+            self.heading_date = None;
+        }
+        if let Some(day) =
+            crate::memory::when::day_in(text).and_then(|d| parse_date(&d.to_string()))
+        {
+            self.heading_date = Some((level, day));
         }
     }
 
@@ -158,7 +175,9 @@ impl FileParser<'_> {
             line_end: self
                 .lines
                 .line_of(range.start + raw.len().saturating_sub(1)),
-            date: own_date.unwrap_or_else(|| self.file_date.clone()),
+            date: own_date
+                .or_else(|| self.heading_date.as_ref().map(|(_, d)| d.clone()))
+                .unwrap_or_else(|| self.file_date.clone()),
             session_id: None,
         });
     }

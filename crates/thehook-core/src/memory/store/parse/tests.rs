@@ -120,6 +120,32 @@ fn file_time_is_the_fallback_date() {
 }
 
 #[test]
+fn a_dated_heading_dates_the_items_under_it() {
+    let text = "---\ndate: 2023-01-01\n---\n- before any heading\n\
+        ## 2023-05-08\n- first session\n### Details\n- still the 8th\n\
+        - 2024-02-02 its own date wins\n\
+        ## Session 2 (7:55 pm on 9 June, 2023)\n- second session\n\
+        ## Gotchas\n- back to the front matter\n";
+    let parsed = parse_markdown("k/log.md", text, MTIME);
+    let dates: Vec<(&str, &str)> = parsed
+        .items
+        .iter()
+        .map(|i| (&i.date[..10], i.text.as_str()))
+        .collect();
+    assert_eq!(
+        dates,
+        [
+            ("2023-01-01", "before any heading"),
+            ("2023-05-08", "first session"),
+            ("2023-05-08", "still the 8th"),
+            ("2024-02-02", "its own date wins"),
+            ("2023-06-09", "second session"),
+            ("2023-01-01", "back to the front matter"),
+        ]
+    );
+}
+
+#[test]
 fn bad_front_matter_warns_and_keeps_the_body() {
     let parsed = parse_markdown(
         "s/x.md",

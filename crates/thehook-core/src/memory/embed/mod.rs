@@ -1,19 +1,19 @@
-//! Embeddings: finding the model and ONNX Runtime on disk, loading them
-//! (fastembed over `ort` with `load-dynamic`), and embedding text.
+//! Embeddings: finding the model and ONNX Runtime on disk ([`locate`]),
+//! loading them (`ort` with `load-dynamic`, [`model`]) from an optimised copy
+//! kept in the cache ([`optimized`]), and embedding text.
 //!
 //! Nothing is downloaded at run time. When the model or the runtime is
 //! missing, callers get [`Availability::Missing`] with the reason and work
 //! lexical-only.
 
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+mod model;
+mod optimized;
 
-use fastembed::{
-    InitOptionsUserDefined, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel,
-};
+use std::path::{Path, PathBuf};
+
+pub use model::{embed_all, Embedder, Workload};
 
 use crate::config::Config;
-use crate::error::{Error, IoContext, Result, Step};
 
 /// The files a model folder must hold.
 pub const MODEL_FILES: [&str; 5] = [
@@ -33,10 +33,6 @@ pub const ORT_LIB: &str = "libonnxruntime.1.31.1.dylib";
 #[cfg(target_os = "windows")]
 pub const ORT_LIB: &str = "onnxruntime.dll";
 
-/// Items longer than this many tokens are embedded by their beginning
-/// (all-MiniLM-L6-v2 was trained on 256-token inputs).
-const MAX_TOKENS: usize = 256;
-
 /// Where a file was found, for `status` and `doctor`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Located {
@@ -55,6 +51,9 @@ pub enum Availability {
         runtime: Located,
         /// Changes when the model changes: the index rebuilds on a mismatch.
         fingerprint: String,
+        /// Where the optimised copy of the model is kept (the user cache).
+        #[serde(skip)]
+        optimized_cache: Option<PathBuf>,
     },
     Missing {
         /// What is missing, as a sentence.
@@ -147,6 +146,7 @@ pub fn locate(config: &Config, paths: &SearchPaths) -> Availability {
         model_dir,
         runtime,
         fingerprint,
+        optimized_cache: paths.cache.clone(),
     }
 }
 
@@ -256,111 +256,6 @@ fn fingerprint(model: &str, dir: &Path) -> String {
     format!("{model}:{size}:{}", &hex[..12])
 }
 
-/// ONNX Runtime can be loaded once per process; later calls share the result.
-fn runtime_environment(lib: &Path) -> Result<ort::environment::Environment> {
-    static ENV: OnceLock<std::result::Result<ort::environment::Environment, String>> =
-        OnceLock::new();
-    ENV.get_or_init(|| {
-        // ORT_DISABLE_TELEMETRY is set by the front end before any thread
-        // starts (crate::env::quiet_onnx_runtime_before_threads).
-        let builder =
-            ort::init_from(lib).map_err(|e| format!("cannot load {}: {e}", lib.display()))?;
-        builder
-            .with_name("thehook")
-            // A local memory tool reports nothing anywhere.
-            .with_telemetry(false)
-            .build()
-            .map_err(|e| format!("cannot start ONNX Runtime from {}: {e}", lib.display()))
-    })
-    .clone()
-    .map_err(|problem| Error::Model {
-        problem,
-        fix: format!("check that the file is ONNX Runtime 1.31 for this platform, or {FETCH_FIX}")
-            .into(),
-    })
-}
-
-/// A loaded model (one ONNX Runtime session; see [`embed_all`] for bulk work).
-pub struct Embedder {
-    model: TextEmbedding,
-}
-
-impl Embedder {
-    /// Loads the model described by a [`Availability::Ready`], running on
-    /// `threads` ONNX Runtime threads.
-    pub fn load(availability: &Availability, threads: usize) -> Result<Embedder> {
-        let Availability::Ready {
-            model_dir, runtime, ..
-        } = availability
-        else {
-            return Err(Error::Model {
-                problem: "no model is available".into(),
-                fix: FETCH_FIX.into(),
-            });
-        };
-        let env = runtime_environment(&runtime.path)?;
-        let dir = &model_dir.path;
-        let read =
-            |name: &str| std::fs::read(dir.join(name)).at("cannot read model file", dir.join(name));
-        let tokenizer_files = TokenizerFiles {
-            tokenizer_file: read("tokenizer.json")?,
-            config_file: read("config.json")?,
-            special_tokens_map_file: read("special_tokens_map.json")?,
-            tokenizer_config_file: read("tokenizer_config.json")?,
-        };
-        let user_model = UserDefinedEmbeddingModel::new(read("model.onnx")?, tokenizer_files)
-            .with_pooling(Pooling::Mean);
-        let options = InitOptionsUserDefined::new()
-            .with_environment(env)
-            .with_max_length(MAX_TOKENS)
-            .with_intra_threads(threads.max(1));
-        let model = TextEmbedding::try_new_from_user_defined(user_model, options).map_err(|e| {
-            Error::Model {
-                problem: format!("cannot load the model in {}: {e}", dir.display()),
-                fix: format!("check the files, or {FETCH_FIX}").into(),
-            }
-        })?;
-        Ok(Embedder { model })
-    }
-
-    /// Embeds `texts`, one ONNX Runtime call per text. Batching was
-    /// measured slower here (123 items/s alone, 114 in batches of 16, with
-    /// more memory for the padded activations): memory items are long enough
-    /// to keep the threads busy on their own.
-    pub fn embed(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
-        self.model.embed(texts, Some(1)).map_err(|e| Error::Model {
-            problem: format!("embedding failed: {e}"),
-            fix: Step::Doctor.into(),
-        })
-    }
-
-    pub fn embed_one(&mut self, text: &str) -> Result<Vec<f32>> {
-        Ok(self.embed(&[text])?.pop().unwrap_or_default())
-    }
-}
-
-/// Embeds many texts with one model session on every core, calling
-/// `progress(done)` after each chunk. Output order matches input.
-///
-/// One session with N intra-op threads, not N sessions on N rayon workers:
-/// each session holds ~220 MB (the int8 weights are constant-folded to fp32
-/// at load), so two sessions broke the 400 MB memory budget (480 MB peak
-/// for `reindex` of 1,000 items, against 274 MB now, at 136 vs 123 items/s).
-pub fn embed_all(
-    availability: &Availability,
-    texts: &[&str],
-    progress: &(dyn Fn(usize) + Sync),
-) -> Result<Vec<Vec<f32>>> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut embedder = Embedder::load(availability, threads)?;
-    let mut out = Vec::with_capacity(texts.len());
-    for chunk in texts.chunks(64) {
-        out.extend(embedder.embed(chunk)?);
-        progress(out.len());
-    }
-    Ok(out)
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -388,7 +283,7 @@ pub(crate) mod tests {
         ignore = "needs the embedding model: scripts/test.sh"
     )]
     fn a_vector_does_not_depend_on_its_batch() {
-        let mut e = Embedder::load(&repo_assets(), 1).unwrap();
+        let mut e = Embedder::load(&repo_assets(), 1, Workload::Query).unwrap();
         let texts = [
             "short",
             "a much longer text about database migrations, rollbacks and the staging environment",
@@ -407,7 +302,7 @@ pub(crate) mod tests {
         ignore = "needs the embedding model: scripts/test.sh"
     )]
     fn similar_meanings_are_closer_than_unrelated_ones() {
-        let mut e = Embedder::load(&repo_assets(), 1).unwrap();
+        let mut e = Embedder::load(&repo_assets(), 1, Workload::Query).unwrap();
         let v = e
             .embed(&[
                 "where do the unit tests live",

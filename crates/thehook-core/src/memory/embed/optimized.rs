@@ -1,0 +1,123 @@
+//! The model in ONNX Runtime's own format (ORT), optimised once per machine
+//! and kept in the user cache, so that every later process maps it and starts
+//! at once instead of optimising the original ONNX file again.
+//!
+//! The file is keyed by the model's fingerprint and the runtime library's
+//! name (the ORT format is tied to the runtime version), so a new model or a
+//! new runtime gets a new file. It is written under a temporary name and
+//! renamed into place, so concurrent processes never see half a file.
+
+use std::path::{Path, PathBuf};
+
+use ort::environment::Environment;
+use ort::session::builder::GraphOptimizationLevel;
+
+/// The ORT-format copy of the model in `model_dir`, made now if it does not
+/// exist yet; `None` when there is no cache folder or it cannot be written
+/// (the caller then loads the original model, more slowly).
+pub(super) fn ort_format(
+    env: &Environment,
+    model_dir: &Path,
+    fingerprint: &str,
+    runtime: &Path,
+    cache: Option<&Path>,
+) -> Option<PathBuf> {
+    let path = path_for(cache?, fingerprint, runtime);
+    if path.is_file() {
+        return Some(path);
+    }
+    std::fs::create_dir_all(path.parent()?).ok()?;
+    let partial = path.with_extension(format!("{}.partial.ort", std::process::id()));
+    let written = write(env, &model_dir.join("model.onnx"), &partial);
+    match written.and_then(|()| std::fs::rename(&partial, &path).map_err(|e| e.to_string())) {
+        Ok(()) => Some(path),
+        Err(_) => {
+            let _ = std::fs::remove_file(&partial);
+            None
+        }
+    }
+}
+
+/// Forgets a copy that failed to load (damaged, or from another runtime
+/// build), so the next load makes it again.
+pub(super) fn discard(path: &Path) {
+    let _ = std::fs::remove_file(path);
+}
+
+/// `<cache>/optimized/<model name>-<hash>.ort`.
+fn path_for(cache: &Path, fingerprint: &str, runtime: &Path) -> PathBuf {
+    let runtime_name = runtime.file_name().unwrap_or_default().to_string_lossy();
+    let key = crate::hash::sha256_hex(format!("{fingerprint}\n{runtime_name}").as_bytes());
+    let model = fingerprint.split(':').next().unwrap_or("model");
+    let model: String = model
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    cache
+        .join("optimized")
+        .join(format!("{model}-{}.ort", &key[..16]))
+}
+
+/// Lets ONNX Runtime optimise `onnx` and save the result in ORT format.
+/// Extended optimisations (level 2), not layout ones: the saved graph then
+/// holds only operators every CPU build of the runtime has.
+fn write(env: &Environment, onnx: &Path, out: &Path) -> Result<(), String> {
+    let session = ort::session::Session::builder(env)
+        .and_then(|b| Ok(b.with_optimization_level(GraphOptimizationLevel::Level2)?))
+        .and_then(|b| Ok(b.with_optimized_model_path(out)?))
+        .and_then(|b| Ok(b.with_config_entry("session.save_model_format", "ORT")?))
+        .and_then(|mut b| b.commit_from_file(onnx))
+        .map_err(|e| e.to_string())?;
+    drop(session);
+    match out.is_file() {
+        true => Ok(()),
+        false => Err(format!("ONNX Runtime wrote no {}", out.display())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_copy_is_named_by_model_and_runtime() {
+        let cache = Path::new("/c");
+        let a = path_for(
+            cache,
+            "all-MiniLM-L6-v2:22:abc",
+            Path::new("/x/libonnxruntime.so.1.31.1"),
+        );
+        let b = path_for(
+            cache,
+            "all-MiniLM-L6-v2:22:abd",
+            Path::new("/x/libonnxruntime.so.1.31.1"),
+        );
+        let c = path_for(
+            cache,
+            "all-MiniLM-L6-v2:22:abc",
+            Path::new("/y/libonnxruntime.so.1.32.0"),
+        );
+        assert!(a.starts_with("/c/optimized"));
+        assert!(a
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .starts_with("all-MiniLM-L6-v2-"));
+        assert_ne!(a, b, "another model file needs another copy");
+        assert_ne!(a, c, "another runtime version needs another copy");
+        let odd = path_for(cache, "a/b c:1:2", Path::new("x"));
+        assert!(odd
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .starts_with("a_b_c-"));
+    }
+}
