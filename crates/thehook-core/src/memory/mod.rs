@@ -205,7 +205,11 @@ impl Memory {
         // can be folded without leaving the list short.
         let limit = (k * 4).max(40);
         // The vector is asked for after the lexical search, which overlaps
-        // with a model still loading (see Memory::start_embedding).
+        // with a model still loading (see Memory::start_embedding), and so
+        // does reading the vectors for an exact scan.
+        if options.mode != Mode::Lexical && self.query_model.is_loading() {
+            self.index.read_vectors_ahead()?;
+        }
         let mut model_failed = None;
         let (model, availability) = (&mut self.query_model, &self.availability);
         let query_vector = || match options.mode {

@@ -466,6 +466,24 @@ impl Index {
         Ok(out)
     }
 
+    /// Reads every vector now, so that the next vector search scans them
+    /// exactly instead of walking arroy's trees: worth it while the query
+    /// vector is still being computed on another thread (a one-shot
+    /// `recall`), when this thread would otherwise wait.
+    pub fn read_vectors_ahead(&self) -> Result<()> {
+        let rtxn = self.env.read_txn()?;
+        let reader = match arroy::Reader::<Cosine>::open(&rtxn, ARROY_INDEX, self.dbs.vectors) {
+            Ok(r) if r.n_items() <= EXACT_SCAN => r,
+            Ok(_) | Err(arroy::Error::MissingMetadata(_)) => return Ok(()),
+            Err(e) => return Err(e.into()),
+        };
+        let mut cache = self.vectors.lock().unwrap_or_else(|p| p.into_inner());
+        if cache.as_ref().is_none_or(|c| c.txn_id != rtxn.id()) {
+            *cache = Some(VectorCache::read(&reader, &rtxn)?);
+        }
+        Ok(())
+    }
+
     fn vector(
         &self,
         rtxn: &heed::RoTxn<WithoutTls>,
@@ -486,7 +504,13 @@ impl Index {
             .vector_searches
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
             == 0;
-        if reader.n_items() <= EXACT_SCAN && !first_search {
+        let read_ahead = self
+            .vectors
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .is_some_and(|c| c.txn_id == rtxn.id());
+        if reader.n_items() <= EXACT_SCAN && (!first_search || read_ahead) {
             let allowed = match filter.is_empty() {
                 true => None,
                 false => Some(self.keys_matching(rtxn, filter)?),
