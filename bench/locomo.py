@@ -20,10 +20,11 @@ How it works:
 
                     - [D1:3] Caroline: I went to a LGBTQ support group ...
 
-   Image turns get `(shares a photo: <blip caption>)` appended. Only in
-   date-first is the date the item's own date in thehook (a leading ISO
-   date); tag-first has it in the text as LoCoMo writes it, heading only in
-   the session's heading (headings are not items). Every format must index
+   Image turns get `(shares a photo: <blip caption>)` appended. In
+   date-first the date is the item's own date in thehook (a leading ISO
+   date); in heading thehook dates the items under the session's heading
+   (headings are not items); tag-first has it only in the text, as LoCoMo
+   writes it. Every format must index
    exactly one item per turn, which is checked through `status --json`.
 2. `thehook reindex` builds each project's index, but only when the knowledge
    file or the binary changed, so reruns and weight sweeps reuse the index.
