@@ -4,8 +4,9 @@
 //!
 //! The file is keyed by the model's fingerprint and the runtime library's
 //! name (the ORT format is tied to the runtime version), so a new model or a
-//! new runtime gets a new file. It is written under a temporary name and
-//! renamed into place, so concurrent processes never see half a file.
+//! new runtime gets a new file. It is written under a temporary name of its
+//! own and renamed into place, so concurrent makers never see, or write
+//! into, each other's half-made file.
 
 use std::path::{Path, PathBuf};
 
@@ -26,16 +27,24 @@ pub(super) fn ort_format(
     if path.is_file() {
         return Some(path);
     }
-    std::fs::create_dir_all(path.parent()?).ok()?;
-    let partial = path.with_extension(format!("{}.partial.ort", std::process::id()));
-    let written = write(env, &model_dir.join("model.onnx"), &partial);
-    match written.and_then(|()| std::fs::rename(&partial, &path).map_err(|e| e.to_string())) {
-        Ok(()) => Some(path),
-        Err(_) => {
-            let _ = std::fs::remove_file(&partial);
-            None
-        }
+    // One maker per process: a recall's query thread and its index sync
+    // load the model at the same time, and would both make the copy.
+    static MAKING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _making = MAKING.lock().unwrap_or_else(|p| p.into_inner());
+    if path.is_file() {
+        return Some(path);
     }
+    let dir = path.parent()?;
+    std::fs::create_dir_all(dir).ok()?;
+    // A name no other process or thread writes to; deleted if anything fails.
+    let partial = tempfile::Builder::new()
+        .prefix(".making-")
+        .suffix(".ort")
+        .tempfile_in(dir)
+        .ok()?;
+    write(env, &model_dir.join("model.onnx"), partial.path()).ok()?;
+    partial.persist(&path).ok()?;
+    Some(path)
 }
 
 /// Forgets a copy that failed to load (damaged, or from another runtime
