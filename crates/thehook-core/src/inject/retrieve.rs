@@ -521,10 +521,7 @@ impl TokenCounts {
 
 /// The model's tokenizer with padding and truncation off, so counts are real.
 pub(crate) fn load_tokenizer(path: &Path) -> Option<tokenizers::Tokenizer> {
-    let mut t = tokenizers::Tokenizer::from_file(path).ok()?;
-    t.with_padding(None);
-    t.with_truncation(None).ok()?;
-    Some(t)
+    crate::memory::embed::tokenizer(path, None).ok()
 }
 
 /// The cached embedding of a context query.

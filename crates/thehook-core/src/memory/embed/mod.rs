@@ -11,6 +11,7 @@ mod optimized;
 
 use std::path::{Path, PathBuf};
 
+pub(crate) use model::tokenizer;
 pub use model::{embed_all, Embedder, Workload};
 
 use crate::config::Config;

@@ -28,8 +28,9 @@ const MAX_TOKENS: usize = 256;
 /// the weights.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Workload {
-    /// A few short queries: prepacking (about 60 ms at load) would cost more
-    /// than it saves (9 ms on the first query, nothing after it).
+    /// A few short queries: prepacking costs about 60 ms at load, more than
+    /// it saves a one-shot recall (first query 16 ms without it, 7 with it;
+    /// the research's C-API measurements).
     Query,
     /// Many items: prepacked weights make every call faster.
     Bulk,
@@ -225,22 +226,26 @@ fn open_session(
     Ok((session, bytes))
 }
 
-/// The model's tokenizer as the model was trained: special tokens added,
-/// long texts cut at [`MAX_TOKENS`], no padding (one text per call).
+/// The model's tokenizer without padding, cutting texts at `truncate_at`
+/// tokens (`None`: never, for counting tokens as they are).
+pub(crate) fn tokenizer(path: &Path, truncate_at: Option<usize>) -> tokenizers::Result<Tokenizer> {
+    let mut tokenizer = Tokenizer::from_file(path)?;
+    tokenizer.with_padding(None);
+    let truncation = truncate_at.map(|max_length| TruncationParams {
+        max_length,
+        ..Default::default()
+    });
+    tokenizer.with_truncation(truncation)?;
+    Ok(tokenizer)
+}
+
+/// The tokenizer as the model was trained: special tokens added, long texts
+/// cut at [`MAX_TOKENS`], no padding (one text per call).
 fn load_tokenizer(path: &Path) -> Result<Tokenizer> {
-    let problem = |e: &dyn std::fmt::Display| Error::Model {
+    tokenizer(path, Some(MAX_TOKENS)).map_err(|e| Error::Model {
         problem: format!("cannot read the tokenizer {}: {e}", path.display()),
         fix: format!("check the file, or {FETCH_FIX}").into(),
-    };
-    let mut tokenizer = Tokenizer::from_file(path).map_err(|e| problem(&e))?;
-    tokenizer.with_padding(None);
-    tokenizer
-        .with_truncation(Some(TruncationParams {
-            max_length: MAX_TOKENS,
-            ..Default::default()
-        }))
-        .map_err(|e| problem(&e))?;
-    Ok(tokenizer)
+    })
 }
 
 /// ONNX Runtime can be loaded once per process; later calls share the result.

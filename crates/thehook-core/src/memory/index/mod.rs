@@ -131,8 +131,9 @@ pub struct Index {
     /// Node addon, the MCP server) then compares a query without reading
     /// 15 MB of LMDB pages per call at 10,000 items.
     vectors: std::sync::Mutex<Option<VectorCache>>,
-    /// Vector searches so far: the first goes through arroy's trees, so a
-    /// one-shot process (a hook) does not read every vector.
+    /// Vector searches so far (and reads ahead): the first goes through
+    /// arroy's trees, so a one-shot process (a hook) does not read every
+    /// vector unless it read them ahead.
     vector_searches: std::sync::atomic::AtomicUsize,
     _lease: Lease,
 }
@@ -477,11 +478,24 @@ impl Index {
             Ok(_) | Err(arroy::Error::MissingMetadata(_)) => return Ok(()),
             Err(e) => return Err(e.into()),
         };
+        drop(self.cached_vectors(&reader, &rtxn)?);
+        // The next search may scan them: it would otherwise walk the trees.
+        self.vector_searches
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Every vector of `rtxn`'s snapshot, read now unless already read.
+    fn cached_vectors(
+        &self,
+        reader: &arroy::Reader<Cosine>,
+        rtxn: &heed::RoTxn<WithoutTls>,
+    ) -> Result<std::sync::MutexGuard<'_, Option<VectorCache>>> {
         let mut cache = self.vectors.lock().unwrap_or_else(|p| p.into_inner());
         if cache.as_ref().is_none_or(|c| c.txn_id != rtxn.id()) {
-            *cache = Some(VectorCache::read(&reader, &rtxn)?);
+            *cache = Some(VectorCache::read(reader, rtxn)?);
         }
-        Ok(())
+        Ok(cache)
     }
 
     fn vector(
@@ -504,21 +518,12 @@ impl Index {
             .vector_searches
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
             == 0;
-        let read_ahead = self
-            .vectors
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .as_ref()
-            .is_some_and(|c| c.txn_id == rtxn.id());
-        if reader.n_items() <= EXACT_SCAN && (!first_search || read_ahead) {
+        if reader.n_items() <= EXACT_SCAN && !first_search {
             let allowed = match filter.is_empty() {
                 true => None,
                 false => Some(self.keys_matching(rtxn, filter)?),
             };
-            let mut cache = self.vectors.lock().unwrap_or_else(|p| p.into_inner());
-            if cache.as_ref().is_none_or(|c| c.txn_id != rtxn.id()) {
-                *cache = Some(VectorCache::read(&reader, rtxn)?);
-            }
+            let cache = self.cached_vectors(&reader, rtxn)?;
             let nearest =
                 cache
                     .as_ref()
