@@ -22,6 +22,9 @@ pub const EMBEDDINGS: &str = "THEHOOK_EMBEDDINGS";
 pub const MODEL_DIR: &str = "THEHOOK_MODEL_DIR";
 /// The user-level cache with `model/` and `onnxruntime/`.
 pub const CACHE_DIR: &str = "THEHOOK_CACHE_DIR";
+/// `onnxruntime`: queries are embedded by ONNX Runtime like items, not by
+/// the built-in encoder (the A/B switch of the benchmarks).
+pub const QUERY_ENGINE: &str = "THEHOOK_QUERY_ENGINE";
 /// The weight of BM25 in hybrid fusion (a tuning knob of the benchmarks).
 pub const LEXICAL_WEIGHT: &str = "THEHOOK_LEXICAL_WEIGHT";
 /// ONNX Runtime's own: the shared library to load.
@@ -106,6 +109,11 @@ pub fn model_dir_is_set() -> bool {
 /// See [`ORT_DYLIB_PATH`].
 pub fn ort_dylib_path() -> Option<PathBuf> {
     path(ORT_DYLIB_PATH)
+}
+
+/// See [`QUERY_ENGINE`].
+pub fn queries_on_onnx_runtime() -> bool {
+    var(QUERY_ENGINE).is_some_and(|v| v == "onnxruntime")
 }
 
 /// See [`LEXICAL_WEIGHT`]; `None` when unset or not a number.

@@ -114,12 +114,20 @@ pub fn doctor(root: &Path, paths: &SearchPaths) -> Vec<Check> {
                 "onnx runtime",
                 format!("{} ({})", runtime.path.display(), runtime.source),
             ));
-            match Embedder::load(&availability, 1, Workload::Query)
-                .and_then(|mut e| e.embed_one("doctor check"))
-            {
-                Ok(v) => checks.push(ok(
+            // Items are embedded by ONNX Runtime, queries by the built-in
+            // encoder when it knows the model: both are checked.
+            let run = |workload| {
+                Embedder::load(&availability, 1, workload).and_then(|mut e| {
+                    let vector = e.embed_one("doctor check")?;
+                    Ok((vector.len(), e.engine()))
+                })
+            };
+            match run(Workload::Bulk).and_then(|items| Ok((items, run(Workload::Query)?))) {
+                Ok(((dims, items), (_, queries))) => checks.push(ok(
                     "embeddings",
-                    format!("the model runs ({} dimensions)", v.len()),
+                    format!(
+                        "the model runs ({dims} dimensions; items: {items}, queries: {queries})"
+                    ),
                 )),
                 Err(e) => checks.push(error(
                     "embeddings",

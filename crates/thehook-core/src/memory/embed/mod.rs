@@ -7,6 +7,8 @@
 //! lexical-only.
 
 mod model;
+mod native;
+mod onnx_runtime;
 mod optimized;
 
 use std::path::{Path, PathBuf};
@@ -317,6 +319,39 @@ pub(crate) mod tests {
             dot / norm(a) / norm(b)
         };
         assert!(cos(&v[0], &v[1]) > cos(&v[0], &v[2]) + 0.2);
+    }
+
+    /// Queries are embedded by the built-in encoder and items by ONNX
+    /// Runtime: the two must agree, or queries would search a different
+    /// space than the items they look for.
+    #[test]
+    #[cfg_attr(
+        not(feature = "model"),
+        ignore = "needs the embedding model: scripts/test.sh"
+    )]
+    fn the_native_encoder_gives_onnx_runtimes_vectors() {
+        let assets = repo_assets();
+        let mut native = Embedder::load(&assets, 1, Workload::Query).unwrap();
+        let mut onnx = Embedder::load(&assets, 1, Workload::Bulk).unwrap();
+        assert_eq!(native.engine(), "built-in encoder");
+        assert_eq!(onnx.engine(), "ONNX Runtime");
+        let long = "the deploy script retries three times before it gives up; ".repeat(40);
+        let texts = [
+            "x",
+            "where do the unit tests live?",
+            "- 2023-05-08 [D1:3] Caroline: I went to a LGBTQ support group yesterday and it was so powerful.",
+            "`cargo test --release --workspace` needs `.assets/` (run scripts/fetch-assets.py) 🚀",
+            "Überprüfe die Größe: naïve café, 東京, Ελληνικά",
+            long.as_str(),
+        ];
+        for text in texts {
+            let (a, b) = (
+                native.embed_one(text).unwrap(),
+                onnx.embed_one(text).unwrap(),
+            );
+            let cos: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+            assert!(cos > 0.99999, "cosine {cos} for {text:?}");
+        }
     }
 
     #[test]

@@ -1,0 +1,174 @@
+//! ONNX Runtime running the model's ORT-format copy straight from a memory
+//! map ([`super::optimized`]): the engine of bulk embedding (reindex, the
+//! capture worker), and of queries when the built-in encoder
+//! ([`super::native`]) does not know the model.
+//!
+//! Why not fastembed: it copies the model into ONNX Runtime and has it
+//! optimise and prepack the weights at every load: about 250 ms and 260 MB
+//! of a one-shot `recall`. Mapping an already optimised ORT-format file and
+//! skipping prepacking for queries gives the same vectors (LoCoMo's
+//! vector-only results are unchanged to the third decimal) with a session in
+//! about 20 ms (the README's measurements).
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use ort::session::builder::GraphOptimizationLevel;
+use ort::session::InMemorySession;
+use ort::value::Tensor;
+
+use super::{optimized, Workload, FETCH_FIX};
+use crate::error::{Error, Result, Step};
+
+/// An ONNX Runtime session over the model.
+pub(super) struct Session {
+    // Declared before `_model_bytes`, so it is dropped first: it reads the
+    // weights in place from that memory map.
+    session: InMemorySession<'static>,
+    _model_bytes: memmap2::Mmap,
+    /// Whether the graph takes `token_type_ids` (BERT exports do).
+    token_type_ids: bool,
+}
+
+impl Session {
+    pub(super) fn open(
+        runtime: &Path,
+        dir: &Path,
+        fingerprint: &str,
+        cache: Option<&Path>,
+        threads: usize,
+        workload: Workload,
+    ) -> Result<Session> {
+        let (session, bytes) = open_model(runtime, dir, fingerprint, cache, threads, workload)?;
+        let token_type_ids = session
+            .inputs()
+            .iter()
+            .any(|i| i.name() == "token_type_ids");
+        Ok(Session {
+            session,
+            _model_bytes: bytes,
+            token_type_ids,
+        })
+    }
+
+    /// The token vectors, `[tokens, dimensions]` row-major, and `dimensions`.
+    pub(super) fn run(&mut self, ids: &[u32], type_ids: &[u32]) -> Result<(Vec<f32>, usize)> {
+        let failed = |e: &dyn std::fmt::Display| Error::Model {
+            problem: format!("embedding failed: {e}"),
+            fix: Step::Doctor.into(),
+        };
+        let n = ids.len();
+        let as_i64 = |v: &[u32]| v.iter().map(|&x| i64::from(x)).collect::<Vec<_>>();
+        let tensor = |v: Vec<i64>| Tensor::from_array(([1usize, n], v)).map_err(|e| failed(&e));
+        let mut inputs = vec![
+            ("input_ids", tensor(as_i64(ids))?.into_dyn()),
+            ("attention_mask", tensor(vec![1; n])?.into_dyn()),
+        ];
+        if self.token_type_ids {
+            inputs.push(("token_type_ids", tensor(as_i64(type_ids))?.into_dyn()));
+        }
+        let outputs = self.session.run(inputs).map_err(|e| failed(&e))?;
+        // The token embeddings, [1, tokens, dimensions]: the first output
+        // (`last_hidden_state` in sentence-transformers exports).
+        let (shape, values) = outputs[0]
+            .try_extract_tensor::<f32>()
+            .map_err(|e| failed(&e))?;
+        let dims = shape.last().copied().unwrap_or(0) as usize;
+        if dims == 0 || values.len() != n * dims {
+            return Err(failed(&format!(
+                "the model returned a tensor of shape {shape:?} for {n} tokens"
+            )));
+        }
+        Ok((values.to_vec(), dims))
+    }
+}
+
+/// A session over the ORT-format copy of the model, made on first use; else,
+/// or when the copy does not load, over the original model, the slow way.
+fn open_model(
+    runtime: &Path,
+    dir: &Path,
+    fingerprint: &str,
+    cache: Option<&Path>,
+    threads: usize,
+    workload: Workload,
+) -> Result<(InMemorySession<'static>, memmap2::Mmap)> {
+    let env = runtime_environment(runtime)?;
+    let prepack = workload == Workload::Bulk;
+    let copy = optimized::ort_format(&env, dir, fingerprint, runtime, cache);
+    let from_copy = copy.as_ref().and_then(|path| {
+        let loaded = open_session(
+            &env,
+            path,
+            GraphOptimizationLevel::Disable,
+            threads,
+            prepack,
+        );
+        loaded.inspect_err(|_| optimized::discard(path)).ok()
+    });
+    match from_copy {
+        Some(loaded) => Ok(loaded),
+        None => open_session(
+            &env,
+            &dir.join("model.onnx"),
+            GraphOptimizationLevel::Level3,
+            threads,
+            prepack,
+        )
+        .map_err(|e| Error::Model {
+            problem: format!("cannot load the model in {}: {e}", dir.display()),
+            fix: format!("check the files, or {FETCH_FIX}").into(),
+        }),
+    }
+}
+
+/// A session reading the model file in place from a memory map.
+fn open_session(
+    env: &ort::environment::Environment,
+    file: &Path,
+    level: GraphOptimizationLevel,
+    threads: usize,
+    prepack: bool,
+) -> std::result::Result<(InMemorySession<'static>, memmap2::Mmap), String> {
+    let opened = std::fs::File::open(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    // SAFETY: model files are replaced by a rename, never changed in place,
+    // so the mapped bytes stay what they were.
+    let bytes =
+        unsafe { memmap2::Mmap::map(&opened) }.map_err(|e| format!("{}: {e}", file.display()))?;
+    // SAFETY: the session borrows the mapped bytes for as long as it lives.
+    // Both go into one Embedder, which drops the session first (field
+    // order), and the mapping's address does not move when the Mmap does.
+    let static_bytes: &'static [u8] =
+        unsafe { std::mem::transmute::<&[u8], &'static [u8]>(&bytes[..]) };
+    let session = ort::session::Session::builder(env)
+        .and_then(|b| Ok(b.with_optimization_level(level)?))
+        .and_then(|b| Ok(b.with_prepacking(prepack)?))
+        .and_then(|b| Ok(b.with_intra_threads(threads.max(1))?))
+        .and_then(|mut b| b.commit_from_memory_directly(static_bytes))
+        .map_err(|e| e.to_string())?;
+    Ok((session, bytes))
+}
+
+/// ONNX Runtime can be loaded once per process; later calls share the result.
+pub(super) fn runtime_environment(lib: &Path) -> Result<ort::environment::Environment> {
+    static ENV: OnceLock<std::result::Result<ort::environment::Environment, String>> =
+        OnceLock::new();
+    ENV.get_or_init(|| {
+        // ORT_DISABLE_TELEMETRY is set by the front end before any thread
+        // starts (crate::env::quiet_onnx_runtime_before_threads).
+        let builder =
+            ort::init_from(lib).map_err(|e| format!("cannot load {}: {e}", lib.display()))?;
+        builder
+            .with_name("thehook")
+            // A local memory tool reports nothing anywhere.
+            .with_telemetry(false)
+            .build()
+            .map_err(|e| format!("cannot start ONNX Runtime from {}: {e}", lib.display()))
+    })
+    .clone()
+    .map_err(|problem| Error::Model {
+        problem,
+        fix: format!("check that the file is ONNX Runtime 1.31 for this platform, or {FETCH_FIX}")
+            .into(),
+    })
+}
