@@ -42,8 +42,8 @@ impl Index {
             };
             writeln!(
                 out,
-                "  {rel}: {} bytes, mtime {mtime}, keys {:?}",
-                r.size, r.keys
+                "  {rel}: {} bytes, mtime {mtime}, keys {:?}, replies {:?}",
+                r.size, r.keys, r.replies
             )
             .unwrap();
         }
@@ -56,6 +56,11 @@ impl Index {
         for entry in self.dbs.recent.iter(&rtxn).expect("recent") {
             let (k, key) = entry.expect("recent entry");
             writeln!(out, "  {} -> {key}", k.replace('\0', " | ")).unwrap();
+        }
+        out.push_str("replies:\n");
+        for entry in self.dbs.replies.iter(&rtxn).expect("replies") {
+            let (question, reply) = entry.expect("reply");
+            writeln!(out, "  {question} -> {reply}").unwrap();
         }
         match arroy::Reader::<Cosine>::open(&rtxn, ARROY_INDEX, self.dbs.vectors) {
             Ok(reader) => {

@@ -50,6 +50,8 @@ struct FileChange {
     /// `None`: the file is gone.
     source: Option<SourceFile>,
     items: Vec<Item>,
+    /// `(question, reply)` indices into `items`.
+    replies: Vec<(usize, usize)>,
 }
 
 impl Index {
@@ -166,18 +168,23 @@ fn read_changes(
         .collect();
     let mut changes = Vec::with_capacity(parsed.len());
     for (rel, source, read) in parsed {
-        let items = match read {
+        let (items, replies) = match read {
             Some(Ok(file)) => {
                 warnings.extend(file.warnings);
-                file.items
+                (file.items, file.replies)
             }
             Some(Err(e)) => {
                 warnings.push(format!("{e}; its items are left as they were"));
                 continue;
             }
-            None => Vec::new(),
+            None => (Vec::new(), Vec::new()),
         };
-        changes.push(FileChange { rel, source, items });
+        changes.push(FileChange {
+            rel,
+            source,
+            items,
+            replies,
+        });
     }
     changes
 }

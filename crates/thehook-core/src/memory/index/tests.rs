@@ -170,6 +170,40 @@ fn a_rebuild_gives_back_the_index_a_fresh_sync_builds() {
 }
 
 #[test]
+fn a_reply_shares_its_questions_match_while_it_follows_the_question() {
+    let mut s = Scenario::new();
+    let faq = "## Deploys\n\
+               - How do we roll back a failed migration?\n\
+               - Run `make db-undo`, then redeploy the previous tag.\n\
+               - Lunch is at noon.\n";
+    s.write(CONVENTIONS, faq);
+    s.sync(false);
+    let found = |s: &Scenario| -> Vec<(String, f32)> {
+        let filter = super::Filter::default();
+        let hits = s
+            .index
+            .candidates("roll back a migration", None, 5, &filter);
+        let hits = hits.unwrap().lexical;
+        hits.into_iter()
+            .map(|(item, score)| (item.text, score))
+            .collect()
+    };
+    let hits = found(&s);
+    // The reply shares no word with the query: it is found through its question.
+    assert_eq!(hits.len(), 2, "{hits:?}");
+    assert!(hits[0].0.starts_with("How do we roll back"), "{hits:?}");
+    assert!(hits[1].0.starts_with("Run `make db-undo`"), "{hits:?}");
+    assert!((hits[1].1 - 0.7 * hits[0].1).abs() < 1e-4, "{hits:?}");
+    insta::assert_snapshot!(s.index.dump());
+
+    // A heading in between makes them two sections: the link goes.
+    s.write(CONVENTIONS, &faq.replace("- Run", "## Answers\n- Run"));
+    s.sync(false);
+    assert_eq!(found(&s).len(), 1, "{:?}", found(&s));
+    assert!(s.index.dump().contains("replies:\nvectors"));
+}
+
+#[test]
 fn a_file_written_just_now_is_smudged_so_the_next_sync_reads_it_again() {
     let s = Scenario::new();
     std::fs::write(s.project.root().join(CONVENTIONS), "- Use pnpm\n").unwrap();

@@ -26,6 +26,11 @@ pub struct FrontMatter {
 #[derive(Debug, Clone, Default)]
 pub struct ParsedFile {
     pub items: Vec<Item>,
+    /// `(question, reply)` indices into `items`: an item that asks, and the
+    /// item right after it under the same heading. Searches let the reply
+    /// share the question's match, since a reply rarely repeats the words
+    /// it answers.
+    pub replies: Vec<(usize, usize)>,
     pub front_matter: FrontMatter,
     pub warnings: Vec<String>,
 }
@@ -41,6 +46,7 @@ pub fn parse_markdown(path: &str, text: &str, file_date: &str) -> ParsedFile {
         default_kind: kind_of_file(path),
         file_date: file_date.to_string(),
         heading_date: None,
+        previous_in_section: None,
         occurrences: HashMap::new(),
         out: ParsedFile::default(),
     };
@@ -103,6 +109,8 @@ struct FileParser<'a> {
     /// heading's level: it dates the items under it, down to the next
     /// heading of the same or a higher level.
     heading_date: Option<(HeadingLevel, String)>,
+    /// The last item since the last heading, by index.
+    previous_in_section: Option<usize>,
     /// How often each normalised text was seen, to keep ids distinct.
     occurrences: HashMap<String, usize>,
     out: ParsedFile,
@@ -127,6 +135,7 @@ impl FileParser<'_> {
     }
 
     fn heading(&mut self, level: HeadingLevel, text: &str) {
+        self.previous_in_section = None;
         if self.heading_date.as_ref().is_some_and(|(l, _)| level <= *l) {
             self.heading_date = None;
         }
@@ -180,7 +189,24 @@ impl FileParser<'_> {
                 .unwrap_or_else(|| self.file_date.clone()),
             session_id: None,
         });
+        let this = self.out.items.len() - 1;
+        if let Some(previous) = self.previous_in_section.replace(this) {
+            if asks(&self.out.items[previous].text) {
+                self.out.replies.push((previous, this));
+            }
+        }
     }
+}
+
+/// Whether a text asks something: a `?` that ends a sentence, not one
+/// inside a URL or code (`/search?q=`, `a ?: b`).
+fn asks(text: &str) -> bool {
+    text.match_indices('?').any(|(i, _)| {
+        text[i + 1..]
+            .chars()
+            .next()
+            .is_none_or(|c| c.is_whitespace() || "\"')]*_`".contains(c))
+    })
 }
 
 /// Type of an item from its file name, when no heading or tag says otherwise.

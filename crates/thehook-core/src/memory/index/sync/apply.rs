@@ -21,7 +21,7 @@ type PostingsDelta = (Vec<u32>, Vec<(u32, u32, u32)>);
 const TREE_SEED: u64 = 0x7e400c;
 
 impl Index {
-    /// Items, ids, the `recent` order and the lexical postings; the header's
+    /// Items, ids, the `recent` order, replies and the lexical postings; the header's
     /// document counts follow.
     pub(super) fn apply_items(
         &self,
@@ -64,6 +64,12 @@ impl Index {
         for (key, item) in &plan.kept {
             self.dbs.items.put(wtxn, key, item)?;
             self.dbs.recent.put(wtxn, &recent_key(*key, item), key)?;
+        }
+        for (question, _) in &plan.replies_before {
+            self.dbs.replies.delete(wtxn, question)?;
+        }
+        for (question, reply) in &plan.replies {
+            self.dbs.replies.put(wtxn, question, reply)?;
         }
         self.apply_postings(wtxn, delta)
     }

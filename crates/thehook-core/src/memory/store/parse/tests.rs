@@ -146,6 +146,22 @@ fn a_dated_heading_dates_the_items_under_it() {
 }
 
 #[test]
+fn an_item_that_asks_is_paired_with_the_reply_under_the_same_heading() {
+    let text = "## Day 1\n\
+                - Where do the tests live?\n\
+                - Next to the source.\n\
+                - See /search?q=x for more\n\
+                - unrelated\n\
+                - Why JWT? (asked twice)\n\
+                ## Day 2\n\
+                - Because sessions did not scale.\n";
+    let parsed = parse_markdown("k/notes.md", text, "2024-01-01T00:00:00Z");
+    assert_eq!(parsed.items.len(), 6);
+    // Not the URL's `?`, and not across a heading.
+    assert_eq!(parsed.replies, vec![(0, 1)]);
+}
+
+#[test]
 fn bad_front_matter_warns_and_keeps_the_body() {
     let parsed = parse_markdown(
         "s/x.md",
