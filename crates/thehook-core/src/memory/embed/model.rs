@@ -35,7 +35,8 @@ pub struct Embedder {
 }
 
 enum Engine {
-    Native(Bert),
+    /// Boxed: its layer list is ten times the size of an ONNX Runtime session handle.
+    Native(Box<Bert>),
     OnnxRuntime(onnx_runtime::Session),
 }
 
@@ -66,7 +67,7 @@ impl Embedder {
         let (engine, tokenizer) = std::thread::scope(|scope| {
             let tokenizer = scope.spawn(|| load_tokenizer(&dir.join("tokenizer.json")));
             let engine = match native.then(|| Bert::load(dir)).flatten() {
-                Some(bert) => Ok(Engine::Native(bert)),
+                Some(bert) => Ok(Engine::Native(Box::new(bert))),
                 None => onnx_runtime::Session::open(
                     &runtime.path,
                     dir,

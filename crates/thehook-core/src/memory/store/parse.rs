@@ -165,13 +165,14 @@ impl FileParser<'_> {
             .or_insert(0);
         let id = item_id(self.path, &body, *n);
         *n += 1;
-        let (own_date, rest) = leading_date(&body);
-        let body = match own_date {
+        let (leading, rest) = leading_date(&body);
+        let body = match leading {
             Some(_) => rest
                 .trim_start_matches([':', ' ', '-', '\u{2014}', '*'])
                 .to_string(),
             None => body,
         };
+        let own_date = leading.or_else(|| opening_day(&body));
         if body.trim().is_empty() {
             return;
         }
@@ -342,6 +343,20 @@ fn leading_date(body: &str) -> (Option<String>, &str) {
         }
     }
     (None, body)
+}
+
+/// A day written in parentheses where an item opens, after an optional
+/// `[label]`: `[D1:3] (8 May, 2023) Caroline: ...`, `(2023-05-08) ...`. The
+/// words stay in the item's text; the day dates it like a leading date.
+fn opening_day(body: &str) -> Option<String> {
+    let t = body.trim_start();
+    let t = match t.strip_prefix('[').and_then(|r| r.split_once(']')) {
+        Some((_, rest)) if !rest.starts_with('(') => rest.trim_start(),
+        _ => t,
+    };
+    let (inside, _) = t.strip_prefix('(')?.split_once(')')?;
+    let day = crate::memory::when::day_in(inside)?;
+    parse_date(&day.to_string())
 }
 
 /// Byte offset -> 1-based line number.

@@ -147,7 +147,7 @@ impl Bert {
         let normed = |n: &Norm| n.scale.len() == width && n.bias.len() == width;
         !self.layers.is_empty()
             && self.heads > 0
-            && width % self.heads == 0
+            && width.is_multiple_of(self.heads)
             && self.positions.cols == width
             && self.token_types.cols == width
             && normed(&self.embedding_norm)
@@ -209,5 +209,55 @@ impl Bert {
             norm(&mut h, &layer.output_norm);
         }
         Some(h)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Bert;
+
+    const MINILM_CONFIG: &str = r#"{"model_type": "bert", "num_attention_heads": 12,
+        "hidden_act": "gelu", "layer_norm_eps": 1e-12}"#;
+
+    /// A model folder with these two files.
+    fn folder(config: &str, model: &[u8]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("config.json"), config).unwrap();
+        std::fs::write(dir.path().join("model.onnx"), model).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_model_it_does_not_know_is_left_to_onnx_runtime() {
+        let roberta = MINILM_CONFIG.replace("bert", "roberta");
+        assert!(Bert::load(folder(&roberta, b"").path()).is_none());
+        // Not protobuf, cut short, or a graph without BERT's parameter names.
+        assert!(Bert::load(folder(MINILM_CONFIG, b"\xff\xff\xff").path()).is_none());
+        assert!(Bert::load(folder(MINILM_CONFIG, b"").path()).is_none());
+        assert!(Bert::load(folder("not json", b"").path()).is_none());
+        assert!(Bert::load(std::path::Path::new("/nonexistent")).is_none());
+    }
+
+    #[test]
+    #[cfg_attr(
+        not(feature = "model"),
+        ignore = "needs the embedding model: scripts/test.sh"
+    )]
+    fn the_shipped_model_is_read_with_its_six_layers_and_refuses_what_it_cannot_embed() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.assets/model");
+        let bert = Bert::load(&dir).expect("all-MiniLM-L6-v2 is a BERT this encoder knows");
+        assert_eq!((bert.layers.len(), bert.width(), bert.heads), (6, 384, 12));
+        let hidden = bert.forward(&[101, 7592, 102], &[0, 0, 0]).unwrap();
+        assert_eq!(hidden.len(), 3 * 384);
+        assert!(hidden.iter().all(|v| v.is_finite()));
+        assert!(bert.forward(&[], &[]).is_none(), "no tokens");
+        assert!(
+            bert.forward(&[40_000], &[0]).is_none(),
+            "an id past the vocabulary"
+        );
+        assert!(
+            bert.forward(&vec![101; 513], &[0; 513]).is_none(),
+            "past 512 positions"
+        );
     }
 }

@@ -354,6 +354,9 @@ fn float_values(t: &TensorProto) -> Option<Vec<f32>> {
     if t.raw_data.is_empty() {
         Some(t.float_data.clone())
     } else {
-        (t.raw_data.len() % 4 == 0).then(|| floats(&t.raw_data))
+        t.raw_data
+            .len()
+            .is_multiple_of(4)
+            .then(|| floats(&t.raw_data))
     }
 }

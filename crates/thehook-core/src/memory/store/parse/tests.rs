@@ -125,6 +125,9 @@ fn a_dated_heading_dates_the_items_under_it() {
         ## 2023-05-08\n- first session\n### Details\n- still the 8th\n\
         - 2024-02-02 its own date wins\n\
         ## Session 2 (7:55 pm on 9 June, 2023)\n- second session\n\
+        - [D1:3] (1:56 pm on 9 May, 2023) a day written after a label\n\
+        - (2023-05-10) or first, in parentheses\n\
+        - [link](https://x.dev) (11 May, 2023) not after a link\n\
         ## Gotchas\n- back to the front matter\n";
     let parsed = parse_markdown("k/log.md", text, MTIME);
     let dates: Vec<(&str, &str)> = parsed
@@ -140,6 +143,15 @@ fn a_dated_heading_dates_the_items_under_it() {
             ("2023-05-08", "still the 8th"),
             ("2024-02-02", "its own date wins"),
             ("2023-06-09", "second session"),
+            (
+                "2023-05-09",
+                "[D1:3] (1:56 pm on 9 May, 2023) a day written after a label"
+            ),
+            ("2023-05-10", "(2023-05-10) or first, in parentheses"),
+            (
+                "2023-06-09",
+                "[link](https://x.dev) (11 May, 2023) not after a link"
+            ),
             ("2023-01-01", "back to the front matter"),
         ]
     );
