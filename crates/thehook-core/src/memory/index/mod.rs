@@ -464,8 +464,10 @@ impl Index {
             }
         }
         // Replies share their question's match, found or not on their own.
+        // Most projects have none: then no key is looked up.
         let mut shares = Vec::new();
-        for (&question, &score) in &scores {
+        let any_replies = !self.dbs.replies.is_empty(rtxn)?;
+        for (&question, &score) in scores.iter().filter(|_| any_replies) {
             if let Some(reply) = self.dbs.replies.get(rtxn, &question)? {
                 shares.push((reply, REPLY_SHARE * score));
             }
