@@ -74,7 +74,7 @@ impl Embedder {
                     fingerprint,
                     optimized_cache.as_deref(),
                     threads,
-                    workload,
+                    workload == Workload::Bulk,
                 )
                 .map(Engine::OnnxRuntime),
             };

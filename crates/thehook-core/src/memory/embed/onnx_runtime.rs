@@ -17,7 +17,7 @@ use ort::session::builder::GraphOptimizationLevel;
 use ort::session::InMemorySession;
 use ort::value::Tensor;
 
-use super::{optimized, Workload, FETCH_FIX};
+use super::{optimized, FETCH_FIX};
 use crate::error::{Error, Result, Step};
 
 /// An ONNX Runtime session over the model.
@@ -31,15 +31,17 @@ pub(super) struct Session {
 }
 
 impl Session {
+    /// A session on `threads` threads; `prepack` the weights for bulk work
+    /// (about 60 ms at load, faster per item after).
     pub(super) fn open(
         runtime: &Path,
         dir: &Path,
         fingerprint: &str,
         cache: Option<&Path>,
         threads: usize,
-        workload: Workload,
+        prepack: bool,
     ) -> Result<Session> {
-        let (session, bytes) = open_model(runtime, dir, fingerprint, cache, threads, workload)?;
+        let (session, bytes) = open_model(runtime, dir, fingerprint, cache, threads, prepack)?;
         let token_type_ids = session
             .inputs()
             .iter()
@@ -91,10 +93,9 @@ fn open_model(
     fingerprint: &str,
     cache: Option<&Path>,
     threads: usize,
-    workload: Workload,
+    prepack: bool,
 ) -> Result<(InMemorySession<'static>, memmap2::Mmap)> {
     let env = runtime_environment(runtime)?;
-    let prepack = workload == Workload::Bulk;
     let copy = optimized::ort_format(&env, dir, fingerprint, runtime, cache);
     let from_copy = copy.as_ref().and_then(|path| {
         let loaded = open_session(
