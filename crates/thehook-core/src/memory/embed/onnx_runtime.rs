@@ -31,7 +31,9 @@ pub(super) struct Session {
 }
 
 impl Session {
-    /// A session on `threads` threads; `prepack` the weights for bulk work
+    /// A session on `threads` threads, over the ORT-format copy of the model
+    /// made on first use; else, or when the copy does not load, over the
+    /// original model, the slow way. `prepack` the weights for bulk work
     /// (about 60 ms at load, faster per item after).
     pub(super) fn open(
         runtime: &Path,
@@ -41,7 +43,32 @@ impl Session {
         threads: usize,
         prepack: bool,
     ) -> Result<Session> {
-        let (session, bytes) = open_model(runtime, dir, fingerprint, cache, threads, prepack)?;
+        let env = runtime_environment(runtime)?;
+        let copy = optimized::ort_format(&env, dir, fingerprint, runtime, cache);
+        let from_copy = copy.as_ref().and_then(|path| {
+            let loaded = open_session(
+                &env,
+                path,
+                GraphOptimizationLevel::Disable,
+                threads,
+                prepack,
+            );
+            loaded.inspect_err(|_| optimized::discard(path)).ok()
+        });
+        let (session, bytes) = match from_copy {
+            Some(loaded) => loaded,
+            None => open_session(
+                &env,
+                &dir.join("model.onnx"),
+                GraphOptimizationLevel::Level3,
+                threads,
+                prepack,
+            )
+            .map_err(|e| Error::Model {
+                problem: format!("cannot load the model in {}: {e}", dir.display()),
+                fix: format!("check the files, or {FETCH_FIX}").into(),
+            })?,
+        };
         let token_type_ids = session
             .inputs()
             .iter()
@@ -82,44 +109,6 @@ impl Session {
             )));
         }
         Ok((values.to_vec(), dims))
-    }
-}
-
-/// A session over the ORT-format copy of the model, made on first use; else,
-/// or when the copy does not load, over the original model, the slow way.
-fn open_model(
-    runtime: &Path,
-    dir: &Path,
-    fingerprint: &str,
-    cache: Option<&Path>,
-    threads: usize,
-    prepack: bool,
-) -> Result<(InMemorySession<'static>, memmap2::Mmap)> {
-    let env = runtime_environment(runtime)?;
-    let copy = optimized::ort_format(&env, dir, fingerprint, runtime, cache);
-    let from_copy = copy.as_ref().and_then(|path| {
-        let loaded = open_session(
-            &env,
-            path,
-            GraphOptimizationLevel::Disable,
-            threads,
-            prepack,
-        );
-        loaded.inspect_err(|_| optimized::discard(path)).ok()
-    });
-    match from_copy {
-        Some(loaded) => Ok(loaded),
-        None => open_session(
-            &env,
-            &dir.join("model.onnx"),
-            GraphOptimizationLevel::Level3,
-            threads,
-            prepack,
-        )
-        .map_err(|e| Error::Model {
-            problem: format!("cannot load the model in {}: {e}", dir.display()),
-            fix: format!("check the files, or {FETCH_FIX}").into(),
-        }),
     }
 }
 
