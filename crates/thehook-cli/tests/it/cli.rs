@@ -611,6 +611,48 @@ fn concurrent_readers_while_a_writer_commits() {
     assert_eq!(writer_facts, 6);
 }
 
+/// Queries are embedded by the built-in encoder and items by ONNX Runtime;
+/// `THEHOOK_QUERY_ENGINE=onnxruntime` (the benchmarks' A/B switch) puts the
+/// queries on ONNX Runtime too. Either way a search ranks alike.
+#[test]
+#[cfg_attr(
+    not(feature = "model"),
+    ignore = "needs the embedding model: scripts/test.sh"
+)]
+fn queries_rank_alike_on_either_engine() {
+    let p = Project::demo();
+    let scored = |answer: &serde_json::Value| -> Vec<(String, f64)> {
+        let hits = answer["hits"].as_array().unwrap().iter();
+        hits.map(|h| {
+            (
+                h["id"].as_str().unwrap().to_string(),
+                h["score"].as_f64().unwrap(),
+            )
+        })
+        .collect()
+    };
+    for query in [
+        "how do we deploy to staging",
+        "why did we pick jose for JWT",
+        "tests",
+    ] {
+        let args = ["recall", query, "--json", "--mode", "vector", "-k", "5"];
+        let native = scored(&p.recall_json(query, &args[3..]));
+        let out = p
+            .cmd(&args)
+            .env("THEHOOK_QUERY_ENGINE", "onnxruntime")
+            .output()
+            .unwrap();
+        let onnx = scored(&serde_json::from_slice(&out.stdout).unwrap());
+        assert_eq!(native.len(), 5, "{query}: {native:?}");
+        assert_eq!(native.len(), onnx.len(), "{query}");
+        for ((a, x), (b, y)) in native.iter().zip(&onnx) {
+            assert_eq!(a, b, "{query}: {native:?} vs {onnx:?}");
+            assert!((x - y).abs() < 1e-4, "{query}: {native:?} vs {onnx:?}");
+        }
+    }
+}
+
 #[test]
 #[cfg_attr(
     not(feature = "model"),
