@@ -408,31 +408,36 @@ def main_table(results: list[dict]) -> str:
     return "\n".join(out)
 
 
-def sweep_table(results: list[dict]) -> str:
+def metric_columns() -> tuple[str, str]:
+    """The header and alignment cells of the overall metrics and recall@5 per
+    category, shared by the sweep and the summary tables."""
     cats = [str(c) for c in CATEGORIES]
-    out = ["| lexical weight | recall@5 | hit@5 | recall@10 | "
-           + " | ".join(f"r@5 {CATEGORIES[int(c)]}" for c in cats) + " |",
-           "|---:|---:|---:|---:|" + "---:|" * len(cats)]
+    return ("recall@5 | hit@5 | recall@10 | " + " | ".join(f"r@5 {CATEGORIES[int(c)]}" for c in cats),
+            "---:|---:|---:|" + "---:|" * len(cats))
+
+
+def metric_cells(m: dict) -> str:
+    """One result's cells for `metric_columns`."""
+    cats = [str(c) for c in CATEGORIES]
+    return (f"{m['overall']['recall@5']:.3f} | {m['overall']['hit@5']:.3f} | "
+            f"{m['overall']['recall@10']:.3f} | " + " | ".join(f"{m[c]['recall@5']:.3f}" for c in cats))
+
+
+def sweep_table(results: list[dict]) -> str:
+    header, align = metric_columns()
+    out = [f"| lexical weight | {header} |", f"|---:|{align}"]
     for r in results:
-        m = r["metrics"]
-        out.append(f"| {r['lexical_weight']} | {m['overall']['recall@5']:.3f} | "
-                   f"{m['overall']['hit@5']:.3f} | {m['overall']['recall@10']:.3f} | "
-                   + " | ".join(f"{m[c]['recall@5']:.3f}" for c in cats) + " |")
+        out.append(f"| {r['lexical_weight']} | {metric_cells(r['metrics'])} |")
     return "\n".join(out)
 
 
 def summary_table(by_format: dict[str, list[dict]]) -> str:
     """Format x mode: the overall metrics and recall@5 per category."""
-    cats = [str(c) for c in CATEGORIES]
-    out = ["| format | mode | recall@5 | hit@5 | recall@10 | "
-           + " | ".join(f"r@5 {CATEGORIES[int(c)]}" for c in cats) + " |",
-           "|---|---|---:|---:|---:|" + "---:|" * len(cats)]
+    header, align = metric_columns()
+    out = [f"| format | mode | {header} |", f"|---|---|{align}"]
     for fmt, results in by_format.items():
         for r in results:
-            m = r["metrics"]
-            out.append(f"| {fmt} | {r['name']} | {m['overall']['recall@5']:.3f} | "
-                       f"{m['overall']['hit@5']:.3f} | {m['overall']['recall@10']:.3f} | "
-                       + " | ".join(f"{m[c]['recall@5']:.3f}" for c in cats) + " |")
+            out.append(f"| {fmt} | {r['name']} | {metric_cells(r['metrics'])} |")
     return "\n".join(out)
 
 

@@ -621,6 +621,14 @@ fn concurrent_readers_while_a_writer_commits() {
 )]
 fn queries_rank_alike_on_either_engine() {
     let p = Project::demo();
+    // The switch really moves the queries (else the comparison is moot).
+    let doctor = p
+        .cmd(&["doctor"])
+        .env("THEHOOK_QUERY_ENGINE", "onnxruntime")
+        .output()
+        .unwrap();
+    let doctor = String::from_utf8_lossy(&doctor.stdout);
+    assert!(doctor.contains("queries: ONNX Runtime"), "{doctor}");
     let scored = |answer: &serde_json::Value| -> Vec<(String, f64)> {
         let hits = answer["hits"].as_array().unwrap().iter();
         hits.map(|h| {

@@ -42,8 +42,8 @@ impl Index {
             };
             writeln!(
                 out,
-                "  {rel}: {} bytes, mtime {mtime}, keys {:?}, replies {:?}",
-                r.size, r.keys, r.replies
+                "  {rel}: {} bytes, mtime {mtime}, keys {:?}",
+                r.size, r.keys
             )
             .unwrap();
         }

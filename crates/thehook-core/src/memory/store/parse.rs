@@ -309,24 +309,21 @@ fn strip_list_marker(raw: &str) -> String {
 /// A leading `` `[convention]` `` or `[ADR]` tag, and the text after it.
 fn take_type_tag(body: &str) -> (Option<ItemKind>, String) {
     let t = body.trim_start();
-    let (inner, rest) = if let Some(r) = t.strip_prefix("`[") {
-        match r.split_once("]`") {
-            Some((inner, rest)) => (inner, rest),
-            None => return (None, body.to_string()),
-        }
-    } else if let Some(r) = t.strip_prefix('[') {
-        match r.split_once(']') {
-            // `[link](url)` is a link, not a tag.
-            Some((inner, rest)) if !rest.starts_with('(') => (inner, rest),
-            _ => return (None, body.to_string()),
-        }
-    } else {
-        return (None, body.to_string());
+    let label = match t.strip_prefix("`[") {
+        Some(r) => r.split_once("]`"),
+        None => bracketed_label(t),
     };
-    match ItemKind::parse(inner) {
-        Some(kind) => (Some(kind), rest.trim_start().to_string()),
+    match label.and_then(|(inner, rest)| Some((ItemKind::parse(inner)?, rest))) {
+        Some((kind, rest)) => (Some(kind), rest.trim_start().to_string()),
         None => (None, body.to_string()),
     }
+}
+
+/// A leading `[label]` and the text after it; `[link](url)` is a link, not a
+/// label.
+fn bracketed_label(t: &str) -> Option<(&str, &str)> {
+    let (inner, rest) = t.strip_prefix('[')?.split_once(']')?;
+    (!rest.starts_with('(')).then_some((inner, rest))
 }
 
 /// An item's own date: a leading `YYYY-MM-DD` (optionally bold), as history
@@ -350,10 +347,7 @@ fn leading_date(body: &str) -> (Option<String>, &str) {
 /// words stay in the item's text; the day dates it like a leading date.
 fn opening_day(body: &str) -> Option<String> {
     let t = body.trim_start();
-    let t = match t.strip_prefix('[').and_then(|r| r.split_once(']')) {
-        Some((_, rest)) if !rest.starts_with('(') => rest.trim_start(),
-        _ => t,
-    };
+    let t = bracketed_label(t).map_or(t, |(_, rest)| rest.trim_start());
     let (inside, _) = t.strip_prefix('(')?.split_once(')')?;
     let day = crate::memory::when::day_in(inside)?;
     parse_date(&day.to_string())

@@ -221,8 +221,9 @@ fn floats(bytes: &[u8]) -> Vec<f32> {
 /// The decoded graph, with lookups by tensor name.
 pub(super) struct Graph {
     initializers: HashMap<String, TensorProto>,
-    /// Output name → the node that makes it.
-    producer: HashMap<String, NodeProto>,
+    nodes: Vec<NodeProto>,
+    /// Output name → the index of the node that makes it.
+    producer: HashMap<String, usize>,
     /// Bias name → the `MatMul` weight name its `Add` follows.
     weight_of_bias: HashMap<String, String>,
 }
@@ -236,20 +237,22 @@ impl Graph {
             .into_iter()
             .map(|t| (t.name.clone(), t))
             .collect();
+        let nodes = graph.node;
         let mut producer = HashMap::new();
-        for node in graph.node {
+        for (i, node) in nodes.iter().enumerate() {
             for out in &node.output {
-                producer.insert(out.clone(), node.clone());
+                producer.insert(out.clone(), i);
             }
         }
+        let made_by = |name: &str| producer.get(name).map(|&i| &nodes[i]);
         let mut weight_of_bias = HashMap::new();
-        for node in producer.values() {
+        for node in &nodes {
             if node.op_type != "Add" || node.input.len() != 2 {
                 continue;
             }
             // The product and the bias, in either order.
             for (product, bias) in [(0, 1), (1, 0)] {
-                let Some(matmul) = producer.get(&node.input[product]) else {
+                let Some(matmul) = made_by(&node.input[product]) else {
                     continue;
                 };
                 if matmul.op_type == "MatMul" && matmul.input.len() == 2 {
@@ -259,9 +262,15 @@ impl Graph {
         }
         Some(Graph {
             initializers,
+            nodes,
             producer,
             weight_of_bias,
         })
+    }
+
+    /// The node whose output is `name`.
+    fn made_by(&self, name: &str) -> Option<&NodeProto> {
+        self.producer.get(name).map(|&i| &self.nodes[i])
     }
 
     /// The name every parameter starts with (`inner.` in the shipped
@@ -302,11 +311,11 @@ impl Graph {
                 values: Values::Float(bytes),
             });
         }
-        let mul = self.producer.get(name)?;
+        let mul = self.made_by(name)?;
         if mul.op_type != "Mul" || mul.input.len() != 2 {
             return None;
         }
-        let cast = self.producer.get(&mul.input[0])?;
+        let cast = self.made_by(&mul.input[0])?;
         if cast.op_type != "Cast" {
             return None;
         }

@@ -65,8 +65,10 @@ impl Index {
             self.dbs.items.put(wtxn, key, item)?;
             self.dbs.recent.put(wtxn, &recent_key(*key, item), key)?;
         }
-        for (question, _) in &plan.replies_before {
-            self.dbs.replies.delete(wtxn, question)?;
+        // Every item the changed files had, kept or not, leaves its old
+        // link; the files' links as they are now are put back.
+        for (key, _) in plan.removed.iter().chain(&plan.kept_before) {
+            self.dbs.replies.delete(wtxn, key)?;
         }
         for (question, reply) in &plan.replies {
             self.dbs.replies.put(wtxn, question, reply)?;

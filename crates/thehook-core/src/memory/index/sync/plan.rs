@@ -32,9 +32,8 @@ pub(super) struct ItemPlan {
     pub(super) kept_before: Vec<(u32, Item)>,
     /// Items that leave, as they were indexed.
     pub(super) removed: Vec<(u32, Item)>,
-    /// The `(question, reply)` keys of the changed files, as indexed before
-    /// and as they are now.
-    pub(super) replies_before: Vec<(u32, u32)>,
+    /// The `(question, reply)` keys of the changed files, as they are now
+    /// (those indexed before leave with their items' keys).
     pub(super) replies: Vec<(u32, u32)>,
     /// Each changed file's new record; `None` for a file that is gone.
     pub(super) records: Vec<(String, Option<FileRecord>)>,
@@ -54,9 +53,6 @@ impl ItemPlan {
         let now = jiff::Timestamp::now().as_nanosecond();
         for change in changes {
             let mut before: HashMap<String, (u32, Item)> = HashMap::new();
-            if let Some(record) = records.get(&change.rel) {
-                plan.replies_before.extend(&record.replies);
-            }
             for &key in records.get(&change.rel).map_or(&[][..], |r| &r.keys) {
                 if let Some(item) = index.dbs.items.get(wtxn, &key)? {
                     before.insert(item.id.clone(), (key, item));
@@ -79,12 +75,12 @@ impl ItemPlan {
                 };
                 keys.push(key);
             }
-            let replies: Vec<(u32, u32)> = change
-                .replies
-                .iter()
-                .map(|&(question, reply)| (keys[question], keys[reply]))
-                .collect();
-            plan.replies.extend(&replies);
+            plan.replies.extend(
+                change
+                    .replies
+                    .iter()
+                    .map(|&(question, reply)| (keys[question], keys[reply])),
+            );
             let mut gone: Vec<_> = before.into_values().collect();
             gone.sort_by_key(|(key, _)| *key);
             plan.removed.extend(gone);
@@ -96,7 +92,6 @@ impl ItemPlan {
                     s.mtime_ns
                 },
                 keys,
-                replies,
             });
             plan.records.push((change.rel.clone(), record));
         }
