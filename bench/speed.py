@@ -239,10 +239,11 @@ QUERIES = [
 ]
 
 
-def _fill(rng: random.Random, template: str, day: date) -> str:
-    """Fills one template's placeholders with random vocabulary."""
+def _fill(rng: random.Random, template: str, day: date, topics: list[str] = TOPICS) -> str:
+    """Fills one template's placeholders with random vocabulary (topics from
+    `topics`: bench/team.py gives each developer a few of their own)."""
     lib, lib2 = rng.sample(LIBS, 2)
-    topic, topic2 = rng.sample(TOPICS, 2)
+    topic, topic2 = rng.sample(topics, 2)
     return template.format(
         topic=topic, topic2=topic2, lib=lib, lib2=lib2, path=rng.choice(PATHS),
         verb=rng.choice(VERBS), adj=rng.choice(ADJ), person=rng.choice(PEOPLE),
@@ -250,16 +251,16 @@ def _fill(rng: random.Random, template: str, day: date) -> str:
     )
 
 
-def make_item(rng: random.Random, kind: str, day: date) -> str:
+def make_item(rng: random.Random, kind: str, day: date, topics: list[str] = TOPICS) -> str:
     """One memory item: a main sentence, then distinct clauses until it
     reaches a target length drawn from 8-60 words (mostly short, with a tail
     of long ones, like real notes)."""
     target = int(rng.triangular(8, 60, 12))
-    text = _fill(rng, rng.choice(TEMPLATES[kind]), day)
+    text = _fill(rng, rng.choice(TEMPLATES[kind]), day, topics)
     for clause in rng.sample(CLAUSES, len(CLAUSES)):
         if len(text.split()) >= target:
             break
-        text += rng.choice([", ", ", ", "; ", " — "]) + _fill(rng, clause, day)
+        text += rng.choice([", ", ", ", "; ", " — "]) + _fill(rng, clause, day, topics)
     words = text.split()
     if len(words) > 60:
         text = " ".join(words[:60]).rstrip(",;—")
@@ -275,24 +276,10 @@ def generate_corpus(n_items: int, seed: int) -> dict[str, str]:
     `n_items` top-level list items. Same (n_items, seed) -> same bytes."""
     rng = random.Random(f"thehook-speed-v{CORPUS_VERSION}-{seed}-{n_items}")
     start = date(2025, 1, 6)
-    files: dict[str, str] = {}
 
     # About 10% of the items are curated knowledge, the rest session notes.
     n_knowledge = max(4, n_items // 10)
-    shares = {"conventions": 0.3, "architecture": 0.3, "history": 0.2, "notes": 0.2}
-    kinds = {"conventions": "convention", "architecture": "adr",
-             "history": "history", "notes": "note"}
-    titles = {"conventions": "Conventions", "architecture": "Architecture Decisions",
-              "history": "History", "notes": "Notes"}
-    left = n_knowledge
-    for i, (name, share) in enumerate(shares.items()):
-        count = left if i == len(shares) - 1 else int(n_knowledge * share)
-        left -= count
-        lines = [f"# {titles[name]}", ""]
-        for j in range(count):
-            day = start + timedelta(days=j * 400 // max(count, 1))
-            lines.append(f"- {make_item(rng, kinds[name], day)}")
-        files[f".thehook/knowledge/{name}.md"] = "\n".join(lines) + "\n"
+    files = make_knowledge(rng, n_knowledge, start)
 
     # Sessions of 10-20 items, one or two a day; the last one takes the rest.
     remaining = n_items - n_knowledge
@@ -308,14 +295,37 @@ def generate_corpus(n_items: int, seed: int) -> dict[str, str]:
     return files
 
 
-def make_session(rng: random.Random, when: datetime, size: int) -> str:
-    """A session file: YAML front matter and the four sections."""
+def make_knowledge(rng: random.Random, n_knowledge: int, start: date) -> dict[str, str]:
+    """The four knowledge files with `n_knowledge` items in all, dated over
+    400 days from `start`: {path relative to the project root: file text}."""
+    files: dict[str, str] = {}
+    shares = {"conventions": 0.3, "architecture": 0.3, "history": 0.2, "notes": 0.2}
+    kinds = {"conventions": "convention", "architecture": "adr",
+             "history": "history", "notes": "note"}
+    titles = {"conventions": "Conventions", "architecture": "Architecture Decisions",
+              "history": "History", "notes": "Notes"}
+    left = n_knowledge
+    for i, (name, share) in enumerate(shares.items()):
+        count = left if i == len(shares) - 1 else int(n_knowledge * share)
+        left -= count
+        lines = [f"# {titles[name]}", ""]
+        for j in range(count):
+            day = start + timedelta(days=j * 400 // max(count, 1))
+            lines.append(f"- {make_item(rng, kinds[name], day)}")
+        files[f".thehook/knowledge/{name}.md"] = "\n".join(lines) + "\n"
+    return files
+
+
+def make_session(rng: random.Random, when: datetime, size: int,
+                 topics: list[str] = TOPICS, branches: list[str] = BRANCHES) -> str:
+    """A session file: YAML front matter and the four sections (topics and
+    branch names drawn from `topics` and `branches`)."""
     # 1-3 summary bullets, the rest spread at random over the other sections.
     n_summary = min(size, rng.randint(1, 3))
     picks = rng.choices(["convention", "adr", "gotcha"], weights=[35, 30, 35], k=size - n_summary)
     n_conv, n_adr, n_gotcha = (picks.count(k) for k in ("convention", "adr", "gotcha"))
     day = when.date()
-    title = _fill(rng, "{topic} in {lib}", day)
+    title = _fill(rng, "{topic} in {lib}", day, topics)
     title = title[0].upper() + title[1:]
     session_id = "%032x" % rng.getrandbits(128)
     out = [
@@ -324,7 +334,7 @@ def make_session(rng: random.Random, when: datetime, size: int) -> str:
         f"{session_id[16:20]}-{session_id[20:]}",
         f"agent: {rng.choice(AGENTS)}",
         f"date: {when.isoformat().replace('+00:00', 'Z')}",
-        f"branch: {rng.choice(BRANCHES)}",
+        f"branch: {rng.choice(branches)}",
         f'title: "{title}"',
         "---",
         "",
@@ -339,7 +349,7 @@ def make_session(rng: random.Random, when: datetime, size: int) -> str:
         out += [f"## {heading}", ""]
         # An empty section stays empty: a top-level paragraph would be an item.
         for _ in range(count):
-            out.append(f"- {tag or ''}{make_item(rng, kind, day)}")
+            out.append(f"- {tag or ''}{make_item(rng, kind, day, topics)}")
         out.append("")
     return "\n".join(out)
 
@@ -577,25 +587,26 @@ def measure_reindex(binary: str, root: Path, env: dict[str, str], runs: int, n_i
     }
 
 
-def measure_recall(binary: str, roots: dict[str, Path], envs: dict[str, dict], runs: int) -> dict:
+def measure_recall(binary: str, roots: dict[str, Path], envs: dict[str, dict], runs: int,
+                   configs: list[Config] = RECALL_CONFIGS) -> dict:
     """Times `recall --json` for every config, interleaved run by run, after
     one untimed warm-up each (the warm-up also syncs the index if needed)."""
     out: dict[str, dict] = {}
-    samples: dict[str, list[Run]] = {c.name: [] for c in RECALL_CONFIGS}
+    samples: dict[str, list[Run]] = {c.name: [] for c in configs}
 
     def argv(c: Config, query: str) -> list[str]:
         return [binary, "-C", str(roots[c.project]), "recall", query, "--json", "-k", "5", *c.flags]
 
-    for c in RECALL_CONFIGS:
+    for c in configs:
         w = run(argv(c, QUERIES[0]), envs[c.name])
         out[c.name] = {"warmup_ms": round(w.wall_ms, 1), "warmup_stderr": w.stderr.strip()}
     meter = CpuMeter()
     for i in range(runs):
         query = QUERIES[i % len(QUERIES)]
-        for c in RECALL_CONFIGS:
+        for c in configs:
             samples[c.name].append(run(argv(c, query), envs[c.name]))
     other = meter.other_share()
-    for c in RECALL_CONFIGS:
+    for c in configs:
         rs = samples[c.name]
         bad = [r for r in rs if r.code not in (0, 1)]  # 1 = nothing found
         if bad:
@@ -620,6 +631,15 @@ def measure_recall(binary: str, roots: dict[str, Path], envs: dict[str, dict], r
     return out
 
 
+# The commits of make_git_context: (file, subject), oldest first.
+CONTEXT_COMMITS = [
+    ("src/auth/session.ts", "Refresh sessions before they expire"),
+    ("src/auth/jwt.ts", "Rotate refresh tokens on every use"),
+    ("src/api/middleware/rateLimit.ts", "Rate limit the login endpoint"),
+    ("tests/e2e/checkout.spec.ts", "Fix flaky checkout test with vitest"),
+]
+
+
 def make_git_context(root: Path) -> None:
     """Makes `root` a git repository on a feature branch with a few commits
     and an uncommitted change, as a project in the middle of work looks
@@ -632,13 +652,7 @@ def make_git_context(root: Path) -> None:
                                   capture_output=True)
     g("init", "-q", "-b", "fix/session-expiry")
     (root / ".gitignore").write_text(".thehook/\n")
-    commits = [
-        ("src/auth/session.ts", "Refresh sessions before they expire"),
-        ("src/auth/jwt.ts", "Rotate refresh tokens on every use"),
-        ("src/api/middleware/rateLimit.ts", "Rate limit the login endpoint"),
-        ("tests/e2e/checkout.spec.ts", "Fix flaky checkout test with vitest"),
-    ]
-    for path, subject in commits:
+    for path, subject in CONTEXT_COMMITS:
         f = root / path
         f.parent.mkdir(parents=True, exist_ok=True)
         f.write_text(f"// {subject}\n")

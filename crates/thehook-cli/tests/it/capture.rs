@@ -199,7 +199,8 @@ fn the_session_end_hook_returns_at_once_and_the_detached_worker_captures() {
     let meta = front_matter(&text);
     assert_eq!(meta.session_id.as_deref(), Some("1af7fc5e"));
     assert_eq!(meta.agent.as_deref(), Some("claude-code"));
-    assert_eq!(meta.consolidated, Some(false));
+    // Consolidation state is in .thehook/consolidated.txt, not here.
+    assert_eq!(meta.consolidated, None);
     assert_eq!(meta.extracted, None, "{text}");
     for section in [
         "## Session Summary",
@@ -209,11 +210,15 @@ fn the_session_end_hook_returns_at_once_and_the_detached_worker_captures() {
     ] {
         assert!(text.contains(section), "{section} missing:\n{text}");
     }
-    // Named after the date and the title the LLM gave.
+    // Named after the date, the title the LLM gave and the session id
+    // (teammates' clones never pick one name for two sessions).
     let name = files[0].file_name().unwrap().to_string_lossy().into_owned();
     let title = meta.title.as_deref().unwrap();
     assert!(
-        name.ends_with(&format!("-{}.md", title.to_lowercase().replace(' ', "-"))),
+        name.ends_with(&format!(
+            "-{}-1af7fc5e.md",
+            title.to_lowercase().replace(' ', "-")
+        )),
         "{name} / {title}"
     );
     // The prompt held the condensed conversation; the child knew it was one.
@@ -986,11 +991,12 @@ fn every_n_sessions_are_consolidated_and_a_dropping_answer_is_refused() {
     assert!(p
         .read(".thehook/knowledge/history.md")
         .contains("Worked on:"));
+    let ledger = p.read(".thehook/consolidated.txt");
     for f in session_files(&p) {
-        assert_eq!(
-            front_matter(&std::fs::read_to_string(f).unwrap()).consolidated,
-            Some(true)
-        );
+        let meta = front_matter(&std::fs::read_to_string(f).unwrap());
+        assert_eq!(meta.consolidated, None, "session files are never edited");
+        let id = meta.session_id.unwrap();
+        assert!(ledger.lines().any(|l| l == id), "{id} not in {ledger}");
     }
     assert!(!p.root().join(".thehook/queue/.consolidate").exists());
 

@@ -17,3 +17,4 @@ mod cli;
 mod hooks;
 mod mcp;
 mod output;
+mod team;

@@ -4,10 +4,16 @@
 //! The answer is refused, and nothing changes, when it is malformed or when
 //! it would drop an item the knowledge files hold now (merging reworded
 //! duplicates is fine; losing a fact is not). Applying is all or nothing:
-//! the new files and the `consolidated: true` session files are staged in
+//! the new files and the ledger of merged sessions ([`ledger`]) are staged in
 //! `queue/.consolidate/`, a manifest written last commits them, and a run
 //! that was killed while applying is finished by the next one.
+//!
+//! Everything written merges line by line in git without conflicts: one
+//! knowledge item per line (nested detail folded into it), the session ids in
+//! a sorted ledger, and `.thehook/.gitattributes` asking git for its union
+//! merge on both. Session files are never edited.
 
+pub mod ledger;
 #[cfg(test)]
 mod tests;
 
@@ -55,9 +61,10 @@ pub fn due(project: &Project, every_n: usize) -> bool {
 }
 
 fn pending_sessions(project: &Project) -> Vec<store::SessionFile> {
+    let merged = ledger::read(project);
     store::session_files(project)
         .into_iter()
-        .filter(|f| f.front_matter.consolidated != Some(true))
+        .filter(|f| ledger::is_pending(f, &merged))
         .collect()
 }
 
@@ -133,20 +140,17 @@ pub fn consolidate(worker: &mut Worker) -> Result<Option<Consolidated>> {
         }
         staged.push((project.relative(&project.knowledge_dir().join(name)), text));
     }
-    for s in &sessions {
-        if let Ok(text) = std::fs::read_to_string(&s.path) {
-            staged.push((project.relative(&s.path), mark_consolidated(&text)));
-        }
-    }
+    staged.push((
+        project.relative(&project.dir().join(ledger::LEDGER)),
+        ledger::with_added(&project, sessions.iter().map(ledger::key)),
+    ));
+    crate::memory::ensure_merge_attributes(&project)?;
     apply(&project, &staged)?;
     worker.sync()?;
     Ok(Some(Consolidated {
         sessions: sessions.len(),
         items_before: before.len(),
-        items_after: new
-            .iter()
-            .map(|f| f.iter().filter(|l| !l.starts_with(' ')).count())
-            .sum(),
+        items_after: new.iter().map(Vec::len).sum(),
     }))
 }
 
@@ -193,11 +197,14 @@ Rules:
     p
 }
 
-/// The three files' list lines, checked: every non-empty line is a list
-/// item (nested lines indented).
+/// The three files' items, checked: every non-empty line is a list item.
+/// Nested lines are folded into their item, so that each item is one line:
+/// git's line merge can then never split an item between two sides.
 fn parse_answer(answer: &str) -> std::result::Result<Vec<Vec<String>>, String> {
     let mut files: Vec<Option<Vec<String>>> = vec![None, None, None];
     let mut current: Option<usize> = None;
+    // Whether the last item has detail folded into it already.
+    let mut folded = false;
     for (n, line) in answer.lines().enumerate() {
         let trimmed = line.trim();
         if let Some(marker) = trimmed
@@ -239,11 +246,18 @@ fn parse_answer(answer: &str) -> std::result::Result<Vec<Vec<String>>, String> {
         if nested && items.is_empty() {
             return Err(format!("line {}: a nested line before any item", n + 1));
         }
-        items.push(if nested {
-            format!("  - {}", &trimmed[2..])
-        } else {
-            format!("- {}", &trimmed[2..])
-        });
+        let text = trimmed[2..].trim();
+        match items.last_mut() {
+            Some(item) if nested => {
+                item.push_str(if folded { "; " } else { " — " });
+                item.push_str(text);
+                folded = true;
+            }
+            _ => {
+                items.push(format!("- {text}"));
+                folded = false;
+            }
+        }
     }
     files
         .into_iter()
@@ -271,17 +285,7 @@ fn existing_items(project: &Project, current: &[Option<String>]) -> Vec<String> 
 fn dropped_items(before: &[String], new: &[Vec<String>]) -> Vec<String> {
     let analyzer = Analyzer::default();
     let terms = |s: &str| -> HashSet<String> { analyzer.terms(s).into_iter().collect() };
-    // An item with its nested lines, as one text.
-    let mut new_items: Vec<HashSet<String>> = Vec::new();
-    for line in new.iter().flatten() {
-        if line.starts_with(' ') {
-            if let Some(last) = new_items.last_mut() {
-                last.extend(terms(line));
-            }
-        } else {
-            new_items.push(terms(line));
-        }
-    }
+    let new_items: Vec<HashSet<String>> = new.iter().flatten().map(|i| terms(i)).collect();
     before
         .iter()
         .filter(|old| {
@@ -306,24 +310,6 @@ fn body_of(text: &str) -> &str {
     text.strip_prefix("---")
         .and_then(|rest| rest.find("\n---").map(|end| &rest[end + 4..]))
         .unwrap_or(text)
-}
-
-/// The session file with `consolidated: true` in its front matter.
-fn mark_consolidated(text: &str) -> String {
-    let Some(rest) = text.strip_prefix("---\n") else {
-        return format!("---\nconsolidated: true\n---\n{text}");
-    };
-    let Some(end) = rest.find("\n---") else {
-        return text.to_string();
-    };
-    let (front, after) = rest.split_at(end);
-    let mut lines: Vec<String> = front
-        .lines()
-        .filter(|l| !l.trim_start().starts_with("consolidated:"))
-        .map(str::to_string)
-        .collect();
-    lines.push("consolidated: true".into());
-    format!("---\n{}{after}", lines.join("\n"))
 }
 
 /// The staging folder of an apply in progress.

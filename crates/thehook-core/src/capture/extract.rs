@@ -301,7 +301,6 @@ pub struct SessionMeta {
     pub branch: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
-    pub consolidated: bool,
     /// `heuristic` when no LLM answer could be used.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub extracted: Option<String>,

@@ -399,7 +399,6 @@ impl<'a> Worker<'a> {
                 .clone()
                 .or_else(|| t.title.clone())
                 .map(|s| redact::redact(&s).into_owned()),
-            consolidated: false,
             extracted: heuristic.then(|| "heuristic".to_string()),
         }
     }
@@ -416,7 +415,11 @@ impl<'a> Worker<'a> {
         }
         let _lock = self.project.lock()?;
         let path = session_path(&self.project, meta);
+        let again = path.exists();
         write_atomic(&path, extract::render(meta, d).as_bytes())?;
+        if again {
+            crate::capture::consolidate::ledger::reopen(&self.project, &meta.session_id)?;
+        }
         let rel = self.project.relative(&path);
         if let Err(e) = self.sync() {
             // The markdown is the truth: the next sync indexes it.
@@ -521,7 +524,10 @@ fn first_line(s: &str) -> String {
 }
 
 /// The file a session is written to: the one that already holds it, else
-/// `sessions/<YYYY-MM-DD-HHmm>-<slug>.md`, made unique with the id.
+/// `sessions/<YYYY-MM-DD-HHmm>-<slug>-<first 8 of the id>.md`. The id is in
+/// every new name because uniqueness checked here is only this clone's: two
+/// teammates' sessions of the same minute and title would otherwise get one
+/// name and conflict when their clones merge.
 fn session_path(project: &Project, meta: &SessionMeta) -> PathBuf {
     if let Some(existing) = store::session_files(project)
         .into_iter()
@@ -536,18 +542,18 @@ fn session_path(project: &Project, meta: &SessionMeta) -> PathBuf {
         .unwrap_or_else(|_| "undated".into());
     let short: String = file_stem(&meta.session_id).chars().take(8).collect();
     let slug = meta.title.as_deref().map(extract::slug).unwrap_or_default();
-    let slug = if slug.is_empty() { short.clone() } else { slug };
+    let named = if slug.is_empty() {
+        stamp
+    } else {
+        format!("{stamp}-{slug}")
+    };
     let dir = project.sessions_dir();
-    // Another session's file is never overwritten: the id, then a number.
+    // Another session's file is never overwritten: the whole id, then a number.
     let stem = file_stem(&meta.session_id);
-    let candidates = [
-        format!("{stamp}-{slug}"),
-        format!("{stamp}-{slug}-{short}"),
-        format!("{stamp}-{slug}-{stem}"),
-    ];
+    let candidates = [format!("{named}-{short}"), format!("{named}-{stem}")];
     candidates
         .into_iter()
-        .chain((2..).map(|n| format!("{stamp}-{slug}-{stem}-{n}")))
+        .chain((2..).map(|n| format!("{named}-{stem}-{n}")))
         .map(|name| dir.join(format!("{name}.md")))
         .find(|p| !p.exists())
         .expect("an unused name is found")

@@ -264,6 +264,7 @@ impl Memory {
             true => crate::capture::redact::redact(text),
             false => std::borrow::Cow::Borrowed(text),
         };
+        ensure_merge_attributes(&self.project)?;
         let item = store::append_note(&self.project, kind, &text, &today)?;
         self.sync(&|_, _| {})?;
         Ok(item)
@@ -364,7 +365,27 @@ pub fn create_layout(project: &Project) -> Result<()> {
     if !gitignore.exists() {
         store::write_atomic(&gitignore, b"failed/\nqueue/\nindex/\nlogs/\n")?;
     }
-    Ok(())
+    ensure_merge_attributes(project)
+}
+
+/// `.thehook/.gitattributes`: git's built-in union merge for the files that
+/// teammates change in parallel (knowledge items, one a line, and the ledger
+/// of consolidated sessions). Union keeps both sides' lines, so such merges
+/// never conflict and lose nothing; it is built into git and the file is
+/// committed, so a teammate who never ran `thehook init` gets it too.
+pub const MERGE_ATTRIBUTES: &str = "# Written by thehook: teammates' memory merges line by line, keeping both sides.\n\
+knowledge/*.md merge=union\n\
+consolidated.txt merge=union\n";
+
+/// Writes [`MERGE_ATTRIBUTES`] unless `.thehook/.gitattributes` exists (a
+/// person's own version is kept). Called by init and before thehook writes
+/// a file that merges by union, so projects made before it get it too.
+pub fn ensure_merge_attributes(project: &Project) -> Result<()> {
+    let path = project.dir().join(".gitattributes");
+    if path.exists() {
+        return Ok(());
+    }
+    store::write_atomic(&path, MERGE_ATTRIBUTES.as_bytes())
 }
 
 fn count_files(dir: &Path, ext: &str) -> usize {

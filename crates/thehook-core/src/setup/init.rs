@@ -217,12 +217,22 @@ fn base_dir(root: &Path, options: &InitOptions) -> PathBuf {
 fn create_memory_folder(project: &Project) -> Result<Vec<Change>> {
     let mut changes = Vec::new();
     let existed = project.check_layout()?;
+    let attributes = project.dir().join(".gitattributes");
+    let had_attributes = attributes.exists();
     crate::memory::create_layout(project)?;
     if !existed {
         changes.push(Change {
             path: project.dir(),
             action: Action::Created,
-            detail: "sessions/, knowledge/, and a .gitignore for failed/ queue/ index/ logs/"
+            detail: "sessions/, knowledge/, a .gitignore for failed/ queue/ index/ logs/, \
+                     and a .gitattributes that merges knowledge by union"
+                .into(),
+        });
+    } else if !had_attributes {
+        changes.push(Change {
+            path: attributes,
+            action: Action::Created,
+            detail: "git merges knowledge/ and consolidated.txt by union: teammates never conflict"
                 .into(),
         });
     }

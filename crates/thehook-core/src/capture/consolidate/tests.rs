@@ -45,9 +45,12 @@ fn a_committed_apply_is_finished_and_an_uncommitted_one_discarded() {
 
 #[test]
 fn answers_must_have_three_parts_of_list_items() {
-    let good = "=== conventions.md ===\n- `[convention]` a\n=== architecture.md ===\n- `[ADR]` b, 2026-01-02\n  - **Context**: c\n=== history.md ===\n- 2026-01-02: d\n";
+    let good = "=== conventions.md ===\n- `[convention]` a\n=== architecture.md ===\n- `[ADR]` b, 2026-01-02\n  - **Context**: c\n  - **Rationale**: e\n=== history.md ===\n- 2026-01-02: d\n";
     let parts = parse_answer(good).unwrap();
-    assert_eq!(parts[1], ["- `[ADR]` b, 2026-01-02", "  - **Context**: c"]);
+    assert_eq!(
+        parts[1],
+        ["- `[ADR]` b, 2026-01-02 — **Context**: c; **Rationale**: e"]
+    );
     for (bad, why) in [
         (
             "=== conventions.md ===\n- a\n=== history.md ===\n",
@@ -80,19 +83,5 @@ fn reworded_items_are_kept_and_lost_ones_are_named() {
     assert_eq!(
         dropped,
         ["`[convention]` Tests are colocated in __tests__/"]
-    );
-}
-
-#[test]
-fn marking_a_session_consolidated_keeps_the_rest_of_it() {
-    let text =
-        "---\nsession_id: s\nconsolidated: false\ntitle: x\n---\n## Session Summary\n- did\n";
-    assert_eq!(
-        mark_consolidated(text),
-        "---\nsession_id: s\ntitle: x\nconsolidated: true\n---\n## Session Summary\n- did\n"
-    );
-    assert_eq!(
-        mark_consolidated("- bare\n"),
-        "---\nconsolidated: true\n---\n- bare\n"
     );
 }

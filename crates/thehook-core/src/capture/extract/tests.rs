@@ -25,7 +25,6 @@ fn meta(extracted: Option<&str>) -> SessionMeta {
         date: "2026-02-23T14:30:00Z".into(),
         branch: Some("feat/auth".into()),
         title: Some("JWT auth: refresh rotation".into()),
-        consolidated: false,
         extracted: extracted.map(str::to_string),
     }
 }
@@ -52,7 +51,7 @@ fn the_rendered_file_parses_into_typed_items() {
         parsed.front_matter.title.as_deref(),
         Some("JWT auth: refresh rotation")
     );
-    assert_eq!(parsed.front_matter.consolidated, Some(false));
+    assert_eq!(parsed.front_matter.consolidated, None);
 }
 
 #[test]
