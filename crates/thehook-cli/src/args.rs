@@ -29,7 +29,7 @@ pub enum Command {
     /// Search memory: BM25 and vector search fused, with `path:line` citations.
     Recall(RecallArgs),
     /// Rebuild the index from the markdown under .thehook/.
-    Reindex(JsonFlag),
+    Reindex(ReindexArgs),
     /// Show sessions, items, failed captures, index health and the model in use.
     Status(JsonFlag),
     /// Add a fact to .thehook/knowledge/notes.md and index it.
@@ -198,6 +198,17 @@ pub struct ForgetArgs {
 fn mode_parser() -> impl TypedValueParser<Value = Mode> {
     PossibleValuesParser::new(Mode::ALL.map(Mode::as_str))
         .map(|name| Mode::parse(&name).expect("a listed mode"))
+}
+
+#[derive(Debug, Args)]
+pub struct ReindexArgs {
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Internal: embed the items that wait for vectors (started detached by
+    /// a command that answered before embedding a large pull), then exit.
+    #[arg(long, hide = true)]
+    pub pending: bool,
 }
 
 #[derive(Debug, Args)]

@@ -102,6 +102,18 @@ impl Project {
         Ok(file)
     }
 
+    /// The lock of the detached sync that embeds items waiting for vectors
+    /// (`None`: one runs already).
+    pub fn try_lock_embedding(&self) -> Result<Option<std::fs::File>> {
+        let path = self.index_dir().join(".embedding.lock");
+        let file = open_lock_file(&path)?;
+        match file.try_lock() {
+            Ok(()) => Ok(Some(file)),
+            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+            Err(std::fs::TryLockError::Error(e)) => Err(e).at("cannot lock", &path),
+        }
+    }
+
     /// `path` relative to the project root with `/` separators, as cited in
     /// output (`.thehook/knowledge/notes.md`).
     pub fn relative(&self, path: &Path) -> String {

@@ -70,7 +70,7 @@ fn absolute(start: &Path) -> std::path::PathBuf {
 }
 
 /// Starts `thehook -C <root> <args>` detached, unless told not to.
-fn start_detached(root: &Path, args: &[&str]) {
+pub(crate) fn start_detached(root: &Path, args: &[&str]) {
     if !env::background_allowed() {
         return;
     }

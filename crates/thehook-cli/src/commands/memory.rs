@@ -7,7 +7,7 @@ use thehook_core::memory::embed::{Availability, SearchPaths};
 use thehook_core::memory::search::{Hit, Mode};
 use thehook_core::{Error, Memory, Project, RecallRequest, RememberRequest};
 
-use crate::args::{ForgetArgs, JsonFlag, RecallArgs, RememberArgs};
+use crate::args::{ForgetArgs, JsonFlag, RecallArgs, ReindexArgs, RememberArgs};
 use crate::output::{Output, Style};
 use crate::render::{hits_text, one_line};
 use crate::{CommandResult, Exit};
@@ -36,7 +36,9 @@ fn open_embedding(
     if let Some(query) = query {
         memory.start_embedding(query);
     }
-    memory.refresh()?;
+    if memory.refresh_for_answer()? {
+        super::hooks::start_detached(project.root(), &["reindex", "--pending"]);
+    }
     print_notices(&mut memory, out);
     Ok(memory)
 }
@@ -97,6 +99,18 @@ pub(super) fn recall(
     Ok(Exit::found(!hits.is_empty()))
 }
 
+/// `reindex --pending`: one full sync, which embeds what waits for vectors.
+/// Quiet, and a no-op while another one runs (each command that answered
+/// early starts one).
+fn embed_pending(project: &Project, paths: &SearchPaths) -> CommandResult {
+    let Some(_running) = project.try_lock_embedding()? else {
+        return Ok(Exit::Success);
+    };
+    let mut memory = Memory::open(project.root(), paths, false)?;
+    memory.sync(&|_, _| {})?;
+    Ok(Exit::Success)
+}
+
 /// `recall --stdin`: one query per input line, one JSON line per answer.
 fn recall_each_line(memory: &mut Memory, base: &RecallRequest, out: &mut Output) -> CommandResult {
     let mut any = false;
@@ -151,9 +165,12 @@ fn print_hits(out: &mut Output, hits: &[Hit]) {
 pub(super) fn reindex(
     project: &Project,
     paths: &SearchPaths,
-    args: JsonFlag,
+    args: ReindexArgs,
     out: &mut Output,
 ) -> CommandResult {
+    if args.pending {
+        return embed_pending(project, paths);
+    }
     let mut memory = Memory::open(project.root(), paths, false)?;
     let bar = out.stderr_tty.then(|| {
         let bar = indicatif::ProgressBar::new(0);

@@ -272,3 +272,68 @@ fn a_session_captured_again_is_consolidated_again() {
     assert!(a.ok(&["consolidate"]).contains("consolidated 1 session(s)"));
     assert_eq!(walk(&a.thehook().join("sessions")).len(), 1);
 }
+
+/// `n` session files as a pull brings them: 10 items each, one of them
+/// with a word nothing else has.
+fn pulled_sessions(p: &Project, n: usize) {
+    for i in 0..n {
+        let mut text = format!(
+            "---\nsession_id: pulled-{i}\nagent: claude-code\ndate: 2026-03-{:02}T10:00:00Z\n---\n## Session Summary\n",
+            i % 28 + 1
+        );
+        for j in 0..9 {
+            text.push_str(&format!("- Worked on part {j} of feature {i} in module m{i}x{j}\n"));
+        }
+        text.push_str(&format!("- `[gotcha]` the quokka{i} cache must be warmed first\n"));
+        p.write(&format!(".thehook/sessions/2026-03-01-1000-pulled-{i}.md"), text);
+    }
+}
+
+fn vectors_and_items(p: &Project) -> (u64, u64) {
+    let status: serde_json::Value = serde_json::from_str(&p.ok(&["status", "--json"])).unwrap();
+    let index = &status["index"];
+    (index["vectors"].as_u64().unwrap(), index["items"].as_u64().unwrap())
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "model"),
+    ignore = "needs the embedding model: scripts/test.sh"
+)]
+fn after_a_large_pull_recall_answers_at_once_and_vectors_follow() {
+    let p = Project::empty();
+    p.ok(&["remember", "the release checklist lives in docs/release.md"]);
+    // 30 sessions, 300 items: more than a one-shot command embeds first.
+    pulled_sessions(&p, 30);
+    let (code, out, err) = p.run(&["recall", "quokka17 cache", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("300 new items are being embedded in the background"), "{err}");
+    let answer: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(hit_texts(&answer)[0].contains("quokka17"), "{answer}");
+    // The detached sync embeds them; then vector search finds them too.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        let (vectors, items) = vectors_and_items(&p);
+        if vectors == items {
+            assert_eq!(items, 301);
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{vectors} of {items} vectors");
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+    let hits = hit_texts(&p.recall_json("quokka17 cache warmed", &["--mode", "vector"]));
+    assert!(hits.iter().any(|h| h.contains("quokka17")), "{hits:?}");
+}
+
+#[test]
+fn a_few_new_sessions_are_embedded_before_the_answer() {
+    let p = Project::empty();
+    p.ok(&["remember", "the release checklist lives in docs/release.md"]);
+    pulled_sessions(&p, 3);
+    let (code, _, err) = p.run(&["recall", "quokka1 cache", "--json"]);
+    assert_eq!(code, 0);
+    assert!(!err.contains("background"), "{err}");
+    let (vectors, items) = vectors_and_items(&p);
+    assert_eq!(items, 31);
+    assert_eq!(vectors, if p.with_model { 31 } else { 0 });
+}

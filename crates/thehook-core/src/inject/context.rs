@@ -9,6 +9,8 @@ use std::process::{Command, Stdio};
 const RECENT_COMMITS: usize = 8;
 /// A cap on the query, so a huge diff does not make a huge search.
 const MAX_WORDS: usize = 120;
+/// The pathspec of everything but `.thehook/`.
+const NOT_MEMORY: [&str; 3] = ["--", ".", ":(exclude).thehook"];
 
 /// The project's context as one search query ("" outside git).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -23,12 +25,17 @@ impl Context {
     /// git cannot tell is left out.
     pub fn of(root: &Path) -> Context {
         // Both git commands run at once; the branch is read from HEAD directly.
+        // Memory's own files are not what a session is about: a pull of
+        // teammates' sessions would otherwise fill the query with their
+        // file names and push the commit subjects out.
         let log = git(root)
             .args(["log", "--no-merges", "--name-only", "--format=%x00%s"])
             .arg(format!("-n{RECENT_COMMITS}"))
+            .args(NOT_MEMORY)
             .spawn();
         let status = git(root)
             .args(["status", "--porcelain", "--untracked-files=no"])
+            .args(NOT_MEMORY)
             .spawn();
         let mut context = Context {
             branch: branch(root),
@@ -150,6 +157,12 @@ mod tests {
             root,
             &["commit", "-q", "-m", "Rotate refresh tokens on use"],
         );
+        // A pull of teammates' memory says nothing about this session.
+        std::fs::create_dir_all(root.join(".thehook/sessions")).unwrap();
+        std::fs::write(root.join(".thehook/sessions/2026-01-02-0900-cache.md"), "- a").unwrap();
+        run(root, &["add", "."]);
+        run(root, &["commit", "-q", "-m", "Memory from the team"]);
+        std::fs::write(root.join(".thehook/sessions/2026-01-02-0900-cache.md"), "- b").unwrap();
         std::fs::write(root.join("src/auth.rs"), "fn b() {}").unwrap();
         let c = Context::of(root);
         assert_eq!(c.branch.as_deref(), Some("feat/jwt-refresh"));

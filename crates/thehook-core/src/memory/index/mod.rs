@@ -621,7 +621,7 @@ impl Index {
 
     /// Keys of stored items that have no vector (added while no model was
     /// available).
-    fn keys_without_vectors(&self, rtxn: &heed::RoTxn<WithoutTls>) -> Result<RoaringBitmap> {
+    pub(super) fn keys_without_vectors(&self, rtxn: &heed::RoTxn<WithoutTls>) -> Result<RoaringBitmap> {
         let mut keys = RoaringBitmap::new();
         for entry in self.dbs.ids.iter(rtxn)? {
             keys.insert(entry?.1);

@@ -31,6 +31,28 @@ pub struct SyncPlan<'a> {
     pub rebuild: bool,
     /// Called with (items embedded so far, items to embed).
     pub progress: &'a (dyn Fn(usize, usize) + Sync),
+    /// Embed at most this many items now: beyond it, new items are stored
+    /// without vectors and items already waiting for one are left alone,
+    /// for a sync without limits to embed ([`SyncStats::vectors_missing`]).
+    /// A pull of many sessions would otherwise hold the next answer for as
+    /// long as embedding them takes.
+    pub embed_limit: Option<usize>,
+    /// Leave the index as it is when more files than this changed (the
+    /// session-start hook, whose detached half syncs them).
+    pub max_files: Option<usize>,
+}
+
+impl<'a> SyncPlan<'a> {
+    /// A sync without limits that embeds with `availability`.
+    pub fn new(availability: &'a Availability, progress: &'a (dyn Fn(usize, usize) + Sync)) -> Self {
+        SyncPlan {
+            availability,
+            rebuild: false,
+            progress,
+            embed_limit: None,
+            max_files: None,
+        }
+    }
 }
 
 /// What a sync did.
@@ -40,6 +62,13 @@ pub struct SyncStats {
     pub items_added: usize,
     pub items_removed: usize,
     pub items_embedded: usize,
+    /// New items stored without a vector because of `embed_limit`.
+    pub embeddings_deferred: usize,
+    /// Files left unsynced because of `max_files`.
+    pub files_postponed: usize,
+    /// Items wait for vectors that this sync did not compute: a sync
+    /// without limits should run.
+    pub vectors_missing: bool,
     /// Findings about the markdown (bad front matter, non-UTF-8 bytes...).
     pub warnings: Vec<String>,
 }
@@ -61,14 +90,18 @@ impl Index {
         let sources = list_sources(project, &mut stats.warnings);
         let embedding = matches!(plan.availability, Availability::Ready { .. });
         // Cheap check under a read transaction: most calls change nothing.
-        let backfill_due = embedding
+        let due = embedding
             && self
                 .header()?
                 .is_some_and(|h| needs_backfill(&h, plan.availability));
-        if !plan.rebuild
-            && !backfill_due
-            && changed_files(&sources, &self.file_records()?).is_empty()
-        {
+        let backfill_due = due && self.backfill_fits(plan, &self.env.read_txn()?)?;
+        stats.vectors_missing = due && !backfill_due;
+        let changed = changed_files(&sources, &self.file_records()?);
+        if !plan.rebuild && !backfill_due && changed.is_empty() {
+            return Ok(stats);
+        }
+        if !plan.rebuild && plan.max_files.is_some_and(|max| changed.len() > max) {
+            stats.files_postponed = changed.len();
             return Ok(stats);
         }
 
@@ -84,7 +117,8 @@ impl Index {
             .header
             .get(&wtxn, "header")?
             .ok_or_else(|| Error::damaged_index("the header is missing"))?;
-        let backfill = embedding && needs_backfill(&header, plan.availability);
+        let due = embedding && needs_backfill(&header, plan.availability);
+        let backfill = due && self.backfill_fits(plan, &wtxn)?;
         if changed.is_empty() && !plan.rebuild && !backfill {
             return Ok(stats);
         }
@@ -92,7 +126,11 @@ impl Index {
         stats.files_changed = changes.len();
 
         let items = ItemPlan::new(self, &wtxn, &records, &changes, &mut header)?;
-        let to_embed = items.to_embed(self, &wtxn, backfill)?;
+        let mut to_embed = items.to_embed(self, &wtxn, backfill)?;
+        if plan.embed_limit.is_some_and(|limit| to_embed.len() > limit) {
+            stats.embeddings_deferred = to_embed.len();
+            to_embed.clear();
+        }
         // Embed before touching the databases, so a model failure changes nothing.
         let vectors = embed(plan, &to_embed, &mut stats)?;
 
@@ -104,18 +142,30 @@ impl Index {
             vectors.as_deref(),
             &mut header,
         )?;
-        if embedding {
+        // Only a sync that left no item without its vector may say so.
+        let complete = embedding && (backfill || !due) && stats.embeddings_deferred == 0;
+        if complete {
             header.fingerprint = plan.availability.fingerprint();
             header.missing_vectors = false;
         } else if !items.added.is_empty() {
             header.missing_vectors = true;
         }
+        stats.vectors_missing = embedding && needs_backfill(&header, plan.availability);
         self.apply_records(&mut wtxn, &items.records)?;
         self.dbs.header.put(&mut wtxn, "header", &header)?;
         wtxn.commit()?;
         stats.items_added = items.added.len();
         stats.items_removed = items.removed.len();
         Ok(stats)
+    }
+
+    /// Whether the items waiting for vectors are few enough to embed in
+    /// this sync (always, without a limit).
+    fn backfill_fits(&self, plan: &SyncPlan, rtxn: &heed::RoTxn<heed::WithoutTls>) -> Result<bool> {
+        Ok(match plan.embed_limit {
+            None => true,
+            Some(limit) => self.keys_without_vectors(rtxn)?.len() <= limit as u64,
+        })
     }
 
     /// Every file record, read in the sync's own transaction.

@@ -61,9 +61,8 @@ impl Scenario {
 
     fn sync_with(&self, availability: &Availability, rebuild: bool) -> SyncStats {
         let plan = SyncPlan {
-            availability,
             rebuild,
-            progress: &|_, _| {},
+            ..SyncPlan::new(availability, &|_, _| {})
         };
         self.index.sync(&self.project, &plan).unwrap()
     }
@@ -251,4 +250,31 @@ fn vectors_follow_the_items_and_a_lexical_index_gets_them_when_the_model_is_back
     let stats = s.sync_with(&model, false);
     assert_eq!(stats.items_embedded, 1, "only the new item is embedded");
     assert_eq!(vectors_line(&s.index), "vectors: 384 dims, items [0, 4]");
+}
+
+#[test]
+fn a_sync_capped_at_n_files_leaves_a_larger_pull_for_later() {
+    let mut s = Scenario::new();
+    for i in 0..3 {
+        s.write(
+            &format!(".thehook/sessions/2026-01-0{}-0900-pulled.md", i + 1),
+            &session(""),
+        );
+    }
+    let lexical = Availability::Missing {
+        reason: "no model in this test".into(),
+        fix: "".into(),
+    };
+    let capped = SyncPlan {
+        max_files: Some(2),
+        ..SyncPlan::new(&lexical, &|_, _| {})
+    };
+    let stats = s.index.sync(&s.project, &capped).unwrap();
+    assert_eq!((stats.files_postponed, stats.files_changed), (3, 0));
+    assert_eq!(s.index.stats().unwrap().items, 0);
+    // Within the cap, or without one, the files are read.
+    let stats = s.sync(false);
+    assert_eq!(stats.files_changed, 3);
+    let stats = s.index.sync(&s.project, &capped).unwrap();
+    assert_eq!((stats.files_postponed, stats.files_changed), (0, 0));
 }
