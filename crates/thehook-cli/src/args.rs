@@ -36,6 +36,8 @@ pub enum Command {
     Remember(RememberArgs),
     /// Remove an item from its markdown file and from the index.
     Forget(ForgetArgs),
+    /// List stale items (a cited path or symbol is gone, a decision was superseded), or confirm, rewrite or forget one.
+    Review(ReviewArgs),
     /// Check the install (model, ONNX Runtime, index, permissions, hooks) and print fixes.
     Doctor(JsonFlag),
     /// Set up memory here and wire thehook into your agents' session hooks.
@@ -184,6 +186,36 @@ pub struct RememberArgs {
     pub kind: Option<ItemKind>,
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReviewArgs {
+    #[command(subcommand)]
+    pub action: Option<ReviewAction>,
+    /// Print JSON instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ReviewAction {
+    /// The item is still true: it stops being stale (recorded in .thehook/confirmed.txt).
+    Confirm {
+        /// The item's id as `review` prints it (a unique prefix of 4+ characters).
+        id: String,
+    },
+    /// Replace the item's text in its markdown file.
+    Rewrite {
+        /// The item's id as `review` prints it (a unique prefix of 4+ characters).
+        id: String,
+        /// The new text.
+        text: String,
+    },
+    /// Remove the item from its markdown file and the index.
+    Forget {
+        /// The item's id as `review` prints it (a unique prefix of 4+ characters).
+        id: String,
+    },
 }
 
 #[derive(Debug, Args)]

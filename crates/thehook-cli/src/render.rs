@@ -19,6 +19,9 @@ pub(crate) fn hits_text(hits: &[Hit], paint: &dyn Fn(Style, &str) -> String) -> 
             paint(Style::Dim, &item.id),
         ));
         lines.push(format!("  {}", one_line(&item.text, 400)));
+        if let Some(why) = &hit.stale {
+            lines.push(paint(Style::Warn, &format!("  stale: {why}")));
+        }
         if !hit.duplicates.is_empty() {
             lines.push(paint(
                 Style::Dim,

@@ -112,6 +112,9 @@ pub struct RecallHit {
     pub date: String,
     /// Fused score in [0, 1]; only the order is meaningful.
     pub score: f64,
+    /// Why the item may no longer be true (a path or symbol gone from the
+    /// checkout, a superseded decision); absent when it is not stale.
+    pub stale: Option<String>,
 }
 
 /// Searches the project's memory (BM25 and vectors fused). The index and the
@@ -140,6 +143,7 @@ pub fn recall(
                 citation: h.citation,
                 date: h.item.date,
                 score: h.score as f64,
+                stale: h.stale,
             })
             .collect())
     }))

@@ -14,7 +14,7 @@ use crate::{CommandResult, Exit};
 
 /// Opens the project's memory and syncs it, with what was worked around
 /// (a rebuild, warnings about the markdown) on stderr.
-fn open(
+pub(super) fn open(
     project: &Project,
     paths: &SearchPaths,
     create: bool,
@@ -251,6 +251,14 @@ pub(super) fn status(
         "items        {} ({})",
         status.index.items,
         types.join(", ")
+    ));
+    let stale = format!("{}", status.stale_items);
+    let stale = match status.stale_items {
+        0 => stale,
+        _ => out.paint(Style::Warn, &stale),
+    };
+    out.print(&format!(
+        "stale        {stale} (not injected; see `thehook review`)"
     ));
     let failed = format!("{}", status.failed_captures);
     let failed = if status.failed_captures > 0 {

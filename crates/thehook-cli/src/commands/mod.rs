@@ -5,6 +5,7 @@ mod browse;
 mod capture;
 pub(crate) mod hooks;
 mod memory;
+mod review;
 mod setup;
 
 use std::path::PathBuf;
@@ -26,6 +27,7 @@ pub(crate) fn dispatch(cli: Cli, out: &mut Output) -> CommandResult {
         Command::Status(args) => memory::status(&project, &paths, args, out),
         Command::Remember(args) => memory::remember(&project, &paths, args, out),
         Command::Forget(args) => memory::forget(&project, &paths, args, out),
+        Command::Review(args) => review::review(&project, &paths, args, out),
         Command::Doctor(args) => setup::doctor(&project, &paths, args, out),
         Command::Init(args) => setup::init(&start, args, out),
         Command::Uninstall(args) => setup::uninstall(&start, args, out),

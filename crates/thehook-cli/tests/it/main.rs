@@ -17,4 +17,5 @@ mod cli;
 mod hooks;
 mod mcp;
 mod output;
+mod stale;
 mod team;

@@ -141,10 +141,26 @@ fn memory_bytes(p: &Project) -> Vec<(PathBuf, Vec<u8>)> {
 fn two_clones_consolidate_in_parallel() -> Team {
     let team = Team::new(2);
     let (a, b) = (team.at(0), team.at(1));
-    capture(a, "aaaaaaa1-0000-4000-8000-000000000001", "add retry to the http client");
-    capture(a, "aaaaaaa2-0000-4000-8000-000000000002", "split the parser into modules");
-    capture(b, "bbbbbbb3-0000-4000-8000-000000000003", "cache the user lookups");
-    capture(b, "bbbbbbb4-0000-4000-8000-000000000004", "switch logging to tracing");
+    capture(
+        a,
+        "aaaaaaa1-0000-4000-8000-000000000001",
+        "add retry to the http client",
+    );
+    capture(
+        a,
+        "aaaaaaa2-0000-4000-8000-000000000002",
+        "split the parser into modules",
+    );
+    capture(
+        b,
+        "bbbbbbb3-0000-4000-8000-000000000003",
+        "cache the user lookups",
+    );
+    capture(
+        b,
+        "bbbbbbb4-0000-4000-8000-000000000004",
+        "switch logging to tracing",
+    );
     for p in [a, b] {
         assert!(p.ok(&["consolidate"]).contains("consolidated 2 session(s)"));
         commit(p, "sessions and consolidation");
@@ -157,13 +173,22 @@ fn parallel_consolidations_merge_without_conflict_and_settle() {
     let team = two_clones_consolidate_in_parallel();
     let (a, b) = (team.at(0), team.at(1));
     // The teammate who never ran init has the merge rule from the clone.
-    assert!(b.read(".thehook/.gitattributes").contains("knowledge/*.md merge=union"));
+    assert!(b
+        .read(".thehook/.gitattributes")
+        .contains("knowledge/*.md merge=union"));
     let (facts_a, facts_b) = (facts(a), facts(b));
-    assert!(facts_a.iter().any(|f| f.contains("Convention from add retry")));
-    assert!(facts_b.iter().any(|f| f.contains("Convention from cache the user")));
+    assert!(facts_a
+        .iter()
+        .any(|f| f.contains("Convention from add retry")));
+    assert!(facts_b
+        .iter()
+        .any(|f| f.contains("Convention from cache the user")));
 
     git(a.root(), &["push", "-q", "origin", "main"]);
-    let (pulled, out) = git_in(b.root(), &["pull", "--no-rebase", "--no-edit", "origin", "main"]);
+    let (pulled, out) = git_in(
+        b.root(),
+        &["pull", "--no-rebase", "--no-edit", "origin", "main"],
+    );
     assert!(pulled, "the pull did not merge:\n{out}");
     assert_eq!(conflicts(b), "", "{out}");
     assert!(!out.contains("CONFLICT"), "{out}");
@@ -178,13 +203,26 @@ fn parallel_consolidations_merge_without_conflict_and_settle() {
     assert_eq!(memory_bytes(b), before);
     // Session files were never edited by consolidation.
     assert_eq!(
-        git(b.root(), &["log", "--format=%h", "--diff-filter=M", "--", ".thehook/sessions"]),
+        git(
+            b.root(),
+            &[
+                "log",
+                "--format=%h",
+                "--diff-filter=M",
+                "--",
+                ".thehook/sessions"
+            ]
+        ),
         ""
     );
 
     // The next session is consolidated into the merged knowledge, which
     // keeps both sides' facts; running it again changes nothing.
-    capture(b, "bbbbbbb5-0000-4000-8000-000000000005", "document the release steps");
+    capture(
+        b,
+        "bbbbbbb5-0000-4000-8000-000000000005",
+        "document the release steps",
+    );
     assert!(b.ok(&["consolidate"]).contains("consolidated 1 session(s)"));
     let settled = memory_bytes(b);
     assert_kept(&facts(b), &merged, "the merge");
@@ -227,7 +265,11 @@ fn three_clones_merge_in_turn_without_conflict() {
     let mut sides = Vec::new();
     for (i, ask) in asks.iter().enumerate() {
         let p = team.at(i);
-        capture(p, &format!("{i}{i}{i}{i}{i}{i}{i}1-0000-4000-8000-000000000001"), ask);
+        capture(
+            p,
+            &format!("{i}{i}{i}{i}{i}{i}{i}1-0000-4000-8000-000000000001"),
+            ask,
+        );
         // The same fact remembered on every clone, and one of each's own.
         p.ok(&["remember", "CI runs on every push", "--type", "convention"]);
         p.ok(&["remember", &format!("clone {i} owns the {ask} work")]);
@@ -237,10 +279,16 @@ fn three_clones_merge_in_turn_without_conflict() {
     }
     let (a, b, c) = (team.at(0), team.at(1), team.at(2));
     git(a.root(), &["push", "-q", "origin", "main"]);
-    let (ok, out) = git_in(b.root(), &["pull", "--no-rebase", "--no-edit", "origin", "main"]);
+    let (ok, out) = git_in(
+        b.root(),
+        &["pull", "--no-rebase", "--no-edit", "origin", "main"],
+    );
     assert!(ok && conflicts(b).is_empty(), "{out}");
     git(b.root(), &["push", "-q", "origin", "main"]);
-    let (ok, out) = git_in(c.root(), &["pull", "--no-rebase", "--no-edit", "origin", "main"]);
+    let (ok, out) = git_in(
+        c.root(),
+        &["pull", "--no-rebase", "--no-edit", "origin", "main"],
+    );
     assert!(ok && conflicts(c).is_empty(), "{out}");
     let merged = facts(c);
     for (i, side) in sides.iter().enumerate() {
@@ -282,17 +330,27 @@ fn pulled_sessions(p: &Project, n: usize) {
             i % 28 + 1
         );
         for j in 0..9 {
-            text.push_str(&format!("- Worked on part {j} of feature {i} in module m{i}x{j}\n"));
+            text.push_str(&format!(
+                "- Worked on part {j} of feature {i} in module m{i}x{j}\n"
+            ));
         }
-        text.push_str(&format!("- `[gotcha]` the quokka{i} cache must be warmed first\n"));
-        p.write(&format!(".thehook/sessions/2026-03-01-1000-pulled-{i}.md"), text);
+        text.push_str(&format!(
+            "- `[gotcha]` the quokka{i} cache must be warmed first\n"
+        ));
+        p.write(
+            &format!(".thehook/sessions/2026-03-01-1000-pulled-{i}.md"),
+            text,
+        );
     }
 }
 
 fn vectors_and_items(p: &Project) -> (u64, u64) {
     let status: serde_json::Value = serde_json::from_str(&p.ok(&["status", "--json"])).unwrap();
     let index = &status["index"];
-    (index["vectors"].as_u64().unwrap(), index["items"].as_u64().unwrap())
+    (
+        index["vectors"].as_u64().unwrap(),
+        index["items"].as_u64().unwrap(),
+    )
 }
 
 #[test]
@@ -307,7 +365,10 @@ fn after_a_large_pull_recall_answers_at_once_and_vectors_follow() {
     pulled_sessions(&p, 30);
     let (code, out, err) = p.run(&["recall", "quokka17 cache", "--json"]);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("300 new items are being embedded in the background"), "{err}");
+    assert!(
+        err.contains("300 new items are being embedded in the background"),
+        "{err}"
+    );
     let answer: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert!(hit_texts(&answer)[0].contains("quokka17"), "{answer}");
     // The detached sync embeds them; then vector search finds them too.
@@ -318,7 +379,10 @@ fn after_a_large_pull_recall_answers_at_once_and_vectors_follow() {
             assert_eq!(items, 301);
             break;
         }
-        assert!(std::time::Instant::now() < deadline, "{vectors} of {items} vectors");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{vectors} of {items} vectors"
+        );
         std::thread::sleep(std::time::Duration::from_millis(500));
     }
     let hits = hit_texts(&p.recall_json("quokka17 cache warmed", &["--mode", "vector"]));

@@ -61,7 +61,7 @@ pub fn due(project: &Project, every_n: usize) -> bool {
 }
 
 fn pending_sessions(project: &Project) -> Vec<store::SessionFile> {
-    let merged = ledger::read(project);
+    let merged = ledger::LEDGER.read(project);
     store::session_files(project)
         .into_iter()
         .filter(|f| ledger::is_pending(f, &merged))
@@ -141,8 +141,8 @@ pub fn consolidate(worker: &mut Worker) -> Result<Option<Consolidated>> {
         staged.push((project.relative(&project.knowledge_dir().join(name)), text));
     }
     staged.push((
-        project.relative(&project.dir().join(ledger::LEDGER)),
-        ledger::with_added(&project, sessions.iter().map(ledger::key)),
+        project.relative(&project.dir().join(ledger::LEDGER.file)),
+        ledger::LEDGER.with_added(&project, sessions.iter().map(ledger::key)),
     ));
     crate::memory::ensure_merge_attributes(&project)?;
     apply(&project, &staged)?;

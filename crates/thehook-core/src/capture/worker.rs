@@ -418,7 +418,7 @@ impl<'a> Worker<'a> {
         let again = path.exists();
         write_atomic(&path, extract::render(meta, d).as_bytes())?;
         if again {
-            crate::capture::consolidate::ledger::reopen(&self.project, &meta.session_id)?;
+            crate::capture::consolidate::ledger::LEDGER.remove(&self.project, &meta.session_id)?;
         }
         let rel = self.project.relative(&path);
         if let Err(e) = self.sync() {

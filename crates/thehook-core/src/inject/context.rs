@@ -159,10 +159,18 @@ mod tests {
         );
         // A pull of teammates' memory says nothing about this session.
         std::fs::create_dir_all(root.join(".thehook/sessions")).unwrap();
-        std::fs::write(root.join(".thehook/sessions/2026-01-02-0900-cache.md"), "- a").unwrap();
+        std::fs::write(
+            root.join(".thehook/sessions/2026-01-02-0900-cache.md"),
+            "- a",
+        )
+        .unwrap();
         run(root, &["add", "."]);
         run(root, &["commit", "-q", "-m", "Memory from the team"]);
-        std::fs::write(root.join(".thehook/sessions/2026-01-02-0900-cache.md"), "- b").unwrap();
+        std::fs::write(
+            root.join(".thehook/sessions/2026-01-02-0900-cache.md"),
+            "- b",
+        )
+        .unwrap();
         std::fs::write(root.join("src/auth.rs"), "fn b() {}").unwrap();
         let c = Context::of(root);
         assert_eq!(c.branch.as_deref(), Some("feat/jwt-refresh"));

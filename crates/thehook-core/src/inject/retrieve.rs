@@ -21,6 +21,7 @@ use crate::memory::embed::{Availability, SearchPaths};
 use crate::memory::index::{Candidates, Filter};
 use crate::memory::item::{Item, ItemKind};
 use crate::memory::search::{fuse, Mode, LEXICAL_WEIGHT};
+use crate::memory::stale::Staleness;
 use crate::memory::store::write_atomic;
 use crate::memory::Memory;
 use crate::project::Project;
@@ -206,7 +207,8 @@ fn included(item: &Item, include: &[Include]) -> bool {
     include.contains(&category)
 }
 
-/// Items for each group, in group order, at most `max` in all.
+/// Items for each group, in group order, at most `max` in all. Stale
+/// items (a path or symbol gone, a superseded decision) are never picked.
 fn pick(
     memory: &Memory,
     query: &str,
@@ -229,6 +231,7 @@ fn pick(
     };
     let mut ranked: Vec<Vec<Item>> = Vec::with_capacity(GROUPS.len());
     let mut seen = std::collections::HashSet::new();
+    let staleness = Staleness::load(memory.project());
     for group in &GROUPS {
         let want = max * 2 + 4;
         let recent = memory.index().recent(group.kinds, want)?;
@@ -261,7 +264,9 @@ fn pick(
         let list = first
             .into_iter()
             .chain(then)
-            .filter(|i| included(i, include) && seen.insert(i.id.clone()))
+            .filter(|i| {
+                included(i, include) && seen.insert(i.id.clone()) && staleness.reason(i).is_none()
+            })
             .collect();
         ranked.push(list);
     }
@@ -562,6 +567,9 @@ pub fn warm(root: &Path, paths: &SearchPaths) -> Result<String> {
     let project = Project::at(root);
     let mut memory = Memory::open(root, paths, false)?;
     memory.sync(&|_, _| {})?;
+    // The checkout may have changed since the last session: the next
+    // session start leaves out items whose symbols are gone.
+    memory.check_stale_symbols()?;
     let query = Context::of(root).query();
     let mut vector = cached_query_vector(&project, &query, memory.availability());
     let mut done = Vec::new();

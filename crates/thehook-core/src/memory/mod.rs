@@ -12,6 +12,7 @@ pub mod lexical;
 mod query_model;
 pub mod search;
 pub mod shared;
+pub mod stale;
 pub mod store;
 pub mod when;
 
@@ -27,6 +28,7 @@ use crate::memory::item::Item;
 use crate::memory::lexical::Analyzer;
 use crate::memory::query_model::QueryModel;
 use crate::memory::search::{fuse, Hit, Mode};
+use crate::memory::stale::Staleness;
 use crate::project::Project;
 use crate::request::{RecallRequest, RememberRequest};
 
@@ -266,14 +268,36 @@ impl Memory {
             self.fall_back_to_lexical(problem, fix);
         }
         let period = crate::memory::when::period_in(query);
-        Ok(fuse(
+        let mut hits = fuse(
             candidates,
             options.mode,
             options.lexical_weight,
             period,
             k,
             &self.analyzer,
-        ))
+        );
+        let staleness = Staleness::load(&self.project);
+        for hit in &mut hits {
+            hit.stale = staleness.reason(&hit.item);
+        }
+        Ok(hits)
+    }
+
+    /// Every stale item with its reason, symbols checked against the
+    /// checkout now (`thehook review`).
+    pub fn stale_items(&self) -> Result<Vec<(Item, String)>> {
+        let items = self.index.all_items()?;
+        let staleness = Staleness::check_symbols(&self.project, &items)?;
+        Ok(items
+            .into_iter()
+            .filter_map(|i| staleness.reason(&i).map(|why| (i, why)))
+            .collect())
+    }
+
+    /// Re-checks the symbols items cite against the checkout, for the fast
+    /// paths (session start, `recall`, `status`) that only read the result.
+    pub fn check_stale_symbols(&self) -> Result<()> {
+        Staleness::check_symbols(&self.project, &self.index.all_items()?).map(|_| ())
     }
 
     /// The embedding of `query`, or `None` without a model.
@@ -310,6 +334,53 @@ impl Memory {
     /// Removes the item whose id starts with `id_prefix` from its markdown
     /// file and from the index.
     pub fn forget(&mut self, id_prefix: &str) -> Result<Item> {
+        let item = self.find_item(id_prefix)?;
+        let _lock = self.project.lock()?;
+        store::remove_item(&self.project, &item)?;
+        self.sync(&|_, _| {})?;
+        Ok(item)
+    }
+
+    /// Records that a person checked the item and it is true: it is no
+    /// longer stale, whatever it cites (`.thehook/confirmed.txt`).
+    pub fn confirm(&mut self, id_prefix: &str) -> Result<Item> {
+        let item = self.find_item(id_prefix)?;
+        let _lock = self.project.lock()?;
+        crate::memory::stale::CONFIRMED.add(&self.project, &item.id)?;
+        Ok(item)
+    }
+
+    /// Replaces the item's text in its markdown file (one line, its list
+    /// marker and type tag kept) and indexes the result, which has a new id.
+    pub fn rewrite(&mut self, id_prefix: &str, text: &str) -> Result<Item> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(Error::Usage {
+                problem: "the new text is empty".into(),
+                fix: "give the item's new text in quotes (or forget the item)".into(),
+            });
+        }
+        let item = self.find_item(id_prefix)?;
+        let text = match self.config().capture.redact_secrets {
+            true => crate::capture::redact::redact(text),
+            false => std::borrow::Cow::Borrowed(text),
+        };
+        let _lock = self.project.lock()?;
+        store::replace_item(&self.project, &item, Some(&text))?;
+        self.sync(&|_, _| {})?;
+        let rewritten = self
+            .index
+            .all_items()?
+            .into_iter()
+            .find(|i| i.path == item.path && i.line_start == item.line_start);
+        rewritten.ok_or_else(|| Error::ItemNotFound {
+            problem: format!("the rewritten item is not at {}", item.citation()),
+            fix: fix!(Step::Recall, " to find it"),
+        })
+    }
+
+    /// The one item whose id starts with `id_prefix`.
+    fn find_item(&mut self, id_prefix: &str) -> Result<Item> {
         let prefix = id_prefix.trim().to_ascii_lowercase();
         let prefix = prefix.as_str();
         if prefix.len() < 4 {
@@ -343,9 +414,6 @@ impl Memory {
                 });
             }
         };
-        let _lock = self.project.lock()?;
-        store::remove_item(&self.project, &item)?;
-        self.sync(&|_, _| {})?;
         Ok(item)
     }
 
@@ -356,8 +424,16 @@ impl Memory {
         let mut llm = crate::capture::bill::usage(&self.project, &jiff::Zoned::now());
         llm.budget_spent =
             crate::capture::budget::spent(&self.config().llm.daily_budget, &llm.today);
+        let staleness = Staleness::load(&self.project);
+        let stale_items = self
+            .index
+            .all_items()?
+            .iter()
+            .filter(|i| staleness.reason(i).is_some())
+            .count();
         Ok(Status {
             project: self.project.root().display().to_string(),
+            stale_items,
             sessions: count_files(&self.project.sessions_dir(), "md"),
             knowledge_files: count_files(&self.project.knowledge_dir(), "md"),
             failed_captures,
@@ -379,6 +455,9 @@ pub struct Status {
     pub project: String,
     pub sessions: usize,
     pub knowledge_files: usize,
+    /// Items that cite a path or symbol gone from the checkout, or that are
+    /// superseded (the symbols as last checked): `thehook review` lists them.
+    pub stale_items: usize,
     pub failed_captures: usize,
     pub queued_captures: usize,
     pub index_path: String,
@@ -410,9 +489,11 @@ pub fn create_layout(project: &Project) -> Result<()> {
 /// of consolidated sessions). Union keeps both sides' lines, so such merges
 /// never conflict and lose nothing; it is built into git and the file is
 /// committed, so a teammate who never ran `thehook init` gets it too.
-pub const MERGE_ATTRIBUTES: &str = "# Written by thehook: teammates' memory merges line by line, keeping both sides.\n\
+pub const MERGE_ATTRIBUTES: &str =
+    "# Written by thehook: teammates' memory merges line by line, keeping both sides.\n\
 knowledge/*.md merge=union\n\
-consolidated.txt merge=union\n";
+consolidated.txt merge=union\n\
+confirmed.txt merge=union\n";
 
 /// Writes [`MERGE_ATTRIBUTES`] unless `.thehook/.gitattributes` exists (a
 /// person's own version is kept). Called by init and before thehook writes

@@ -65,6 +65,9 @@ pub struct Hit {
     /// Citations of near-duplicates folded into this hit.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub duplicates: Vec<String>,
+    /// Why the item may no longer be true ([`crate::memory::stale`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stale: Option<String>,
 }
 
 /// Fuses the candidates of both retrievers and returns the best `k`.
@@ -150,6 +153,7 @@ fn fold_duplicates(ranked: Vec<(Item, f32)>, k: usize, analyzer: &Analyzer) -> V
             item,
             score,
             duplicates: Vec::new(),
+            stale: None,
         });
     }
     hits

@@ -621,7 +621,10 @@ impl Index {
 
     /// Keys of stored items that have no vector (added while no model was
     /// available).
-    pub(super) fn keys_without_vectors(&self, rtxn: &heed::RoTxn<WithoutTls>) -> Result<RoaringBitmap> {
+    pub(super) fn keys_without_vectors(
+        &self,
+        rtxn: &heed::RoTxn<WithoutTls>,
+    ) -> Result<RoaringBitmap> {
         let mut keys = RoaringBitmap::new();
         for entry in self.dbs.ids.iter(rtxn)? {
             keys.insert(entry?.1);
@@ -653,6 +656,16 @@ impl Index {
             if let Some(item) = self.dbs.items.get(&rtxn, &key)? {
                 out.push(item);
             }
+        }
+        Ok(out)
+    }
+
+    /// Every item, in key order.
+    pub fn all_items(&self) -> Result<Vec<Item>> {
+        let rtxn = self.env.read_txn()?;
+        let mut out = Vec::new();
+        for entry in self.dbs.items.iter(&rtxn)? {
+            out.push(entry?.1);
         }
         Ok(out)
     }

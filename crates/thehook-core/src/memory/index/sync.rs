@@ -44,7 +44,10 @@ pub struct SyncPlan<'a> {
 
 impl<'a> SyncPlan<'a> {
     /// A sync without limits that embeds with `availability`.
-    pub fn new(availability: &'a Availability, progress: &'a (dyn Fn(usize, usize) + Sync)) -> Self {
+    pub fn new(
+        availability: &'a Availability,
+        progress: &'a (dyn Fn(usize, usize) + Sync),
+    ) -> Self {
         SyncPlan {
             availability,
             rebuild: false,

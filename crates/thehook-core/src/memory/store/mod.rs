@@ -2,6 +2,7 @@
 //! modifies a file; every write is atomic (temp file in the same folder, then
 //! rename), so a crash leaves either the old file or the new one.
 
+pub mod id_list;
 mod parse;
 
 use std::io::Write as _;
@@ -217,13 +218,19 @@ fn read_for_rewrite(path: &Path, line: usize, fix: Fix) -> Result<String> {
 /// Removes `item`'s lines from its file, after checking that the file still
 /// holds that item at those lines (it may have been edited since indexing).
 pub fn remove_item(project: &Project, item: &Item) -> Result<()> {
+    replace_item(project, item, None)
+}
+
+/// Puts `text` in the place of `item`, as one line that keeps the item's
+/// list marker and type tag (`- `[convention]` <text>`); `None` removes it.
+pub fn replace_item(project: &Project, item: &Item, text: Option<&str>) -> Result<()> {
     let path = project.root().join(&item.path);
-    let text = read_for_rewrite(
+    let current_text = read_for_rewrite(
         &path,
         item.line_start,
-        "save it as UTF-8, or delete the item by hand".into(),
+        "save it as UTF-8, or edit the item by hand".into(),
     )?;
-    let current = parse_markdown(&item.path, &text, &item.date);
+    let current = parse_markdown(&item.path, &current_text, &item.date);
     let Some(found) = current.items.iter().find(|i| i.id == item.id) else {
         return Err(Error::ItemNotFound {
             problem: format!("item {} is no longer in {}", item.id, item.path),
@@ -235,12 +242,33 @@ pub fn remove_item(project: &Project, item: &Item) -> Result<()> {
             ),
         });
     };
-    let mut kept = String::with_capacity(text.len());
-    for (i, line) in text.split_inclusive('\n').enumerate() {
+    let mut kept = String::with_capacity(current_text.len());
+    for (i, line) in current_text.split_inclusive('\n').enumerate() {
         let n = i + 1;
         if n < found.line_start || n > found.line_end {
             kept.push_str(line);
+        } else if let (Some(text), true) = (text, n == found.line_start) {
+            let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            kept.push_str(&format!("{}{flat}\n", item_prefix(line)));
         }
     }
     write_atomic(&path, kept.as_bytes())
+}
+
+/// The indent, list marker and type tag that open an item's first line.
+fn item_prefix(line: &str) -> &str {
+    let body = line.trim_start();
+    let mut at = line.len() - body.len();
+    let marker = ["- ", "* ", "+ "].iter().find(|m| body.starts_with(**m));
+    let Some(marker) = marker else {
+        return &line[..at];
+    };
+    at += marker.len();
+    let rest = &line[at..];
+    for (open, close) in [("`[", "]` "), ("[", "] ")] {
+        if let Some(end) = rest.strip_prefix(open).and_then(|r| r.find(close)) {
+            return &line[..at + open.len() + end + close.len()];
+        }
+    }
+    &line[..at]
 }
