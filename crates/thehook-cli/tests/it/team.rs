@@ -176,6 +176,8 @@ fn parallel_consolidations_merge_without_conflict_and_settle() {
     assert!(b
         .read(".thehook/.gitattributes")
         .contains("knowledge/*.md merge=union"));
+    let doctor = b.run(&["doctor"]).1;
+    assert!(doctor.contains("ok   team merges"), "{doctor}");
     let (facts_a, facts_b) = (facts(a), facts(b));
     assert!(facts_a
         .iter()
@@ -400,4 +402,71 @@ fn a_few_new_sessions_are_embedded_before_the_answer() {
     let (vectors, items) = vectors_and_items(&p);
     assert_eq!(items, 31);
     assert_eq!(vectors, if p.with_model { 31 } else { 0 });
+}
+
+/// A year of a ten-person team, two sessions each a day: 7,300 session
+/// files of 5 items. Lexical-only (the numbers with the model are
+/// `bench/team.py`'s); this checks that every part still works at that size.
+#[test]
+fn a_year_of_a_ten_person_team_is_indexed_searched_and_injected() {
+    let p = Project::empty().lexical_only();
+    let start: jiff::civil::Date = "2026-01-01".parse().unwrap();
+    let mut files = 0;
+    for day in 0..365 {
+        let date = start + jiff::Span::new().days(day);
+        for dev in 0..10 {
+            for n in 0..2 {
+                let id = format!("d{dev}-{date}-{n}");
+                let text = format!(
+                    "---\nsession_id: {id}\nagent: claude-code\ndate: {date}T{:02}:00:00Z\nbranch: dev{dev}/work\n---\n\
+                     ## Session Summary\n- **What was done**: day {day} task {n} of developer {dev} on module m{dev}x{day}\n\
+                     - **Problems encountered**: none\n- **Decisions made**: kept the layout\n\n\
+                     ## Conventions Detected\n- `[convention]` Module m{dev}x{day} keeps its tests beside it\n\n\
+                     ## Gotchas\n- `[gotcha]` token{dev}z{day}z{n} expires after one hour\n",
+                    9 + n * 5
+                );
+                p.write(
+                    &format!(
+                        ".thehook/sessions/{date}-{:02}00-dev{dev}-{id}.md",
+                        9 + n * 5
+                    ),
+                    text,
+                );
+                files += 1;
+            }
+        }
+    }
+    assert_eq!(files, 7_300);
+    let status: serde_json::Value = serde_json::from_str(&p.ok(&["status", "--json"])).unwrap();
+    assert_eq!(status["sessions"], 7_300);
+    assert_eq!(status["index"]["items"], 7_300 * 5);
+    // The first day and the last are both found, by their own words.
+    for token in ["token3z0z1", "token7z364z0"] {
+        let hits = hit_texts(&p.recall_json(token, &[]));
+        assert!(
+            hits.first().is_some_and(|h| h.contains(token)),
+            "{token}: {hits:?}"
+        );
+    }
+    // Session start: the conventions and the newest history, within budget.
+    let payload = serde_json::json!({"session_id": "s", "cwd": p.root(), "hook_event_name": "SessionStart", "source": "startup"});
+    let out = p
+        .cmd(&["retrieve", "--agent", "claude-code"])
+        .env("THEHOOK_BACKGROUND", "0")
+        .write_stdin(payload.to_string())
+        .output()
+        .unwrap();
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let context = answer["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        context.contains("## Conventions") && context.contains("m9x364"),
+        "{context}"
+    );
+    assert!(
+        context.contains("## Recent history\n- **Decisions made**: kept the layout, 2026-12-31"),
+        "{context}"
+    );
+    assert!(context.len() < 9_500);
 }

@@ -37,10 +37,11 @@ use crate::request::{RecallRequest, RememberRequest};
 /// pull of a teammate's week, are left to a detached sync.
 pub const EMBED_NOW_LIMIT: usize = 128;
 
-/// Changed files the session-start hook indexes itself (lexically: a few
-/// ms). More are left to its detached half, so a pull never slows session
-/// start.
-pub const SESSION_START_FILES: usize = 32;
+/// Changed files the session-start hook indexes itself, lexically (a hand
+/// edit, a session the worker has not indexed). More, as after a pull, are
+/// left to its detached half: 20 session files took about 38 ms to index,
+/// most of the 50 ms a session start may take.
+pub const SESSION_START_FILES: usize = 8;
 
 /// A progress callback: (done, total).
 pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);

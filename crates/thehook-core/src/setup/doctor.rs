@@ -179,10 +179,48 @@ pub fn doctor(root: &Path, paths: &SearchPaths) -> Vec<Check> {
     }
 
     checks.push(hooks_check(root));
+    if project.dir().is_dir() {
+        checks.push(merge_check(&project));
+    }
     if let Some(home) = crate::env::home() {
         checks.extend(trust_checks(root, &home));
     }
     checks
+}
+
+/// Whether git merges teammates' memory by union (`.thehook/.gitattributes`).
+fn merge_check(project: &Project) -> Check {
+    let path = project.dir().join(".gitattributes");
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let unions = |name: &str| {
+        text.lines()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>() == [name, "merge=union"])
+    };
+    if ["knowledge/*.md", "consolidated.txt", "confirmed.txt"]
+        .iter()
+        .all(|name| unions(name))
+    {
+        return ok(
+            "team merges",
+            ".thehook/.gitattributes merges knowledge by union: teammates never conflict".into(),
+        );
+    }
+    let fix = if text.is_empty() {
+        "run `thehook init` (it writes the file), then commit it".to_string()
+    } else {
+        "add the lines `knowledge/*.md merge=union`, `consolidated.txt merge=union` and \
+         `confirmed.txt merge=union` to it, then commit it"
+            .to_string()
+    };
+    warn(
+        "team merges",
+        format!(
+            "{} does not ask git to merge knowledge/*.md, consolidated.txt and confirmed.txt by union: \
+             teammates who consolidate in parallel will conflict",
+            project.relative(&path)
+        ),
+        fix,
+    )
 }
 
 /// For each agent wired here that gates project hooks: is the project
