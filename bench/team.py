@@ -388,7 +388,8 @@ def measure_pull_config(binary: str, clone: Clone, target: str, runs: int, cycle
     payload = speed.hook_payload(clone.root, "SessionStart")
     s: dict[str, list[Run]] = {k: [] for k in (
         "baseline recall", "baseline retrieve", "git pull", "(a) first recall",
-        "(c) next recall", "(c) later recalls", "(d) retrieve, synced", "(b) retrieve")}
+        "(c) next recall", "(c) later recalls", "(e) reindex --pending", "(d) retrieve, synced",
+        "(b) retrieve")}
     logs: dict[str, set[str]] = {"baseline retrieve": set(), "(b) retrieve": set(),
                                  "(d) retrieve, synced": set()}
     first_ranks, next_after_s, notes = [], [], set()
@@ -421,6 +422,10 @@ def measure_pull_config(binary: str, clone: Clone, target: str, runs: int, cycle
         next_after_s.append(round(time.monotonic() - pulled_at, 2))
         s["(c) next recall"].append(recall_once(binary, clone, expect_mode, target)[0])
         s["(c) later recalls"] += [recall_once(binary, clone, expect_mode, target)[0] for _ in range(2)]
+        # What the detached `reindex --pending` a deferring recall starts
+        # costs (run here in the foreground: the bench's background is off).
+        s["(e) reindex --pending"].append(
+            checked(run(clone.argv(binary, "reindex", "--pending"), clone.env), "reindex --pending"))
         r, line = retrieve_once(binary, clone, payload)
         s["(d) retrieve, synced"].append(r)
         hook_line("(d) retrieve, synced", line)

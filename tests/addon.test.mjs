@@ -42,6 +42,12 @@ test('remember, status, forget round trip; the CLI runs in the same process', as
   const status = await thehook.status({ projectDir });
   assert.equal(status.model, 'all-minilm-l6-v2');
   assert.ok(status.items >= 10 && status.vectors === status.items, JSON.stringify(status));
+  assert.equal(status.staleItems, 0, 'the demo cites nothing that is gone');
+  // A decision marked superseded is stale: counted, and flagged by recall.
+  await thehook.remember('~~Sessions kept in Redis~~ superseded on 2026-02-20 by JWT', { projectDir, type: 'adr' });
+  assert.equal((await thehook.status({ projectDir })).staleItems, 1);
+  const [redis] = await thehook.recall('Redis sessions', { projectDir, k: 1 });
+  assert.match(redis.stale, /^superseded on 2026-02-20 by JWT/);
   // The LLM bill, from .thehook/logs/llm.log: one call recorded today.
   mkdirSync(join(projectDir, '.thehook/logs'), { recursive: true });
   writeFileSync(join(projectDir, '.thehook/logs/llm.log'),

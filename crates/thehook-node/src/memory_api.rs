@@ -125,6 +125,9 @@ pub struct StatusResult {
     pub sessions: u32,
     pub items: u32,
     pub vectors: u32,
+    /// Items that cite a path or symbol gone from the checkout, or that a
+    /// later decision superseded: never injected (`thehook review` lists them).
+    pub stale_items: u32,
     pub failed_captures: u32,
     pub queued_captures: u32,
     /// The embedding model in use, or null when thehook runs lexical-only.
@@ -180,6 +183,7 @@ pub fn status(options: Option<ProjectOptions>) -> AsyncTask<CoreTask<StatusResul
             sessions: s.sessions as u32,
             items: s.index.items as u32,
             vectors: s.index.vectors as u32,
+            stale_items: s.stale_items as u32,
             failed_captures: s.failed_captures as u32,
             queued_captures: s.queued_captures as u32,
             model,

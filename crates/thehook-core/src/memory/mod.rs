@@ -486,8 +486,8 @@ pub fn create_layout(project: &Project) -> Result<()> {
 }
 
 /// `.thehook/.gitattributes`: git's built-in union merge for the files that
-/// teammates change in parallel (knowledge items, one a line, and the ledger
-/// of consolidated sessions). Union keeps both sides' lines, so such merges
+/// teammates change in parallel (knowledge items, one a line; the ledger of
+/// consolidated sessions; the items confirmed in review). Union keeps both sides' lines, so such merges
 /// never conflict and lose nothing; it is built into git and the file is
 /// committed, so a teammate who never ran `thehook init` gets it too.
 pub const MERGE_ATTRIBUTES: &str =
