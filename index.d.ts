@@ -130,6 +130,11 @@ export interface RecallHit {
   date: string
   /** Fused score in [0, 1]; only the order is meaningful. */
   score: number
+  /**
+   * Why the item may no longer be true (a path or symbol gone from the
+   * checkout, a superseded decision); absent when it is not stale.
+   */
+  stale?: string
 }
 
 /** Options of `recall`. */
@@ -204,6 +209,11 @@ export interface StatusResult {
   sessions: number
   items: number
   vectors: number
+  /**
+   * Items that cite a path or symbol gone from the checkout, or that a
+   * later decision superseded: never injected (`thehook review` lists them).
+   */
+  staleItems: number
   failedCaptures: number
   queuedCaptures: number
   /** The embedding model in use, or null when thehook runs lexical-only. */
