@@ -22,6 +22,8 @@ pub mod process;
 pub mod project;
 pub mod request;
 pub mod setup;
+#[cfg(test)]
+mod test_git;
 
 pub use error::{Error, Result};
 pub use memory::item::{Item, ItemKind};

@@ -346,12 +346,17 @@ pub(super) fn forget(
     if args.json {
         out.print(&serde_json::to_string(&item).expect("json"));
     } else {
-        out.print(&format!(
-            "forgot {} ({}): {}",
-            item.id,
-            out.paint(Style::Path, &item.citation()),
-            one_line(&item.text, 120)
-        ));
+        print_done(out, "forgot", &item);
     }
     Ok(Exit::Success)
+}
+
+/// `<done> <id> (<path:line>): <text>`, what `forget` and `review` say.
+pub(super) fn print_done(out: &mut Output, done: &str, item: &thehook_core::memory::item::Item) {
+    out.print(&format!(
+        "{done} {} ({}): {}",
+        item.id,
+        out.paint(Style::Path, &item.citation()),
+        one_line(&item.text, 120)
+    ));
 }

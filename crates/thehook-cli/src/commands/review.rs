@@ -25,12 +25,7 @@ pub(super) fn review(
     if args.json {
         out.print(&json!({ "done": done, "item": item }).to_string());
     } else {
-        out.print(&format!(
-            "{done} {} ({}): {}",
-            item.id,
-            out.paint(Style::Path, &item.citation()),
-            one_line(&item.text, 120)
-        ));
+        super::memory::print_done(out, done, &item);
     }
     Ok(Exit::Success)
 }

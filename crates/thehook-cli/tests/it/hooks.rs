@@ -5,29 +5,13 @@
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use crate::common::{hours, wait_for, Project};
+use crate::common::{git, hours, wait_for, Project};
 use serde_json::{json, Value};
 
 fn bin() -> String {
     assert_cmd::cargo::cargo_bin("thehook")
         .display()
         .to_string()
-}
-
-fn git(root: &Path, args: &[&str]) {
-    let ok = std::process::Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(args)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .output()
-        .unwrap()
-        .status
-        .success();
-    assert!(ok, "git {args:?}");
 }
 
 /// A git repo on branch `feat/auth` with one commit, memory initialised

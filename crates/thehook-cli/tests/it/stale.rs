@@ -3,48 +3,9 @@
 //! injected, are flagged in `recall`, counted in `status`, and `review`
 //! confirms, rewrites or forgets them.
 
-use std::process::Command;
-
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::common::*;
-
-fn git(p: &Project, args: &[&str]) {
-    let out = Command::new("git")
-        .current_dir(p.root())
-        .args(args)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-}
-
-/// What the session-start hook injects (no background half).
-fn injected(p: &Project) -> String {
-    let payload = json!({
-        "session_id": "5e41ef2f-689e-4d7d-b917-06ebc40107bc",
-        "cwd": p.root(),
-        "hook_event_name": "SessionStart",
-        "source": "startup",
-    });
-    let out = p
-        .cmd(&["retrieve", "--agent", "claude-code"])
-        .env("THEHOOK_BACKGROUND", "0")
-        .write_stdin(payload.to_string())
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
-    answer["hookSpecificOutput"]["additionalContext"]
-        .as_str()
-        .unwrap()
-        .to_string()
-}
 
 fn stale_count(p: &Project) -> u64 {
     let status: Value = serde_json::from_str(&p.ok(&["status", "--json"])).unwrap();
@@ -88,14 +49,14 @@ fn items_citing_renamed_or_deleted_code_are_stale_until_reviewed() {
          - `[ADR]` Token rotation with refresh tokens, 2026-02-20\n",
     );
     p.write(".git/info/exclude", "home/\nno-cache/\nno-model/\n");
-    git(&p, &["init", "-q"]);
-    git(&p, &["add", "-A"]);
-    git(&p, &["commit", "-qm", "auth, cache and memory"]);
+    git(p.root(), &["init", "-q"]);
+    git(p.root(), &["add", "-A"]);
+    git(p.root(), &["commit", "-qm", "auth, cache and memory"]);
 
     // Before any change only the superseded decision is stale.
     p.ok(&["review"]);
     assert_eq!(stale_count(&p), 1);
-    let context = injected(&p);
+    let context = p.injected();
     for fact in [
         "src/auth.rs",
         "src/cache.rs",
@@ -108,17 +69,17 @@ fn items_citing_renamed_or_deleted_code_are_stale_until_reviewed() {
     assert!(!context.contains("Redis"), "{context}");
 
     // auth.rs is renamed and loses parse_claims; cache.rs is deleted.
-    git(&p, &["mv", "src/auth.rs", "src/session.rs"]);
+    git(p.root(), &["mv", "src/auth.rs", "src/session.rs"]);
     p.write("src/session.rs", "pub fn refresh_token() {}\n");
-    git(&p, &["rm", "-q", "src/cache.rs"]);
+    git(p.root(), &["rm", "-q", "src/cache.rs"]);
     git(
-        &p,
+        p.root(),
         &["commit", "-qam", "rename auth to session, drop the cache"],
     );
 
     // Paths are judged at once; symbols once the checkout is searched (the
     // session-start background half, or review).
-    let context = injected(&p);
+    let context = p.injected();
     assert!(
         !context.contains("src/auth.rs") && !context.contains("src/cache.rs"),
         "{context}"
@@ -127,7 +88,7 @@ fn items_citing_renamed_or_deleted_code_are_stale_until_reviewed() {
     let review: Value = serde_json::from_str(&p.ok(&["review", "--json"])).unwrap();
     assert_eq!(review["stale"].as_array().unwrap().len(), 4, "{review}");
     assert_eq!(stale_count(&p), 4);
-    let context = injected(&p);
+    let context = p.injected();
     assert!(!context.contains("parse_claims"), "{context}");
 
     // recall still finds a stale item, and says why.
@@ -168,7 +129,7 @@ fn items_citing_renamed_or_deleted_code_are_stale_until_reviewed() {
     assert!(!conventions.contains("parse_claims"), "{conventions}");
     assert!(p.read(".thehook/confirmed.txt").contains(&auth));
     assert_eq!(stale_count(&p), 1, "only the superseded decision is left");
-    let context = injected(&p);
+    let context = p.injected();
     assert!(
         context.contains("src/auth.rs") && context.contains("was dropped"),
         "{context}"

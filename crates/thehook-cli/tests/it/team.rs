@@ -6,8 +6,7 @@
 //! no byte).
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
 use crate::common::*;
 
@@ -15,34 +14,6 @@ use crate::common::*;
 struct Team {
     origin: tempfile::TempDir,
     clones: Vec<Project>,
-}
-
-/// Runs git in `dir` with an identity and no user or system config, and
-/// returns (success, stdout + stderr).
-fn git_in(dir: &Path, args: &[&str]) -> (bool, String) {
-    let out = Command::new("git")
-        .current_dir(dir)
-        .args(args)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .output()
-        .expect("git runs");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), text)
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let (ok, text) = git_in(dir, args);
-    assert!(ok, "git {args:?} failed in {}:\n{text}", dir.display());
-    text
 }
 
 impl Team {
@@ -449,17 +420,7 @@ fn a_year_of_a_ten_person_team_is_indexed_searched_and_injected() {
         );
     }
     // Session start: the conventions and the newest history, within budget.
-    let payload = serde_json::json!({"session_id": "s", "cwd": p.root(), "hook_event_name": "SessionStart", "source": "startup"});
-    let out = p
-        .cmd(&["retrieve", "--agent", "claude-code"])
-        .env("THEHOOK_BACKGROUND", "0")
-        .write_stdin(payload.to_string())
-        .output()
-        .unwrap();
-    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let context = answer["hookSpecificOutput"]["additionalContext"]
-        .as_str()
-        .unwrap();
+    let context = p.injected();
     assert!(
         context.contains("## Conventions") && context.contains("m9x364"),
         "{context}"

@@ -129,21 +129,7 @@ fn push_unique(list: &mut Vec<String>, item: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn run(root: &Path, args: &[&str]) {
-        let ok = Command::new("git")
-            .arg("-C")
-            .arg(root)
-            .args(args)
-            .env("GIT_AUTHOR_NAME", "t")
-            .env("GIT_AUTHOR_EMAIL", "t@example.com")
-            .env("GIT_COMMITTER_NAME", "t")
-            .env("GIT_COMMITTER_EMAIL", "t@example.com")
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok, "git {args:?}");
-    }
+    use crate::test_git::git as run;
 
     #[test]
     fn reads_branch_files_and_subjects() {

@@ -8,8 +8,10 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
+mod git;
 mod snapshot;
 mod store;
+pub use git::{git, git_in};
 pub(crate) use snapshot::thehook_snapshot;
 pub use store::{hours, wait_for};
 
@@ -164,6 +166,29 @@ impl Project {
             "thehook {args:?} failed\nstdout: {out}\nstderr: {err}"
         );
         out
+    }
+
+    /// What the session-start hook injects for a Claude Code startup (its
+    /// background half off).
+    pub fn injected(&self) -> String {
+        let payload = serde_json::json!({
+            "session_id": "5e41ef2f-689e-4d7d-b917-06ebc40107bc",
+            "cwd": self.root(),
+            "hook_event_name": "SessionStart",
+            "source": "startup",
+        });
+        let out = self
+            .cmd(&["retrieve", "--agent", "claude-code"])
+            .env("THEHOOK_BACKGROUND", "0")
+            .write_stdin(payload.to_string())
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        answer["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap()
+            .to_string()
     }
 
     pub fn recall_json(&self, query: &str, extra: &[&str]) -> serde_json::Value {

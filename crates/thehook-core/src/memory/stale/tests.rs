@@ -1,5 +1,6 @@
 use super::*;
 use crate::memory::item::ItemKind;
+use crate::test_git::git;
 
 fn item(id: &str, text: &str) -> Item {
     Item {
@@ -49,21 +50,6 @@ fn a_superseded_decision_says_by_what() {
         Some("superseded on 2026-02-20 by JWT rotation".into())
     );
     assert_eq!(superseded("JWT supersedes server sessions"), None);
-}
-
-fn git(root: &Path, args: &[&str]) {
-    let ok = Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(args)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "git {args:?}");
 }
 
 #[test]
