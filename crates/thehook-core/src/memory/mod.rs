@@ -58,6 +58,11 @@ pub struct Memory {
     query_model: QueryModel,
     analyzer: Analyzer,
     notices: Vec<String>,
+    /// Items a sync of this process may embed before it returns: set by
+    /// [`Memory::refresh_for_answer`], so that a command's own writes
+    /// (`remember`, `forget`, `review`) after a large pull do not embed the
+    /// pull either.
+    embed_limit: Option<usize>,
 }
 
 impl Memory {
@@ -86,6 +91,7 @@ impl Memory {
             index,
             rebuilt,
             query_model: QueryModel::default(),
+            embed_limit: None,
             analyzer: Analyzer::default(),
             notices,
         })
@@ -114,18 +120,8 @@ impl Memory {
     /// found by their words until a full sync embeds them
     /// (`thehook reindex --pending`, which the CLI starts detached).
     pub fn refresh_for_answer(&mut self) -> Result<bool> {
-        let plan = SyncPlan {
-            embed_limit: Some(EMBED_NOW_LIMIT),
-            ..SyncPlan::new(&self.availability, &|_, _| {})
-        };
-        let stats = self.index.sync(&self.project, &plan);
-        let stats = match stats {
-            Err(Error::Model { problem, fix }) => {
-                self.fall_back_to_lexical(problem, fix);
-                self.sync(&|_, _| {})?
-            }
-            other => other?,
-        };
+        self.embed_limit = Some(EMBED_NOW_LIMIT);
+        let stats = self.sync(&|_, _| {})?;
         if stats.embeddings_deferred > 0 {
             self.notices.push(format!(
                 "{} new items are being embedded in the background; until then they are found by their words",
@@ -188,6 +184,7 @@ impl Memory {
     fn sync_or_rebuild(&mut self, progress: Progress, rebuild: bool) -> Result<SyncStats> {
         let plan = SyncPlan {
             rebuild,
+            embed_limit: self.embed_limit.filter(|_| !rebuild),
             ..SyncPlan::new(&self.availability, progress)
         };
         match self.index.sync(&self.project, &plan) {
