@@ -4,6 +4,7 @@
 
 pub mod id_list;
 mod parse;
+mod walk;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -33,36 +34,13 @@ pub fn list_sources(project: &Project, warnings: &mut Vec<String>) -> Vec<Source
         if !dir.exists() {
             continue;
         }
-        for entry in walkdir::WalkDir::new(&dir)
-            .follow_links(true)
-            .sort_by_file_name()
-        {
-            let entry = match entry {
-                Ok(e) => e,
-                Err(e) => {
-                    warnings.push(format!(
-                        "{}: cannot be read ({e}); its files are skipped (check its permissions)",
-                        e.path()
-                            .map_or(dir.display().to_string(), |p| p.display().to_string())
-                    ));
-                    continue;
-                }
-            };
-            let path = entry.path();
-            if !entry.file_type().is_file() || path.extension().is_none_or(|e| e != "md") {
-                continue;
-            }
-            match entry.metadata() {
-                Ok(meta) => files.push(SourceFile {
-                    rel: project.relative(path),
-                    abs: path.to_path_buf(),
-                    size: meta.len(),
-                    mtime_ns: mtime_ns(&meta),
-                }),
-                Err(e) => {
-                    warnings.push(format!("{}: cannot be read ({e}); skipped", path.display()))
-                }
-            }
+        for (path, meta) in walk::markdown_files(&dir, warnings) {
+            files.push(SourceFile {
+                rel: project.relative(&path),
+                size: meta.len(),
+                mtime_ns: mtime_ns(&meta),
+                abs: path,
+            });
         }
     }
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
