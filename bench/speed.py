@@ -1132,11 +1132,15 @@ def main() -> None:
     result["machine"]["loadavg_end"] = list(os.getloadavg())
     result["checks"] = checks(result)
     result["warnings"] = warnings(result)
-    out = Path(args.out)
+    write_report(result, Path(args.out), render(result))
+
+
+def write_report(result: dict, out: Path, report: str, tail: str = "") -> None:
+    """Saves `result` as JSON in `out` and prints the markdown `report`."""
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2) + "\n")
-    print(render(result))
-    print(f"\nJSON: {out}")
+    print(report)
+    print(f"\nJSON: {out}{tail}")
 
 
 if __name__ == "__main__":

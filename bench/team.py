@@ -692,11 +692,7 @@ def main() -> None:
         result["scale"] = measure_scale(binary, work, args)
     result["machine"]["loadavg_end"] = list(os.getloadavg())
     result["seconds"] = round(time.monotonic() - started, 1)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n")
-    print(render(result))
-    print(f"\nJSON: {out} ({result['seconds']:.0f} s in all)")
+    speed.write_report(result, Path(args.out), render(result), f" ({result['seconds']:.0f} s in all)")
 
 
 if __name__ == "__main__":

@@ -13,9 +13,9 @@ use thehook_core::capture::Surroundings;
 use thehook_core::inject::background::session_start_background;
 use thehook_core::inject::retrieve;
 use thehook_core::memory::embed::SearchPaths;
-use thehook_core::process::spawn_detached;
 use thehook_core::{env, logs, Project};
 
+use super::start_detached;
 use crate::args::HookArgs;
 use crate::output::Output;
 use crate::Exit;
@@ -67,16 +67,6 @@ fn read_stdin(out: &mut Output) -> String {
 
 fn absolute(start: &Path) -> std::path::PathBuf {
     std::path::absolute(start).unwrap_or_else(|_| start.to_path_buf())
-}
-
-/// Starts `thehook -C <root> <args>` detached, unless told not to.
-pub(crate) fn start_detached(root: &Path, args: &[&str]) {
-    if !env::background_allowed() {
-        return;
-    }
-    if let Ok(exe) = std::env::current_exe() {
-        spawn_detached(&exe, root, args);
-    }
 }
 
 pub(crate) fn retrieve(

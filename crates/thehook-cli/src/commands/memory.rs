@@ -37,7 +37,7 @@ fn open_embedding(
         memory.start_embedding(query);
     }
     if memory.refresh_for_answer()? {
-        super::hooks::start_detached(project.root(), &["reindex", "--pending"]);
+        super::start_detached(project.root(), &["reindex", "--pending"]);
     }
     print_notices(&mut memory, out);
     Ok(memory)

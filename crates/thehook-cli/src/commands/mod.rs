@@ -43,3 +43,14 @@ pub(crate) fn dispatch(cli: Cli, out: &mut Output) -> CommandResult {
         Command::Mcp => crate::mcp::serve(start, paths, out),
     }
 }
+
+/// Starts `thehook -C <root> <args>` detached (the hooks' slow halves, the
+/// embedding a command left for later), unless told not to.
+pub(crate) fn start_detached(root: &std::path::Path, args: &[&str]) {
+    if !thehook_core::env::background_allowed() {
+        return;
+    }
+    if let Ok(exe) = std::env::current_exe() {
+        thehook_core::process::spawn_detached(&exe, root, args);
+    }
+}

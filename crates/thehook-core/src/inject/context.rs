@@ -9,8 +9,9 @@ use std::process::{Command, Stdio};
 const RECENT_COMMITS: usize = 8;
 /// A cap on the query, so a huge diff does not make a huge search.
 const MAX_WORDS: usize = 120;
-/// The pathspec of everything but `.thehook/`.
-const NOT_MEMORY: [&str; 3] = ["--", ".", ":(exclude).thehook"];
+/// The pathspec of the whole repository but this project's `.thehook/`
+/// (`:(top)`: a project in a subfolder still sees every commit, as before).
+const NOT_MEMORY: [&str; 3] = ["--", ":(top)", ":(exclude).thehook"];
 
 /// The project's context as one search query ("" outside git).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -567,12 +567,15 @@ pub fn warm(root: &Path, paths: &SearchPaths) -> Result<String> {
     let project = Project::at(root);
     let mut memory = Memory::open(root, paths, false)?;
     memory.sync(&|_, _| {})?;
-    // The checkout may have changed since the last session: the next
-    // session start leaves out items whose symbols are gone.
-    memory.check_stale_symbols()?;
     let query = Context::of(root).query();
     let mut vector = cached_query_vector(&project, &query, memory.availability());
-    let mut done = Vec::new();
+    let mut done: Vec<String> = Vec::new();
+    // The checkout may have changed since the last session: the next
+    // session start leaves out items whose symbols are gone. A failure here
+    // must not keep the caches below from being warmed.
+    if let Err(e) = memory.check_stale_symbols() {
+        done.push(format!("symbols not checked: {e}"));
+    }
     if vector.is_none() && !query.trim().is_empty() {
         match memory.embed_query(&query)? {
             Some(v) => {
@@ -589,9 +592,9 @@ pub fn warm(root: &Path, paths: &SearchPaths) -> Result<String> {
                     })?;
                 write_atomic(&query_cache_path(&project), &json)?;
                 vector = Some(v);
-                done.push("cached the context query's vector");
+                done.push("cached the context query's vector".into());
             }
-            None => done.push("no embedding model: lexical only"),
+            None => done.push("no embedding model: lexical only".into()),
         }
     }
     let Availability::Ready { model_dir, .. } = memory.availability() else {
@@ -625,7 +628,7 @@ pub fn warm(root: &Path, paths: &SearchPaths) -> Result<String> {
     };
     let json = serde_json::to_vec(&counts).unwrap_or_default();
     write_atomic(&TokenCounts::path(&project), &json)?;
-    done.push("stored token counts");
+    done.push("stored token counts".into());
     Ok(done.join("; "))
 }
 

@@ -39,8 +39,8 @@ pub const EMBED_NOW_LIMIT: usize = 128;
 
 /// Changed files the session-start hook indexes itself, lexically (a hand
 /// edit, a session the worker has not indexed). More, as after a pull, are
-/// left to its detached half: 20 session files took about 38 ms to index,
-/// most of the 50 ms a session start may take.
+/// left to its detached half: 20 pulled session files added about 38 ms to
+/// a session start (one run of bench/team.py, on a busy machine).
 pub const SESSION_START_FILES: usize = 8;
 
 /// A progress callback: (done, total).
@@ -364,13 +364,8 @@ impl Memory {
             false => std::borrow::Cow::Borrowed(text),
         };
         let _lock = self.project.lock()?;
-        store::replace_item(&self.project, &item, Some(&text))?;
+        let rewritten = store::replace_item(&self.project, &item, Some(&text))?;
         self.sync(&|_, _| {})?;
-        let rewritten = self
-            .index
-            .all_items()?
-            .into_iter()
-            .find(|i| i.path == item.path && i.line_start == item.line_start);
         rewritten.ok_or_else(|| Error::ItemNotFound {
             problem: format!("the rewritten item is not at {}", item.citation()),
             fix: fix!(Step::Recall, " to find it"),

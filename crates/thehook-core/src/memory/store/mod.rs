@@ -196,12 +196,13 @@ fn read_for_rewrite(path: &Path, line: usize, fix: Fix) -> Result<String> {
 /// Removes `item`'s lines from its file, after checking that the file still
 /// holds that item at those lines (it may have been edited since indexing).
 pub fn remove_item(project: &Project, item: &Item) -> Result<()> {
-    replace_item(project, item, None)
+    replace_item(project, item, None).map(|_| ())
 }
 
 /// Puts `text` in the place of `item`, as one line that keeps the item's
-/// list marker and type tag (`- `[convention]` <text>`); `None` removes it.
-pub fn replace_item(project: &Project, item: &Item, text: Option<&str>) -> Result<()> {
+/// list marker and type tag (`- `[convention]` <text>`), and returns the
+/// item it became; `None` removes it.
+pub fn replace_item(project: &Project, item: &Item, text: Option<&str>) -> Result<Option<Item>> {
     let path = project.root().join(&item.path);
     let current_text = read_for_rewrite(
         &path,
@@ -230,7 +231,13 @@ pub fn replace_item(project: &Project, item: &Item, text: Option<&str>) -> Resul
             kept.push_str(&format!("{}{flat}\n", item_prefix(line)));
         }
     }
-    write_atomic(&path, kept.as_bytes())
+    write_atomic(&path, kept.as_bytes())?;
+    Ok(text.and_then(|_| {
+        parse_markdown(&item.path, &kept, &item.date)
+            .items
+            .into_iter()
+            .find(|i| i.line_start == found.line_start)
+    }))
 }
 
 /// The indent, list marker and type tag that open an item's first line.

@@ -3,9 +3,9 @@
 //! answers, session start included.
 //!
 //! Each file is stat'ed relative to its open folder (`DirEntry::metadata`),
-//! not by its whole path: at 7,300 session files a stat by path (walkdir's)
-//! was a quarter of a session start, most of it the kernel walking the same
-//! folders again for every file. Symbolic links are followed; a folder
+//! not by its whole path (walkdir's), and no folder is sorted here (the
+//! caller sorts the list once): at 7,300 session files the two took a warm
+//! session start from 127 to 113 ms p50 (interleaved A/B, 20 runs each). Symbolic links are followed; a folder
 //! reached twice (a link back to a folder already walked) is walked once.
 
 use std::collections::HashSet;
