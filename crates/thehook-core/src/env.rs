@@ -63,9 +63,16 @@ fn path(name: &str) -> Option<PathBuf> {
     var_os(name).map(PathBuf::from)
 }
 
-/// The user's home folder, where agents keep settings and transcripts.
+/// The user's home folder, where agents keep settings and transcripts:
+/// `HOME`, and on Windows, where it is seldom set, the profile folder.
 pub fn home() -> Option<PathBuf> {
-    path("HOME")
+    path("HOME").or_else(|| {
+        if cfg!(windows) {
+            std::env::home_dir()
+        } else {
+            None
+        }
+    })
 }
 
 /// The home folder, or an error that says what needs it.
@@ -150,12 +157,36 @@ pub fn quiet_onnx_runtime_before_threads() {
 }
 
 /// The first executable called `name` in the absolute folders of `path_var`
-/// (relative entries would depend on where a hook happens to run).
+/// (relative entries would depend on where a hook happens to run). On
+/// Windows `name` is also tried with each extension of `PATHEXT`: npm
+/// installs `claude.cmd`, and a bare `claude` there is no program.
 pub fn find_on_path(path_var: &std::ffi::OsStr, name: &str) -> Option<PathBuf> {
+    let pathext = if cfg!(windows) {
+        Some(var("PATHEXT").unwrap_or_else(|| DEFAULT_PATHEXT.into()))
+    } else {
+        None
+    };
+    let names = executable_names(name, pathext.as_deref());
     std::env::split_paths(path_var)
         .filter(|dir| dir.is_absolute())
-        .map(|dir| dir.join(name))
+        .flat_map(|dir| names.iter().map(move |n| dir.join(n)))
         .find(|p| is_executable(p))
+}
+
+/// What Windows assumes when `PATHEXT` is unset.
+const DEFAULT_PATHEXT: &str = ".COM;.EXE;.BAT;.CMD";
+
+/// The file names `name` runs as: itself, or with `PATHEXT`'s extensions
+/// when one is given and `name` has none.
+fn executable_names(name: &str, pathext: Option<&str>) -> Vec<String> {
+    match pathext {
+        Some(exts) if std::path::Path::new(name).extension().is_none() => exts
+            .split(';')
+            .filter(|e| e.starts_with('.') && e.len() > 1)
+            .map(|e| format!("{name}{}", e.to_ascii_lowercase()))
+            .collect(),
+        _ => vec![name.to_string()],
+    }
 }
 
 #[cfg(unix)]
@@ -164,7 +195,30 @@ fn is_executable(path: &std::path::Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
+/// Windows has no execute bit: the extension, chosen by the caller, says it.
 #[cfg(not(unix))]
 fn is_executable(path: &std::path::Path) -> bool {
     path.is_file()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_names_take_pathext_extensions_unless_they_have_one() {
+        assert_eq!(executable_names("claude", None), ["claude"]);
+        assert_eq!(
+            executable_names("claude", Some(DEFAULT_PATHEXT)),
+            ["claude.com", "claude.exe", "claude.bat", "claude.cmd"]
+        );
+        assert_eq!(
+            executable_names("gemini", Some(".EXE;;.Cmd;junk")),
+            ["gemini.exe", "gemini.cmd"]
+        );
+        assert_eq!(
+            executable_names("thehook.exe", Some(DEFAULT_PATHEXT)),
+            ["thehook.exe"]
+        );
+    }
 }

@@ -64,9 +64,16 @@ fn inherited(stream: impl std::os::fd::AsFd) -> std::process::Stdio {
         .unwrap_or_else(|_| std::process::Stdio::inherit())
 }
 
-#[cfg(not(unix))]
-fn inherited<T>(_stream: T) -> std::process::Stdio {
-    std::process::Stdio::inherit()
+/// On Windows a handle is inherited only when the child is started with
+/// handle inheritance, which std turns on for the handles it is given, so
+/// a duplicate is handed over as on Unix.
+#[cfg(windows)]
+fn inherited(stream: impl std::os::windows::io::AsHandle) -> std::process::Stdio {
+    stream
+        .as_handle()
+        .try_clone_to_owned()
+        .map(std::process::Stdio::from)
+        .unwrap_or_else(|_| std::process::Stdio::inherit())
 }
 
 /// ONNX Runtime's telemetry switch is set when the addon loads, on Node's

@@ -35,7 +35,7 @@ pub(crate) fn start_dir(dir: Option<&str>) -> Result<PathBuf, Failure> {
 /// of a checkout), else the one beside the addon.
 pub(crate) fn native_binary() -> Option<PathBuf> {
     thehook_core::env::npm_bin()
-        .or_else(|| addon_dir().map(|d| d.join("thehook")))
+        .or_else(|| addon_dir().map(|d| d.join(format!("thehook{}", std::env::consts::EXE_SUFFIX))))
         .filter(|p| p.is_file())
 }
 
@@ -51,22 +51,65 @@ pub(crate) fn search_paths() -> SearchPaths {
 
 /// The folder of this `.node` file (Node's `current_exe` is `node` itself).
 pub(crate) fn addon_dir() -> Option<PathBuf> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStrExt;
-        let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
-        let here = addon_dir as *const libc::c_void;
-        // SAFETY: dladdr only reads the loader's tables; the name it returns
-        // lives as long as the library stays loaded (for ever: -z nodelete).
-        if unsafe { libc::dladdr(here, &mut info) } == 0 || info.dli_fname.is_null() {
+    addon_file()?
+        .canonicalize()
+        .ok()?
+        .parent()
+        .map(Path::to_path_buf)
+}
+
+/// The loaded file that holds this function, asked of the dynamic loader.
+#[cfg(unix)]
+fn addon_file() -> Option<PathBuf> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+    let here = addon_file as *const libc::c_void;
+    // SAFETY: dladdr only reads the loader's tables; the name it returns
+    // lives as long as the library stays loaded (for ever: -z nodelete).
+    if unsafe { libc::dladdr(here, &mut info) } == 0 || info.dli_fname.is_null() {
+        return None;
+    }
+    let name = unsafe { std::ffi::CStr::from_ptr(info.dli_fname) };
+    Some(PathBuf::from(std::ffi::OsStr::from_bytes(name.to_bytes())))
+}
+
+/// The loaded file that holds this function: the module whose address
+/// range holds it, then that module's file name.
+#[cfg(windows)]
+fn addon_file() -> Option<PathBuf> {
+    use std::os::windows::ffi::OsStringExt;
+    use windows_sys::Win32::System::LibraryLoader::{
+        GetModuleFileNameW, GetModuleHandleExW, GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS,
+        GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
+    };
+    let mut module = std::ptr::null_mut();
+    let here = addon_file as *const u16;
+    // SAFETY: with FROM_ADDRESS the "name" is an address inside a loaded
+    // module; UNCHANGED_REFCOUNT takes no reference that would need freeing.
+    let found = unsafe {
+        GetModuleHandleExW(
+            GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS | GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
+            here,
+            &mut module,
+        )
+    };
+    if found == 0 {
+        return None;
+    }
+    // Long paths: grow the buffer while the name fills it.
+    let mut buf = vec![0u16; 512];
+    loop {
+        // SAFETY: `buf` holds `buf.len()` writable u16s.
+        let n = unsafe { GetModuleFileNameW(module, buf.as_mut_ptr(), buf.len() as u32) } as usize;
+        if n == 0 {
             return None;
         }
-        let name = unsafe { std::ffi::CStr::from_ptr(info.dli_fname) };
-        let path = Path::new(std::ffi::OsStr::from_bytes(name.to_bytes()));
-        path.canonicalize().ok()?.parent().map(Path::to_path_buf)
-    }
-    #[cfg(not(unix))]
-    {
-        None
+        if n < buf.len() {
+            return Some(PathBuf::from(std::ffi::OsString::from_wide(&buf[..n])));
+        }
+        if buf.len() >= 1 << 15 {
+            return None;
+        }
+        buf.resize(buf.len() * 2, 0);
     }
 }

@@ -40,7 +40,7 @@ fn report(r: &InitReport, as_json: bool, out: &mut Output) {
     if as_json {
         let value = json!({
             "changes": changes,
-            "hook_command": bin.map(|b| &b.command),
+            "hook_command": bin.map(|b| &b.program),
             "warning": bin.and_then(|b| b.warning.as_ref()),
         });
         match serde_json::to_string_pretty(&value) {

@@ -3,7 +3,11 @@
 //! projects. Without the `model` feature every test runs lexical-only and
 //! the few that need the embedding model are ignored; `scripts/test.sh`
 //! turns the feature on (`--features thehook-cli/model`).
-
+//!
+//! Unix only: the fake LLM CLIs and agents they drive are shell scripts,
+//! and several cases need symlinks and POSIX permissions. On Windows the
+//! release workflow runs the unit tests and a smoke run of the binary.
+#![cfg(unix)]
 #![allow(unreachable_pub)] // test helpers, shared by the modules of this binary
 
 mod common;

@@ -32,6 +32,12 @@ impl AgentSpec for ClaudeCode {
         // The timeout raises SessionEnd's default budget of 1.5 s.
         command_hooks(c, 30)
     }
+    /// Git Bash, which Claude Code finds itself and prefers on Windows;
+    /// its Bash tool (the `/recall` command, the subagent) runs there too.
+    fn windows_shell(&self) -> super::shell::Shell {
+        super::shell::Shell::Posix
+    }
+
     fn takes_permission_rules(&self) -> bool {
         true
     }

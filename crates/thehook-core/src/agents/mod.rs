@@ -9,6 +9,7 @@ mod codex;
 mod cursor;
 mod gemini;
 mod payload;
+pub mod shell;
 pub(crate) mod spec;
 mod store;
 
@@ -92,6 +93,15 @@ impl Agent {
         self.spec().identity().binaries
     }
 
+    /// The shell the agent runs hook commands in on this platform.
+    pub fn shell(self) -> shell::Shell {
+        if cfg!(windows) {
+            self.spec().windows_shell()
+        } else {
+            shell::Shell::Posix
+        }
+    }
+
     /// Whether the agent's settings under `base` (a project or `$HOME`) hold
     /// a thehook hook command.
     pub fn runs_thehook(self, base: &Path) -> bool {
@@ -107,20 +117,24 @@ impl std::fmt::Display for Agent {
 }
 
 /// Whether a hook command runs thehook's `retrieve` or `capture`, whatever
-/// path or arguments it was written with.
+/// path, quoting (for a Unix shell or PowerShell) or arguments it was
+/// written with.
 pub fn is_thehook_command(command: &str) -> bool {
-    let words = shlex::split(command).unwrap_or_default();
-    let mut words = words.iter();
-    let is_bin = words.next().is_some_and(|w| {
-        let name = Path::new(w)
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned());
-        matches!(name.as_deref(), Some("thehook" | "thehook.js"))
-    });
-    is_bin
-        && words
-            .next()
-            .is_some_and(|w| w == "retrieve" || w == "capture")
+    match shell::words(command).as_slice() {
+        [program, sub, ..] => {
+            is_thehook_program(program) && (sub == "retrieve" || sub == "capture")
+        }
+        _ => false,
+    }
+}
+
+/// Whether a command's program is thehook: the native binary (`.exe` on
+/// Windows) or the npm shim.
+pub fn is_thehook_program(program: &str) -> bool {
+    matches!(
+        shell::file_name(program),
+        "thehook" | "thehook.exe" | "thehook.js"
+    )
 }
 
 /// Whether a line of a settings file holds a thehook hook command (a cheap
@@ -183,6 +197,9 @@ mod tests {
             "/usr/local/bin/thehook capture --agent cursor",
             "'/Users/a b/bin/thehook' retrieve --agent claude-code",
             "node_modules/.bin/thehook.js retrieve",
+            r"& 'C:\Program Files\thehook\thehook.exe' retrieve --agent codex",
+            r"C:\Users\ann\AppData\Roaming\npm\thehook.exe capture --agent gemini",
+            "'C:/Program Files/thehook/thehook.exe' capture --agent claude-code",
         ] {
             assert!(is_thehook_command(ours), "{ours}");
         }
@@ -191,6 +208,7 @@ mod tests {
             "echo thehook retrieve",
             "./lint.sh",
             "thehookx retrieve",
+            r"C:\tools\thehook.cmd retrieve",
             "",
         ] {
             assert!(!is_thehook_command(foreign), "{foreign}");

@@ -64,6 +64,12 @@ pub(crate) trait AgentSpec: Sync {
     fn takes_permission_rules(&self) -> bool {
         false
     }
+    /// The shell its hook commands run in on Windows (on macOS and Linux
+    /// every agent runs them in a POSIX shell): PowerShell for all but
+    /// Claude Code ([`super::shell`]).
+    fn windows_shell(&self) -> super::shell::Shell {
+        super::shell::Shell::PowerShell
+    }
     /// Where and how it registers MCP servers.
     fn mcp(&self) -> McpConfig;
     /// The `/recall` command file, for agents with file commands.

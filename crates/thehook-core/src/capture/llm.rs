@@ -1,8 +1,9 @@
 //! The user's own headless LLM CLI (`claude -p`, `cursor-agent -p`, or any
 //! command), run with the prompt on stdin. The child never fires thehook's
-//! hooks again (`THEHOOK_CHILD=1`, and for claude hooks disabled), runs in a
-//! process group of its own that is killed whole on timeout and after it
-//! exits (so nothing it started lingers), and on Linux dies with the worker.
+//! hooks again (`THEHOOK_CHILD=1`, and for claude hooks disabled), runs as a
+//! [`Tree`] (a process group, a job object on Windows) that is killed whole
+//! on timeout and after it exits (so nothing it started lingers), and dies
+//! with the worker on Linux and Windows.
 
 use std::ffi::OsStr;
 use std::io::{Read, Write};
@@ -11,6 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::config::{Llm, LlmCli};
+use crate::process::Tree;
 
 mod clis;
 
@@ -319,11 +321,11 @@ pub fn run(
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    detach(&mut command);
+    Tree::prepare(&mut command);
     let mut child = command
         .spawn()
         .map_err(|e| LlmFailure::Spawn(format!("{}: {e}", cmd.program.display())))?;
-    let group = child.id() as i32;
+    let tree = Tree::of(&child);
 
     let mut stdin = child.stdin.take().expect("stdin is piped");
     let prompt = stdin_text.to_string();
@@ -336,7 +338,7 @@ pub fn run(
 
     let status = wait_until(&mut child, Instant::now() + timeout);
     // Whatever happened, nothing the CLI started outlives it.
-    kill_group(group);
+    tree.kill();
     let status = match status {
         Some(s) => s,
         None => {
@@ -354,31 +356,6 @@ pub fn run(
         });
     }
     cmd.output.read(String::from_utf8_lossy(&out).into_owned())
-}
-
-/// The child leads a process group of its own (the agent's terminal
-/// signals do not reach it, and a timeout kills everything it started);
-/// on Linux it is killed when the worker dies. (The death signal follows
-/// the spawning *thread*: spawn from a thread that lives as long as the
-/// wait, as [`run`] does by waiting on the thread that spawned.)
-fn detach(command: &mut Command) {
-    use std::os::unix::process::CommandExt;
-    command.process_group(0);
-    #[cfg(target_os = "linux")]
-    // SAFETY: prctl is async-signal-safe and touches no memory of ours.
-    unsafe {
-        command.pre_exec(|| {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-            Ok(())
-        });
-    }
-}
-
-fn kill_group(group: i32) {
-    // SAFETY: a plain syscall; a group that is gone already gives ESRCH.
-    unsafe {
-        libc::kill(-group, libc::SIGKILL);
-    }
 }
 
 fn wait_until(child: &mut Child, deadline: Instant) -> Option<std::process::ExitStatus> {
@@ -410,7 +387,9 @@ fn tail(s: &str, max: usize) -> String {
     s[start..].split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-#[cfg(test)]
+// The fake CLIs these tests put on PATH are shell scripts with the
+// execute bit (Windows names executables by extension instead).
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use crate::agents::Agent;

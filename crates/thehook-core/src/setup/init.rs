@@ -27,7 +27,8 @@ pub struct InitOptions {
     /// Write the user-level files under `home` instead of the project's.
     pub global: bool,
     pub home: PathBuf,
-    /// The program hook commands run, quoted for a shell if needed.
+    /// The program hook commands run, as a path (quoted for each agent's
+    /// shell where it is written).
     pub hook_bin: String,
     /// Session-start sources that inject (the config's `retrieval.inject_on`).
     pub inject_on: Vec<SessionSource>,
@@ -117,7 +118,7 @@ pub fn init(root: &Path, options: &InitOptions) -> Result<Vec<Change>> {
             });
         }
         if let Some(command) = agent.spec().recall_command() {
-            let wanted = recall_command(command, &options.hook_bin);
+            let wanted = recall_command(command, &agent.shell().program(&options.hook_bin));
             changes.push(write_marked(
                 &base.join(agent.folder()).join(command.file),
                 &wanted,
@@ -125,7 +126,7 @@ pub fn init(root: &Path, options: &InitOptions) -> Result<Vec<Change>> {
             )?);
         }
         if agent.spec().has_subagents() {
-            let wanted = recall_subagent(&options.hook_bin, wired.mcp);
+            let wanted = recall_subagent(&agent.shell().program(&options.hook_bin), wired.mcp);
             changes.push(write_marked(
                 &base.join(SUBAGENT_FILE),
                 &wanted,
@@ -348,8 +349,8 @@ fn remove_marked(path: &Path, what: &str) -> Result<Option<Change>> {
 /// Where the `thehook` that hooks should run is, and how it was chosen.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HookBin {
-    /// As written into hook commands (quoted when it holds spaces).
-    pub command: String,
+    /// The program hook commands run: a path, or `thehook` from PATH.
+    pub program: String,
     /// One line for the report: which thehook and why.
     pub note: String,
     /// Set when hooks may not find thehook: what to do.
@@ -370,10 +371,10 @@ pub fn resolve_hook_bin(
     current_exe: Option<&Path>,
     npm_bin: Option<&Path>,
 ) -> HookBin {
-    let from_npm = npm_bin.filter(|p| p.is_file() && !p.to_string_lossy().contains("/_npx/"));
+    let from_npm = npm_bin.filter(|p| p.is_file() && !slashed(p).contains("/_npx/"));
     if let Some(native) = from_npm {
         return HookBin {
-            command: quote(native),
+            program: native.to_string_lossy().into_owned(),
             note: format!(
                 "hooks run {} (the native thehook of the npm package)",
                 native.display()
@@ -384,14 +385,14 @@ pub fn resolve_hook_bin(
     let on_path = path_var.and_then(|p| crate::env::find_on_path(p, "thehook"));
     if let Some(found) = on_path.filter(|p| is_stable(p)) {
         return HookBin {
-            command: quote(&found),
+            program: found.to_string_lossy().into_owned(),
             note: format!("hooks run {} (found on PATH)", found.display()),
             warning: None,
         };
     }
     if let Some(exe) = current_exe.filter(|p| is_stable(p)) {
         return HookBin {
-            command: quote(exe),
+            program: exe.to_string_lossy().into_owned(),
             note: format!(
                 "hooks run {} (this thehook; it is not on PATH)",
                 exe.display()
@@ -400,7 +401,7 @@ pub fn resolve_hook_bin(
         };
     }
     HookBin {
-        command: "thehook".into(),
+        program: "thehook".into(),
         note: "hooks run `thehook` from PATH".into(),
         warning: Some(
             "no installed thehook was found on PATH, so the hooks will not run until there is one: install it with `cargo install --path crates/thehook-cli` (from a checkout) or `npm install -g thehook`, then run `thehook init` again".into(),
@@ -408,11 +409,11 @@ pub fn resolve_hook_bin(
     }
 }
 
-/// The `thehook` named with `--bin`: made absolute and quoted for the shell.
+/// The `thehook` named with `--bin`, made absolute.
 pub fn given_hook_bin(path: &Path) -> HookBin {
     let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     HookBin {
-        command: quote(&path),
+        program: path.to_string_lossy().into_owned(),
         note: format!("hooks run {} (given with --bin)", path.display()),
         warning: None,
     }
@@ -421,23 +422,21 @@ pub fn given_hook_bin(path: &Path) -> HookBin {
 /// Whether a path will still hold thehook next week: not a build output, an
 /// npx cache or a temporary folder.
 pub fn is_stable(path: &Path) -> bool {
-    let s = path.to_string_lossy();
+    let s = slashed(path);
     let tmp = std::env::temp_dir();
     !(s.contains("/target/release/")
         || s.contains("/target/debug/")
         || s.contains("/_npx/")
         || s.contains("/.npm/")
+        || s.contains("/npm-cache/")
         || path.starts_with(&tmp)
         || path.starts_with("/tmp"))
 }
 
-fn quote(path: &Path) -> String {
-    let s = path.to_string_lossy();
-    if s.contains(|c: char| c.is_whitespace() || "\"'$`\\".contains(c)) {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    } else {
-        s.into_owned()
-    }
+/// A path with `/` between its parts on every platform, for the checks
+/// above.
+fn slashed(path: &Path) -> String {
+    path.to_string_lossy().replace('\\', "/")
 }
 
 #[cfg(test)]
@@ -468,11 +467,14 @@ mod tests {
             "/home/u/.npm/_npx/1f/node_modules/.bin/thehook"
         )));
         assert!(!is_stable(Path::new("/tmp/x/thehook")));
-    }
-
-    #[test]
-    fn a_path_with_spaces_is_quoted_for_the_shell() {
-        assert_eq!(quote(Path::new("/a b/thehook")), "'/a b/thehook'");
-        assert_eq!(quote(Path::new("/usr/bin/thehook")), "/usr/bin/thehook");
+        assert!(!is_stable(Path::new(
+            r"C:\Users\ann\AppData\Local\npm-cache\_npx\1f\node_modules\thehook-win32-x64-msvc\thehook.exe"
+        )));
+        assert!(!is_stable(Path::new(
+            r"D:\src\thehook\target\release\thehook.exe"
+        )));
+        assert!(is_stable(Path::new(
+            r"C:\Program Files\thehook\thehook.exe"
+        )));
     }
 }

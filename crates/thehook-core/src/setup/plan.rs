@@ -101,7 +101,7 @@ impl InitPlan {
                 agents,
                 global: request.global,
                 home,
-                hook_bin: bin.command.clone(),
+                hook_bin: bin.program.clone(),
                 inject_on,
                 mcp: request.mcp,
             },

@@ -9,8 +9,9 @@ use serde_json::{json, Map, Value};
 
 use super::json_file::{read, write};
 use super::{Action, Change, InitOptions};
+use crate::agents::shell::Shell;
 use crate::agents::spec::McpConfig;
-use crate::agents::Agent;
+use crate::agents::{is_thehook_program, Agent};
 use crate::error::{Error, IoContext, Result};
 use crate::memory::store::write_atomic;
 
@@ -24,13 +25,6 @@ pub(super) fn file(agent: Agent) -> PathBuf {
     PathBuf::from(agent.spec().mcp().file())
 }
 
-/// The program the server entry runs: the hook command's program, unquoted.
-fn program(o: &InitOptions) -> String {
-    shlex::split(&o.hook_bin)
-        .and_then(|w| w.into_iter().next())
-        .unwrap_or_else(|| o.hook_bin.clone())
-}
-
 /// Whether an entry is one init writes: `thehook mcp` and nothing else
 /// (an entry given an `env` or other keys is the user's).
 fn is_ours(entry: &Value) -> bool {
@@ -41,12 +35,7 @@ fn is_ours(entry: &Value) -> bool {
     let runs_thehook = entry
         .get("command")
         .and_then(Value::as_str)
-        .and_then(|c| {
-            Path::new(c)
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-        })
-        .is_some_and(|n| n == "thehook" || n == "thehook.js");
+        .is_some_and(is_thehook_program);
     only_our_keys && runs_thehook && entry.get("args") == Some(&json!(["mcp"]))
 }
 
@@ -67,7 +56,7 @@ pub(super) fn is_registered(base: &Path, agent: Agent) -> bool {
 pub(super) fn register(base: &Path, agent: Agent, o: &InitOptions) -> Result<Change> {
     let path = base.join(file(agent));
     let typed = match agent.spec().mcp() {
-        McpConfig::Toml { .. } => return register_codex(&path, &program(o)),
+        McpConfig::Toml { .. } => return register_codex(&path, &o.hook_bin),
         McpConfig::Json {
             user_scope_command: Some(command),
             ..
@@ -77,7 +66,7 @@ pub(super) fn register(base: &Path, agent: Agent, o: &InitOptions) -> Result<Cha
                 action: Action::Kept,
                 detail: format!(
                     "not registered for all projects: run `{command} {NAME} -- {} mcp`",
-                    o.hook_bin
+                    Shell::native().program(&o.hook_bin)
                 ),
             });
         }
@@ -87,7 +76,7 @@ pub(super) fn register(base: &Path, agent: Agent, o: &InitOptions) -> Result<Cha
     if typed {
         entry.insert("type".into(), json!("stdio"));
     }
-    entry.insert("command".into(), json!(program(o)));
+    entry.insert("command".into(), json!(o.hook_bin));
     entry.insert("args".into(), json!(["mcp"]));
     let wanted = Value::Object(entry);
     let mut s = read(&path)?;

@@ -8,12 +8,13 @@ use serde_json::{json, Map, Value};
 use super::json_file::{read, write};
 use super::{Action, Change, InitOptions};
 use crate::agents::spec::{HookCommands, HookSpec};
-use crate::agents::{is_thehook_command, Agent};
+use crate::agents::{is_thehook_command, is_thehook_program, shell, Agent};
 use crate::error::{Error, IoContext, Result};
 
 /// The hooks init writes for `agent`, with the command each runs.
 fn specs(agent: Agent, o: &InitOptions) -> Vec<HookSpec> {
-    let command = |sub: &str| format!("{} {sub} --agent {}", o.hook_bin, agent.as_str());
+    let program = agent.shell().program(&o.hook_bin);
+    let command = |sub: &str| format!("{program} {sub} --agent {}", agent.as_str());
     agent.spec().hooks(&HookCommands {
         retrieve: command("retrieve"),
         capture: command("capture"),
@@ -28,9 +29,10 @@ fn allow_rules(agent: Agent, o: &InitOptions) -> Vec<Value> {
     if !agent.spec().takes_permission_rules() {
         return Vec::new();
     }
+    let program = agent.shell().program(&o.hook_bin);
     let mut rules: Vec<Value> = READ_ONLY
         .iter()
-        .map(|sub| json!(format!("Bash({} {sub}:*)", o.hook_bin)))
+        .map(|sub| json!(format!("Bash({program} {sub}:*)")))
         .collect();
     if o.mcp {
         rules.extend(
@@ -62,14 +64,10 @@ fn is_our_rule(rule: &Value) -> bool {
     else {
         return false;
     };
-    let words = shlex::split(command).unwrap_or_default();
-    let is_bin = words.first().is_some_and(|w| {
-        let name = Path::new(w)
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned());
-        matches!(name.as_deref(), Some("thehook" | "thehook.js"))
-    });
-    is_bin && words.len() == 2 && READ_ONLY.contains(&words[1].as_str())
+    match shell::words(command).as_slice() {
+        [program, sub] => is_thehook_program(program) && READ_ONLY.contains(&sub.as_str()),
+        _ => false,
+    }
 }
 
 fn is_ours(handler: &Value) -> bool {
