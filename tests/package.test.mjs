@@ -84,4 +84,41 @@ test('without the platform package, the bin says what is missing and how to fix 
   assert.equal(failure.status, 2);
   assert.match(failure.stderr, /the native part for linux-x64 is not installed/);
   assert.match(failure.stderr, /fix: reinstall without --no-optional/);
+  assert.match(failure.stderr, /Packages exist for linux-x64, linux-arm64, darwin-arm64, darwin-x64, win32-x64/);
+
+  // On a platform with no package (FreeBSD, say), it names the ones there are.
+  const pretend = join(app, 'freebsd.cjs');
+  writeFileSync(pretend, "Object.defineProperty(process, 'platform', { value: 'freebsd' });\n");
+  let unsupported;
+  try {
+    run('node', ['-r', pretend, join(app, 'node_modules/thehook/bin/thehook.js'), '--help'], { cwd: app, stdio: 'pipe' });
+  } catch (e) {
+    unsupported = e;
+  }
+  assert.equal(unsupported?.status, 2);
+  assert.match(unsupported.stderr, /fix: thehook has no package for freebsd-x64; use a supported platform\. Packages exist for linux-x64, /);
+});
+
+test('every platform in package.json has its npm/<platform> package, for its os and cpu', () => {
+  const root = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8'));
+  const triples = {
+    'x86_64-unknown-linux-gnu': ['linux-x64-gnu', 'linux', 'x64', 'glibc'],
+    'aarch64-unknown-linux-gnu': ['linux-arm64-gnu', 'linux', 'arm64', 'glibc'],
+    'aarch64-apple-darwin': ['darwin-arm64', 'darwin', 'arm64', undefined],
+    'x86_64-apple-darwin': ['darwin-x64', 'darwin', 'x64', undefined],
+    'x86_64-pc-windows-msvc': ['win32-x64-msvc', 'win32', 'x64', undefined],
+  };
+  assert.deepEqual(root.napi.targets.slice().sort(), Object.keys(triples).sort());
+  for (const [platform, os, cpu, libc] of Object.values(triples)) {
+    const pkg = JSON.parse(readFileSync(join(repo, 'npm', platform, 'package.json'), 'utf8'));
+    assert.equal(pkg.name, `thehook-${platform}`);
+    assert.equal(root.optionalDependencies[pkg.name], root.version, pkg.name);
+    assert.equal(pkg.version, root.version, pkg.name);
+    assert.deepEqual([pkg.os, pkg.cpu, pkg.libc], [[os], [cpu], libc && [libc]], pkg.name);
+    assert.equal(pkg.main, `thehook.${platform}.node`);
+    assert.ok(pkg.files.includes(pkg.main) && pkg.files.includes(os === 'win32' ? 'thehook.exe' : 'thehook'), pkg.name);
+    // The shim's list of supported platforms is this list.
+    assert.match(readFileSync(join(repo, 'bin/thehook.js'), 'utf8'), new RegExp(`'${os}-${cpu}'`));
+  }
+  assert.equal(Object.keys(root.optionalDependencies).length, 5);
 });
