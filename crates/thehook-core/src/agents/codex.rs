@@ -60,8 +60,10 @@ impl AgentSpec for Codex {
     }
     fn trust_advice(&self, root: &Path) -> String {
         format!(
-            "Codex runs project hooks only in a trusted project: trust it when `codex` asks, or add `[projects.\"{}\"] trust_level = \"trusted\"` to ~/.codex/config.toml",
-            root.display()
+            "Codex runs project hooks only in a trusted project: trust it when `codex` asks, or add `[projects.{}] trust_level = \"trusted\"` to ~/.codex/config.toml",
+            // A TOML key, quoted as TOML needs: a Windows path's `\` would
+            // be escapes in the `"..."` form.
+            toml_edit::Key::new(root.to_string_lossy()).display_repr()
         )
     }
     fn hook_trust(&self, hooks_file: &Path, settings: &Value, home: &Path) -> Option<HookTrust> {

@@ -406,8 +406,12 @@ impl<'a> Worker<'a> {
     /// Writes the session file (the same file again for a session captured
     /// before) and indexes it, under the project lock.
     fn write_session(&mut self, meta: &SessionMeta, d: &Distilled) -> Result<String> {
-        // Opening may take the project lock itself (to create the index).
-        if let Err(e) = self.open_memory() {
+        // Opening may take the project lock itself (to create the index), so
+        // it is tried once, before the lock: a second try under the lock
+        // would wait on this very process for ever (a worker hung that way
+        // when the index could not be created, first seen under Wine).
+        let opened = self.open_memory();
+        if let Err(e) = &opened {
             self.log(&format!(
                 "the index cannot be opened: {}",
                 first_line(&e.to_string())
@@ -421,7 +425,7 @@ impl<'a> Worker<'a> {
             crate::capture::consolidate::ledger::LEDGER.remove(&self.project, &meta.session_id)?;
         }
         let rel = self.project.relative(&path);
-        if let Err(e) = self.sync() {
+        if let Err(e) = opened.and_then(|()| self.sync()) {
             // The markdown is the truth: the next sync indexes it.
             self.log(&format!(
                 "{rel} is written but not indexed yet: {}",

@@ -6,6 +6,12 @@ use std::os::windows::io::{AsHandle, AsRawHandle, FromRawHandle, OwnedHandle};
 use std::os::windows::process::CommandExt;
 use std::process::{Child, Command};
 
+use windows_sys::Win32::Foundation::{
+    SetHandleInformation, HANDLE_FLAG_INHERIT, INVALID_HANDLE_VALUE,
+};
+use windows_sys::Win32::System::Console::{
+    GetStdHandle, STD_ERROR_HANDLE, STD_INPUT_HANDLE, STD_OUTPUT_HANDLE,
+};
 use windows_sys::Win32::System::JobObjects::{
     AssignProcessToJobObject, CreateJobObjectW, JobObjectExtendedLimitInformation,
     SetInformationJobObject, TerminateJobObject, JOBOBJECT_EXTENDED_LIMIT_INFORMATION,
@@ -20,10 +26,31 @@ use windows_sys::Win32::System::Threading::{
 /// with the agent. A job that forbids breaking away fails the spawn, so it
 /// is tried again inside the job (libuv's jobs let grandchildren out anyway).
 pub(super) fn spawn_detached(cmd: &mut Command) -> std::io::Result<Child> {
+    keep_std_handles_from_children();
     let flags = DETACHED_PROCESS | CREATE_NEW_PROCESS_GROUP;
     cmd.creation_flags(flags | CREATE_BREAKAWAY_FROM_JOB)
         .spawn()
         .or_else(|_| cmd.creation_flags(flags).spawn())
+}
+
+/// A hook's stdin, stdout and stderr are the agent's pipes, inherited and
+/// so inheritable, and std starts every child with inheritance on: a
+/// detached worker would hold the agent's pipes open, and an agent that
+/// waits for them to close would wait for the worker (seen under Wine: the
+/// hook returned, its caller waited until the worker ended). The worker gets
+/// NUL for its own; a later child given `Stdio::inherit` still gets these,
+/// as std duplicates them for it.
+fn keep_std_handles_from_children() {
+    for id in [STD_INPUT_HANDLE, STD_OUTPUT_HANDLE, STD_ERROR_HANDLE] {
+        // SAFETY: a handle of this process or null/invalid, which the
+        // call refuses harmlessly.
+        unsafe {
+            let handle = GetStdHandle(id);
+            if !handle.is_null() && handle != INVALID_HANDLE_VALUE {
+                SetHandleInformation(handle, HANDLE_FLAG_INHERIT, 0);
+            }
+        }
+    }
 }
 
 /// No console window flashes up, and Ctrl+C in the agent's console does

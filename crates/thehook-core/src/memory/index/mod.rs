@@ -10,6 +10,14 @@ mod sync;
 #[cfg(test)]
 mod tests;
 
+// LMDB's Windows lock setup calls advapi32 (InitializeSecurityDescriptor,
+// SetSecurityDescriptorDacl), and lmdb-master-sys does not link it: the
+// Windows build failed to link here (mingw), as heed's own CI did on MSVC
+// (meilisearch/heed#343). Rust's std no longer links advapi32 for us.
+#[cfg(windows)]
+#[link(name = "advapi32")]
+unsafe extern "system" {}
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
