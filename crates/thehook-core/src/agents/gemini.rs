@@ -91,7 +91,7 @@ impl AgentSpec for Gemini {
         format!(
             "Gemini CLI runs project hooks only in a trusted folder: trust it when `gemini` asks, or add `{}: \"TRUST_FOLDER\"` to ~/.gemini/trustedFolders.json (`--skip-trust` runs no project hooks)",
             // A JSON string, escaped as JSON needs (a Windows path's `\`).
-            serde_json::Value::from(root.to_string_lossy()).to_string()
+            serde_json::Value::from(root.to_string_lossy())
         )
     }
 
