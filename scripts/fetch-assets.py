@@ -90,7 +90,9 @@ ORT_PLATFORMS = {
         sha256="8482d2ee174e28504f99730fb01d6861575870283de4ed3a897ad39170d9a9b9",
     ),
 }
-# Platforms thehook ships for that PyPI has no ONNX Runtime 1.31.1 for.
+# Platforms thehook ships for that PyPI has no ONNX Runtime 1.31.1 for: the
+# built-in encoder (crates/thehook-core/src/memory/embed/native) runs the
+# model there without it.
 ORT_MISSING = {
     "darwin-x64": "onnxruntime has published no Intel macOS wheel since 1.23.2, "
                   "and fastembed needs 1.24 or newer",
@@ -161,7 +163,7 @@ def fetch_ort(wheels, dest, target):
     False (with a warning) where PyPI has no runtime for `target`."""
     if target in ORT_MISSING:
         print(f"warning: no ONNX Runtime {ORT[1]} for {target}: {ORT_MISSING[target]}; "
-              "thehook runs there lexical-only unless ORT_DYLIB_PATH names a runtime",
+              "thehook's built-in encoder embeds there instead (reindexing is slower)",
               file=sys.stderr)
         return False
     if target not in ORT_PLATFORMS:

@@ -6,11 +6,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 scripts/check-cycles.py
 python3 scripts/fetch-assets.py >/dev/null
-# The model tests need ONNX Runtime, which PyPI has for every platform but
-# Intel macOS (scripts/fetch-assets.py says so as it fetches).
+# The model tests compare with ONNX Runtime, which PyPI has for every
+# platform but Intel macOS (scripts/fetch-assets.py says so as it fetches).
 features=(--features thehook-cli/model,thehook-core/model)
 if ! ls .assets/onnxruntime/*onnxruntime* >/dev/null 2>&1; then
-  echo "note: no ONNX Runtime for this platform; the tests run lexical-only" >&2
+  echo "note: no ONNX Runtime for this platform; the model tests are skipped" >&2
   features=()
 fi
 cargo test --release --locked --workspace "${features[@]}" "$@"

@@ -302,11 +302,19 @@ pub(super) fn status(
     ));
     match &status.embeddings {
         Availability::Ready {
-            model, model_dir, ..
+            model,
+            model_dir,
+            runtime,
+            ..
         } => out.print(&format!(
-            "embeddings   {model} from {} ({})",
+            "embeddings   {model} from {} ({}){}",
             model_dir.path.display(),
-            model_dir.source
+            model_dir.source,
+            if runtime.is_none() {
+                "; no ONNX Runtime, the built-in encoder embeds items"
+            } else {
+                ""
+            }
         )),
         Availability::Missing { reason, fix } => {
             let line = out.paint(Style::Warn, &format!("lexical-only: {reason}"));

@@ -697,6 +697,82 @@ fn doctor_with_the_model_checks_that_it_runs() {
     }
 }
 
+/// Where PyPI has no ONNX Runtime (Intel macOS) the model still runs: the
+/// built-in encoder embeds items too, with ONNX Runtime's vectors. The
+/// binary is copied away from the runtime `scripts/setup.sh` links beside it.
+#[test]
+#[cfg_attr(
+    not(feature = "model"),
+    ignore = "needs the embedding model: scripts/test.sh"
+)]
+fn without_onnx_runtime_the_built_in_encoder_embeds_items_with_the_same_vectors() {
+    let with_runtime = Project::demo();
+    let without = Project::demo();
+    let alone = without.root().join("bin/thehook");
+    std::fs::create_dir_all(alone.parent().unwrap()).unwrap();
+    std::fs::copy(assert_cmd::cargo::cargo_bin("thehook"), &alone).unwrap();
+    let run = |args: &[&str]| {
+        // The environment the test harness sets, for the copied binary.
+        let cmd = without.std_cmd(args);
+        let mut bare = std::process::Command::new(&alone);
+        bare.args(cmd.get_args());
+        for (key, value) in cmd.get_envs() {
+            match value {
+                Some(v) => bare.env(key, v),
+                None => bare.env_remove(key),
+            };
+        }
+        bare.env_remove("ORT_DYLIB_PATH")
+            .env("THEHOOK_CACHE_DIR", without.root().join("no-cache"));
+        let out = bare.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let doctor = run(&["doctor"]);
+    assert!(doctor.contains("none (libonnxruntime"), "{doctor}");
+    assert!(
+        doctor.contains("items: built-in encoder, queries: built-in encoder"),
+        "{doctor}"
+    );
+    run(&["reindex"]);
+    let status: serde_json::Value = serde_json::from_str(&run(&["status", "--json"])).unwrap();
+    assert_eq!(
+        status["embeddings"]["runtime"],
+        serde_json::Value::Null,
+        "{status}"
+    );
+    assert!(status["index"]["vectors"].as_u64().unwrap() > 0);
+    assert_eq!(
+        status["index"]["vectors"], status["index"]["items"],
+        "{status}"
+    );
+
+    with_runtime.ok(&["reindex"]);
+    for query in [
+        "why did we pick jose for JWT",
+        "where should unit specs be placed",
+    ] {
+        let args = ["recall", query, "--mode", "vector", "-k", "5", "--json"];
+        let a: serde_json::Value = serde_json::from_str(&run(&args)).unwrap();
+        let b: serde_json::Value = serde_json::from_str(&with_runtime.ok(&args)).unwrap();
+        assert_eq!(a["mode"], "vector");
+        assert_eq!(hit_ids(&a), hit_ids(&b), "{query}");
+        for (x, y) in a["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(b["hits"].as_array().unwrap())
+        {
+            let (x, y) = (x["score"].as_f64().unwrap(), y["score"].as_f64().unwrap());
+            assert!((x - y).abs() < 1e-4, "{query}: {x} against {y}");
+        }
+    }
+}
+
 #[test]
 #[cfg_attr(
     not(feature = "model"),

@@ -51,7 +51,9 @@ pub enum Availability {
     Ready {
         model: String,
         model_dir: Located,
-        runtime: Located,
+        /// `None`: no ONNX Runtime, and the built-in encoder runs the model
+        /// for items too (Intel macOS, where PyPI has no runtime).
+        runtime: Option<Located>,
         /// Changes when the model changes: the index rebuilds on a mismatch.
         fingerprint: String,
         /// Where the optimised copy of the model is kept (the user cache).
@@ -134,15 +136,13 @@ pub fn locate(config: &Config, paths: &SearchPaths) -> Availability {
             }
         }
     };
-    let runtime = match locate_runtime(paths) {
-        Some(found) => found,
-        None => {
-            return Availability::Missing {
-                reason: format!("ONNX Runtime ({ORT_LIB}) was not found"),
-                fix: FETCH_FIX.into(),
-            }
-        }
-    };
+    let runtime = locate_runtime(paths);
+    if runtime.is_none() && !native::runs(&model_dir.path) {
+        return Availability::Missing {
+            reason: format!("ONNX Runtime ({ORT_LIB}) was not found"),
+            fix: FETCH_FIX.into(),
+        };
+    }
     let fingerprint = fingerprint(&config.embedding.model, &model_dir.path);
     Availability::Ready {
         model: config.embedding.model.clone(),
@@ -385,7 +385,7 @@ pub(crate) mod tests {
             Availability::Ready {
                 runtime, model_dir, ..
             } => {
-                assert_eq!(runtime.source, "ORT_DYLIB_PATH");
+                assert_eq!(runtime.unwrap().source, "ORT_DYLIB_PATH");
                 assert_eq!(model_dir.source, "beside the binary");
             }
             other => panic!("{other:?}"),

@@ -62,13 +62,15 @@ impl Embedder {
             });
         };
         let dir = &model_dir.path;
-        let native = workload == Workload::Query && !crate::env::queries_on_onnx_runtime();
+        // Without ONNX Runtime the built-in encoder runs items too.
+        let native = runtime.is_none()
+            || (workload == Workload::Query && !crate::env::queries_on_onnx_runtime());
         // The tokenizer loads on its own thread meanwhile (17-30 ms).
         let (engine, tokenizer) = std::thread::scope(|scope| {
             let tokenizer = scope.spawn(|| load_tokenizer(&dir.join("tokenizer.json")));
-            let engine = match native.then(|| Bert::load(dir)).flatten() {
-                Some(bert) => Ok(Engine::Native(Box::new(bert))),
-                None => onnx_runtime::Session::open(
+            let engine = match (native.then(|| Bert::load(dir)).flatten(), runtime) {
+                (Some(bert), _) => Ok(Engine::Native(Box::new(bert))),
+                (None, Some(runtime)) => onnx_runtime::Session::open(
                     &runtime.path,
                     dir,
                     fingerprint,
@@ -77,6 +79,13 @@ impl Embedder {
                     workload == Workload::Bulk,
                 )
                 .map(Engine::OnnxRuntime),
+                (None, None) => Err(Error::Model {
+                    problem: format!(
+                        "the built-in encoder cannot read {}, and ONNX Runtime was not found",
+                        dir.join("model.onnx").display()
+                    ),
+                    fix: FETCH_FIX.into(),
+                }),
             };
             let tokenizer = tokenizer.join().unwrap_or_else(|_| {
                 Err(Error::Model {
@@ -110,26 +119,48 @@ impl Embedder {
     }
 
     pub fn embed_one(&mut self, text: &str) -> Result<Vec<f32>> {
-        let failed = |e: &dyn std::fmt::Display| Error::Model {
-            problem: format!("embedding failed: {e}"),
-            fix: Step::Doctor.into(),
-        };
-        let encoding = self.tokenizer.encode(text, true).map_err(|e| failed(&e))?;
-        let (ids, type_ids) = (encoding.get_ids(), encoding.get_type_ids());
-        let (tokens, dims) = match &mut self.engine {
-            Engine::Native(bert) => {
-                let tokens = bert.forward(ids, type_ids).ok_or_else(|| {
-                    failed(&format!(
-                        "the built-in encoder cannot read {} tokens",
-                        ids.len()
-                    ))
-                })?;
-                (tokens, bert.width())
+        match &mut self.engine {
+            Engine::Native(bert) => embed_native(bert, &self.tokenizer, text),
+            Engine::OnnxRuntime(session) => {
+                let encoding = self.tokenizer.encode(text, true).map_err(|e| failed(&e))?;
+                let (tokens, dims) = session.run(encoding.get_ids(), encoding.get_type_ids())?;
+                Ok(mean_pool_normalised(&tokens, dims))
             }
-            Engine::OnnxRuntime(session) => session.run(ids, type_ids)?,
-        };
-        Ok(mean_pool_normalised(&tokens, dims))
+        }
     }
+
+    /// [`Self::embed`] on every core when the built-in encoder runs (its
+    /// weights are read-only, so the threads share them); ONNX Runtime
+    /// spreads one text over its own threads instead.
+    fn embed_on_all_cores(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        use rayon::prelude::*;
+        match &self.engine {
+            Engine::Native(bert) => texts
+                .par_iter()
+                .map(|t| embed_native(bert, &self.tokenizer, t))
+                .collect(),
+            Engine::OnnxRuntime(_) => self.embed(texts),
+        }
+    }
+}
+
+fn failed(e: &dyn std::fmt::Display) -> Error {
+    Error::Model {
+        problem: format!("embedding failed: {e}"),
+        fix: Step::Doctor.into(),
+    }
+}
+
+fn embed_native(bert: &Bert, tokenizer: &Tokenizer, text: &str) -> Result<Vec<f32>> {
+    let encoding = tokenizer.encode(text, true).map_err(|e| failed(&e))?;
+    let ids = encoding.get_ids();
+    let tokens = bert.forward(ids, encoding.get_type_ids()).ok_or_else(|| {
+        failed(&format!(
+            "the built-in encoder cannot read {} tokens",
+            ids.len()
+        ))
+    })?;
+    Ok(mean_pool_normalised(&tokens, bert.width()))
 }
 
 /// The mean of the token vectors, scaled to length 1 (as sentence-transformers
@@ -184,7 +215,7 @@ pub fn embed_all(
     let mut embedder = Embedder::load(availability, threads, Workload::Bulk)?;
     let mut out = Vec::with_capacity(texts.len());
     for chunk in texts.chunks(64) {
-        out.extend(embedder.embed(chunk)?);
+        out.extend(embedder.embed_on_all_cores(chunk)?);
         progress(out.len());
     }
     Ok(out)

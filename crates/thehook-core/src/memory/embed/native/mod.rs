@@ -76,19 +76,29 @@ fn default_position_embedding_type() -> String {
     "absolute".into()
 }
 
+/// The model's `config.json` when it describes a BERT this encoder runs
+/// (`None` for any other model, or an unreadable file).
+fn known_config(dir: &Path) -> Option<Config> {
+    let config: Config =
+        serde_json::from_slice(&std::fs::read(dir.join("config.json")).ok()?).ok()?;
+    (config.model_type == "bert"
+        && config.hidden_act == "gelu"
+        && config.position_embedding_type == "absolute")
+        .then_some(config)
+}
+
+/// Whether the model in `dir` is one this encoder runs, by its
+/// `config.json` alone (cheap enough for every command's model lookup).
+pub(crate) fn runs(dir: &Path) -> bool {
+    known_config(dir).is_some()
+}
+
 impl Bert {
     /// Reads the encoder in `dir` (`model.onnx`, `config.json`); `None`
     /// when the files are unreadable or the model is not a BERT this
     /// encoder knows, and the caller uses ONNX Runtime instead.
     pub(crate) fn load(dir: &Path) -> Option<Bert> {
-        let config: Config =
-            serde_json::from_slice(&std::fs::read(dir.join("config.json")).ok()?).ok()?;
-        if config.model_type != "bert"
-            || config.hidden_act != "gelu"
-            || config.position_embedding_type != "absolute"
-        {
-            return None;
-        }
+        let config = known_config(dir)?;
         let file = std::fs::File::open(dir.join("model.onnx")).ok()?;
         // SAFETY: model files are replaced by a rename, never changed in
         // place, so the mapped bytes stay what they were.
