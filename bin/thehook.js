@@ -14,7 +14,7 @@ try {
     : `thehook has no package for ${here}; use a supported platform`;
   console.error(
     `thehook: the native part for ${here} is not installed (${e.message.split('\n')[0]}).\n` +
-      `  fix: ${fix}. Packages exist for ${SUPPORTED.join(', ')} (Linux with glibc 2.28 or newer).`
+      `  fix: ${fix}. Packages exist for ${SUPPORTED.join(', ')} (Linux with glibc 2.34 or newer).`
   );
   process.exit(2);
 }

@@ -22,6 +22,9 @@ for target in x86_64-pc-windows-msvc aarch64-apple-darwin x86_64-apple-darwin aa
     cargo check --quiet --locked --workspace --all-targets \
     --features thehook-cli/model,thehook-core/model --target "$target"
 done
-if [ ${#skipped[@]} -gt 0 ]; then
+if [ ${#skipped[@]} -eq 4 ]; then
+  echo "error: no target checked: rustup could fetch no standard library (${skipped[*]})" >&2
+  exit 1
+elif [ ${#skipped[@]} -gt 0 ]; then
   echo "warning: not checked, rustup could not fetch their standard library: ${skipped[*]}" >&2
 fi

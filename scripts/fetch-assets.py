@@ -95,7 +95,7 @@ ORT_PLATFORMS = {
 # model there without it.
 ORT_MISSING = {
     "darwin-x64": "onnxruntime has published no Intel macOS wheel since 1.23.2, "
-                  "and fastembed needs 1.24 or newer",
+                  "older than the 1.24 thehook requires",
 }
 # (platform.system(), platform.machine()) -> npm platform of this machine.
 HOST = {

@@ -26,8 +26,11 @@ echo "==> thehook recall \"why did we pick jose for JWT\" (examples/demo)"
 target/release/thehook -C examples/demo recall "why did we pick jose for JWT" -k 3
 echo
 echo "==> thehook retrieve: what a Claude Code session starting in examples/demo is told"
-printf '{"session_id":"demo","cwd":"%s","hook_event_name":"SessionStart","source":"startup"}' \
-  "$PWD/examples/demo" | THEHOOK_BACKGROUND=0 target/release/thehook retrieve --agent claude-code \
+# The payload is made by Python, whose path is the OS's own (on Windows under
+# Git Bash, $PWD would be an MSYS path like /d/a/thehook).
+python3 -c 'import json, os; print(json.dumps({"session_id": "demo", "cwd": os.path.abspath("examples/demo"),
+  "hook_event_name": "SessionStart", "source": "startup"}))' |
+  THEHOOK_BACKGROUND=0 target/release/thehook retrieve --agent claude-code \
   | python3 -c 'import json,sys; print(json.load(sys.stdin)["hookSpecificOutput"]["additionalContext"])'
 echo
 echo "thehook is built at target/release/thehook; put it on your PATH, e.g.:"

@@ -15,13 +15,15 @@ cd "$(dirname "$0")/.."
 target=aarch64-unknown-linux-gnu
 sysroot=/usr/aarch64-linux-gnu
 
+# apt-get as root: this machine runs as root; a CI runner has sudo.
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 fail() { echo "test-arm64: FAIL: $*" >&2; exit 1; }
 
 if [ "${1:-}" != --in-namespace ]; then
   if ! command -v aarch64-linux-gnu-gcc >/dev/null || ! command -v qemu-aarch64 >/dev/null; then
     echo "==> installing the aarch64 cross compilers and qemu-user (Debian packages)"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user >/dev/null
   fi
   rustup target list --installed | grep -qx "$target" || rustup target add "$target"
@@ -36,7 +38,7 @@ if [ "${1:-}" != --in-namespace ]; then
   fi
   exec unshare -m "$0" --in-namespace
 fi
-mount --bind tests/arm64/cpuinfo /proc/cpuinfo
+as_root mount --bind tests/arm64/cpuinfo /proc/cpuinfo
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # What npm/linux-arm64-gnu ships beside the binary, and the model package's files.

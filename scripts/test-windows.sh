@@ -14,12 +14,14 @@ cd "$(dirname "$0")/.."
 repo=$PWD
 target=x86_64-pc-windows-gnu
 
+# apt-get as root: this machine runs as root; a CI runner has sudo.
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 fail() { echo "test-windows: FAIL: $*" >&2; exit 1; }
 
 if ! command -v x86_64-w64-mingw32-gcc >/dev/null || ! command -v wine >/dev/null; then
   echo "==> installing MinGW-w64 and Wine (Debian packages)"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
     gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine64 wine >/dev/null
 fi
 rustup target list --installed | grep -qx "$target" || rustup target add "$target"
@@ -28,8 +30,9 @@ echo "==> cargo build --target $target"
 cargo build --quiet --release --locked -p thehook-cli --target "$target"
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 export WINEPREFIX=$repo/target/wine-prefix WINEDEBUG=-all
+# Whatever happens, no Windows process of this run outlives it.
+trap 'wineserver -k 2>/dev/null || true; rm -rf "$tmp"' EXIT
 wine() { command wine "$@" 2> >(grep -v 'wine32\|multiarch\|dpkg --add\|apt-get install' >&2); }
 proj="$tmp/a project/proj" # a space in the path, as under C:\Users\First Last
 bin=$proj/bin
@@ -87,6 +90,12 @@ out=$(echo "$payload" | WINEPATH="$(winpath "$bin")" wine "$bin/thehook.exe" cap
 [ -z "$(ls "$proj/.thehook/sessions" 2>/dev/null)" ] ||
   fail "the hook's pipe closed only after the worker had written the session (the worker held the agent's pipe)"
 ls "$proj/.thehook/queue/"*.json >/dev/null || fail "no capture job was queued"
+# The LLM's grandchild is seen running, so its absence later means something.
+for _ in $(seq 40); do
+  pgrep -f 'ping -n 120' >/dev/null && break
+  sleep 0.25
+done
+pgrep -f 'ping -n 120' >/dev/null || fail "the LLM's grandchild was never seen running"
 
 echo "==> the worker stops the LLM's whole tree at the timeout, then writes the session"
 for _ in $(seq 120); do

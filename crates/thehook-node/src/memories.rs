@@ -51,11 +51,16 @@ pub(crate) fn search_paths() -> SearchPaths {
 
 /// The folder of this `.node` file (Node's `current_exe` is `node` itself).
 pub(crate) fn addon_dir() -> Option<PathBuf> {
-    addon_file()?
-        .canonicalize()
-        .ok()?
-        .parent()
-        .map(Path::to_path_buf)
+    let file = addon_file()?;
+    // Symlinks resolved on Unix (npm links packages); on Windows the loader
+    // already gives the real path, and `canonicalize` would turn it into a
+    // `\\?\C:\...` path that hook commands must not carry.
+    let file = if cfg!(windows) {
+        file
+    } else {
+        file.canonicalize().ok()?
+    };
+    file.parent().map(Path::to_path_buf)
 }
 
 /// The loaded file that holds this function, asked of the dynamic loader.

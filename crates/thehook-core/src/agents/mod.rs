@@ -129,11 +129,12 @@ pub fn is_thehook_command(command: &str) -> bool {
 }
 
 /// Whether a command's program is thehook: the native binary (`.exe` on
-/// Windows) or the npm shim.
+/// Windows) or the npm shim (`thehook.cmd` is npm's launcher of it on
+/// Windows, which `init` may find on PATH through PATHEXT).
 pub fn is_thehook_program(program: &str) -> bool {
     matches!(
         shell::file_name(program),
-        "thehook" | "thehook.exe" | "thehook.js"
+        "thehook" | "thehook.exe" | "thehook.js" | "thehook.cmd"
     )
 }
 
@@ -200,6 +201,7 @@ mod tests {
             r"& 'C:\Program Files\thehook\thehook.exe' retrieve --agent codex",
             r"C:\Users\ann\AppData\Roaming\npm\thehook.exe capture --agent gemini",
             "'C:/Program Files/thehook/thehook.exe' capture --agent claude-code",
+            r"C:\Users\ann\AppData\Roaming\npm\thehook.cmd retrieve --agent codex",
         ] {
             assert!(is_thehook_command(ours), "{ours}");
         }
@@ -208,7 +210,7 @@ mod tests {
             "echo thehook retrieve",
             "./lint.sh",
             "thehookx retrieve",
-            r"C:\tools\thehook.cmd retrieve",
+            r"C:\tools\thehook.bat retrieve",
             "",
         ] {
             assert!(!is_thehook_command(foreign), "{foreign}");

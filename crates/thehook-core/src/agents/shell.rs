@@ -40,26 +40,53 @@ impl Shell {
     ///   (a `'` inside is doubled).
     pub fn program(self, program: &str) -> String {
         match self {
-            Shell::Posix => {
-                let program = if is_windows_path(program) {
-                    program.replace('\\', "/")
+            Shell::Posix => self.argument(program),
+            Shell::PowerShell => {
+                let quoted = self.argument(program);
+                if quoted.starts_with('\'') {
+                    format!("& {quoted}")
                 } else {
-                    program.to_string()
+                    quoted
+                }
+            }
+        }
+    }
+
+    /// `value` as one argument of a command line in this shell: untouched
+    /// when nothing in it is special, else single-quoted (PowerShell also
+    /// ends a single-quoted string at the typographic quotes `‘’‚‛`, so
+    /// each of those is doubled too).
+    pub fn argument(self, value: &str) -> String {
+        match self {
+            Shell::Posix => {
+                let value = if is_windows_path(value) {
+                    value.replace('\\', "/")
+                } else {
+                    value.to_string()
                 };
-                if program
+                if value
                     .contains(|c: char| c.is_whitespace() || "\"'$`\\&|;<>()*?[]#~!{}".contains(c))
                 {
-                    format!("'{}'", program.replace('\'', r"'\''"))
+                    format!("'{}'", value.replace('\'', r"'\''"))
                 } else {
-                    program
+                    value
                 }
             }
             Shell::PowerShell => {
-                if program.contains(|c: char| c.is_whitespace() || "'\"`$&|;<>(){}@#,".contains(c))
+                if value
+                    .contains(|c: char| c.is_whitespace() || "'\"`$&|;<>(){}@#,‘’‚‛“”„".contains(c))
                 {
-                    format!("& '{}'", program.replace('\'', "''"))
+                    let mut quoted = String::from("'");
+                    for c in value.chars() {
+                        if "'‘’‚‛".contains(c) {
+                            quoted.push(c);
+                        }
+                        quoted.push(c);
+                    }
+                    quoted.push('\'');
+                    quoted
                 } else {
-                    program.to_string()
+                    value.to_string()
                 }
             }
         }
@@ -154,6 +181,16 @@ mod tests {
         assert_eq!(
             ps.program(r"C:\a$b`c\thehook.exe"),
             r"& 'C:\a$b`c\thehook.exe'"
+        );
+        // PowerShell ends a single-quoted string at a typographic quote too.
+        assert_eq!(
+            ps.program(r"C:\Users\O’Brien\thehook.exe"),
+            r"& 'C:\Users\O’’Brien\thehook.exe'"
+        );
+        // An argument needs no call operator.
+        assert_eq!(
+            ps.argument(r"C:\Program Files\thehook.exe"),
+            r"'C:\Program Files\thehook.exe'"
         );
         assert_eq!(
             ps.program(r"C:\Users\ann\AppData\Roaming\npm\thehook.exe"),

@@ -18,7 +18,8 @@ use windows_sys::Win32::System::JobObjects::{
     JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
 };
 use windows_sys::Win32::System::Threading::{
-    CREATE_BREAKAWAY_FROM_JOB, CREATE_NEW_PROCESS_GROUP, CREATE_NO_WINDOW, DETACHED_PROCESS,
+    TerminateProcess, CREATE_BREAKAWAY_FROM_JOB, CREATE_NEW_PROCESS_GROUP, CREATE_NO_WINDOW,
+    DETACHED_PROCESS,
 };
 
 /// Out of the agent's job first: a hook's children are in the job of the
@@ -59,40 +60,41 @@ pub(super) fn prepare(command: &mut Command) {
     command.creation_flags(CREATE_NEW_PROCESS_GROUP | CREATE_NO_WINDOW);
 }
 
-/// `None` when no job could be made: then only the child itself is killed.
-/// (A grandchild started between the spawn and the assignment stays out of
-/// the job; the CLIs thehook runs start theirs later than that.)
+/// `job` is `None` when no job could be made: then only the child itself is
+/// killed, through its own handle (`None` too if even that could not be
+/// duplicated: the child is then left to end by itself). A grandchild
+/// started between the spawn and the assignment stays out of the job; the
+/// CLIs thehook runs start theirs later than that.
 pub(super) struct Tree {
     job: Option<OwnedHandle>,
-    child: OwnedHandle,
+    child: Option<OwnedHandle>,
 }
 
 impl Tree {
     pub(super) fn of(child: &Child) -> Tree {
-        let own = child
-            .as_handle()
-            .try_clone_to_owned()
-            .expect("a live child's handle can be duplicated");
-        Tree {
-            job: kill_on_close_job().filter(|job| {
+        let own = child.as_handle().try_clone_to_owned().ok();
+        let job = own.as_ref().and_then(|own| {
+            kill_on_close_job().filter(|job| {
                 // SAFETY: both handles are open and owned for this call.
                 unsafe { AssignProcessToJobObject(job.as_raw_handle(), own.as_raw_handle()) != 0 }
-            }),
-            child: own,
-        }
+            })
+        });
+        Tree { job, child: own }
     }
 
     pub(super) fn kill(&self) {
         // SAFETY: handles owned by self; killing what is gone already fails
         // harmlessly.
         unsafe {
-            match &self.job {
-                Some(job) => TerminateJobObject(job.as_raw_handle(), 1),
-                None => windows_sys::Win32::System::Threading::TerminateProcess(
-                    self.child.as_raw_handle(),
-                    1,
-                ),
-            };
+            match (&self.job, &self.child) {
+                (Some(job), _) => {
+                    TerminateJobObject(job.as_raw_handle(), 1);
+                }
+                (None, Some(child)) => {
+                    TerminateProcess(child.as_raw_handle(), 1);
+                }
+                (None, None) => {}
+            }
         }
     }
 }

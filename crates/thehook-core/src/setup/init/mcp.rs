@@ -66,7 +66,7 @@ pub(super) fn register(base: &Path, agent: Agent, o: &InitOptions) -> Result<Cha
                 action: Action::Kept,
                 detail: format!(
                     "not registered for all projects: run `{command} {NAME} -- {} mcp`",
-                    Shell::native().program(&o.hook_bin)
+                    Shell::native().argument(&o.hook_bin)
                 ),
             });
         }
