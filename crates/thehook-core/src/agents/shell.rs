@@ -141,60 +141,54 @@ mod tests {
 
     #[test]
     fn posix_quotes_only_what_needs_it_and_git_bash_gets_forward_slashes() {
-        let sh = Shell::Posix;
-        assert_eq!(
-            sh.program("/usr/local/bin/thehook"),
-            "/usr/local/bin/thehook"
-        );
-        assert_eq!(
-            sh.program("/Users/a b/bin/thehook"),
-            "'/Users/a b/bin/thehook'"
-        );
-        assert_eq!(
-            sh.program("/home/o'neil/thehook"),
-            r"'/home/o'\''neil/thehook'"
-        );
-        assert_eq!(sh.program("/opt/$HOME/thehook"), "'/opt/$HOME/thehook'");
-        assert_eq!(
-            sh.program(r"C:\Program Files\thehook\thehook.exe"),
-            "'C:/Program Files/thehook/thehook.exe'"
-        );
-        assert_eq!(
-            sh.program(r"C:\Users\ann\AppData\Roaming\npm\thehook.exe"),
-            "C:/Users/ann/AppData/Roaming/npm/thehook.exe"
-        );
-        assert_eq!(sh.program("thehook"), "thehook");
+        for (path, written) in [
+            ("/usr/local/bin/thehook", "/usr/local/bin/thehook"),
+            ("/Users/a b/bin/thehook", "'/Users/a b/bin/thehook'"),
+            ("/home/o'neil/thehook", r"'/home/o'\''neil/thehook'"),
+            ("/opt/$HOME/thehook", "'/opt/$HOME/thehook'"),
+            (
+                r"C:\Program Files\thehook\thehook.exe",
+                "'C:/Program Files/thehook/thehook.exe'",
+            ),
+            (
+                r"C:\Users\ann\AppData\Roaming\npm\thehook.exe",
+                "C:/Users/ann/AppData/Roaming/npm/thehook.exe",
+            ),
+            ("thehook", "thehook"),
+        ] {
+            assert_eq!(Shell::Posix.program(path), written, "{path}");
+        }
     }
 
     #[test]
     fn powershell_calls_a_quoted_path_with_the_call_operator() {
-        let ps = Shell::PowerShell;
-        assert_eq!(
-            ps.program(r"C:\Program Files\thehook\thehook.exe"),
-            r"& 'C:\Program Files\thehook\thehook.exe'"
-        );
-        assert_eq!(
-            ps.program(r"C:\Users\o'neil\thehook.exe"),
-            r"& 'C:\Users\o''neil\thehook.exe'"
-        );
-        // `$` and backticks are literal inside single quotes, and would not be outside.
-        assert_eq!(
-            ps.program(r"C:\a$b`c\thehook.exe"),
-            r"& 'C:\a$b`c\thehook.exe'"
-        );
-        // PowerShell ends a single-quoted string at a typographic quote too.
-        assert_eq!(
-            ps.program(r"C:\Users\O’Brien\thehook.exe"),
-            r"& 'C:\Users\O’’Brien\thehook.exe'"
-        );
+        for (path, written) in [
+            (
+                r"C:\Program Files\thehook\thehook.exe",
+                r"& 'C:\Program Files\thehook\thehook.exe'",
+            ),
+            (
+                r"C:\Users\o'neil\thehook.exe",
+                r"& 'C:\Users\o''neil\thehook.exe'",
+            ),
+            // `$` and backticks are literal inside single quotes, and would not be outside.
+            (r"C:\a$b`c\thehook.exe", r"& 'C:\a$b`c\thehook.exe'"),
+            // PowerShell ends a single-quoted string at a typographic quote too.
+            (
+                r"C:\Users\O’Brien\thehook.exe",
+                r"& 'C:\Users\O’’Brien\thehook.exe'",
+            ),
+            (
+                r"C:\Users\ann\AppData\Roaming\npm\thehook.exe",
+                r"C:\Users\ann\AppData\Roaming\npm\thehook.exe",
+            ),
+        ] {
+            assert_eq!(Shell::PowerShell.program(path), written, "{path}");
+        }
         // An argument needs no call operator.
         assert_eq!(
-            ps.argument(r"C:\Program Files\thehook.exe"),
+            Shell::PowerShell.argument(r"C:\Program Files\thehook.exe"),
             r"'C:\Program Files\thehook.exe'"
-        );
-        assert_eq!(
-            ps.program(r"C:\Users\ann\AppData\Roaming\npm\thehook.exe"),
-            r"C:\Users\ann\AppData\Roaming\npm\thehook.exe"
         );
     }
 

@@ -19,7 +19,7 @@ use crate::capture::queue::{file_stem, Job};
 use crate::capture::redact::{self, Findings};
 use crate::capture::transcript::{self, CondenseOptions, Role, Transcript};
 use crate::config::Config;
-use crate::error::{Error, IoContext, Result};
+use crate::error::{Error, IndexFailure, IoContext, Result};
 use crate::logs;
 use crate::memory::embed::SearchPaths;
 use crate::memory::store::{self, write_atomic};
@@ -407,9 +407,7 @@ impl<'a> Worker<'a> {
     /// before) and indexes it, under the project lock.
     fn write_session(&mut self, meta: &SessionMeta, d: &Distilled) -> Result<String> {
         // Opening may take the project lock itself (to create the index), so
-        // it is tried once, before the lock: a second try under the lock
-        // would wait on this very process for ever (a worker hung that way
-        // when the index could not be created, first seen under Wine).
+        // it happens before the lock, once; `sync` never opens.
         let opened = self.open_memory();
         if let Err(e) = &opened {
             self.log(&format!(
@@ -445,10 +443,16 @@ impl<'a> Worker<'a> {
     }
 
     /// Brings the index up to date. The caller holds the project lock and
-    /// opened the memory first ([`Worker::open_memory`]).
+    /// opened the memory first ([`Worker::open_memory`]); this never opens
+    /// it, as opening may take the lock its caller holds (a worker whose
+    /// index could not be created waited on itself for ever that way).
     pub fn sync(&mut self) -> Result<()> {
-        self.open_memory()?;
-        let memory = self.memory.as_mut().expect("opened above");
+        let Some(memory) = self.memory.as_mut() else {
+            return Err(IndexFailure::Damaged(
+                "the index was not opened before the project lock was taken".into(),
+            )
+            .into());
+        };
         memory.sync(&|_, _| {})?;
         for notice in memory.take_notices() {
             logs::append(&self.project, LOG, &notice);
