@@ -46,6 +46,9 @@ pub enum Command {
     Uninstall(UninstallArgs),
     /// Session-start hook: reads the agent's payload on stdin, prints the memory to inject.
     Retrieve(HookArgs),
+    /// Prompt hook: reads the agent's payload on stdin, prints memory relevant to the
+    /// prompt that the session was not given yet (nothing when nothing clears the floor).
+    Prompt(HookArgs),
     /// Session-end hook: queues the session and starts the capture worker.
     /// By hand: `--retry` redoes failed captures, `--transcript PATH` captures a file.
     Capture(CaptureArgs),

@@ -28,6 +28,11 @@ pub struct Retrieval {
     pub token_budget: usize,
     pub max_results: usize,
     pub include: Vec<Include>,
+    /// Earlier sessions named at session start ("Where you left off").
+    pub left_off: usize,
+    /// At each prompt, add memory relevant to it that the session was not
+    /// given yet (the prompt hook).
+    pub on_prompt: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -152,6 +157,8 @@ impl Default for Retrieval {
                 Include::Sessions,
                 Include::Notes,
             ],
+            left_off: 5,
+            on_prompt: true,
         }
     }
 }
@@ -209,6 +216,8 @@ pub const ENV_OVERRIDES: &[(&str, &str)] = &[
     ("THEHOOK_INJECT_ON", "retrieval.inject_on"),
     ("THEHOOK_TOKEN_BUDGET", "retrieval.token_budget"),
     ("THEHOOK_MAX_RESULTS", "retrieval.max_results"),
+    ("THEHOOK_LEFT_OFF", "retrieval.left_off"),
+    ("THEHOOK_ON_PROMPT", "retrieval.on_prompt"),
     ("THEHOOK_CAPTURE_ENABLED", "capture.enabled"),
     ("THEHOOK_REDACT_SECRETS", "capture.redact_secrets"),
     (
@@ -319,6 +328,13 @@ impl Config {
                 "retrieval.max_results",
                 &format!("{} is out of range", self.retrieval.max_results),
                 "use a number between 1 and 100 (default 8)",
+            ));
+        }
+        if self.retrieval.left_off > 20 {
+            return Err(bad(
+                "retrieval.left_off",
+                &format!("{} sessions is out of range", self.retrieval.left_off),
+                "use a number between 0 and 20 (default 5)",
             ));
         }
         if self.consolidation.every_n_sessions == 0 {
@@ -501,6 +517,7 @@ fn fix_for(key: &str) -> String {
         "llm.cli" => "use one of: auto, claude, cursor-agent, codex, gemini, command".into(),
         "llm.command" => "use a list of strings, e.g. [\"my-llm\", \"--quiet\"]".into(),
         "retrieval.auto_inject"
+        | "retrieval.on_prompt"
         | "capture.enabled"
         | "capture.redact_secrets"
         | "mcp.allow_forget" => "use true or false".into(),

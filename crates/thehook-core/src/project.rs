@@ -6,6 +6,8 @@ use crate::error::{Error, IoContext, Result};
 
 /// The name of the folder that holds a project's memory.
 pub const THEHOOK_DIR: &str = ".thehook";
+/// The project-relative path every session file's starts with.
+pub const SESSIONS_PREFIX: &str = ".thehook/sessions/";
 
 /// The paths of one project. Cheap to build; touches the disk only in
 /// [`Project::discover`] and [`Project::check_layout`].

@@ -1,5 +1,5 @@
-//! The hook commands agents run: `retrieve` at session start and `capture`
-//! at session end. The core decides what each payload means; this reads
+//! The hook commands agents run: `retrieve` at session start, `prompt` at
+//! each prompt and `capture` at session end. The core decides what each payload means; this reads
 //! stdin, prints the answer, and starts the detached halves. Whatever
 //! happens, a hook exits 0 and prints valid JSON or nothing on stdout.
 
@@ -11,7 +11,7 @@ use thehook_core::agents::Agent;
 use thehook_core::capture::hook::{session_end, HOOK_LOG};
 use thehook_core::capture::Surroundings;
 use thehook_core::inject::background::session_start_background;
-use thehook_core::inject::retrieve;
+use thehook_core::inject::{prompt, retrieve};
 use thehook_core::memory::embed::SearchPaths;
 use thehook_core::{env, logs, Project};
 
@@ -20,7 +20,7 @@ use crate::args::HookArgs;
 use crate::output::Output;
 use crate::Exit;
 
-/// Whether `args` run a hook command (`thehook [-C DIR] retrieve|capture ...`).
+/// Whether `args` run a hook command (`thehook [-C DIR] retrieve|prompt|capture ...`).
 pub(crate) fn is_hook_invocation(args: &[std::ffi::OsString]) -> bool {
     let mut rest = args.iter().skip(1).map(|a| a.to_string_lossy());
     while let Some(arg) = rest.next() {
@@ -36,7 +36,7 @@ pub(crate) fn is_hook_invocation(args: &[std::ffi::OsString]) -> bool {
                     a == "--retry" || a.starts_with("--transcript")
                 })
             }
-            command => return command == "retrieve",
+            command => return command == "retrieve" || command == "prompt",
         }
     }
     false
@@ -126,6 +126,35 @@ fn session_start(start: &Path, paths: &SearchPaths, agent: Option<Agent>, out: &
             }
         }
     }
+}
+
+/// The prompt hook: memory relevant to the prompt that the session was not
+/// given yet, or nothing.
+pub(crate) fn on_prompt(start: &Path, paths: &SearchPaths, args: HookArgs, out: &mut Output) -> Exit {
+    fail_open(start, "prompt", || {
+        if env::is_child() {
+            return Exit::Success;
+        }
+        let began = Instant::now();
+        let stdin = read_stdin(out);
+        let cwd = absolute(start);
+        let (log, project) = match prompt::on_prompt(&stdin, args.agent, &cwd, paths) {
+            Ok(p) => {
+                if let Some(json) = &p.output {
+                    out.print(&json.to_string());
+                }
+                out.flush();
+                (p.log, p.project)
+            }
+            Err(e) => (format!("prompt failed: {e}"), None),
+        };
+        let project = Project::discover(project.as_deref().unwrap_or(&cwd));
+        if project.dir().is_dir() {
+            let line = format!("{log} ({} ms)", began.elapsed().as_millis());
+            logs::append(&project, HOOK_LOG, &line);
+        }
+        Exit::Success
+    })
 }
 
 /// The session-end hook: queues the session, starts the capture worker

@@ -32,6 +32,7 @@ pub(crate) fn dispatch(cli: Cli, out: &mut Output) -> CommandResult {
         Command::Init(args) => setup::init(&start, args, out),
         Command::Uninstall(args) => setup::uninstall(&start, args, out),
         Command::Retrieve(args) => Ok(hooks::retrieve(&start, &paths, args, out)),
+        Command::Prompt(args) => Ok(hooks::on_prompt(&start, &paths, args, out)),
         Command::Capture(args) if args.worker => Ok(capture::worker(&start, &paths)),
         Command::Capture(args) if args.retry || args.transcript.is_some() => {
             capture::by_hand(&project, &paths, args, out)

@@ -18,6 +18,8 @@ pub struct HookPayload {
     /// Why the session ended (session-end payloads).
     pub reason: Option<String>,
     pub hook_event_name: Option<String>,
+    /// What the person typed (prompt payloads).
+    pub prompt: Option<String>,
 }
 
 /// Why a hook's stdin is not a payload (logged; the hook still exits 0).
@@ -70,6 +72,7 @@ impl HookPayload {
             source: s("source").map(str::to_string),
             reason: s("reason").map(str::to_string),
             hook_event_name: event.map(str::to_string),
+            prompt: s("prompt").map(str::to_string),
         })
     }
 

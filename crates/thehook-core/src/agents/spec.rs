@@ -48,6 +48,17 @@ pub(crate) trait AgentSpec: Sync {
         })
     }
 
+    /// The prompt-hook output that adds `context` to the model request, or
+    /// `None` when the agent's prompt hook cannot add context.
+    fn prompt_output(&self, context: &str) -> Option<Value> {
+        Some(json!({
+            "hookSpecificOutput": {
+                "hookEventName": "UserPromptSubmit",
+                "additionalContext": context,
+            }
+        }))
+    }
+
     /// The hooks init writes into the settings file.
     fn hooks(&self, commands: &HookCommands) -> Vec<HookSpec>;
     /// Whether handlers sit in matcher groups (`{"matcher", "hooks": [...]}`)
@@ -113,6 +124,8 @@ pub(crate) trait AgentSpec: Sync {
 pub(crate) struct HookCommands<'a> {
     pub(crate) retrieve: String,
     pub(crate) capture: String,
+    /// The prompt hook's command; `None` when `retrieval.on_prompt` is off.
+    pub(crate) prompt: Option<String>,
     pub(crate) inject_on: Vec<&'a str>,
 }
 
@@ -120,7 +133,7 @@ pub(crate) struct HookCommands<'a> {
 /// sources that inject, with a 10 s timeout, and SessionEnd with
 /// `session_end_timeout` seconds; both `{"type": "command", ...}`.
 pub(crate) fn command_hooks(c: &HookCommands, session_end_timeout: u64) -> Vec<HookSpec> {
-    vec![
+    let mut hooks = vec![
         HookSpec {
             event: "SessionStart",
             matcher: Some(c.inject_on.join("|")),
@@ -131,7 +144,13 @@ pub(crate) fn command_hooks(c: &HookCommands, session_end_timeout: u64) -> Vec<H
             matcher: None,
             handler: json!({"type": "command", "command": c.capture, "timeout": session_end_timeout}),
         },
-    ]
+    ];
+    hooks.extend(c.prompt.as_ref().map(|prompt| HookSpec {
+        event: "UserPromptSubmit",
+        matcher: None,
+        handler: json!({"type": "command", "command": prompt, "timeout": 10}),
+    }));
+    hooks
 }
 
 /// A payload's `transcript_path`, where an agent's store shows in it.

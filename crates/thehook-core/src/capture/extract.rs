@@ -237,8 +237,10 @@ fn strip_tag(body: &str, tag: &str) -> Option<String> {
     (!text.is_empty()).then(|| text.to_string())
 }
 
-/// The deterministic extraction: what was asked, files changed, commands
-/// run, errors hit.
+/// The deterministic extraction: what a reader of the session needs (what
+/// was asked, what changed, how the last test run went, where it ended),
+/// without the noise (reads, bare exit codes). `facts` has its files
+/// relative to the repository already.
 pub fn heuristic(facts: &Facts) -> Distilled {
     let list = |items: &[String], max: usize, each: usize| -> String {
         let mut shown: Vec<String> = items
@@ -251,12 +253,8 @@ pub fn heuristic(facts: &Facts) -> Distilled {
         }
         shown.join("; ")
     };
-    let code = |items: &[String]| -> Vec<String> {
-        items
-            .iter()
-            .map(|s| format!("`{}`", s.replace('`', "'")))
-            .collect()
-    };
+    let code = |s: &str| format!("`{}`", s.replace('`', "'"));
+    let codes = |items: &[String]| -> Vec<String> { items.iter().map(|s| code(s)).collect() };
     let mut summary = Vec::new();
     if !facts.asked.is_empty() {
         summary.push(format!(
@@ -267,17 +265,27 @@ pub fn heuristic(facts: &Facts) -> Distilled {
     if !facts.files_changed.is_empty() {
         summary.push(format!(
             "**Files changed**: {}",
-            list(&code(&facts.files_changed), 12, 120)
+            list(&codes(&facts.files_changed), 12, 120)
+        ));
+    }
+    if let Some((command, outcome)) = &facts.last_test {
+        summary.push(format!(
+            "**Last test run**: {} ⇒ {}",
+            code(&clip_chars(command, 100)),
+            clip_chars(outcome, 240)
         ));
     }
     if !facts.commands.is_empty() {
         summary.push(format!(
             "**Commands run**: {}",
-            list(&code(&facts.commands), 8, 120)
+            list(&codes(&facts.commands), 6, 100)
         ));
     }
     if !facts.errors.is_empty() {
-        summary.push(format!("**Errors hit**: {}", list(&facts.errors, 4, 160)));
+        summary.push(format!("**Errors hit**: {}", list(&facts.errors, 3, 160)));
+    }
+    if let Some(said) = &facts.last_said {
+        summary.push(format!("**Where it ended**: {}", clip_chars(said, 300)));
     }
     if summary.is_empty() {
         summary.push(
@@ -285,18 +293,34 @@ pub fn heuristic(facts: &Facts) -> Distilled {
         );
     }
     Distilled {
-        title: facts.asked.first().map(|a| clip_chars(a, 60)),
+        title: title(&facts.asked),
         summary,
         ..Distilled::default()
     }
 }
 
-/// The front matter of a session file (the README's format).
+/// The first ask that says something: a bare slash command (`/mcp`,
+/// `/clear`) names no work, so it titles a session only when nothing else does.
+fn title(asked: &[String]) -> Option<String> {
+    let bare_command = |a: &&String| a.starts_with('/') && !a.trim().contains(' ');
+    asked
+        .iter()
+        .find(|a| !bare_command(a))
+        .or(asked.first())
+        .map(|a| clip_chars(a, 60))
+}
+
+/// The front matter of a session file (the README's format). The facts in
+/// it (branch, start and end, files) come from the transcript, never from
+/// the LLM, so every session file has them.
 #[derive(Debug, Clone, Serialize)]
 pub struct SessionMeta {
     pub session_id: String,
     pub agent: String,
+    /// When the session started.
     pub date: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ended: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub branch: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -304,6 +328,9 @@ pub struct SessionMeta {
     /// `heuristic` when no LLM answer could be used.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub extracted: Option<String>,
+    /// Files the session changed, relative to the repository root.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
 }
 
 /// The session file's text.

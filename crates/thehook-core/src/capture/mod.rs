@@ -6,6 +6,7 @@
 //! - [`sweep`]: sessions whose end hook never fired, found in the agents' stores;
 //! - [`transcript`]: the agents' transcript formats, parsed and condensed;
 //! - [`redact`]: secrets removed before anything leaves the transcript;
+//! - [`paths`]: paths made relative, home folders never written;
 //! - [`extract`]: the LLM prompt, its answer checked, or a heuristic file;
 //! - [`llm`]: the user's headless LLM CLI as a child process;
 //! - [`bill`] and [`budget`]: every call recorded, and a daily limit on them;
@@ -19,6 +20,7 @@ pub mod consolidate;
 pub mod extract;
 pub mod hook;
 pub mod llm;
+pub mod paths;
 pub mod queue;
 pub mod redact;
 pub mod run;

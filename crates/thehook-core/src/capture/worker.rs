@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::capture::extract::{self, Distilled, SessionMeta};
+use crate::capture::paths;
 use crate::capture::llm::LlmFailure;
 use crate::capture::queue::{file_stem, Job};
 use crate::capture::redact::{self, Findings};
@@ -291,7 +292,9 @@ impl<'a> Worker<'a> {
                 why: "the transcript holds no conversation".into(),
             };
         }
-        let mut condensed = llm_input(&t);
+        let cwd = t.cwd.clone();
+        // The LLM never sees the developer's folders, so it cannot write them.
+        let mut condensed = paths::scrub(&llm_input(&t), cwd.as_deref());
         if redacting {
             condensed = redact::redact_counting(&condensed, &mut found).into_owned();
         }
@@ -306,12 +309,16 @@ impl<'a> Worker<'a> {
             extract::parse_answer(&answer)
                 .map_err(|e| format!("the LLM's answer was not usable: {e}"))
         });
+        let mut facts = transcript::facts(&t);
+        facts.files_changed = paths::relative_files(&facts.files_changed, cwd.as_deref());
         let (distilled, failure) = match answer {
             Ok(d) => (d, None),
-            Err(why) => (extract::heuristic(&transcript::facts(&t)), Some(why)),
+            Err(why) => (extract::heuristic(&facts), Some(why)),
         };
-        let meta = self.meta(job, &t, &distilled, failure.is_some());
-        let file = match self.write_session(&meta, &distilled) {
+        let mut meta = self.meta(job, &t, &distilled, failure.is_some());
+        meta.files = facts.files_changed;
+        let text = paths::scrub(&extract::render(&meta, &distilled), cwd.as_deref());
+        let file = match self.write_session(&meta, &text) {
             Ok(f) => f,
             Err(e) => return self.fail_without_file(job, Some(&path), e.to_string()),
         };
@@ -386,10 +393,17 @@ impl<'a> Worker<'a> {
             .and_then(|s| s.parse::<jiff::Timestamp>().ok())
             .or_else(|| job.queued_at.parse().ok())
             .unwrap_or_else(jiff::Timestamp::now);
+        let ended = t
+            .ended
+            .as_deref()
+            .and_then(|s| s.parse::<jiff::Timestamp>().ok())
+            .map(|d| d.strftime("%Y-%m-%dT%H:%M:%SZ").to_string());
         SessionMeta {
             session_id: job.session_id.clone(),
             agent: job.agent.as_str().to_string(),
             date: date.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
+            ended,
+            files: Vec::new(),
             branch: t
                 .git_branch
                 .clone()
@@ -398,14 +412,15 @@ impl<'a> Worker<'a> {
                 .title
                 .clone()
                 .or_else(|| t.title.clone())
-                .map(|s| redact::redact(&s).into_owned()),
+                // The slug comes from it: no home folder in a file name either.
+                .map(|s| paths::scrub(&redact::redact(&s), t.cwd.as_deref())),
             extracted: heuristic.then(|| "heuristic".to_string()),
         }
     }
 
     /// Writes the session file (the same file again for a session captured
     /// before) and indexes it, under the project lock.
-    fn write_session(&mut self, meta: &SessionMeta, d: &Distilled) -> Result<String> {
+    fn write_session(&mut self, meta: &SessionMeta, text: &str) -> Result<String> {
         // Opening may take the project lock itself (to create the index), so
         // it happens before the lock, once; `sync` never opens.
         let opened = self.open_memory();
@@ -418,7 +433,7 @@ impl<'a> Worker<'a> {
         let _lock = self.project.lock()?;
         let path = session_path(&self.project, meta);
         let again = path.exists();
-        write_atomic(&path, extract::render(meta, d).as_bytes())?;
+        write_atomic(&path, text.as_bytes())?;
         if again {
             crate::capture::consolidate::ledger::LEDGER.remove(&self.project, &meta.session_id)?;
         }

@@ -13,22 +13,42 @@ const MAX_WORDS: usize = 120;
 /// (`:(top)`: a project in a subfolder still sees every commit, as before).
 const NOT_MEMORY: [&str; 3] = ["--", ":(top)", ":(exclude).thehook"];
 
-/// The project's context as one search query ("" outside git).
+/// The project's context: the branch, the files in play and the latest
+/// commit subjects. Session start ranks earlier sessions by it and searches
+/// memory with it as one query.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Context {
     pub branch: Option<String>,
+    /// Every file in play, uncommitted first, each once (the query's).
     pub changed_files: Vec<String>,
+    /// Files with changes not yet committed.
+    pub uncommitted: Vec<String>,
+    /// Files changed by the branch's own commits since it left its base
+    /// (`main` or `master`), when it is another branch.
+    pub branch_files: Vec<String>,
+    /// Files of the latest commits.
+    pub recent_files: Vec<String>,
     pub commit_subjects: Vec<String>,
 }
+
+/// Branches other branches leave from.
+const BASES: [&str; 2] = ["main", "master"];
+/// At most this many of a branch's own commits are read.
+const BRANCH_COMMITS: usize = 50;
 
 impl Context {
     /// Reads the context of the git work tree at `root`. Never fails: what
     /// git cannot tell is left out.
     pub fn of(root: &Path) -> Context {
-        // Both git commands run at once; the branch is read from HEAD directly.
+        // The git commands run at once; the branch is read from HEAD directly.
         // Memory's own files are not what a session is about: a pull of
         // teammates' sessions would otherwise fill the query with their
         // file names and push the commit subjects out.
+        let branch = branch(root);
+        let base = branch
+            .as_deref()
+            .filter(|b| !BASES.contains(b))
+            .and_then(|_| BASES.iter().find(|b| has_branch(root, b)));
         let log = git(root)
             .args(["log", "--no-merges", "--name-only", "--format=%x00%s"])
             .arg(format!("-n{RECENT_COMMITS}"))
@@ -38,8 +58,16 @@ impl Context {
             .args(["status", "--porcelain", "--untracked-files=no"])
             .args(NOT_MEMORY)
             .spawn();
+        let own = base.map(|base| {
+            git(root)
+                .args(["log", "--no-merges", "--name-only", "--format=%x00%s"])
+                .arg(format!("-n{BRANCH_COMMITS}"))
+                .arg(format!("{base}..HEAD"))
+                .args(NOT_MEMORY)
+                .spawn()
+        });
         let mut context = Context {
-            branch: branch(root),
+            branch,
             ..Context::default()
         };
         if let Ok(out) = status.and_then(|c| c.wait_with_output()) {
@@ -48,21 +76,26 @@ impl Context {
                 if let Some(path) = line.get(3..) {
                     // Renames: "old -> new".
                     let path = path.rsplit(" -> ").next().unwrap_or(path);
-                    push_unique(&mut context.changed_files, path.trim_matches('"'));
+                    push_unique(&mut context.uncommitted, path.trim_matches('"'));
                 }
             }
         }
+        if let Some(Ok(out)) = own.map(|c| c.and_then(|c| c.wait_with_output())) {
+            let (files, _) = commits(&String::from_utf8_lossy(&out.stdout));
+            context.branch_files = files;
+        }
         if let Ok(out) = log.and_then(|c| c.wait_with_output()) {
-            let text = String::from_utf8_lossy(&out.stdout);
-            for commit in text.split('\0').filter(|c| !c.trim().is_empty()) {
-                let mut lines = commit.lines();
-                if let Some(subject) = lines.next().filter(|s| !s.trim().is_empty()) {
-                    context.commit_subjects.push(subject.trim().to_string());
-                }
-                for file in lines.filter(|l| !l.trim().is_empty()) {
-                    push_unique(&mut context.changed_files, file.trim());
-                }
-            }
+            let (files, subjects) = commits(&String::from_utf8_lossy(&out.stdout));
+            context.recent_files = files;
+            context.commit_subjects = subjects;
+        }
+        for file in context
+            .uncommitted
+            .iter()
+            .chain(&context.branch_files)
+            .chain(&context.recent_files)
+        {
+            push_unique(&mut context.changed_files, file);
         }
         context
     }
@@ -84,6 +117,36 @@ impl Context {
     }
 }
 
+/// The files and subjects of `git log --name-only --format=%x00%s` output.
+fn commits(text: &str) -> (Vec<String>, Vec<String>) {
+    let (mut files, mut subjects) = (Vec::new(), Vec::new());
+    for commit in text.split('\0').filter(|c| !c.trim().is_empty()) {
+        let mut lines = commit.lines();
+        if let Some(subject) = lines.next().filter(|s| !s.trim().is_empty()) {
+            subjects.push(subject.trim().to_string());
+        }
+        for file in lines.filter(|l| !l.trim().is_empty()) {
+            push_unique(&mut files, file.trim());
+        }
+    }
+    (files, subjects)
+}
+
+/// Whether the repository has a local branch `name` (a loose ref, or one
+/// in `packed-refs`), read without starting git.
+fn has_branch(root: &Path, name: &str) -> bool {
+    let Some(git_dir) = git_dir(root) else {
+        return false;
+    };
+    // In a linked worktree, refs live in the main repository's folder.
+    let common = std::fs::read_to_string(git_dir.join("commondir"))
+        .map(|c| git_dir.join(c.trim()))
+        .unwrap_or(git_dir);
+    common.join("refs/heads").join(name).is_file()
+        || std::fs::read_to_string(common.join("packed-refs"))
+            .is_ok_and(|p| p.lines().any(|l| l.ends_with(&format!(" refs/heads/{name}"))))
+}
+
 fn git(root: &Path) -> Command {
     let mut c = Command::new("git");
     c.arg("-C")
@@ -99,18 +162,23 @@ fn git(root: &Path) -> Command {
 /// The checked-out branch, read from `.git/HEAD` (a `.git` file points to
 /// the real folder in worktrees and submodules).
 fn branch(root: &Path) -> Option<String> {
-    let dot_git = root.join(".git");
-    let git_dir = if dot_git.is_file() {
-        let text = std::fs::read_to_string(&dot_git).ok()?;
-        let dir = text.trim().strip_prefix("gitdir:")?.trim().to_string();
-        root.join(dir)
-    } else {
-        dot_git
-    };
-    let head = std::fs::read_to_string(git_dir.join("HEAD")).ok()?;
+    let head = std::fs::read_to_string(git_dir(root)?.join("HEAD")).ok()?;
     head.trim()
         .strip_prefix("ref: refs/heads/")
         .map(str::to_string)
+}
+
+/// The repository's git folder (a `.git` file points to the real folder in
+/// worktrees and submodules).
+fn git_dir(root: &Path) -> Option<std::path::PathBuf> {
+    let dot_git = root.join(".git");
+    if dot_git.is_file() {
+        let text = std::fs::read_to_string(&dot_git).ok()?;
+        let dir = text.trim().strip_prefix("gitdir:")?.trim().to_string();
+        Some(root.join(dir))
+    } else {
+        Some(dot_git)
+    }
 }
 
 /// `src/auth/jwt_refresh.rs` → `src auth jwt refresh rs`.

@@ -1,8 +1,14 @@
-//! Session start: what a new session is told. [`retrieve`] is the hook's
-//! policy (which payloads inject, the fast path, the background half);
-//! [`context`] builds the query from the checkout and renders the memory.
+//! What a session is told. [`retrieve`] is the session-start hook's policy
+//! (which payloads inject, the fast path, the background half); [`context`]
+//! reads the branch and the files in play from git; [`left_off`] ranks the
+//! earlier sessions a new one likely continues; [`prompt`] is the prompt
+//! hook; [`given`] records what a session was given, so nothing is given
+//! twice.
 
 pub mod background;
 pub mod context;
+pub mod given;
 pub mod heading;
+pub mod left_off;
+pub mod prompt;
 pub mod retrieve;

@@ -17,6 +17,7 @@ use crate::capture::transcript::clip_chars;
 use crate::config::Include;
 use crate::error::Result;
 use crate::inject::context::Context;
+use crate::inject::left_off;
 use crate::memory::embed::{Availability, SearchPaths};
 use crate::memory::index::{Candidates, Filter};
 use crate::memory::item::{Item, ItemKind};
@@ -69,13 +70,17 @@ const GROUPS: [Group; 5] = [
         share: 0.1,
         by_recency: false,
     },
+    // Sessions have their own section, "Where you left off" ([`left_off`]).
     Group {
         title: "Recent history",
-        kinds: &[ItemKind::Summary, ItemKind::History],
+        kinds: &[ItemKind::History],
         share: 0.2,
         by_recency: true,
     },
 ];
+
+/// The section of earlier sessions, before every group.
+const LEFT_OFF_TITLE: &str = "Where you left off";
 
 /// What the hook decided.
 #[derive(Debug, Clone, Default)]
@@ -144,7 +149,8 @@ pub fn retrieve(
         return Ok(out);
     }
     memory.sync_deferring_embeddings()?;
-    let query = Context::of(project.root()).query();
+    let context = Context::of(project.root());
+    let query = context.query();
     let vector = cached_query_vector(&project, &query, memory.availability());
     let picked = pick(
         &memory,
@@ -152,6 +158,12 @@ pub fn retrieve(
         vector.as_deref(),
         config.max_results,
         &config.include,
+    )?;
+    let sessions = left_off_lines(
+        &memory,
+        &context,
+        payload.session_id.as_deref(),
+        &config,
     )?;
     let (failed, queued) = crate::capture::queue::counts(&project);
     // Only a failed capture can be waiting for the budget: the bill is read
@@ -170,10 +182,18 @@ pub fn retrieve(
         queued,
         budget_spent,
     };
-    let block = render(&picked, &waiting, budget, memory.availability(), || {
+    let lines = block_lines(&sessions, &picked);
+    let block = render(&lines, &waiting, budget, memory.availability(), || {
         TokenCounts::load(&project, memory.availability())
     });
-    out.log = format!(
+    if let Some(id) = payload.session_id.as_deref() {
+        // The prompt hook gives this session only what it was not given.
+        let cited: Vec<&str> = block.cited.iter().map(String::as_str).collect();
+        if let Err(e) = crate::inject::given::Given::of(&project, id).add(&cited) {
+            out.log = format!("could not record what was given: {e}; ");
+        }
+    }
+    out.log += &format!(
         "{}: {} items, {} chars, query {} words{}",
         payload.agent,
         block.items,
@@ -194,7 +214,7 @@ pub fn retrieve(
 /// Whether an item's file is one of those `retrieval.include` names.
 /// Hand-written knowledge files other than the four known ones count as notes.
 fn included(item: &Item, include: &[Include]) -> bool {
-    let category = if item.path.starts_with(".thehook/sessions/") {
+    let category = if item.path.starts_with(crate::project::SESSIONS_PREFIX) {
         Include::Sessions
     } else {
         match item.path.rsplit('/').next().unwrap_or_default() {
@@ -205,6 +225,54 @@ fn included(item: &Item, include: &[Include]) -> bool {
         }
     };
     include.contains(&category)
+}
+
+/// The lines of "Where you left off": earlier sessions ranked by the
+/// branch, the files in play and recency ([`left_off`]).
+fn left_off_lines(
+    memory: &Memory,
+    context: &Context,
+    current: Option<&str>,
+    config: &crate::config::Retrieval,
+) -> Result<Vec<(String, String)>> {
+    if config.left_off == 0 || !config.include.contains(&Include::Sessions) {
+        return Ok(Vec::new());
+    }
+    let sessions = memory.index().sessions()?;
+    Ok(left_off::rank(&sessions, context, current, config.left_off)
+        .into_iter()
+        .map(|s| (left_off::line(s), s.citation()))
+        .collect())
+}
+
+/// Every line the block may hold, in order: (section, line, citation).
+/// Section 0 is "Where you left off", `g + 1` is `GROUPS[g]`.
+fn block_lines(sessions: &[(String, String)], picked: &[(usize, Item)]) -> Vec<BlockLine> {
+    let sessions = sessions.iter().map(|(line, cited)| BlockLine {
+        section: 0,
+        text: line.clone(),
+        cited: cited.clone(),
+    });
+    let items = picked.iter().map(|(g, item)| BlockLine {
+        section: g + 1,
+        text: item_line(item, *g),
+        cited: item.citation(),
+    });
+    sessions.chain(items).collect()
+}
+
+/// One line of the block, under its section.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockLine {
+    pub section: usize,
+    pub text: String,
+    /// The `path:line` it cites.
+    pub cited: String,
+}
+
+/// The block's section titles: "Where you left off", then the groups'.
+fn section_titles() -> impl Iterator<Item = &'static str> {
+    std::iter::once(LEFT_OFF_TITLE).chain(GROUPS.iter().map(|g| g.title))
 }
 
 /// Items for each group, in group order, at most `max` in all. Stale
@@ -324,12 +392,14 @@ pub struct Block {
     pub text: String,
     pub items: usize,
     pub tokens: usize,
+    /// The citations of the lines it holds.
+    pub cited: Vec<String>,
 }
 
-/// Renders the picked items under their group headings, dropping items that
+/// Renders the lines under their section headings, dropping lines that
 /// would break the token budget or the character cap.
 pub fn render(
-    picked: &[(usize, Item)],
+    lines: &[BlockLine],
     waiting: &Waiting,
     token_budget: usize,
     availability: &Availability,
@@ -354,40 +424,40 @@ pub fn render(
         ));
     }
     let notice = (!notice.is_empty()).then(|| format!("Note: {}.", notice.join("; ")));
-    let lines: Vec<String> = picked.iter().map(|(g, item)| item_line(item, *g)).collect();
-    let headings: Vec<String> = GROUPS.iter().map(heading).collect();
+    let headings: Vec<String> = section_titles().map(|t| format!("## {t}")).collect();
     let every_text = headings
         .iter()
-        .chain(&lines)
         .map(String::as_str)
+        .chain(lines.iter().map(|l| l.text.as_str()))
         .chain([HEADER])
         .chain(notice.as_deref());
     let counter = TokenCounter::new(availability, token_budget, every_text, stored_counts);
     let mut used_chars = HEADER.len() + 1 + notice.as_ref().map_or(0, |n| n.len() + 1);
     let mut used_tokens = counter.count(HEADER) + notice.as_ref().map_or(0, |n| counter.count(n));
-    let mut kept: Vec<Vec<String>> = vec![Vec::new(); GROUPS.len()];
-    for ((g, _), line) in picked.iter().zip(lines) {
-        let heading = kept[*g].is_empty().then(|| &headings[*g]);
-        let chars = line.len() + 1 + heading.as_ref().map_or(0, |h| h.len() + 1);
+    let mut kept: Vec<Vec<&BlockLine>> = vec![Vec::new(); headings.len()];
+    for line in lines {
+        let heading = kept[line.section].is_empty().then(|| &headings[line.section]);
+        let chars = line.text.len() + 1 + heading.as_ref().map_or(0, |h| h.len() + 1);
         if used_chars + chars > MAX_CHARS {
             continue;
         }
-        let tokens = counter.count(&line) + heading.as_ref().map_or(0, |h| counter.count(h));
+        let tokens = counter.count(&line.text) + heading.as_ref().map_or(0, |h| counter.count(h));
         if used_tokens + tokens > token_budget {
             continue;
         }
         used_chars += chars;
         used_tokens += tokens;
-        kept[*g].push(line);
+        kept[line.section].push(line);
     }
     let mut text = String::from(HEADER);
-    let mut items = 0;
-    for (g, lines) in kept.iter().enumerate().filter(|(_, l)| !l.is_empty()) {
-        text.push_str(&format!("\n## {}", GROUPS[g].title));
+    let mut cited = Vec::new();
+    for (section, lines) in kept.iter().enumerate().filter(|(_, l)| !l.is_empty()) {
+        text.push('\n');
+        text.push_str(&headings[section]);
         for line in lines {
             text.push('\n');
-            text.push_str(line);
-            items += 1;
+            text.push_str(&line.text);
+            cited.push(line.cited.clone());
         }
     }
     if let Some(n) = notice {
@@ -396,16 +466,13 @@ pub fn render(
     }
     Block {
         text,
-        items,
+        items: cited.len(),
         tokens: used_tokens,
+        cited,
     }
 }
 
 const HEADER: &str = crate::inject::heading::MEMORY_HEADING;
-
-fn heading(group: &Group) -> String {
-    format!("## {}", group.title)
-}
 
 /// `- text, 2026-02-20 (path:line)`: dated for decisions and history.
 fn item_line(item: &Item, group: usize) -> String {
@@ -567,7 +634,8 @@ pub fn warm(root: &Path, paths: &SearchPaths) -> Result<String> {
     let project = Project::at(root);
     let mut memory = Memory::open(root, paths, false)?;
     memory.sync(&|_, _| {})?;
-    let query = Context::of(root).query();
+    let context = Context::of(root);
+    let query = context.query();
     let mut vector = cached_query_vector(&project, &query, memory.availability());
     let mut done: Vec<String> = Vec::new();
     // The checkout may have changed since the last session: the next
@@ -605,15 +673,19 @@ pub fn warm(root: &Path, paths: &SearchPaths) -> Result<String> {
     };
     // What the next session start would pick, ranked either way.
     let config = memory.config().retrieval.clone();
-    let mut texts: Vec<String> = GROUPS
-        .iter()
-        .map(heading)
+    let mut texts: Vec<String> = section_titles()
+        .map(|t| format!("## {t}"))
         .chain([HEADER.to_string()])
         .collect();
     for v in [None, vector.as_deref()] {
         let picked = pick(&memory, &query, v, config.max_results, &config.include)?;
         texts.extend(picked.iter().map(|(g, item)| item_line(item, *g)));
     }
+    texts.extend(
+        left_off_lines(&memory, &context, None, &config)?
+            .into_iter()
+            .map(|(line, _)| line),
+    );
     let counts = TokenCounts {
         fingerprint: memory.availability().fingerprint(),
         counts: texts

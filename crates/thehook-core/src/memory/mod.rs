@@ -11,6 +11,7 @@ pub mod item;
 pub mod lexical;
 mod query_model;
 pub mod search;
+pub mod session;
 pub mod shared;
 pub mod stale;
 pub mod store;

@@ -32,6 +32,8 @@ pub struct InitOptions {
     pub hook_bin: String,
     /// Session-start sources that inject (the config's `retrieval.inject_on`).
     pub inject_on: Vec<SessionSource>,
+    /// Wire the prompt hook (the config's `retrieval.on_prompt`).
+    pub on_prompt: bool,
     /// Register the MCP server (`thehook mcp`) with each agent too.
     pub mcp: bool,
 }

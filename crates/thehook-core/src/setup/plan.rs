@@ -93,16 +93,17 @@ impl InitPlan {
         };
         // A config that cannot be read is reported by the commands that use
         // it; init wires the default sources meanwhile.
-        let inject_on = Config::load(&Project::at(&root).config_path())
-            .map(|c| c.config.retrieval.inject_on)
-            .unwrap_or_else(|_| Config::default().retrieval.inject_on);
+        let retrieval = Config::load(&Project::at(&root).config_path())
+            .map(|c| c.config.retrieval)
+            .unwrap_or_else(|_| Config::default().retrieval);
         Ok(InitPlan {
             options: InitOptions {
                 agents,
                 global: request.global,
                 home,
                 hook_bin: bin.program.clone(),
-                inject_on,
+                inject_on: retrieval.inject_on,
+                on_prompt: retrieval.on_prompt,
                 mcp: request.mcp,
             },
             root,
@@ -123,6 +124,7 @@ impl InitPlan {
                 home,
                 hook_bin: String::new(),
                 inject_on: Vec::new(),
+                on_prompt: false,
                 mcp: false,
             },
             root,

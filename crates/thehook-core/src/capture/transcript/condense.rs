@@ -373,14 +373,24 @@ const SHELL_TOOLS: &[&str] = &[
 ];
 
 /// What a session did, read off the transcript without an LLM: the basis
-/// of a session file when no LLM answer can be had.
+/// of a session file when no LLM answer can be had, and of the facts every
+/// session file records (its files).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Facts {
     /// What the person asked, in order.
     pub asked: Vec<String>,
+    /// Files written, as the transcript names them (often absolute).
     pub files_changed: Vec<String>,
+    /// Shell commands that change something, in order, each once: reads
+    /// (`git log`, `ls`, `grep`...) tell a later reader nothing.
     pub commands: Vec<String>,
+    /// The first telling line of each failed tool call, each once: a bare
+    /// `Exit code 1` is not telling, the line after it is.
     pub errors: Vec<String>,
+    /// The last test or build run: its command and what its output said.
+    pub last_test: Option<(String, String)>,
+    /// What the agent said last: where the session ended.
+    pub last_said: Option<String>,
 }
 
 pub fn facts(t: &Transcript) -> Facts {
@@ -395,6 +405,12 @@ pub fn facts(t: &Transcript) -> Facts {
                         f.asked.push(text);
                     }
                 }
+                Block::Text { text } if e.role == Role::Assistant => {
+                    let text = one_line(text);
+                    if !text.is_empty() {
+                        f.last_said = Some(text);
+                    }
+                }
                 Block::ToolCall(call) => {
                     if WRITE_TOOLS.contains(&call.name.as_str()) {
                         match &call.input {
@@ -403,23 +419,115 @@ pub fn facts(t: &Transcript) -> Facts {
                         }
                     }
                     if SHELL_TOOLS.contains(&call.name.as_str()) {
-                        f.commands
-                            .extend(key_argument(&call.input).map(|c| one_line(&c)));
+                        if let Some(command) = key_argument(&call.input).map(|c| one_line(&c)) {
+                            let outcome = call.result.as_ref().and_then(|r| test_outcome(&r.text));
+                            if let Some(outcome) = outcome {
+                                f.last_test = Some((command.clone(), outcome));
+                            }
+                            if !read_only(&command) && !f.commands.contains(&command) {
+                                f.commands.push(command);
+                            }
+                        }
                     }
                     if let Some(r) = call.result.as_ref().filter(|r| r.is_error) {
-                        f.errors.push(first_line(&r.text));
+                        push_error(&mut f.errors, &r.text);
                     }
                 }
                 Block::ToolResult { result, .. } if result.is_error => {
-                    f.errors.push(first_line(&result.text));
+                    push_error(&mut f.errors, &result.text);
                 }
                 _ => {}
             }
         }
     }
     f.files_changed = files.into_iter().collect();
-    f.errors.retain(|e| !e.is_empty());
     f
+}
+
+/// Adds the telling line of a failed call's output, once.
+fn push_error(errors: &mut Vec<String>, output: &str) {
+    if let Some(line) = telling_line(output).filter(|l| !errors.contains(l)) {
+        errors.push(line);
+    }
+}
+
+/// The first line of an error output that says something: not an exit
+/// code, not a wrapper tag, not the person declining a tool call.
+fn telling_line(output: &str) -> Option<String> {
+    use std::sync::LazyLock;
+    static NOISE: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"(?i)^(?:exit code:? \d+|</?[a-z_-]+>|command (?:failed|exited)(?: with (?:exit )?code \d+)?:?|error:?)$")
+            .expect("the noise pattern compiles")
+    });
+    let declined = output.contains("doesn't want to proceed with this tool use")
+        || output.starts_with("[Request interrupted");
+    if declined {
+        return None;
+    }
+    output
+        .lines()
+        .map(|l| {
+            let l = l.trim();
+            // `<tool_use_error>File has not been read yet</tool_use_error>`.
+            let l = l.strip_prefix("<tool_use_error>").unwrap_or(l);
+            l.strip_suffix("</tool_use_error>").unwrap_or(l).trim()
+        })
+        .find(|l| !l.is_empty() && !NOISE.is_match(l))
+        .map(one_line)
+}
+
+/// Whether a shell command only looks (every part of a `&&`, `;` or `|`
+/// chain): its output was for the agent, not for the next session.
+fn read_only(command: &str) -> bool {
+    const LOOKS: &[&str] = &[
+        "ls", "cat", "head", "tail", "grep", "rg", "find", "fd", "pwd", "echo", "wc", "tree",
+        "which", "type", "file", "stat", "du", "df", "less", "more", "diff", "awk", "jq", "sort",
+        "uniq", "cd", "date", "env", "printenv", "whoami", "uname", "sleep", "true",
+    ];
+    const GIT_LOOKS: &[&str] = &[
+        "log", "diff", "status", "show", "branch", "blame", "rev-parse", "ls-files", "grep",
+        "remote", "reflog", "describe", "shortlog", "fetch", "config",
+    ];
+    let command = command
+        .replace("2>&1", "")
+        .replace(">&2", "")
+        .replace("2>/dev/null", "");
+    command
+        .split(['|', ';', '&'])
+        .map(str::trim)
+        .filter(|part| !part.is_empty())
+        .all(|part| {
+            // A redirection writes a file.
+            if part.contains('>') {
+                return false;
+            }
+            let mut words = part
+                .split_whitespace()
+                .skip_while(|w| w.contains('=') && !w.starts_with('-'));
+            match words.next() {
+                Some("git") => {
+                    // `git -C dir log`: options and their values come first.
+                    let mut sub = None;
+                    while let Some(w) = words.next() {
+                        match w {
+                            "-C" | "-c" => {
+                                words.next();
+                            }
+                            w if w.starts_with('-') => {}
+                            w => {
+                                sub = Some(w);
+                                break;
+                            }
+                        }
+                    }
+                    sub.is_some_and(|sub| GIT_LOOKS.contains(&sub))
+                }
+                Some("gh") => part.contains(" view") || part.contains(" list"),
+                Some("sed") => part.contains(" -n"),
+                Some(program) => LOOKS.contains(&program.rsplit('/').next().unwrap_or(program)),
+                None => true,
+            }
+        })
 }
 
 /// A tool call's line and weight; `None` for a read-only call that

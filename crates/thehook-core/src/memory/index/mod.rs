@@ -33,13 +33,14 @@ pub use sync::{SyncPlan, SyncStats};
 use crate::error::{Error, Result};
 use crate::memory::item::{Item, ItemKind};
 use crate::memory::lexical::{bm25, Analyzer};
+use crate::memory::session::SessionRecord;
 use crate::project::Project;
 
 /// The fingerprint of an index that holds no vectors.
 pub const LEXICAL_ONLY: &str = "lexical-only";
 
 /// Bump when the stored layout or the analyzer changes: old indexes rebuild.
-pub const SCHEMA_VERSION: u32 = 5;
+pub const SCHEMA_VERSION: u32 = 6;
 
 /// The share of an asking item's BM25 score its reply gets: a reply rarely
 /// repeats the words of the question it answers. A simulation of this
@@ -80,6 +81,9 @@ pub struct FileRecord {
     /// trust (see `sync::RACY_WINDOW_NS`).
     pub mtime_ns: i128,
     pub keys: Vec<u32>,
+    /// A session file's facts, for session start to rank it by.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<SessionRecord>,
 }
 
 #[derive(Clone, Copy)]
@@ -663,6 +667,19 @@ impl Index {
         for (_, key) in found.into_iter().take(limit) {
             if let Some(item) = self.dbs.items.get(&rtxn, &key)? {
                 out.push(item);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Every session file's record, in path order.
+    pub fn sessions(&self) -> Result<Vec<SessionRecord>> {
+        let rtxn = self.env.read_txn()?;
+        let prefix = crate::project::SESSIONS_PREFIX;
+        let mut out = Vec::new();
+        for entry in self.dbs.files.prefix_iter(&rtxn, prefix)? {
+            if let Some(session) = entry?.1.session {
+                out.push(session);
             }
         }
         Ok(out)

@@ -18,6 +18,7 @@ use super::{FileRecord, Header, Index};
 use crate::error::{Error, Result};
 use crate::memory::embed::{embed_all, Availability};
 use crate::memory::item::Item;
+use crate::memory::session::SessionRecord;
 use crate::memory::store::{list_sources, read_source, SourceFile};
 use crate::project::Project;
 use plan::ItemPlan;
@@ -84,6 +85,8 @@ struct FileChange {
     items: Vec<Item>,
     /// `(question, reply)` indices into `items`.
     replies: Vec<(usize, usize)>,
+    /// A session file's facts.
+    session: Option<SessionRecord>,
 }
 
 impl Index {
@@ -221,22 +224,27 @@ fn read_changes(
         .collect();
     let mut changes = Vec::with_capacity(parsed.len());
     for (rel, source, read) in parsed {
-        let (items, replies) = match read {
-            Some(Ok(file)) => {
-                warnings.extend(file.warnings);
-                (file.items, file.replies)
+        let (items, replies, session) = match read {
+            Some(Ok(mut file)) => {
+                let session = rel
+                    .starts_with(crate::project::SESSIONS_PREFIX)
+                    .then(|| SessionRecord::of(&rel, &file))
+                    .flatten();
+                warnings.append(&mut file.warnings);
+                (file.items, file.replies, session)
             }
             Some(Err(e)) => {
                 warnings.push(format!("{e}; its items are left as they were"));
                 continue;
             }
-            None => (Vec::new(), Vec::new()),
+            None => (Vec::new(), Vec::new(), None),
         };
         changes.push(FileChange {
             rel,
             source,
             items,
             replies,
+            session,
         });
     }
     changes

@@ -20,6 +20,10 @@ pub struct FrontMatter {
     pub title: Option<String>,
     pub consolidated: Option<bool>,
     pub extracted: Option<String>,
+    /// When the session ended (RFC 3339).
+    pub ended: Option<serde_yaml::Value>,
+    /// Files the session changed, relative to the repository root.
+    pub files: Vec<String>,
 }
 
 /// The items of one file and anything worth telling the user about it.

@@ -18,6 +18,7 @@ fn specs(agent: Agent, o: &InitOptions) -> Vec<HookSpec> {
     agent.spec().hooks(&HookCommands {
         retrieve: command("retrieve"),
         capture: command("capture"),
+        prompt: o.on_prompt.then(|| command("prompt")),
         inject_on: o.inject_on.iter().map(|s| s.as_str()).collect(),
     })
 }

@@ -92,6 +92,7 @@ impl ItemPlan {
                     s.mtime_ns
                 },
                 keys,
+                session: change.session.clone(),
             });
             plan.records.push((change.rel.clone(), record));
         }

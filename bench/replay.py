@@ -1,0 +1,712 @@
+#!/usr/bin/env python3
+"""Replay real agent-session histories through thehook and score the memory it injects.
+
+Data
+----
+A history is a git directory (e.g. the bare snapshot of entireio/cli) whose branch
+`entire/checkpoints/v1` holds agent sessions recorded by Entire: one folder per
+checkpoint, `<xx>/<id>/<n>/metadata.json` (`session_id`, `created_at`, `branch`,
+`files_touched`, ...) and the raw agent transcript `full.jsonl` (Claude Code JSONL or a
+Codex rollout; large ones are split into `full.jsonl`, `full.jsonl.001`, ...). A later
+checkpoint of a session holds the whole transcript so far, so a session is:
+
+* id: metadata `session_id`, checkpoints grouped by it; old Entire ids of the form
+  `YYYY-MM-DD-<uuid>` (one per calendar day of the same agent session) count as `<uuid>`;
+* transcript: the largest present `full.jsonl` of its checkpoints (chunks joined);
+  checkpoints whose transcript blob is absent from the snapshot are counted as skipped,
+  and a session with no present transcript at all is skipped (counted);
+* start: the earliest of its checkpoints' `created_at` and its transcript's first
+  timestamp (a checkpoint is written when work is committed, after the session began);
+* files: union of `files_touched`, normalised to repo-relative paths;
+* branch at start: the transcript's first `gitBranch` (Claude Code) or
+  `session_meta.git.branch` (Codex), else the metadata `branch`; `branches` also holds
+  the metadata branches (used by the branch baseline);
+* start commit, first rule that applies: (1) the transcript names it (Codex
+  `session_meta.git.commit_hash`, when the object exists); (2) a code commit carries the
+  trailer `Entire-Checkpoint: <id>` of one of its checkpoints: the last commit before the
+  start on the first-parent line of the earliest such commit; (3) the branch at start
+  exists in the repository: its last commit before the start; (4) the last commit on
+  main before the start.
+
+Replay (per history, sessions in start order)
+--------------------------------------------
+A work tree (a `git clone --shared` of the history in the cache folder, so the history
+itself is never written) gets `thehook init --agent claude-code --bin BIN` once; the
+hook commands are read from the `.claude/settings.json` it writes. Then for every
+session: `git checkout -f -B <branch at start> <start commit>`, with `main` moved to its last
+commit before the start and the clone's remote refs and tags deleted, so no ref shows
+the future (`.thehook/` is untracked
+and excluded, never cleaned, so memory persists); the SessionStart hook runs as Claude
+Code runs it (`sh -c CMD`, cwd = work tree, the JSON payload on stdin; the transcript
+path points at a not-yet-existing file, as at a fresh start); the UserPromptSubmit hook,
+when init wrote one, runs with the first real ask (transcript path: the transcript up to
+that ask); then the session is captured synchronously with
+`thehook capture --transcript <full.jsonl> --json`. Hooks get THEHOOK_BACKGROUND=0 and a
+PATH without claude/codex/gemini/cursor-agent. `--llm fake` configures
+`llm: {cli: command, command: [python3, bench/replay_fake_llm.py]}`; `--llm none` (the
+default) leaves `cli: auto` with no LLM CLI on PATH, i.e. thehook's heuristic extraction.
+
+First real ask: the first user record whose typed text is not a tool result, not marked
+`isMeta`/`isCompactSummary`, and not a wrapper (`<command-name>`, `<local-command-...>`,
+`Caveat:`, `<system-reminder>`, `<task-notification>`, `[Request interrupted ...`,
+"This session is being continued ...", "Base directory for this skill: ...", ...);
+Codex: the first `event_msg` `user_message`.
+
+Citations: a block cites `.thehook/sessions/<file>.md:<line>`; the file's front matter
+`session_id:` maps it to a session (also through the session ids the transcript's own
+records carry). Other citations are not sessions.
+
+Scoring (definitions fixed before any score was looked at)
+----------------------------------------------------------
+* Universe: the replayed sessions of a history (with a transcript; `--limit` cuts it).
+* Rare file: touched by at most max(3, 5% of the universe's sessions) sessions.
+* Relevant earlier sessions of s: sessions that started before s and share at least
+  one rare file with s. Only sessions with at least one are scored.
+* Per scored session and method: hit = cites >= 1 relevant earlier session;
+  precision = relevant cited / distinct sessions cited (0 when none cited); sessions
+  cited; characters of the block(s).
+* Methods: `start` (SessionStart block), `start+prompt` (union of the sessions cited by
+  both blocks; chars summed), and two baselines without search: `latest5` (the 5 most
+  recently started earlier sessions that were captured) and `branch5` (earlier captured
+  sessions whose branches include s's branch at start, newest first, then the latest,
+  5 in all). Baselines have no text, so their chars are not reported.
+* Split: tuning = entireio/cli sessions started before 2026-02-01 and every session of
+  the other histories; evaluation = entireio/cli sessions from 2026-02-01 on. Evaluation
+  sessions still build memory; their rows are printed apart and must not be used to
+  choose anything.
+* Also reported: skipped checkpoints/sessions, how start commits were found, and the
+  median number of sessions back (in start order) to the nearest relevant earlier session.
+
+Known limits: a session is captured whole right after its own start hooks, so a
+session that ran in parallel with (or was resumed after) a later one is already in
+memory for it; this favours every method alike.
+
+Usage
+-----
+    python3 bench/replay.py --history cli=/work/.mirror/entireio+cli/repo \\
+        --history entire-graph=/work/.mirror/entireio+entire-graph/repo [--llm none|fake]
+        [--limit N] [--cache DIR] [--bin PATH] [--json OUT]
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+BRANCH = "entire/checkpoints/v1"
+EVAL_FROM = "2026-02-01T00:00:00Z"
+EVAL_HISTORY = "entireio/cli"  # matched against the history name or its git dir
+LLM_BINARIES = ("claude", "codex", "gemini", "cursor-agent", "agent")
+CITE = re.compile(r"\.thehook/sessions/([^\s:()\[\]`]+?\.md):(\d+)")
+WRAPPER = re.compile(
+    r"^\s*(<command-name>|<command-message>|<command-args>|<local-command-|<system-reminder>|"
+    r"<task-notification>|<user-prompt-submit-hook>|<bash-input>|<bash-stdout>|<bash-stderr>|"
+    r"<ide_opened_file>|<ide_selection>|<environment_context>|<user_instructions>|"
+    r"Caveat:|\[Request interrupted|This session is being continued from a previous|"
+    r"Base directory for this skill:|Operation stopped by hook|# AGENTS\.md instructions)"
+)
+FAKE_LLM = Path(__file__).resolve().parent / "replay_fake_llm.py"
+
+
+def log(*a):
+    print(*a, file=sys.stderr, flush=True)
+
+
+def parse_time(s: str | None) -> dt.datetime | None:
+    if not s:
+        return None
+    try:
+        s = s.strip().replace("Z", "+00:00")
+        m = re.match(r"^(.*T\d\d:\d\d:\d\d)(\.\d+)?(.*)$", s)
+        if m:  # Python 3.11 takes at most 6 fraction digits
+            s = m.group(1) + (m.group(2)[:7] if m.group(2) else "") + m.group(3)
+        t = dt.datetime.fromisoformat(s)
+        return t if t.tzinfo else t.replace(tzinfo=dt.timezone.utc)
+    except ValueError:
+        return None
+
+
+def iso(t: dt.datetime) -> str:
+    return t.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def git(gitdir, *args, check=True, text=True, input=None, cwd=None):
+    r = subprocess.run(["git", "--git-dir", str(gitdir), *args], capture_output=True,
+                       text=text, input=input, cwd=cwd)
+    if check and r.returncode != 0:
+        raise RuntimeError(f"git {' '.join(args)}: {r.stderr.strip()}")
+    return r.stdout
+
+
+# ---------------------------------------------------------------- extraction
+
+def extract(name: str, gitdir: Path, out: Path) -> dict:
+    """Copy the checkpoint branch's metadata and transcripts into `out` (cached by tip)."""
+    tip = git(gitdir, "rev-parse", f"refs/heads/{BRANCH}").strip()
+    done = out / "extracted.json"
+    if done.exists():
+        info = json.loads(done.read_text())
+        if info.get("tip") == tip:
+            log(f"[{name}] extraction cached ({out})")
+            return info
+    log(f"[{name}] extracting {BRANCH} at {tip[:10]} into {out}")
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    entries = {}
+    for line in git(gitdir, "ls-tree", "-r", f"refs/heads/{BRANCH}").splitlines():
+        meta, path = line.split("\t", 1)
+        entries[path] = meta.split()[2]
+    check = git(gitdir, "cat-file", "--batch-check", input="\n".join(entries.values()) + "\n")
+    missing = {l.split()[0] for l in check.splitlines() if l.endswith("missing")}
+    dirs: dict[str, dict[str, str]] = {}
+    for path, sha in entries.items():
+        parts = path.split("/")
+        if len(parts) == 4:  # xx/id/n/file
+            dirs.setdefault("/".join(parts[:3]), {})[parts[3]] = sha
+    n_meta = n_full = n_missing = 0
+    for d, files in sorted(dirs.items()):
+        if "metadata.json" not in files or files["metadata.json"] in missing:
+            continue
+        dest = out / "checkpoints" / d
+        dest.mkdir(parents=True, exist_ok=True)
+        (dest / "metadata.json").write_bytes(git(gitdir, "cat-file", "blob", files["metadata.json"], text=False))
+        n_meta += 1
+        chunks = sorted((f for f in files if re.fullmatch(r"full\.jsonl(\.\d+)?", f)),
+                        key=lambda f: (f != "full.jsonl", f))
+        if chunks and chunks[0] == "full.jsonl" and not any(files[c] in missing for c in chunks):
+            with open(dest / "full.jsonl", "wb") as fh:
+                for c in chunks:
+                    data = git(gitdir, "cat-file", "blob", files[c], text=False)
+                    fh.write(data if data.endswith(b"\n") or c == chunks[-1] else data + b"\n")
+            n_full += 1
+        else:
+            n_missing += 1
+    info = {"tip": tip, "checkpoints": n_meta, "with_transcript": n_full, "missing_transcript": n_missing}
+    done.write_text(json.dumps(info, indent=1))
+    log(f"[{name}] {n_meta} session checkpoints, {n_full} with transcript, {n_missing} without")
+    return info
+
+
+# ---------------------------------------------------------------- sessions
+
+@dataclass
+class Session:
+    sid: str
+    history: str
+    checkpoints: list = field(default_factory=list)  # (created_at, checkpoint_id, dir)
+    files: set = field(default_factory=set)
+    branches: set = field(default_factory=set)
+    meta_branch: str = ""
+    transcript: Path | None = None
+    start: dt.datetime | None = None
+    start_branch: str = ""
+    start_commit: str = ""
+    main_commit: str = ""  # main as it was at the start
+    commit_rule: str = ""
+    ask: str = ""
+    ask_line: int = 0  # transcript lines before the first ask
+    aliases: set = field(default_factory=set)
+    agent: str = ""
+    codex_commit: str = ""
+
+
+def normalise(path: str, repo_names: set) -> str:
+    path = path.replace("\\", "/")
+    if path.startswith("/"):
+        parts = path.split("/")
+        for i in range(len(parts) - 1, 0, -1):
+            if parts[i] in repo_names:
+                return "/".join(parts[i + 1:])
+        return path
+    return path[2:] if path.startswith("./") else path
+
+
+def read_transcript(path: Path) -> dict:
+    """First timestamp, branch at start, commit (Codex), ids and the first real ask."""
+    info = {"first_ts": None, "branch": "", "commit": "", "ids": set(), "ask": "", "ask_line": 0, "agent": ""}
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for i, line in enumerate(fh):
+            try:
+                r = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(r, dict):
+                continue
+            ts = r.get("timestamp")
+            if ts and not info["first_ts"]:
+                info["first_ts"] = parse_time(ts)
+            if r.get("type") == "session_meta":
+                p = r.get("payload") or {}
+                info["agent"] = "codex"
+                info["ids"].add(p.get("id") or "")
+                g = p.get("git") or {}
+                info["branch"] = info["branch"] or (g.get("branch") or "")
+                info["commit"] = g.get("commit_hash") or ""
+                continue
+            if r.get("sessionId"):
+                info["ids"].add(r["sessionId"])
+                info["agent"] = info["agent"] or "claude-code"
+            if r.get("gitBranch") and not info["branch"]:
+                info["branch"] = r["gitBranch"]
+            if info["ask"]:
+                if info["branch"]:
+                    break
+                continue
+            text = ""
+            if r.get("type") == "user" and not r.get("isMeta") and not r.get("isCompactSummary") \
+                    and not r.get("isSidechain"):
+                c = (r.get("message") or {}).get("content")
+                if isinstance(c, str):
+                    text = c
+                elif isinstance(c, list):
+                    if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in c):
+                        text = ""
+                    else:
+                        text = "\n".join(b.get("text", "") for b in c if isinstance(b, dict) and b.get("type") == "text")
+            elif r.get("type") == "event_msg" and (r.get("payload") or {}).get("type") == "user_message":
+                text = r["payload"].get("message") or ""
+            text = re.sub(r"<system-reminder>.*?</system-reminder>", "", text, flags=re.S).strip()
+            if text and not WRAPPER.match(text):
+                info["ask"], info["ask_line"] = text, i
+    info["ids"].discard("")
+    return info
+
+
+def load_sessions(name: str, root: Path, repo_names: set) -> tuple[list[Session], dict]:
+    by_id: dict[str, Session] = {}
+    stats = {"checkpoints": 0, "checkpoints_without_transcript": 0}
+    for meta_path in sorted((root / "checkpoints").glob("*/*/*/metadata.json")):
+        m = json.loads(meta_path.read_text())
+        sid = m.get("session_id")
+        if not sid:
+            continue
+        # old Entire ids are `YYYY-MM-DD-<uuid>`, one per day of the same agent session
+        sid = re.sub(r"^\d{4}-\d{2}-\d{2}-(?=[0-9a-f]{8}-)", "", sid)
+        stats["checkpoints"] += 1
+        s = by_id.setdefault(sid, Session(sid=sid, history=name))
+        created = parse_time(m.get("created_at"))
+        s.checkpoints.append((created, m.get("checkpoint_id", ""), meta_path.parent))
+        s.files |= {normalise(f, repo_names) for f in m.get("files_touched") or []}
+        if m.get("branch"):
+            s.branches.add(m["branch"])
+        if not (meta_path.parent / "full.jsonl").exists():
+            stats["checkpoints_without_transcript"] += 1
+    sessions, no_transcript = [], 0
+    for s in by_id.values():
+        s.checkpoints.sort(key=lambda c: c[0] or dt.datetime.max.replace(tzinfo=dt.timezone.utc))
+        fulls = [c[2] / "full.jsonl" for c in s.checkpoints if (c[2] / "full.jsonl").exists()]
+        s.meta_branch = next((json.loads((c[2] / "metadata.json").read_text()).get("branch") or ""
+                              for c in s.checkpoints), "")
+        if not fulls:
+            no_transcript += 1
+            continue
+        s.transcript = max(fulls, key=lambda p: p.stat().st_size)
+        t = read_transcript(s.transcript)
+        starts = [c[0] for c in s.checkpoints if c[0]] + ([t["first_ts"]] if t["first_ts"] else [])
+        s.start = min(starts)
+        s.start_branch = t["branch"] or s.meta_branch or ""
+        if s.start_branch:
+            s.branches.add(s.start_branch)
+        s.ask, s.ask_line, s.agent, s.codex_commit = t["ask"], t["ask_line"], t["agent"], t["commit"]
+        s.aliases = {s.sid, *t["ids"]}
+        sessions.append(s)
+    sessions.sort(key=lambda s: (s.start, s.sid))
+    stats.update(sessions_total=len(by_id), sessions_without_transcript=no_transcript,
+                 sessions=len(sessions))
+    return sessions, stats
+
+
+# ---------------------------------------------------------------- start commits
+
+def checkpoint_commits(gitdir: Path) -> dict[str, list[tuple[int, str]]]:
+    """checkpoint id -> [(commit time, sha)] of code commits carrying its trailer."""
+    out: dict[str, list] = {}
+    fmt = "%H|%ct|%(trailers:key=Entire-Checkpoint,valueonly,separator=%x2C)"
+    for line in git(gitdir, "log", "--all", "--not", f"refs/heads/{BRANCH}", f"--format={fmt}").splitlines():
+        parts = line.split("|", 2)
+        if len(parts) == 3 and parts[2].strip():
+            for cid in parts[2].split(","):
+                out.setdefault(cid.strip(), []).append((int(parts[1]), parts[0]))
+    return out
+
+
+def resolve_start_commits(gitdir: Path, sessions: list[Session]) -> dict:
+    trailers = checkpoint_commits(gitdir)
+    heads = set(git(gitdir, "for-each-ref", "--format=%(refname:short)", "refs/heads").split())
+    main = "main" if "main" in heads else "master"
+    rules: dict[str, int] = {}
+
+    def last_before(rev, when, first_parent=True):
+        args = ["rev-list", "-n1", f"--before={int(when.timestamp())}"]
+        if first_parent:
+            args.append("--first-parent")
+        return git(gitdir, *args, rev, check=False).strip()
+
+    for s in sessions:
+        sha, rule = "", ""
+        if s.codex_commit and subprocess.run(["git", "--git-dir", str(gitdir), "cat-file", "-e",
+                                              s.codex_commit + "^{commit}"], capture_output=True).returncode == 0:
+            sha, rule = s.codex_commit, "transcript commit"
+        if not sha:
+            linked = sorted(c for cp in s.checkpoints for c in trailers.get(cp[1], []))
+            if linked:
+                sha = last_before(linked[0][1], s.start)
+                rule = "checkpoint trailer" if sha else ""
+        if not sha and s.start_branch in heads:
+            sha = last_before(f"refs/heads/{s.start_branch}", s.start)
+            rule = "branch ref" if sha else ""
+        if not sha:
+            sha = last_before(f"refs/heads/{main}", s.start)
+            rule = "main" if sha else ""
+        if not sha:  # started before the first commit on main: the first commit
+            sha = git(gitdir, "rev-list", "--max-parents=0", f"refs/heads/{main}").split()[-1]
+            rule = "root"
+        s.start_commit, s.commit_rule = sha, rule
+        s.main_commit = last_before(f"refs/heads/{main}", s.start) or sha
+        rules[rule] = rules.get(rule, 0) + 1
+    return rules
+
+
+# ---------------------------------------------------------------- replay
+
+def clean_path() -> str:
+    keep = []
+    for d in os.environ.get("PATH", "").split(os.pathsep):
+        if d and not any(os.access(os.path.join(d, b), os.X_OK) for b in LLM_BINARIES):
+            keep.append(d)
+    return os.pathsep.join(keep)
+
+
+class Replayer:
+    def __init__(self, name, gitdir, root, binary, llm):
+        self.name, self.gitdir, self.root, self.bin, self.llm = name, gitdir, root, binary, llm
+        self.tree = root / f"worktree-{llm}"
+        self.sandbox = root / f"sandbox-{llm}"
+        self.env = dict(os.environ, THEHOOK_BACKGROUND="0", PATH=clean_path(), NO_COLOR="1")
+        self.env.pop("THEHOOK_CHILD", None)
+        self.hooks: dict[str, str] = {}
+        self.front: dict[str, tuple[float, str]] = {}  # session file -> (mtime, session_id)
+
+    def run(self, args, **kw):
+        return subprocess.run(args, capture_output=True, text=True, env=self.env, cwd=self.tree, **kw)
+
+    def setup(self):
+        for d in (self.tree, self.sandbox):
+            if d.exists():
+                shutil.rmtree(d)
+        self.sandbox.mkdir(parents=True)
+        subprocess.run(["git", "clone", "-q", "--shared", "--no-checkout", str(self.gitdir), str(self.tree)],
+                       check=True, capture_output=True)
+        with open(self.tree / ".git" / "info" / "exclude", "a") as fh:
+            fh.write("\n/.thehook/\n")
+        # No ref from the future: drop the clone's remote-tracking refs and tags; main is
+        # moved to where it was at each session's start (see checkout).
+        self.run(["git", "remote", "remove", "origin"], check=True)
+        refs = self.run(["git", "for-each-ref", "--format=%(refname)", "refs/remotes", "refs/tags"]).stdout.split()
+        self.run(["git", "update-ref", "--stdin"], input="".join(f"delete {r}\n" for r in refs), check=True)
+        r = self.run([str(self.bin), "init", "--agent", "claude-code", "--bin", str(self.bin)])
+        if r.returncode != 0:
+            raise RuntimeError(f"thehook init failed: {r.stdout}{r.stderr}")
+        settings = json.loads((self.tree / ".claude" / "settings.json").read_text())
+        for event, groups in (settings.get("hooks") or {}).items():
+            for g in groups:
+                for h in g.get("hooks", []):
+                    if "thehook" in h.get("command", "") and event not in self.hooks:
+                        self.hooks[event] = h["command"]
+        log(f"[{self.name}] hooks: {self.hooks}")
+        if "SessionStart" not in self.hooks:
+            raise RuntimeError("init wrote no SessionStart hook")
+        if "UserPromptSubmit" not in self.hooks:
+            log(f"[{self.name}] WARNING: init wrote no UserPromptSubmit hook: prompt scoring skipped")
+        cfg = self.tree / ".thehook" / "config.yaml"
+        if self.llm == "fake":
+            text = cfg.read_text() if cfg.exists() else ""
+            text = re.sub(r"(?m)^llm:\n(?:[ \t#].*\n|\n)*", "", text)
+            text += ("\nllm:\n  cli: command\n"
+                     f"  command: [{json.dumps(sys.executable)}, {json.dumps(str(FAKE_LLM))}]\n"
+                     "  timeout_secs: 90\n  daily_budget:\n    calls: null\n    usd: null\n")
+            cfg.write_text(text)
+        # init may have written tracked-looking files (.claude/, CLAUDE.md): checkout -f overwrites them.
+
+    def checkout(self, s: Session) -> bool:
+        branch = s.start_branch if s.start_branch and s.start_branch != "HEAD" else "main"
+        if branch != "main":
+            self.run(["git", "checkout", "-q", "--detach"])
+            self.run(["git", "update-ref", "refs/heads/main", s.main_commit])
+        r = self.run(["git", "checkout", "-q", "-f", "-B", branch, s.start_commit])
+        if r.returncode != 0:
+            log(f"  checkout failed for {s.sid}: {r.stderr.strip()[:200]}")
+            return False
+        return True
+
+    def hook(self, event: str, payload: dict) -> tuple[str, float, str]:
+        t0 = time.perf_counter()
+        r = self.run(["sh", "-c", self.hooks[event]], input=json.dumps(payload), timeout=120)
+        ms = (time.perf_counter() - t0) * 1000
+        block, err = "", ""
+        if r.returncode != 0:
+            err = f"exit {r.returncode}: {r.stderr.strip()[:300]}"
+        if r.stdout.strip():
+            try:
+                out = json.loads(r.stdout)
+                block = ((out.get("hookSpecificOutput") or {}).get("additionalContext")) or ""
+            except ValueError:
+                err = err or f"stdout not JSON: {r.stdout[:200]}"
+        return block, ms, err
+
+    def capture(self, s: Session) -> tuple[dict, float]:
+        t0 = time.perf_counter()
+        r = self.run([str(self.bin), "capture", "--transcript", str(s.transcript), "--json"], timeout=600)
+        ms = (time.perf_counter() - t0) * 1000
+        try:
+            out = json.loads(r.stdout) if r.stdout.strip() else {}
+        except ValueError:
+            out = {"raw": r.stdout[:500]}
+        if r.returncode != 0:
+            out["error"] = f"exit {r.returncode}: {r.stderr.strip()[:300]}"
+        return out, ms
+
+    def session_of(self, rel: str) -> str:
+        """session_id in the front matter of a session file (cached by mtime)."""
+        p = self.tree / ".thehook" / "sessions" / rel
+        try:
+            mt = p.stat().st_mtime
+        except OSError:
+            return ""
+        if rel in self.front and self.front[rel][0] == mt:
+            return self.front[rel][1]
+        sid = ""
+        with open(p, encoding="utf-8", errors="replace") as fh:
+            for i, line in enumerate(fh):
+                m = re.match(r"^session_id:\s*['\"]?([^'\"\s#]+)", line)
+                if m:
+                    sid = m.group(1)
+                    break
+                if i > 30:
+                    break
+        self.front[rel] = (mt, sid)
+        return sid
+
+    def cited(self, block: str, alias: dict) -> tuple[list, int]:
+        """Sessions (history ids) cited by a block, and the number of other citations."""
+        out, other = [], 0
+        for m in CITE.finditer(block):
+            fid = self.session_of(m.group(1))
+            sid = alias.get(fid, "")
+            if sid and sid not in out:
+                out.append(sid)
+            elif not sid:
+                other += 1
+        return out, other
+
+
+def replay(name, gitdir, root, binary, llm, sessions, alias):
+    rp = Replayer(name, gitdir, root, binary, llm)
+    rp.setup()
+    records, captured = [], []
+    t_all = time.perf_counter()
+    for i, s in enumerate(sessions):
+        rec = {"sid": s.sid, "start": iso(s.start), "branch": s.start_branch, "commit": s.start_commit,
+               "commit_rule": s.commit_rule, "agent": s.agent, "ask": s.ask[:200], "files": sorted(s.files),
+               "transcript": str(s.transcript), "captured_before": list(captured)}
+        if not rp.checkout(s):
+            rec["checkout_failed"] = True
+        tpath = rp.sandbox / f"{s.sid}.jsonl"
+        if tpath.exists():
+            tpath.unlink()
+        base = {"session_id": s.sid, "transcript_path": str(tpath), "cwd": str(rp.tree)}
+        block, ms, err = rp.hook("SessionStart", {**base, "hook_event_name": "SessionStart", "source": "startup"})
+        rec.update(start_block=block, start_ms=round(ms, 1), start_error=err)
+        rec["start_cited"], rec["start_other_cites"] = rp.cited(block, alias)
+        if "UserPromptSubmit" in rp.hooks and s.ask:
+            with open(s.transcript, encoding="utf-8", errors="replace") as src, open(tpath, "w") as dst:
+                for j, line in enumerate(src):
+                    if j >= s.ask_line:
+                        break
+                    dst.write(line)
+            block, ms, err = rp.hook("UserPromptSubmit", {**base, "hook_event_name": "UserPromptSubmit",
+                                                          "prompt": s.ask})
+            rec.update(prompt_block=block, prompt_ms=round(ms, 1), prompt_error=err)
+            rec["prompt_cited"], rec["prompt_other_cites"] = rp.cited(block, alias)
+        out, ms = rp.capture(s)
+        rec.update(capture_ms=round(ms, 1), capture=out)
+        written = [p for p in rp.tree.joinpath(".thehook", "sessions").glob("*.md")] \
+            if rp.tree.joinpath(".thehook", "sessions").exists() else []
+        ids = {alias.get(rp.session_of(p.name), "") for p in written}
+        rec["captured"] = s.sid in ids
+        if rec["captured"]:
+            captured.append(s.sid)
+        else:
+            rec["capture_problem"] = "no session file with this session_id after capture"
+        records.append(rec)
+        log(f"[{name}] {i + 1}/{len(sessions)} {s.start:%Y-%m-%d} {s.sid[-8:]} start={rec['start_ms']:.0f}ms "
+            f"cites={len(rec['start_cited'])} prompt={rec.get('prompt_ms', 0):.0f}ms "
+            f"capture={rec['capture_ms']:.0f}ms{' ' + err if err else ''}"
+            f"{'' if rec['captured'] else ' NOT CAPTURED'}")
+    return records, time.perf_counter() - t_all, rp.hooks
+
+
+# ---------------------------------------------------------------- scoring
+
+def score(sessions: list[Session], records: list[dict], eval_history: bool) -> list[dict]:
+    n = len(sessions)
+    limit = max(3, 0.05 * n)
+    touch: dict[str, int] = {}
+    for s in sessions:
+        for f in s.files:
+            touch[f] = touch.get(f, 0) + 1
+    rare = {f for f, c in touch.items() if c <= limit}
+    rec_of = {r["sid"]: r for r in records}
+    cutoff = parse_time(EVAL_FROM)
+    scored = []
+    for i, s in enumerate(sessions):
+        r = rec_of[s.sid]
+        mine = s.files & rare
+        earlier = [e for e in sessions[:i] if e.start < s.start]
+        relevant = [e.sid for e in earlier if e.files & mine]
+        if not relevant:
+            continue
+        back = next(k for k, e in enumerate(reversed(sessions[:i]), 1) if e.sid in relevant)
+        captured = [c for c in r["captured_before"]]
+        start_of = {e.sid: e.start for e in sessions}
+        latest = sorted(captured, key=lambda x: start_of[x], reverse=True)
+        branch_of = {e.sid: e.branches for e in sessions}
+        same = [x for x in latest if s.start_branch and s.start_branch in branch_of[x]]
+        branch5 = (same + [x for x in latest if x not in same])[:5]
+        methods = {"start": (r["start_cited"], len(r["start_block"])),
+                   "latest5": (latest[:5], None), "branch5": (branch5, None)}
+        if "prompt_cited" in r:
+            union = list(dict.fromkeys(r["start_cited"] + r["prompt_cited"]))
+            methods["start+prompt"] = (union, len(r["start_block"]) + len(r.get("prompt_block", "")))
+        row = {"sid": s.sid, "start": iso(s.start), "relevant": relevant, "back": back,
+               "split": "evaluation" if eval_history and s.start >= cutoff else "tuning", "methods": {}}
+        rel = set(relevant)
+        for m, (cited, chars) in methods.items():
+            hits = len(rel & set(cited))
+            row["methods"][m] = {"cited": cited, "hit": int(hits > 0),
+                                 "precision": hits / len(cited) if cited else 0.0,
+                                 "n_cited": len(cited), "chars": chars}
+        scored.append(row)
+    return scored
+
+
+def table(rows: list[dict], title: str) -> str:
+    order = ["start", "start+prompt", "latest5", "branch5"]
+    methods = [m for m in order if rows and m in rows[0]["methods"]]
+    if not rows:
+        return f"### {title}\n\n(no scored sessions)\n"
+    mean = lambda xs: sum(xs) / len(xs) if xs else 0.0
+    agg = {}
+    for m in methods:
+        ms = [r["methods"][m] for r in rows if m in r["methods"]]
+        chars = [x["chars"] for x in ms if x["chars"] is not None]
+        agg[m] = {"hit": mean([x["hit"] for x in ms]), "precision": mean([x["precision"] for x in ms]),
+                  "cited": mean([x["n_cited"] for x in ms]), "chars": mean(chars) if chars else None, "n": len(ms)}
+    base = agg["latest5"]
+    ratio = lambda a, b: f"{a / b:.2f}x" if b else "n/a"
+    lines = [f"### {title}", "",
+             "| method | hit | precision | sessions cited | chars | n scored | hit / latest5 | precision / latest5 |",
+             "|---|---|---|---|---|---|---|---|"]
+    for m in methods:
+        a = agg[m]
+        ch = f"{a['chars']:.0f}" if a["chars"] is not None else "-"
+        lines.append(f"| {m} | {a['hit']:.3f} | {a['precision']:.3f} | {a['cited']:.2f} | {ch} | {a['n']} | "
+                     f"{ratio(a['hit'], base['hit'])} | {ratio(a['precision'], base['precision'])} |")
+    backs = [r["back"] for r in rows]
+    lines += ["", f"median sessions back to the nearest relevant earlier session: {statistics.median(backs)}", ""]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- main
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("histories", nargs="*", help="NAME=GITDIR or GITDIR (same as --history)")
+    ap.add_argument("--history", action="append", default=[], help="NAME=GITDIR, repeatable")
+    ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "thehook-replay")
+    ap.add_argument("--bin", type=Path, default=Path("/work/main/target/release/thehook"))
+    ap.add_argument("--llm", choices=["none", "fake"], default="none")
+    ap.add_argument("--limit", type=int, default=0, help="at most N sessions per history (0: all)")
+    ap.add_argument("--json", type=Path, help="also write the results here")
+    a = ap.parse_args(argv)
+    specs = a.history + a.histories
+    if not specs:
+        ap.error("give at least one history: --history NAME=GITDIR")
+    binary = a.bin.resolve()
+    if not binary.exists():
+        log(f"no thehook binary at {binary}")
+        return 2
+    version = subprocess.run([str(binary), "--version"], capture_output=True, text=True).stdout.strip()
+    results = {"bin": str(binary), "version": version, "llm": a.llm, "limit": a.limit, "histories": {}}
+    report = [f"# thehook replay ({version}, --llm {a.llm}{f', --limit {a.limit}' if a.limit else ''})", ""]
+    all_rows = {"tuning": [], "evaluation": []}
+    for spec in specs:
+        name, _, gd = spec.rpartition("=")
+        gitdir = Path(gd).resolve()
+        name = name or gitdir.parent.name.replace("+", "-")
+        eval_history = "entireio/cli" in f"{name} {gitdir}".replace("+", "/") or name == "cli"
+        root = a.cache / name
+        info = extract(name, gitdir, root / "extract")
+        repo_names = {name, gitdir.parent.name.split("+")[-1], "cli", "entire-graph", "entire-sem"}
+        sessions, stats = load_sessions(name, root / "extract", repo_names)
+        if a.limit:
+            sessions = sessions[: a.limit]
+        rules = resolve_start_commits(gitdir, sessions)
+        alias = {x: s.sid for s in sessions for x in s.aliases}
+        log(f"[{name}] {len(sessions)} sessions to replay; start commits: {rules}")
+        t0 = time.perf_counter()
+        records, secs, hooks = replay(name, gitdir, root, binary, a.llm, sessions, alias)
+        rows = score(sessions, records, eval_history)
+        elapsed = time.perf_counter() - t0
+        h = {"gitdir": str(gitdir), "extraction": info, "stats": stats, "start_commit_rules": rules,
+             "hooks": hooks, "seconds": round(elapsed, 1), "records": records, "scored": rows,
+             "not_captured": sum(1 for r in records if not r["captured"]),
+             "checkout_failed": sum(1 for r in records if r.get("checkout_failed")),
+             "hook_errors": sum(1 for r in records if r.get("start_error") or r.get("prompt_error"))}
+        results["histories"][name] = h
+        ms = lambda k: statistics.median([r[k] for r in records if k in r]) if any(k in r for r in records) else 0
+        report += [f"## {name} ({gitdir})", "",
+                   f"checkpoints: {stats['checkpoints']} ({stats['checkpoints_without_transcript']} without "
+                   f"transcript, skipped); sessions: {stats['sessions_total']} ({stats['sessions_without_transcript']} "
+                   f"with no transcript at all, skipped), replayed: {len(sessions)}, not captured: {h['not_captured']}, "
+                   f"checkout failures: {h['checkout_failed']}, hook errors: {h['hook_errors']}",
+                   f"start commits: {rules}",
+                   f"replay: {elapsed:.0f} s; median ms: SessionStart {ms('start_ms'):.0f}, "
+                   f"prompt {ms('prompt_ms'):.0f}, capture {ms('capture_ms'):.0f}", ""]
+        if "UserPromptSubmit" not in hooks:
+            report += ["(no UserPromptSubmit hook in the settings init wrote: start+prompt not scored)", ""]
+        for split in ("tuning", "evaluation"):
+            part = [r for r in rows if r["split"] == split]
+            all_rows[split] += part
+            if part or split == "tuning":
+                label = f"{name}, {split}" + (" (EVALUATION: do not use these numbers to choose anything)"
+                                              if split == "evaluation" else "")
+                report.append(table(part, label))
+    if len(specs) > 1:
+        report.append(table(all_rows["tuning"], "all histories, tuning"))
+        if all_rows["evaluation"]:
+            report.append(table(all_rows["evaluation"],
+                                "all histories, evaluation (EVALUATION: do not use these numbers to choose anything)"))
+    report.append("Evaluation rows (entireio/cli sessions from 2026-02-01 on) must not be used to choose anything.")
+    text = "\n".join(report)
+    print(text)
+    a.cache.mkdir(parents=True, exist_ok=True)
+    out = a.cache / f"results-{a.llm}.json"
+    for p in [out] + ([a.json] if a.json else []):
+        p.write_text(json.dumps(results, indent=1, default=str))
+        log(f"results written to {p}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

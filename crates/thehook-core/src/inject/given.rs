@@ -1,0 +1,105 @@
+//! What a session was given already, so the prompt hook never gives an item
+//! twice: one file per session in ignored state
+//! (`.thehook/index/given/<session>.txt`), a citation (`path:line`) a line.
+//! Session start records what its block cited; each prompt, what it added.
+//! Records of sessions untouched for a week are removed as new ones come.
+
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime};
+
+use crate::capture::queue::file_stem;
+use crate::error::{IoContext, Result};
+use crate::project::Project;
+
+/// A record untouched this long belongs to a session long over.
+const KEPT_FOR: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// The record of one session.
+pub struct Given {
+    path: PathBuf,
+}
+
+impl Given {
+    /// The record of `session_id` in `project`.
+    pub fn of(project: &Project, session_id: &str) -> Given {
+        Given {
+            path: folder(project).join(format!("{}.txt", file_stem(session_id))),
+        }
+    }
+
+    /// The citations given so far (none for a session never seen).
+    pub fn load(&self) -> HashSet<String> {
+        std::fs::read_to_string(&self.path)
+            .map(|text| text.lines().map(str::to_string).collect())
+            .unwrap_or_default()
+    }
+
+    /// Adds `cited` to the record. Appends, so two hooks of one session
+    /// writing at once both land.
+    pub fn add(&self, cited: &[&str]) -> Result<()> {
+        if cited.is_empty() {
+            return Ok(());
+        }
+        let dir = self.path.parent().expect("the record has a folder");
+        let fresh = !dir.exists();
+        std::fs::create_dir_all(dir).at("cannot create", dir)?;
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)
+            .at("cannot open", &self.path)?;
+        let text: String = cited.iter().map(|c| format!("{c}\n")).collect();
+        file.write_all(text.as_bytes())
+            .at("cannot write", &self.path)?;
+        if !fresh {
+            prune(dir);
+        }
+        Ok(())
+    }
+}
+
+fn folder(project: &Project) -> PathBuf {
+    project.index_dir().join("given")
+}
+
+/// Removes the records of sessions long over.
+fn prune(dir: &std::path::Path) {
+    let now = SystemTime::now();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| now.duration_since(t).is_ok_and(|age| age > KEPT_FOR));
+        if old {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_was_given_is_remembered_per_session() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = Project::at(dir.path());
+        let a = Given::of(&project, "session/a");
+        assert!(a.load().is_empty());
+        a.add(&[".thehook/sessions/x.md:7"]).unwrap();
+        a.add(&[".thehook/knowledge/notes.md:3"]).unwrap();
+        let b = Given::of(&project, "session-b");
+        assert!(b.load().is_empty(), "another session was given nothing");
+        assert_eq!(
+            a.load(),
+            HashSet::from([
+                ".thehook/sessions/x.md:7".to_string(),
+                ".thehook/knowledge/notes.md:3".to_string()
+            ])
+        );
+        // The id never walks out of the folder.
+        assert!(dir.path().join(".thehook/index/given/session_a.txt").is_file());
+    }
+}

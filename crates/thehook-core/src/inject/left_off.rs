@@ -1,0 +1,231 @@
+//! "Where you left off": the earlier sessions a new session most likely
+//! continues, ranked by what coding work shares rather than by words. Work
+//! picks up where it stopped: on the same branch, on the same files, a few
+//! sessions back. So, in this order:
+//!
+//! 1. the current branch's own sessions, newest first (a share of the slots);
+//! 2. sessions that changed the files now in play (uncommitted changes, the
+//!    branch's commits since its base, the latest commits), a file counting
+//!    for more the fewer sessions touched it;
+//! 3. the latest sessions, for the rest.
+//!
+//! Nothing here reads a markdown file or loads a model: the session records
+//! come from the index ([`SessionRecord`]), the context from git.
+
+use std::collections::HashMap;
+
+use crate::capture::transcript::clip_chars;
+use crate::inject::context::Context;
+use crate::memory::session::SessionRecord;
+
+/// The share of the slots the branch's own sessions may take: the rest is
+/// left to the files in play and to recency.
+const BRANCH_SHARE: f32 = 0.6;
+/// Slots kept for the very latest sessions, whatever the branch and files
+/// say: the session just before is the one most often continued.
+const LATEST_KEPT: usize = 1;
+/// How much a file in play counts, by where it is in play.
+const UNCOMMITTED_WEIGHT: f32 = 3.0;
+const BRANCH_WEIGHT: f32 = 2.0;
+const RECENT_WEIGHT: f32 = 1.0;
+/// Characters kept of a session's line (before its citation).
+const MAX_LINE_CHARS: usize = 260;
+
+/// The sessions to name, best first, at most `limit`. `current` is the
+/// session starting now (a resumed session's own file is not news to it).
+pub fn rank<'s>(
+    sessions: &'s [SessionRecord],
+    context: &Context,
+    current: Option<&str>,
+    limit: usize,
+) -> Vec<&'s SessionRecord> {
+    let mut newest: Vec<&SessionRecord> = sessions
+        .iter()
+        .filter(|s| current.is_none() || s.session_id.as_deref() != current)
+        .collect();
+    newest.sort_by(|a, b| b.date.cmp(&a.date).then_with(|| b.path.cmp(&a.path)));
+    let mut chosen: Vec<&SessionRecord> = Vec::with_capacity(limit);
+    let take = |s: &'s SessionRecord, chosen: &mut Vec<&'s SessionRecord>| {
+        if chosen.len() < limit && !chosen.iter().any(|c| c.path == s.path) {
+            chosen.push(s);
+        }
+    };
+    let latest_kept = LATEST_KEPT.min(limit);
+    let ranked_slots = limit - latest_kept;
+    // 1. The branch's own sessions.
+    if let Some(branch) = context.branch.as_deref() {
+        let share = ((limit as f32) * BRANCH_SHARE).round() as usize;
+        for s in newest
+            .iter()
+            .filter(|s| s.branch.as_deref() == Some(branch))
+            .take(share.min(ranked_slots))
+        {
+            take(s, &mut chosen);
+        }
+    }
+    // 2. Sessions on the files in play.
+    let in_play = files_in_play(context);
+    if !in_play.is_empty() {
+        let touched = how_many_touched(&newest);
+        let total = newest.len() as f32;
+        let mut scored: Vec<(f32, usize)> = newest
+            .iter()
+            .enumerate()
+            .filter_map(|(age, s)| {
+                let score: f32 = s
+                    .files
+                    .iter()
+                    .filter_map(|f| {
+                        let weight = in_play.get(f.as_str())?;
+                        let n = *touched.get(f.as_str())? as f32;
+                        Some(weight * (1.0 + total / n).ln())
+                    })
+                    .sum();
+                (score > 0.0).then_some((score, age))
+            })
+            .collect();
+        // Best overlap first; of equals, the newer.
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        for (_, age) in scored {
+            if chosen.len() >= ranked_slots {
+                break;
+            }
+            take(newest[age], &mut chosen);
+        }
+    }
+    // 3. The latest.
+    for s in &newest {
+        take(s, &mut chosen);
+    }
+    chosen
+}
+
+/// Each file in play with the weight of where it is in play (the highest).
+fn files_in_play(context: &Context) -> HashMap<&str, f32> {
+    let mut out: HashMap<&str, f32> = HashMap::new();
+    let sources = [
+        (&context.uncommitted, UNCOMMITTED_WEIGHT),
+        (&context.branch_files, BRANCH_WEIGHT),
+        (&context.recent_files, RECENT_WEIGHT),
+    ];
+    for (files, weight) in sources {
+        for f in files {
+            let w = out.entry(f.as_str()).or_insert(weight);
+            *w = w.max(weight);
+        }
+    }
+    out
+}
+
+/// How many sessions changed each file.
+fn how_many_touched<'s>(sessions: &[&'s SessionRecord]) -> HashMap<&'s str, usize> {
+    let mut out: HashMap<&str, usize> = HashMap::new();
+    for s in sessions {
+        for f in &s.files {
+            *out.entry(f.as_str()).or_default() += 1;
+        }
+    }
+    out
+}
+
+/// `- 2026-02-19, feat/auth: title: what was done (path:line)`.
+pub fn line(session: &SessionRecord) -> String {
+    let day = session.date.get(..10).unwrap_or(&session.date);
+    let mut head = day.to_string();
+    if let Some(branch) = &session.branch {
+        head.push_str(", ");
+        head.push_str(branch);
+    }
+    let said: Vec<&str> = [session.title.as_deref(), session.gist.as_deref()]
+        .into_iter()
+        .flatten()
+        .collect();
+    let text = crate::memory::item::normalise(&said.join(": "));
+    let text = clip_chars(&text, MAX_LINE_CHARS);
+    format!("- {head}: {text} ({})", session.citation())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session(n: usize, branch: &str, files: &[&str]) -> SessionRecord {
+        SessionRecord {
+            path: format!(".thehook/sessions/s{n}.md"),
+            session_id: Some(format!("s{n}")),
+            date: format!("2026-02-{:02}T10:00:00Z", n),
+            branch: Some(branch.to_string()),
+            title: Some(format!("session {n}")),
+            files: files.iter().map(|f| f.to_string()).collect(),
+            gist: None,
+            line: 7,
+        }
+    }
+
+    fn names(ranked: &[&SessionRecord]) -> Vec<String> {
+        ranked
+            .iter()
+            .map(|s| s.session_id.clone().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn the_branch_first_then_the_files_in_play_then_the_latest() {
+        let sessions = vec![
+            session(1, "main", &["src/parser.rs", "README.md"]),
+            session(2, "feat/x", &["src/x.rs"]),
+            session(3, "main", &["README.md"]),
+            session(4, "feat/x", &["src/x.rs", "README.md"]),
+            session(5, "main", &["src/other.rs", "README.md"]),
+            session(6, "main", &["src/y.rs"]),
+            session(7, "main", &["src/z.rs"]),
+        ];
+        let context = Context {
+            branch: Some("feat/x".into()),
+            uncommitted: vec!["src/parser.rs".into()],
+            ..Context::default()
+        };
+        // Branch: 4, 2 (newest first). Files: 1 (the parser). The latest: 7, 6.
+        assert_eq!(
+            names(&rank(&sessions, &context, None, 5)),
+            ["s4", "s2", "s1", "s7", "s6"]
+        );
+        // The session starting now (resumed) is not named.
+        assert_eq!(
+            names(&rank(&sessions, &context, Some("s4"), 3)),
+            ["s2", "s1", "s7"]
+        );
+    }
+
+    #[test]
+    fn a_file_few_sessions_touched_counts_for_more_than_a_common_one() {
+        let sessions = vec![
+            session(1, "a", &["src/rare.rs"]),
+            session(2, "b", &["README.md"]),
+            session(3, "c", &["README.md"]),
+            session(4, "d", &["README.md"]),
+            session(5, "e", &["src/new.rs"]),
+        ];
+        let context = Context {
+            branch: Some("main".into()),
+            recent_files: vec!["README.md".into(), "src/rare.rs".into()],
+            ..Context::default()
+        };
+        // s1 shares the rare file; then the README sessions, newest first;
+        // the latest (s5) keeps its slot.
+        assert_eq!(
+            names(&rank(&sessions, &context, None, 4)),
+            ["s1", "s4", "s3", "s5"]
+        );
+    }
+
+    #[test]
+    fn a_line_says_when_where_what_and_cites() {
+        let mut s = session(9, "feat/auth", &[]);
+        s.gist = Some("refresh rotation done, integration test still failing".into());
+        assert_eq!(
+            line(&s),
+            "- 2026-02-09, feat/auth: session 9: refresh rotation done, integration test still failing (.thehook/sessions/s9.md:7)"
+        );
+    }
+}

@@ -1,0 +1,101 @@
+//! What the index keeps of each session file besides its items: the facts
+//! the front matter records (branch, start, files changed) and the line
+//! that says what the session did. Session start ranks earlier sessions by
+//! them ("where you left off") without opening a single markdown file.
+
+use serde::{Deserialize, Serialize};
+
+use crate::memory::item::ItemKind;
+use crate::memory::store::ParsedFile;
+
+/// One captured session, as its file says.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionRecord {
+    /// The file, project-relative.
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// When it started (RFC 3339), else the file's date.
+    pub date: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Files it changed, relative to the repository root.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
+    /// What it did or where it ended, without its label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gist: Option<String>,
+    /// The line cited for the session: its gist's, else its first item's.
+    pub line: usize,
+}
+
+/// Labels of summary items that say what a session did, best first: the
+/// LLM's, then the heuristic file's.
+const GIST_LABELS: [&str; 3] = ["What was done", "Where it ended", "What was asked"];
+
+impl SessionRecord {
+    /// The record of a session file (`None` for a file without items).
+    pub fn of(path: &str, parsed: &ParsedFile) -> Option<SessionRecord> {
+        let first = parsed.items.first()?;
+        let summaries = || parsed.items.iter().filter(|i| i.kind == ItemKind::Summary);
+        let gist = GIST_LABELS.iter().find_map(|label| {
+            summaries().find_map(|i| Some((i, unlabel(&i.text, label)?)))
+        });
+        let fm = &parsed.front_matter;
+        Some(SessionRecord {
+            path: path.to_string(),
+            session_id: fm.session_id.clone(),
+            date: first.date.clone(),
+            branch: fm.branch.clone().filter(|b| !b.trim().is_empty()),
+            title: fm.title.clone().filter(|t| !t.trim().is_empty()),
+            files: fm.files.clone(),
+            line: gist.as_ref().map_or(first.line_start, |(i, _)| i.line_start),
+            gist: gist.map(|(_, text)| text),
+        })
+    }
+
+    /// `path:line` as printed in citations.
+    pub fn citation(&self) -> String {
+        format!("{}:{}", self.path, self.line)
+    }
+}
+
+/// `**Label**: text` → `text`, for this label.
+fn unlabel(text: &str, label: &str) -> Option<String> {
+    let rest = text.trim().strip_prefix("**")?.strip_prefix(label)?;
+    let rest = rest.strip_prefix("**:").or_else(|| rest.strip_prefix(":**"))?;
+    let rest = crate::memory::item::normalise(rest);
+    (!rest.is_empty() && rest != "none").then_some(rest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::store::parse_markdown;
+
+    #[test]
+    fn a_session_file_gives_its_facts_and_what_it_did() {
+        let text = "---\nsession_id: s1\nagent: claude-code\ndate: 2026-02-19T14:10:00Z\nbranch: feat/auth\ntitle: Refresh rotation\nfiles:\n- src/auth.rs\n- tests/auth.rs\n---\n## Session Summary\n- **What was asked**: rotate tokens\n- **What was done**: refresh rotation done, integration test failing\n";
+        let parsed = parse_markdown(".thehook/sessions/a.md", text, "2026-01-01T00:00:00Z");
+        let r = SessionRecord::of(".thehook/sessions/a.md", &parsed).unwrap();
+        assert_eq!(r.session_id.as_deref(), Some("s1"));
+        assert_eq!(r.branch.as_deref(), Some("feat/auth"));
+        assert_eq!(r.files, ["src/auth.rs", "tests/auth.rs"]);
+        assert_eq!(
+            r.gist.as_deref(),
+            Some("refresh rotation done, integration test failing")
+        );
+        assert_eq!(r.citation(), ".thehook/sessions/a.md:13");
+        assert!(r.date.starts_with("2026-02-19T14:10"), "{}", r.date);
+    }
+
+    #[test]
+    fn a_hand_written_file_without_front_matter_still_has_a_record() {
+        let parsed = parse_markdown(".thehook/sessions/b.md", "- did a thing\n", "2026-01-01T00:00:00Z");
+        let r = SessionRecord::of(".thehook/sessions/b.md", &parsed).unwrap();
+        assert_eq!((r.gist, r.line, r.files.len()), (None, 1, 0));
+        assert_eq!(SessionRecord::of("x", &parse_markdown("x", "", "2026")), None);
+    }
+}
