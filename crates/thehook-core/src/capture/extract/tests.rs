@@ -26,6 +26,8 @@ fn meta(extracted: Option<&str>) -> SessionMeta {
         branch: Some("feat/auth".into()),
         title: Some("JWT auth: refresh rotation".into()),
         extracted: extracted.map(str::to_string),
+        ended: Some("2026-02-23T15:02:00Z".into()),
+        files: vec!["src/auth/jwt.ts".into(), "src/auth/jwt.test.ts".into()],
     }
 }
 
@@ -107,6 +109,11 @@ fn the_heuristic_file_says_what_was_asked_changed_run_and_hit() {
         files_changed: vec!["src/login.ts".into()],
         commands: vec!["npm test -- login".into()],
         errors: vec!["Error: timeout of 2000ms exceeded".into()],
+        last_test: Some((
+            "npm test -- login".into(),
+            "✗ login redirects | 1 failed, 20 passed".into(),
+        )),
+        last_said: Some("The login test still fails on CI: the redirect races the cookie.".into()),
     };
     let d = heuristic(&facts);
     insta::assert_snapshot!(render(&meta(Some("heuristic")), &d));
