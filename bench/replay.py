@@ -33,18 +33,20 @@ Replay (per history, sessions in start order)
 A work tree (a `git clone --shared` of the history in the cache folder, so the history
 itself is never written) gets `thehook init --agent claude-code --bin BIN` once; the
 hook commands are read from the `.claude/settings.json` it writes. Then for every
-session: `git checkout -f -B <branch at start> <start commit>`, with `main` moved to its last
-commit before the start and the clone's remote refs and tags deleted, so no ref shows
-the future (`.thehook/` is untracked
-and excluded, never cleaned, so memory persists); the SessionStart hook runs as Claude
-Code runs it (`sh -c CMD`, cwd = work tree, the JSON payload on stdin; the transcript
-path points at a not-yet-existing file, as at a fresh start); the UserPromptSubmit hook,
-when init wrote one, runs with the first real ask (transcript path: the transcript up to
-that ask); then the session is captured synchronously with
+session: `git checkout -f -B <branch at start> <start commit>`, with `main` moved to its
+last commit before the start and the clone's remote refs and tags deleted, so no ref
+shows the future; `.thehook/` is untracked and excluded and nothing is cleaned, so memory
+persists (files whose blobs the snapshot lacks are left out by sparse checkout). The
+SessionStart hook runs as Claude Code runs it (`sh -c CMD`, cwd = work tree, the JSON
+payload on stdin; the transcript path points at a not-yet-existing file, as at a fresh
+start); the UserPromptSubmit hook, when init wrote one, runs with the first real ask
+(transcript path: a copy of the transcript up to that ask; a session with no real ask
+gets an empty prompt block); then the session is captured synchronously with
 `thehook capture --transcript <full.jsonl> --json`. Hooks get THEHOOK_BACKGROUND=0 and a
 PATH without claude/codex/gemini/cursor-agent. `--llm fake` configures
-`llm: {cli: command, command: [python3, bench/replay_fake_llm.py]}`; `--llm none` (the
-default) leaves `cli: auto` with no LLM CLI on PATH, i.e. thehook's heuristic extraction.
+`llm: {cli: command, command: [python3, bench/replay_fake_llm.py]}` (daily budget off);
+`--llm none` (the default) leaves `cli: auto` with no LLM CLI on PATH, i.e. thehook's
+heuristic extraction. Codex sessions go through the same Claude Code hooks.
 
 First real ask: the first user record whose typed text is not a tool result, not marked
 `isMeta`/`isCompactSummary`, and not a wrapper (`<command-name>`, `<local-command-...>`,
@@ -79,13 +81,16 @@ Scoring (definitions fixed before any score was looked at)
 
 Known limits: a session is captured whole right after its own start hooks, so a
 session that ran in parallel with (or was resumed after) a later one is already in
-memory for it; this favours every method alike.
+memory for it; this affects the baselines and thehook alike.
 
 Usage
 -----
     python3 bench/replay.py --history cli=/work/.mirror/entireio+cli/repo \\
         --history entire-graph=/work/.mirror/entireio+entire-graph/repo [--llm none|fake]
-        [--limit N] [--cache DIR] [--bin PATH] [--json OUT]
+        [--limit N] [--cache DIR] [--bin PATH] [--json OUT] [--no-bin-copy]
+
+`--bin` (default target/release/thehook) is copied with the `libonnxruntime*` and
+`model/` beside it into `<cache>/bin/<mtime>-<size>/` and run from there.
 """
 from __future__ import annotations
 
@@ -396,6 +401,7 @@ class Replayer:
         self.env.pop("THEHOOK_CHILD", None)
         self.hooks: dict[str, str] = {}
         self.front: dict[str, tuple[float, str]] = {}  # session file -> (mtime, session_id)
+        self.missing_paths: set[str] = set()
 
     def run(self, args, **kw):
         return subprocess.run(args, capture_output=True, text=True, env=self.env, cwd=self.tree, **kw)
@@ -440,13 +446,36 @@ class Replayer:
 
     def checkout(self, s: Session) -> bool:
         branch = s.start_branch if s.start_branch and s.start_branch != "HEAD" else "main"
+        self.run(["git", "checkout", "-q", "--detach"])
         if branch != "main":
-            self.run(["git", "checkout", "-q", "--detach"])
             self.run(["git", "update-ref", "refs/heads/main", s.main_commit])
-        r = self.run(["git", "checkout", "-q", "-f", "-B", branch, s.start_commit])
-        if r.returncode != 0:
-            log(f"  checkout failed for {s.sid}: {r.stderr.strip()[:200]}")
+        # a branch `a` blocks `a/b` and the other way round: drop the blocking local branch
+        heads = self.run(["git", "for-each-ref", "--format=%(refname:short)", "refs/heads"]).stdout.split()
+        for h in heads:
+            if h != branch and h != "main" and (branch.startswith(h + "/") or h.startswith(branch + "/")):
+                self.run(["git", "branch", "-q", "-D", h])
+        for _ in range(2):
+            r = self.run(["git", "checkout", "-q", "-f", "-B", branch, s.start_commit])
+            if r.returncode == 0:
+                return True
+            if "unable to read" not in r.stderr or not self.skip_missing_blobs(s.start_commit):
+                break
+        log(f"  checkout failed for {s.sid}: {r.stderr.strip()[:200]}")
+        return False
+
+    def skip_missing_blobs(self, commit: str) -> bool:
+        """Leave out of the work tree (sparse checkout) the files whose blobs the snapshot lacks."""
+        entries = [l.split("\t", 1) for l in self.run(["git", "ls-tree", "-r", commit]).stdout.splitlines()]
+        blobs = [(meta.split()[2], path) for meta, path in entries if meta.split()[1] == "blob"]
+        check = self.run(["git", "cat-file", "--batch-check"], input="".join(b + "\n" for b, _ in blobs)).stdout
+        missing = {path for (sha, path), line in zip(blobs, check.splitlines()) if line.endswith("missing")}
+        if not missing - self.missing_paths:
             return False
+        self.missing_paths |= missing
+        log(f"  {len(missing)} file(s) absent from the snapshot left out of the work tree: {sorted(missing)[:3]}")
+        self.run(["git", "config", "core.sparseCheckout", "true"])
+        info = self.tree / ".git" / "info" / "sparse-checkout"
+        info.write_text("/*\n" + "".join(f"!/{p}\n" for p in sorted(self.missing_paths)))
         return True
 
     def hook(self, event: str, payload: dict) -> tuple[str, float, str]:
@@ -528,6 +557,9 @@ def replay(name, gitdir, root, binary, llm, sessions, alias):
         block, ms, err = rp.hook("SessionStart", {**base, "hook_event_name": "SessionStart", "source": "startup"})
         rec.update(start_block=block, start_ms=round(ms, 1), start_error=err)
         rec["start_cited"], rec["start_other_cites"] = rp.cited(block, alias)
+        if "UserPromptSubmit" in rp.hooks and not s.ask:  # the prompt hook would add nothing
+            rec.update(prompt_block="", prompt_ms=0.0, prompt_error="", prompt_cited=[], prompt_other_cites=0,
+                       prompt_skipped="no real ask found in the transcript")
         if "UserPromptSubmit" in rp.hooks and s.ask:
             with open(s.transcript, encoding="utf-8", errors="replace") as src, open(tpath, "w") as dst:
                 for j, line in enumerate(src):
@@ -629,6 +661,25 @@ def table(rows: list[dict], title: str) -> str:
 
 # ---------------------------------------------------------------- main
 
+def snapshot_binary(binary: Path, cache: Path) -> Path:
+    """Copy the binary (with the ONNX Runtime and model beside it) into the cache, so a
+    rebuild during a run does not change the program halfway."""
+    st = binary.stat()
+    dest = cache / "bin" / f"{int(st.st_mtime)}-{st.st_size}"
+    if not (dest / binary.name).exists():
+        tmp = dest.with_suffix(".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        for p in binary.parent.iterdir():
+            if p == binary or p.name.startswith("libonnxruntime"):
+                shutil.copy2(p, tmp / p.name)
+            elif p.name == "model" and p.is_dir():
+                shutil.copytree(p, tmp / "model")
+        shutil.rmtree(dest, ignore_errors=True)
+        tmp.rename(dest)
+    return dest / binary.name
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("histories", nargs="*", help="NAME=GITDIR or GITDIR (same as --history)")
@@ -638,6 +689,8 @@ def main(argv=None) -> int:
     ap.add_argument("--llm", choices=["none", "fake"], default="none")
     ap.add_argument("--limit", type=int, default=0, help="at most N sessions per history (0: all)")
     ap.add_argument("--json", type=Path, help="also write the results here")
+    ap.add_argument("--no-bin-copy", action="store_true",
+                    help="run --bin in place (default: a copy in the cache, safe from rebuilds)")
     a = ap.parse_args(argv)
     specs = a.history + a.histories
     if not specs:
@@ -646,6 +699,10 @@ def main(argv=None) -> int:
     if not binary.exists():
         log(f"no thehook binary at {binary}")
         return 2
+    if not a.no_bin_copy:
+        source = binary
+        binary = snapshot_binary(binary, a.cache)
+        log(f"running a copy of {source}: {binary}")
     version = subprocess.run([str(binary), "--version"], capture_output=True, text=True).stdout.strip()
     results = {"bin": str(binary), "version": version, "llm": a.llm, "limit": a.limit, "histories": {}}
     report = [f"# thehook replay ({version}, --llm {a.llm}{f', --limit {a.limit}' if a.limit else ''})", ""]
@@ -654,7 +711,7 @@ def main(argv=None) -> int:
         name, _, gd = spec.rpartition("=")
         gitdir = Path(gd).resolve()
         name = name or gitdir.parent.name.replace("+", "-")
-        eval_history = "entireio/cli" in f"{name} {gitdir}".replace("+", "/") or name == "cli"
+        eval_history = EVAL_HISTORY in f"{name} {gitdir}".replace("+", "/") or name == "cli"
         root = a.cache / name
         info = extract(name, gitdir, root / "extract")
         repo_names = {name, gitdir.parent.name.split("+")[-1], "cli", "entire-graph", "entire-sem"}
@@ -674,7 +731,9 @@ def main(argv=None) -> int:
              "checkout_failed": sum(1 for r in records if r.get("checkout_failed")),
              "hook_errors": sum(1 for r in records if r.get("start_error") or r.get("prompt_error"))}
         results["histories"][name] = h
-        ms = lambda k: statistics.median([r[k] for r in records if k in r]) if any(k in r for r in records) else 0
+        def ms(k):
+            xs = [r[k] for r in records if k in r and not r.get("prompt_skipped")]
+            return statistics.median(xs) if xs else 0
         report += [f"## {name} ({gitdir})", "",
                    f"checkpoints: {stats['checkpoints']} ({stats['checkpoints_without_transcript']} without "
                    f"transcript, skipped); sessions: {stats['sessions_total']} ({stats['sessions_without_transcript']} "

@@ -7,7 +7,7 @@ use std::io::Read;
 use std::path::Path;
 use std::time::Instant;
 
-use thehook_core::agents::Agent;
+use thehook_core::agents::{Agent, HOOK_COMMANDS};
 use thehook_core::capture::hook::{session_end, HOOK_LOG};
 use thehook_core::capture::Surroundings;
 use thehook_core::inject::background::session_start_background;
@@ -36,7 +36,7 @@ pub(crate) fn is_hook_invocation(args: &[std::ffi::OsString]) -> bool {
                     a == "--retry" || a.starts_with("--transcript")
                 })
             }
-            command => return command == "retrieve" || command == "prompt",
+            command => return HOOK_COMMANDS.contains(&command),
         }
     }
     false

@@ -554,10 +554,11 @@ fn files_init_created_are_removed_by_uninstall() {
     let config = p.read("home/.codex/config.toml");
     assert_eq!(
         config.matches("trusted_hash = \"sha256:").count(),
-        2,
+        3,
         "{config}"
     );
     assert!(config.contains(":session_end:0:0\"]"), "{config}");
+    assert!(config.contains(":user_prompt_submit:0:0\"]"), "{config}");
     assert!(p
         .read(".cursor/commands/recall.md")
         .contains("recall \"$ARGUMENTS\""));

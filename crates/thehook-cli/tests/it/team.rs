@@ -425,14 +425,15 @@ fn a_year_of_a_ten_person_team_is_indexed_searched_and_injected() {
             "{token}: {hits:?}"
         );
     }
-    // Session start: the conventions and the newest history, within budget.
+    // Session start: where the team left off (the newest sessions, as no
+    // branch or file is in play here) and the conventions, within budget.
     let context = p.injected();
     assert!(
         context.contains("## Conventions") && context.contains("m9x364"),
         "{context}"
     );
     assert!(
-        context.contains("## Recent history\n- **Decisions made**: kept the layout, 2026-12-31"),
+        context.contains("## Where you left off\n- 2026-12-31, dev9/work: day 364 task 1 of developer 9"),
         "{context}"
     );
     assert!(context.len() < 9_500);

@@ -52,6 +52,11 @@ impl AgentSpec for Cursor {
             },
         ]
     }
+    /// `beforeSubmitPrompt` can only allow or block a prompt (its documented
+    /// output is `continue` and `user_message`): no prompt hook for Cursor.
+    fn prompt_output(&self, _context: &str) -> Option<Value> {
+        None
+    }
     fn nests_handlers(&self) -> bool {
         false
     }

@@ -38,7 +38,7 @@ impl AgentSpec for Gemini {
 
     fn hooks(&self, c: &HookCommands) -> Vec<HookSpec> {
         let only = (c.inject_on.len() == 1).then(|| c.inject_on[0].to_string());
-        vec![
+        let mut hooks = vec![
             HookSpec {
                 event: "SessionStart",
                 matcher: only,
@@ -49,7 +49,26 @@ impl AgentSpec for Gemini {
                 matcher: None,
                 handler: json!({"name": "thehook-capture", "type": "command", "command": c.capture, "timeout": 10000}),
             },
-        ]
+        ];
+        // Gemini's UserPromptSubmit (its `hooks migrate` maps one to the
+        // other); it fires once per prompt, not per tool-loop turn.
+        hooks.extend(c.prompt.as_ref().map(|prompt| HookSpec {
+            event: "BeforeAgent",
+            matcher: None,
+            handler: json!({"name": "thehook-prompt", "type": "command", "command": prompt, "timeout": 10000}),
+        }));
+        hooks
+    }
+    /// Appended to the user's turn as `<hook_context>...</hook_context>`
+    /// (markup in it is escaped; the block has none). Plain stdout would
+    /// reach the user, not the model.
+    fn prompt_output(&self, context: &str) -> Option<Value> {
+        Some(json!({
+            "hookSpecificOutput": {
+                "hookEventName": "BeforeAgent",
+                "additionalContext": context,
+            }
+        }))
     }
     fn mcp(&self) -> McpConfig {
         McpConfig::Json {

@@ -116,17 +116,18 @@ impl std::fmt::Display for Agent {
     }
 }
 
-/// Whether a hook command runs thehook's `retrieve` or `capture`, whatever
+/// Whether a hook command runs one of thehook's [`HOOK_COMMANDS`], whatever
 /// path, quoting (for a Unix shell or PowerShell) or arguments it was
 /// written with.
 pub fn is_thehook_command(command: &str) -> bool {
     match shell::words(command).as_slice() {
-        [program, sub, ..] => {
-            is_thehook_program(program) && (sub == "retrieve" || sub == "capture")
-        }
+        [program, sub, ..] => is_thehook_program(program) && HOOK_COMMANDS.contains(&sub.as_str()),
         _ => false,
     }
 }
+
+/// The commands agents' hooks run: session start, each prompt, session end.
+pub const HOOK_COMMANDS: [&str; 3] = ["retrieve", "prompt", "capture"];
 
 /// Whether a command's program is thehook: the native binary (`.exe` on
 /// Windows) or the npm shim (`thehook.cmd` is npm's launcher of it on

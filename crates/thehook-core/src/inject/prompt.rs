@@ -44,6 +44,10 @@ const IN_PLAY_BOOST: f32 = 0.25;
 /// Characters kept of one item.
 const MAX_ITEM_CHARS: usize = 300;
 
+/// Claude Code's prompt sources that no person typed (a wake-up, a
+/// scheduled or system prompt): nothing new to search for.
+const NOT_TYPED: [&str; 4] = ["system", "loop_wakeup", "schedule_wakeup", "poll_event"];
+
 /// The heading of what the prompt hook adds.
 const HEADING: &str = "# Project memory (thehook): earlier work on what this prompt is about";
 
@@ -83,6 +87,13 @@ pub fn on_prompt(
     let Some(prompt) = payload.prompt.as_deref().filter(|p| !p.trim().is_empty()) else {
         return said("prompt: the payload has no prompt".into());
     };
+    if let Some(source) = payload
+        .source
+        .as_deref()
+        .filter(|s| NOT_TYPED.contains(s))
+    {
+        return said(format!("prompt: not typed by a person (source `{source}`)"));
+    }
     let start = payload.cwd.clone().unwrap_or_else(|| cwd.to_path_buf());
     let project = Project::discover(&start);
     if !project.check_layout()? {

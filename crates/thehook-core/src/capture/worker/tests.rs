@@ -236,3 +236,65 @@ fn the_facts_a_reviewer_marked_survive_the_cut() {
     }
     assert!(lost.is_empty(), "lost in the cut:\n{}", lost.join("\n"));
 }
+
+/// Session files are committed: captured from the shared real transcripts
+/// (absolute paths under `/Users/<name>/` and `/home/<name>/` throughout),
+/// no file under `.thehook/sessions/` names a home folder or the session's
+/// own working folder, and the files each one records are relative paths
+/// inside the repository.
+#[test]
+fn session_files_from_real_transcripts_hold_no_absolute_or_home_path() {
+    use crate::capture::transcript::tests::{corpus, transcript_files};
+    let home_path = regex::Regex::new(r"/Users/[^/\s]|/home/[^/\s]|[A-Za-z]:\\Users\\").unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let paths = SearchPaths::default();
+    // No LLM on PATH: every file is the heuristic one, which quotes the
+    // transcript most directly.
+    let around = Surroundings {
+        path: None,
+        home: None,
+    };
+    let mut worker = Worker::new(Project::at(project.path()), &paths, around).unwrap();
+    let mut cwds = Vec::new();
+    for path in transcript_files(&corpus())
+        .iter()
+        .filter(|p| !p.to_string_lossy().contains("agent-"))
+    {
+        let Ok(t) = transcript::load(path) else {
+            continue;
+        };
+        if t.session_id.is_none() || !has_conversation(&t) {
+            continue;
+        }
+        cwds.extend(t.cwd.clone().filter(|c| c.len() > 1));
+        worker.capture_file(path).unwrap();
+    }
+    let written: Vec<(String, String)> = walkdir::WalkDir::new(project.path().join(".thehook/sessions"))
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let text = std::fs::read_to_string(e.path()).unwrap();
+            (e.path().display().to_string(), text)
+        })
+        .collect();
+    assert!(written.len() >= 8, "{} session files", written.len());
+    assert!(cwds.len() >= 8, "{} working folders", cwds.len());
+    let mut with_files = 0;
+    for (path, text) in &written {
+        assert!(!home_path.is_match(text), "{path} names a home folder:\n{text}");
+        for cwd in &cwds {
+            assert!(!text.contains(cwd.as_str()), "{path} names {cwd}:\n{text}");
+        }
+        let parsed = crate::memory::store::parse_markdown("s.md", text, "2026-01-01T00:00:00Z");
+        let files = &parsed.front_matter.files;
+        with_files += usize::from(!files.is_empty());
+        for f in files {
+            assert!(
+                !f.starts_with('/') && !f.starts_with('~') && !f.split('/').any(|p| p == ".."),
+                "{path}: {f} is not a path inside the repository"
+            );
+        }
+    }
+    assert!(with_files >= 5, "only {with_files} session files record their files");
+}
