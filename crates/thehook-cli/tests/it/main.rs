@@ -21,5 +21,6 @@ mod cli;
 mod hooks;
 mod mcp;
 mod output;
+mod prompt;
 mod stale;
 mod team;

@@ -108,6 +108,17 @@ impl Agent {
         std::fs::read_to_string(base.join(self.settings_file()))
             .is_ok_and(|t| t.lines().any(is_thehook_command_line))
     }
+
+    /// Whether its settings under `base` run thehook's hook command `sub`
+    /// (one of [`HOOK_COMMANDS`]).
+    pub fn runs_hook(self, base: &Path, sub: &str) -> bool {
+        let runs = |part: &str| {
+            matches!(shell::words(part.trim()).as_slice(),
+                [program, s, ..] if is_thehook_program(program) && s == sub)
+        };
+        std::fs::read_to_string(base.join(self.settings_file()))
+            .is_ok_and(|t| t.lines().any(|l| l.split('"').any(runs)))
+    }
 }
 
 impl std::fmt::Display for Agent {

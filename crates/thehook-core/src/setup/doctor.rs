@@ -184,6 +184,7 @@ pub fn doctor(root: &Path, paths: &SearchPaths) -> Vec<Check> {
     }
 
     checks.push(hooks_check(root));
+    checks.extend(prompt_hook_checks(root, config.retrieval.on_prompt));
     if project.dir().is_dir() {
         checks.push(merge_check(&project));
     }
@@ -263,6 +264,33 @@ fn trust_checks(root: &Path, home: &Path) -> Vec<Check> {
             format!("{agent} skips thehook hooks it has not trusted as they are now: {}", list.join(", ")),
             format!("run `thehook init --agent {}` again (it records their hashes in {}), or trust them in {agent}'s /hooks screen", agent.short_name(), hooks.file.display()),
         ));
+    }
+    checks
+}
+
+/// For each agent wired here whose prompt hook can add context: is thehook's
+/// prompt hook there, as `retrieval.on_prompt` wants it?
+fn prompt_hook_checks(root: &Path, on_prompt: bool) -> Vec<Check> {
+    let mut checks = Vec::new();
+    for agent in crate::agents::Agent::ALL {
+        if !agent.runs_thehook(root) || agent.spec().prompt_output("").is_none() {
+            continue;
+        }
+        let file = agent.settings_file().to_string_lossy().replace('\\', "/");
+        match (on_prompt, agent.runs_hook(root, "prompt")) {
+            (true, true) => checks.push(ok("prompt hook", format!("{agent}: wired in {file}"))),
+            (true, false) => checks.push(warn(
+                "prompt hook",
+                format!("{agent} runs thehook at session start and end but not at each prompt"),
+                format!("run `thehook init --agent {}` again to add it", agent.short_name()),
+            )),
+            (false, true) => checks.push(warn(
+                "prompt hook",
+                format!("{agent} runs the prompt hook, but retrieval.on_prompt is off: it adds nothing"),
+                format!("run `thehook init --agent {}` again to take it out", agent.short_name()),
+            )),
+            (false, false) => {}
+        }
     }
     checks
 }
