@@ -19,7 +19,8 @@ import re
 import sys
 
 MAX_ITEM = 250
-WRAPPER = re.compile(r"^\s*(<[a-zA-Z_-]+>|Caveat:|\[Request interrupted|This session is being continued)")
+WRAPPER = re.compile(r"^\s*(<[a-zA-Z_-]+>|Caveat:|\[Request interrupted|This session is being continued|"
+                     r"tool error:|→ |\[image\])")
 USER = re.compile(r"^\s*\[\d+\] user(?: \d\d:\d\d)?: (.*)$")
 ERROR = re.compile(r"(?:tool error: (.*))|(?: ✗ (.*))")
 

@@ -9,6 +9,9 @@
 //   3. the next session's first request carries a fact captured from the
 //      first session;
 //   4. `thehook uninstall` leaves the agent's config byte for byte as it was.
+// And for each, the prompt hook: what memory holds on the prompt's subject
+// reaches that prompt's model request, and a resumed session is not given
+// it again.
 // Needs the release build (target/release/thehook) and the model in .assets/.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -135,6 +138,7 @@ const AGENTS = {
     },
     files: ({ repo: dir, home }) => [join(dir, '.claude/settings.json'), join(dir, '.claude/commands/recall.md'), join(dir, '.claude/agents/thehook-recall.md'), join(home, '.claude/settings.json')],
     session: (prompt) => ['claude', ['-p', prompt]],
+    resume: (prompt) => ['claude', ['-p', '--continue', prompt]],
     // A one-shot completion on the small model, carrying little but thehook's prompt.
     checkDistillation(request, { prompt, sentBytes }) {
       assert.match(request.body.model, /haiku/);
@@ -170,6 +174,7 @@ const AGENTS = {
     },
     files: ({ repo: dir, home }) => [join(dir, '.codex/hooks.json'), join(dir, '.codex/config.toml'), join(home, '.codex/config.toml')],
     session: (prompt) => ['codex', ['exec', prompt]],
+    resume: (prompt) => ['codex', ['exec', 'resume', '--last', prompt]],
     // `codex exec --ephemeral` on the user's own provider keeps the model
     // configured for it (on OpenAI it would be the small gpt-6-luna), with
     // thehook's prompt alone: no Codex instructions, no tools.
@@ -192,6 +197,7 @@ const AGENTS = {
     },
     files: ({ repo: dir, home }) => [join(dir, '.gemini/settings.json'), join(home, '.gemini/settings.json'), join(home, '.gemini/trustedFolders.json')],
     session: (prompt) => ['gemini', ['-m', 'gemini-2.5-flash', '-p', prompt]],
+    resume: (prompt) => ['gemini', ['-m', 'gemini-2.5-flash', '--resume', 'latest', '-p', prompt]],
     // `gemini -m flash-lite`: the small model, thehook's prompt alone.
     checkDistillation(request, { prompt, sentBytes }) {
       assert.match(request.path, /flash-lite/);
@@ -318,5 +324,45 @@ for (const name of ['claude', 'codex']) {
     for (const line of services) assert.match(line, whole);
     const chars = items.join('\n').length;
     t.diagnostic(`${services.length} items, ${chars} characters arrived whole`);
+  });
+}
+
+// The prompt hook (UserPromptSubmit for Claude Code and Codex, BeforeAgent
+// for Gemini CLI): session start injects nothing here (auto_inject off), so
+// the fact can only reach the model through it.
+const PROMPT_HEADING = '# Project memory (thehook): earlier work on what this prompt is about';
+for (const [name, agent] of Object.entries(AGENTS)) {
+  test(`${name}: the prompt hook adds what memory knows of the prompt, never twice in a session`, { timeout: 300_000 }, async (t) => {
+    const mock = await startMockModel({ answer });
+    t.after(() => mock.close());
+    const ws = workspace(`${name}-prompt`);
+    const ctx = { cwd: ws.repo, env: environment(ws.home, mock.url), repo: ws.repo };
+    agent.prepare(ws, mock.url);
+    await thehook(['init', '--agent', name, '--bin', THEHOOK], ctx);
+    writeFileSync(join(ws.repo, '.thehook/config.yaml'), 'retrieval:\n  auto_inject: false\n');
+    await thehook(['remember', FACT, '--type', 'gotcha'], ctx);
+
+    let from = mock.requests.length;
+    const first = await run(...agent.session('How do deploys work here: blue-green or kubectl?'), ctx);
+    assert.equal(first.code, 0, first.stderr);
+    const sent = agentRequests(mock, agent.api, from);
+    assert.ok(sent.length > 0, 'the agent made a model request');
+    assert.ok(sent[0].text.includes(PROMPT_HEADING) && sent[0].text.includes(FACT),
+      `the prompt's memory is not in its request:\n${sent[0].text.slice(0, 3000)}`);
+    assert.ok(!sent[0].text.includes('# Project memory (thehook)\n'), 'session start injected nothing');
+
+    // The same session, resumed, asked on the same subject: nothing new.
+    from = mock.requests.length;
+    const again = await run(...agent.resume('And how do blue-green deploys roll back?'), ctx);
+    assert.equal(again.code, 0, again.stderr);
+    const resumed = agentRequests(mock, agent.api, from);
+    assert.ok(resumed.length > 0, 'the resumed session made a model request');
+    const times = resumed[0].text.split(PROMPT_HEADING).length - 1;
+    assert.ok(times <= 1, `the fact was given ${times} times in one session`);
+    const log = readFileSync(join(ws.repo, '.thehook/logs/hooks.log'), 'utf8').split('\n').filter((l) => l.includes(' prompt: '));
+    t.diagnostic(log.join('\n'));
+    assert.equal(log.length, 2, 'the hook ran at both prompts');
+    assert.match(log[0], /1 items/);
+    assert.match(log[1], /nothing new cleared the floor/);
   });
 }

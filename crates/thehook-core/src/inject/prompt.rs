@@ -117,7 +117,7 @@ pub fn on_prompt(
     let lines = fit(&found);
     if lines.is_empty() {
         return said(format!(
-            "prompt: {}: nothing cleared the floor ({} candidates)",
+            "prompt: {}: nothing new cleared the floor ({} candidates)",
             payload.agent,
             found.len()
         ));
