@@ -18,6 +18,8 @@ Measures, with whole-process timings of the release binary:
       earlier session start's background half (hybrid ranking, no model load),
     - ``retrieve --background`` (the detached half: sync with the model,
       embed the context query, sweep the agents' transcript stores),
+    - ``prompt`` (the prompt hook: a prompt on a subject the corpus holds,
+      a new session each run, so nothing was given yet),
     - ``capture`` (session end: queue the session, start the detached
       worker, return),
     - ``capture --worker`` (the detached worker capturing one real Claude
@@ -72,13 +74,14 @@ REPO = BENCH_DIR.parent
 TARGET_RECALL_P50_MS = 60  # hybrid recall, whole process, 10,000 items (issue 15)
 TARGET_RECALL_RSS_MB = 150  # its peak memory
 TARGET_RETRIEVE_P50_MS = 50  # session-start hook, whole process, 10,000 items
+TARGET_PROMPT_P50_MS = 60  # prompt hook, whole process, 10,000 items
 TARGET_CAPTURE_P50_MS = 100  # session-end hook returns
 TARGET_REINDEX_ITEMS_PER_S = 100
 TARGET_PEAK_RSS_MB = 400  # any command
 
 # Version of the corpus generator, recorded in the JSON and mixed into the
 # seed: bump it when the generator changes, so that results name their corpus.
-CORPUS_VERSION = 1
+CORPUS_VERSION = 2  # 2: session files record the files they changed
 
 
 # ---------------------------------------------------------------------------
@@ -336,6 +339,8 @@ def make_session(rng: random.Random, when: datetime, size: int,
         f"date: {when.isoformat().replace('+00:00', 'Z')}",
         f"branch: {rng.choice(branches)}",
         f'title: "{title}"',
+        "files:",
+        *(f"- {f}" for f in sorted(set(rng.choices([p for p in PATHS if not p.endswith("/")], k=rng.randint(1, 4))))),
         "---",
         "",
     ]
@@ -669,6 +674,16 @@ def hook_payload(root: Path, event: str) -> bytes:
     return json.dumps(payload).encode()
 
 
+PROMPT = "Session handling keeps expiring tokens early in Redis, see src/auth/session.ts"
+
+
+def prompt_payload(root: Path, i: int) -> bytes:
+    """A Claude Code UserPromptSubmit payload of a new session."""
+    return json.dumps({"session_id": f"bench-prompt-{i}", "transcript_path": str(root / "no-transcript.jsonl"),
+                       "cwd": str(root), "permission_mode": "default",
+                       "hook_event_name": "UserPromptSubmit", "prompt": PROMPT}).encode()
+
+
 def wait_for_worker(lock: Path, timeout: float = 10.0) -> None:
     """Waits until no capture worker holds `lock`."""
     import fcntl
@@ -726,6 +741,7 @@ def measure_hooks(binary: str, root: Path, env: dict[str, str], runs: int) -> di
     retrieve = [binary, "-C", str(root), "retrieve", "--agent", "claude-code"]
     background = [binary, "-C", str(root), "retrieve", "--background", "--agent", "claude-code"]
     capture = [binary, "-C", str(root), "capture", "--agent", "claude-code"]
+    prompt = [binary, "-C", str(root), "prompt", "--agent", "claude-code"]
     worker = [binary, "-C", str(root), "capture", "--worker"]
     # The session-end hook starts its worker: that spawn is part of what it
     # costs, so it stays on (the worker finds no transcript and is done in
@@ -744,7 +760,7 @@ def measure_hooks(binary: str, root: Path, env: dict[str, str], runs: int) -> di
         sys.exit(f"retrieve --background did not fill its caches: {last_log()}")
     cached_bytes = [c.read_bytes() for c in caches]
     cold, warm = "retrieve (cold)", "retrieve (warm)"
-    samples: dict[str, list[Run]] = {cold: [], warm: [], "capture": []}
+    samples: dict[str, list[Run]] = {cold: [], warm: [], "prompt": [], "capture": []}
     ranked: dict[str, set[str]] = {cold: set(), warm: set()}
     meter = CpuMeter()
     for i in range(runs):
@@ -756,6 +772,7 @@ def measure_hooks(binary: str, root: Path, env: dict[str, str], runs: int) -> di
             c.write_bytes(b)
         samples[warm].append(run(retrieve, env, start_payload))
         ranked[warm].add(last_log().split(", ")[-1].split(" ")[0])
+        samples["prompt"].append(run(prompt, env, prompt_payload(root, i)))
         samples["capture"].append(run(capture, capture_env, end_payload))
         wait_for_worker(worker_lock)
     for _ in range(max(3, runs // 5)):
@@ -775,7 +792,7 @@ def measure_hooks(binary: str, root: Path, env: dict[str, str], runs: int) -> di
         bad = [r for r in rs if r.code != 0]
         if bad:
             sys.exit(f"{name} failed with exit code {bad[0].code}:\n{bad[0].stderr}")
-        if name.startswith("retrieve (") and not all("additionalContext" in r.stdout for r in rs):
+        if (name.startswith("retrieve (") or name == "prompt") and not all("additionalContext" in r.stdout for r in rs):
             sys.exit(f"{name} printed no context: {rs[0].stdout[:200]!r} (log: {last_log()})")
         out[name] = {
             "wall_ms": summarize([r.wall_ms for r in rs]),
@@ -1012,6 +1029,7 @@ def checks(result: dict) -> list[dict]:
     if hooks:
         for name, target in [("retrieve (cold)", TARGET_RETRIEVE_P50_MS),
                              ("retrieve (warm)", TARGET_RETRIEVE_P50_MS),
+                             ("prompt", TARGET_PROMPT_P50_MS),
                              ("capture", TARGET_CAPTURE_P50_MS)]:
             p50 = hooks[name]["wall_ms"]["p50"]
             out.append({"target": f"{name} p50 at 10,000 items <= {target} ms{note}",
