@@ -32,7 +32,7 @@ pub struct Context {
 }
 
 /// Branches other branches leave from.
-const BASES: [&str; 2] = ["main", "master"];
+pub(crate) const BASES: [&str; 2] = ["main", "master"];
 /// At most this many of a branch's own commits are read.
 const BRANCH_COMMITS: usize = 50;
 

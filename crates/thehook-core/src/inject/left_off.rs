@@ -3,10 +3,13 @@
 //! picks up where it stopped: on the same branch, on the same files, a few
 //! sessions back. So, in this order:
 //!
-//! 1. the current branch's own sessions, newest first (a share of the slots);
+//! 1. the current branch's own sessions, newest first (a share of the
+//!    slots), unless it is a base branch (`main`), where that would only be
+//!    everyone's latest work;
 //! 2. sessions that changed the files now in play (uncommitted changes, the
 //!    branch's commits since its base, the latest commits), a file counting
-//!    for more the fewer sessions touched it;
+//!    for more the fewer sessions touched it and a session for more the
+//!    fewer sessions back it is;
 //! 3. the latest sessions, for the rest.
 //!
 //! Nothing here reads a markdown file or loads a model: the session records
@@ -15,7 +18,7 @@
 use std::collections::HashMap;
 
 use crate::capture::transcript::clip_chars;
-use crate::inject::context::Context;
+use crate::inject::context::{Context, BASES};
 use crate::memory::session::SessionRecord;
 
 /// The share of the slots the branch's own sessions may take: the rest is
@@ -28,6 +31,8 @@ const LATEST_KEPT: usize = 1;
 const UNCOMMITTED_WEIGHT: f32 = 3.0;
 const BRANCH_WEIGHT: f32 = 2.0;
 const RECENT_WEIGHT: f32 = 1.0;
+/// A session this many sessions back has its file overlap counted half.
+const RECENCY_SESSIONS: f32 = 5.0;
 /// Characters kept of a session's line (before its citation).
 const MAX_LINE_CHARS: usize = 260;
 
@@ -53,7 +58,10 @@ pub fn rank<'s>(
     let latest_kept = LATEST_KEPT.min(limit);
     let ranked_slots = limit - latest_kept;
     // 1. The branch's own sessions.
-    if let Some(branch) = context.branch.as_deref() {
+    // On a base branch (main), "its own sessions" would be everyone's
+    // latest work: recency, which step 3 gives anyway.
+    let own_branch = context.branch.as_deref().filter(|b| !BASES.contains(b));
+    if let Some(branch) = own_branch {
         let share = ((limit as f32) * BRANCH_SHARE).round() as usize;
         for s in newest
             .iter()
@@ -81,7 +89,9 @@ pub fn rank<'s>(
                         Some(weight * (1.0 + total / n).ln())
                     })
                     .sum();
-                (score > 0.0).then_some((score, age))
+                // Work continues a few sessions back more often than far back.
+                let recency = 1.0 / (1.0 + age as f32 / RECENCY_SESSIONS);
+                (score > 0.0).then_some((score * recency, age))
             })
             .collect();
         // Best overlap first; of equals, the newer.
@@ -216,6 +226,24 @@ mod tests {
         assert_eq!(
             names(&rank(&sessions, &context, None, 4)),
             ["s1", "s4", "s3", "s5"]
+        );
+    }
+
+    #[test]
+    fn on_main_the_files_in_play_come_before_everyones_latest_work() {
+        let sessions = vec![
+            session(1, "main", &["src/a.rs"]),
+            session(2, "main", &["src/b.rs"]),
+            session(3, "main", &["src/c.rs"]),
+        ];
+        let context = Context {
+            branch: Some("main".into()),
+            recent_files: vec!["src/a.rs".into()],
+            ..Context::default()
+        };
+        assert_eq!(
+            names(&rank(&sessions, &context, None, 3)),
+            ["s1", "s3", "s2"]
         );
     }
 

@@ -4,10 +4,10 @@
 //! memory from far back is found.
 //!
 //! It must cost nothing (p50 <= 60 ms at 10,000 items), so like session
-//! start it never loads the model: items are found by their words (BM25),
-//! by the paths the prompt names, and by the files in play. An item must
-//! clear a floor of relevance to be given: a prompt about nothing memory
-//! knows adds nothing.
+//! start it never loads the model: sessions are found by the files the
+//! prompt names, items by their words (BM25), ranked up by those files and
+//! the files in play. An item must clear a floor of relevance to be given:
+//! a prompt about nothing memory knows adds nothing.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -19,9 +19,11 @@ use crate::capture::transcript::clip_chars;
 use crate::error::Result;
 use crate::inject::context::Context;
 use crate::inject::given::Given;
+use crate::inject::left_off;
 use crate::memory::embed::SearchPaths;
 use crate::memory::index::Filter;
 use crate::memory::item::Item;
+use crate::memory::session::SessionRecord;
 use crate::memory::Memory;
 use crate::project::Project;
 
@@ -43,6 +45,13 @@ const NAMED_FILE_BOOST: f32 = 1.0;
 const IN_PLAY_BOOST: f32 = 0.25;
 /// Characters kept of one item.
 const MAX_ITEM_CHARS: usize = 300;
+/// At most this many sessions found by a file the prompt names.
+const NAMED_FILE_SESSIONS: usize = 2;
+/// At most this many sessions found by a file whose name the prompt says.
+const FILE_WORD_SESSIONS: usize = 2;
+/// A file touched by more than this share of the sessions says nothing
+/// about which of them a prompt is about.
+const RARE_FILE_SHARE: f32 = 0.1;
 
 /// Claude Code's prompt sources that no person typed (a wake-up, a
 /// scheduled or system prompt): nothing new to search for.
@@ -123,13 +132,13 @@ pub fn on_prompt(
         ));
     }
     if let Some(given) = &given {
-        let cited: Vec<&str> = lines.iter().map(|(_, c)| c.as_str()).collect();
+        let cited: Vec<&str> = lines.iter().map(|f| f.cited.as_str()).collect();
         given.add(&cited)?;
     }
     let mut text = String::from(HEADING);
-    for (line, _) in &lines {
+    for found in &lines {
         text.push('\n');
-        text.push_str(line);
+        text.push_str(&found.line);
     }
     Ok(Prompted {
         project: Some(project.root().to_path_buf()),
@@ -143,11 +152,120 @@ pub fn on_prompt(
     })
 }
 
-/// Items relevant to `prompt`, best first, none of them given already.
+/// One thing to add: its line and the citation it gives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Found {
+    line: String,
+    cited: String,
+}
+
+/// What is relevant to `prompt`, best first, none of it given already:
+/// first the sessions that changed a file the prompt names (newest first),
+/// then items found by the prompt's words. One per file: the prompt gets
+/// several pieces of earlier work rather than several lines of one.
 fn relevant(
     memory: &Memory,
     prompt: &str,
     context: &Context,
+    already: &HashSet<String>,
+) -> Result<Vec<Found>> {
+    let sessions = memory.index().sessions()?;
+    let named = named_files(prompt);
+    let mut files: HashSet<String> = HashSet::new();
+    let mut found: Vec<Found> = Vec::new();
+    let mut on_named: Vec<&SessionRecord> = sessions
+        .iter()
+        .filter(|s| s.files.iter().any(|f| names_file(&named, f)))
+        .filter(|s| !already.contains(&s.citation()))
+        .collect();
+    on_named.sort_by(|a, b| b.date.cmp(&a.date));
+    let on_words = by_file_words(memory, prompt, &sessions, already);
+    let sessions_found = on_named
+        .into_iter()
+        .take(NAMED_FILE_SESSIONS)
+        .chain(on_words.into_iter().take(FILE_WORD_SESSIONS));
+    for s in sessions_found {
+        if files.insert(s.path.clone()) {
+            found.push(Found {
+                line: left_off::line(s),
+                cited: s.citation(),
+            });
+        }
+    }
+    for item in by_words(memory, prompt, context, &sessions, &named, already)? {
+        if files.insert(item.path.clone()) {
+            found.push(Found {
+                line: item_line(&item),
+                cited: item.citation(),
+            });
+        }
+    }
+    Ok(found)
+}
+
+/// Sessions that changed a file whose name the prompt says in words ("the
+/// rewind command" and `cmd/rewind.go`, "manual commit hooks" and
+/// `manual_commit_hooks.go`): every word of the file's name is in the
+/// prompt, and few sessions touched it (a file everyone touches says
+/// nothing). Best first: the rarer the files, the more of them, the newer.
+fn by_file_words<'s>(
+    memory: &Memory,
+    prompt: &str,
+    sessions: &'s [SessionRecord],
+    already: &HashSet<String>,
+) -> Vec<&'s SessionRecord> {
+    let analyzer = memory.analyzer();
+    let words: HashSet<String> = analyzer.terms(prompt).into_iter().collect();
+    let mut touched: HashMap<&str, usize> = HashMap::new();
+    for s in sessions {
+        for f in &s.files {
+            *touched.entry(f.as_str()).or_default() += 1;
+        }
+    }
+    let total = sessions.len() as f32;
+    let most = ((total * RARE_FILE_SHARE).ceil() as usize).max(1);
+    let said: HashMap<&str, f32> = touched
+        .iter()
+        .filter(|(_, n)| **n <= most)
+        .filter(|(f, _)| {
+            let stem = f.rsplit('/').next().unwrap_or(f);
+            let stem = stem.split('.').next().unwrap_or(stem);
+            let terms = analyzer.terms(stem);
+            !terms.is_empty() && terms.iter().all(|t| words.contains(t))
+        })
+        .map(|(f, n)| (*f, (1.0 + total / *n as f32).ln()))
+        .collect();
+    if said.is_empty() {
+        return Vec::new();
+    }
+    let mut scored: Vec<(f32, &SessionRecord)> = sessions
+        .iter()
+        .filter(|s| !already.contains(&s.citation()))
+        .filter_map(|s| {
+            let score: f32 = s.files.iter().filter_map(|f| said.get(f.as_str())).sum();
+            (score > 0.0).then_some((score, s))
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| b.1.date.cmp(&a.1.date)));
+    scored.into_iter().map(|(_, s)| s).collect()
+}
+
+/// Whether `file` (repository-relative) is one the prompt names: the same
+/// path, or a path ending in the named one at a folder boundary.
+fn names_file(named: &[&str], file: &str) -> bool {
+    named.iter().any(|n| {
+        let n = n.trim_start_matches("./");
+        file == n || file.ends_with(&format!("/{n}"))
+    })
+}
+
+/// Items that share the prompt's words, above the floor, best first.
+fn by_words(
+    memory: &Memory,
+    prompt: &str,
+    context: &Context,
+    sessions: &[SessionRecord],
+    named: &[&str],
     already: &HashSet<String>,
 ) -> Result<Vec<Item>> {
     let query = clip_chars(prompt, MAX_QUERY_CHARS);
@@ -160,17 +278,12 @@ fn relevant(
     let Some(best) = candidates.first().map(|(_, s)| *s) else {
         return Ok(Vec::new());
     };
-    // Sessions by file: which changed a file the prompt names, or one in play.
-    let sessions = memory.index().sessions()?;
-    let named: Vec<&str> = named_files(prompt);
+    // Items of sessions on a file the prompt names, or on one in play, rank higher.
     let in_play: HashSet<&str> = context.changed_files.iter().map(String::as_str).collect();
     let boost: HashMap<&str, f32> = sessions
         .iter()
         .filter_map(|s| {
-            let names = s
-                .files
-                .iter()
-                .any(|f| named.iter().any(|n| f.ends_with(n)));
+            let names = s.files.iter().any(|f| names_file(named, f));
             let plays = s.files.iter().any(|f| in_play.contains(f.as_str()));
             let b = if names { NAMED_FILE_BOOST } else { 0.0 }
                 + if plays { IN_PLAY_BOOST } else { 0.0 };
@@ -195,33 +308,30 @@ fn relevant(
         })
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-    // One item per file: the prompt gets several pieces of earlier work
-    // rather than several lines of one.
-    let mut files = HashSet::new();
-    Ok(scored
-        .into_iter()
-        .map(|(_, item)| item)
-        .filter(|item| files.insert(item.path.clone()))
-        .collect())
+    Ok(scored.into_iter().map(|(_, item)| item).collect())
+}
+
+/// `- text, 2026-02-20 (path:line)`.
+fn item_line(item: &Item) -> String {
+    let text = crate::memory::item::normalise(&item.text);
+    let day = item.date.get(..10).unwrap_or_default();
+    format!(
+        "- {}, {day} ({})",
+        clip_chars(&text, MAX_ITEM_CHARS),
+        item.citation()
+    )
 }
 
 /// The lines to add, with their citations, within [`MAX_CHARS`].
-fn fit(items: &[Item]) -> Vec<(String, String)> {
+fn fit(found: &[Found]) -> Vec<&Found> {
     let mut used = HEADING.len();
     let mut out = Vec::new();
-    for item in items.iter().take(MAX_ITEMS) {
-        let text = crate::memory::item::normalise(&item.text);
-        let day = item.date.get(..10).unwrap_or_default();
-        let line = format!(
-            "- {}, {day} ({})",
-            clip_chars(&text, MAX_ITEM_CHARS),
-            item.citation()
-        );
-        if used + line.len() + 1 > MAX_CHARS {
+    for f in found.iter().take(MAX_ITEMS) {
+        if used + f.line.len() + 1 > MAX_CHARS {
             continue;
         }
-        used += line.len() + 1;
-        out.push((line, item.citation()));
+        used += f.line.len() + 1;
+        out.push(f);
     }
     out
 }

@@ -89,10 +89,10 @@ impl Parser {
         if t.cwd.is_none() {
             t.cwd = str_field(v, "cwd").map(str::to_string);
         }
-        if t.git_branch.is_none() {
-            t.git_branch = str_field(v, "gitBranch")
-                .filter(|b| !b.is_empty())
-                .map(str::to_string);
+        // The latest branch: a session often starts on main and makes its
+        // branch as it goes; its work lives where it ended.
+        if let Some(branch) = str_field(v, "gitBranch").filter(|b| !b.is_empty() && *b != "HEAD") {
+            t.git_branch = Some(branch.to_string());
         }
         // A resumed session can change version mid-file: keep the latest.
         if let Some(version) = str_field(v, "version") {

@@ -116,6 +116,7 @@ pub struct Transcript {
     pub session_id: Option<String>,
     /// The working folder the agent ran in, from the records.
     pub cwd: Option<String>,
+    /// The branch the session ended on (Claude Code records it on every line).
     pub git_branch: Option<String>,
     pub agent_version: Option<String>,
     pub model: Option<String>,
