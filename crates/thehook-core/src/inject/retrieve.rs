@@ -32,8 +32,9 @@ use crate::project::Project;
 pub const MAX_CHARS: usize = 9_500;
 /// How many candidates each retriever gives for all groups together.
 const CANDIDATE_POOL: usize = 60;
-/// Characters kept of one item.
-const MAX_ITEM_CHARS: usize = 400;
+/// Characters kept of one item: with five sessions and `max_results` 8,
+/// the block stays about 4,000 characters, a quarter of what an agent takes.
+const MAX_ITEM_CHARS: usize = 280;
 
 /// A section of the block and the share of `max_results` it gets.
 struct Group {
