@@ -130,7 +130,12 @@ fn session_start(start: &Path, paths: &SearchPaths, agent: Option<Agent>, out: &
 
 /// The prompt hook: memory relevant to the prompt that the session was not
 /// given yet, or nothing.
-pub(crate) fn on_prompt(start: &Path, paths: &SearchPaths, args: HookArgs, out: &mut Output) -> Exit {
+pub(crate) fn on_prompt(
+    start: &Path,
+    paths: &SearchPaths,
+    args: HookArgs,
+    out: &mut Output,
+) -> Exit {
     fail_open(start, "prompt", || {
         if env::is_child() {
             return Exit::Success;

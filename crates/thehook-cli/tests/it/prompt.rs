@@ -56,11 +56,39 @@ fn repository_with_history() -> Project {
     git(root, &["commit", "-q", "-am", "parse blocks"]);
     p.write("src/lexer.rs", "// v2\n");
     session(&p, 1, 2, "main", &["src/lexer.rs"], "lexer handles tabs");
-    session(&p, 2, 3, "feat/parser", &["src/parser.rs"], "parser reads headings");
-    session(&p, 3, 4, "main", &["README.md"], "readme says how to install");
-    session(&p, 4, 5, "feat/parser", &["src/parser.rs"], "parser reads lists");
+    session(
+        &p,
+        2,
+        3,
+        "feat/parser",
+        &["src/parser.rs"],
+        "parser reads headings",
+    );
+    session(
+        &p,
+        3,
+        4,
+        "main",
+        &["README.md"],
+        "readme says how to install",
+    );
+    session(
+        &p,
+        4,
+        5,
+        "feat/parser",
+        &["src/parser.rs"],
+        "parser reads lists",
+    );
     for n in 5..9 {
-        session(&p, n, n + 1, "main", &["src/cli.rs", "README.md"], "cli flags");
+        session(
+            &p,
+            n,
+            n + 1,
+            "main",
+            &["src/cli.rs", "README.md"],
+            "cli flags",
+        );
     }
     p
 }
@@ -101,7 +129,13 @@ fn session_start_names_the_branchs_sessions_then_those_on_the_files_in_play_then
         .collect();
     assert_eq!(
         names,
-        ["session 8", "session 7", "session 6", "session 5", "session 4"],
+        [
+            "session 8",
+            "session 7",
+            "session 6",
+            "session 5",
+            "session 4"
+        ],
         "{block}"
     );
 }
@@ -170,7 +204,8 @@ fn the_prompt_hook_never_gives_an_item_twice_in_a_session() {
         .success();
     let after_start = on_prompt(&p, "claude-code", "c", ASK);
     assert!(
-        !after_start.contains("2026-03-05-1000-s4.md:11") && !after_start.contains("2026-03-03-1000-s2.md:11"),
+        !after_start.contains("2026-03-05-1000-s4.md:11")
+            && !after_start.contains("2026-03-03-1000-s2.md:11"),
         "given at session start: {after_start}"
     );
 }

@@ -433,7 +433,9 @@ fn a_year_of_a_ten_person_team_is_indexed_searched_and_injected() {
         "{context}"
     );
     assert!(
-        context.contains("## Where you left off\n- 2026-12-31, dev9/work: day 364 task 1 of developer 9"),
+        context.contains(
+            "## Where you left off\n- 2026-12-31, dev9/work: day 364 task 1 of developer 9"
+        ),
         "{context}"
     );
     assert!(context.len() < 9_500);

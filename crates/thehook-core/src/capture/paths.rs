@@ -23,9 +23,8 @@ pub fn relative_to(path: &str, cwd: Option<&str>) -> Option<String> {
         path
     };
     let rest = rest.trim_start_matches("./");
-    let outside = rest.is_empty()
-        || rest.starts_with('~')
-        || rest.split('/').any(|part| part == "..");
+    let outside =
+        rest.is_empty() || rest.starts_with('~') || rest.split('/').any(|part| part == "..");
     (!outside).then(|| rest.to_string())
 }
 
@@ -93,7 +92,11 @@ mod tests {
         );
         assert_eq!(
             relative_files(
-                &["/Users/ann/src/app/a.rs".into(), "a.rs".into(), "/etc/x".into()],
+                &[
+                    "/Users/ann/src/app/a.rs".into(),
+                    "a.rs".into(),
+                    "/etc/x".into()
+                ],
                 cwd
             ),
             ["a.rs"]
@@ -110,10 +113,7 @@ mod tests {
             ),
             "edit src/a.rs in ., see ~/notes.txt and ~/x"
         );
-        assert_eq!(
-            scrub(r"C:\Users\ann\app\x.rs", None),
-            r"~\app\x.rs"
-        );
+        assert_eq!(scrub(r"C:\Users\ann\app\x.rs", None), r"~\app\x.rs");
         assert_eq!(scrub("/root/.cargo/bin", None), "~/.cargo/bin");
         assert_eq!(scrub("nothing to see", cwd), "nothing to see");
     }

@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::capture::extract::{self, Distilled, SessionMeta};
-use crate::capture::paths;
 use crate::capture::llm::LlmFailure;
+use crate::capture::paths;
 use crate::capture::queue::{file_stem, Job};
 use crate::capture::redact::{self, Findings};
 use crate::capture::transcript::{self, CondenseOptions, Role, Transcript};

@@ -143,8 +143,10 @@ fn has_branch(root: &Path, name: &str) -> bool {
         .map(|c| git_dir.join(c.trim()))
         .unwrap_or(git_dir);
     common.join("refs/heads").join(name).is_file()
-        || std::fs::read_to_string(common.join("packed-refs"))
-            .is_ok_and(|p| p.lines().any(|l| l.ends_with(&format!(" refs/heads/{name}"))))
+        || std::fs::read_to_string(common.join("packed-refs")).is_ok_and(|p| {
+            p.lines()
+                .any(|l| l.ends_with(&format!(" refs/heads/{name}")))
+        })
 }
 
 fn git(root: &Path) -> Command {

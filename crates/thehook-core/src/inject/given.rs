@@ -100,6 +100,9 @@ mod tests {
             ])
         );
         // The id never walks out of the folder.
-        assert!(dir.path().join(".thehook/index/given/session_a.txt").is_file());
+        assert!(dir
+            .path()
+            .join(".thehook/index/given/session_a.txt")
+            .is_file());
     }
 }

@@ -96,11 +96,7 @@ pub fn on_prompt(
     let Some(prompt) = payload.prompt.as_deref().filter(|p| !p.trim().is_empty()) else {
         return said("prompt: the payload has no prompt".into());
     };
-    if let Some(source) = payload
-        .source
-        .as_deref()
-        .filter(|s| NOT_TYPED.contains(s))
-    {
+    if let Some(source) = payload.source.as_deref().filter(|s| NOT_TYPED.contains(s)) {
         return said(format!("prompt: not typed by a person (source `{source}`)"));
     }
     let start = payload.cwd.clone().unwrap_or_else(|| cwd.to_path_buf());
@@ -343,9 +339,11 @@ fn named_files(prompt: &str) -> Vec<&str> {
         .split(|c: char| c.is_whitespace() || matches!(c, '`' | '"' | '\'' | '(' | ')' | ','))
         .map(|w| w.trim_end_matches(['.', ':', ';', '?', '!']))
         .filter(|w| {
-            let has_ext = w
-                .rsplit_once('.')
-                .is_some_and(|(stem, ext)| !stem.is_empty() && (1..=5).contains(&ext.len()) && ext.chars().all(|c| c.is_ascii_alphanumeric()));
+            let has_ext = w.rsplit_once('.').is_some_and(|(stem, ext)| {
+                !stem.is_empty()
+                    && (1..=5).contains(&ext.len())
+                    && ext.chars().all(|c| c.is_ascii_alphanumeric())
+            });
             w.len() > 3 && (has_ext || w.contains('/')) && !w.starts_with("http")
         })
         .collect()
@@ -358,7 +356,9 @@ mod tests {
     #[test]
     fn the_files_a_prompt_names_are_found() {
         assert_eq!(
-            named_files("Fix the bug in `src/auth.rs` and parse.rs, see https://x.io/a.md. Thanks."),
+            named_files(
+                "Fix the bug in `src/auth.rs` and parse.rs, see https://x.io/a.md. Thanks."
+            ),
             ["src/auth.rs", "parse.rs"]
         );
         assert!(named_files("why is it slow? e.g. no idea").is_empty());

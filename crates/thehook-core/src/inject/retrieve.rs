@@ -160,12 +160,7 @@ pub fn retrieve(
         config.max_results,
         &config.include,
     )?;
-    let sessions = left_off_lines(
-        &memory,
-        &context,
-        payload.session_id.as_deref(),
-        &config,
-    )?;
+    let sessions = left_off_lines(&memory, &context, payload.session_id.as_deref(), &config)?;
     let (failed, queued) = crate::capture::queue::counts(&project);
     // Only a failed capture can be waiting for the budget: the bill is read
     // only then, to keep session start fast.
@@ -437,7 +432,9 @@ pub fn render(
     let mut used_tokens = counter.count(HEADER) + notice.as_ref().map_or(0, |n| counter.count(n));
     let mut kept: Vec<Vec<&BlockLine>> = vec![Vec::new(); headings.len()];
     for line in lines {
-        let heading = kept[line.section].is_empty().then(|| &headings[line.section]);
+        let heading = kept[line.section]
+            .is_empty()
+            .then(|| &headings[line.section]);
         let chars = line.text.len() + 1 + heading.as_ref().map_or(0, |h| h.len() + 1);
         if used_chars + chars > MAX_CHARS {
             continue;

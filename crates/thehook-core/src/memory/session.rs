@@ -40,9 +40,9 @@ impl SessionRecord {
     pub fn of(path: &str, parsed: &ParsedFile) -> Option<SessionRecord> {
         let first = parsed.items.first()?;
         let summaries = || parsed.items.iter().filter(|i| i.kind == ItemKind::Summary);
-        let gist = GIST_LABELS.iter().find_map(|label| {
-            summaries().find_map(|i| Some((i, unlabel(&i.text, label)?)))
-        });
+        let gist = GIST_LABELS
+            .iter()
+            .find_map(|label| summaries().find_map(|i| Some((i, unlabel(&i.text, label)?))));
         let fm = &parsed.front_matter;
         Some(SessionRecord {
             path: path.to_string(),
@@ -51,7 +51,9 @@ impl SessionRecord {
             branch: fm.branch.clone().filter(|b| !b.trim().is_empty()),
             title: fm.title.clone().filter(|t| !t.trim().is_empty()),
             files: fm.files.clone(),
-            line: gist.as_ref().map_or(first.line_start, |(i, _)| i.line_start),
+            line: gist
+                .as_ref()
+                .map_or(first.line_start, |(i, _)| i.line_start),
             gist: gist.map(|(_, text)| text),
         })
     }
@@ -65,7 +67,9 @@ impl SessionRecord {
 /// `**Label**: text` → `text`, for this label.
 fn unlabel(text: &str, label: &str) -> Option<String> {
     let rest = text.trim().strip_prefix("**")?.strip_prefix(label)?;
-    let rest = rest.strip_prefix("**:").or_else(|| rest.strip_prefix(":**"))?;
+    let rest = rest
+        .strip_prefix("**:")
+        .or_else(|| rest.strip_prefix(":**"))?;
     let rest = crate::memory::item::normalise(rest);
     (!rest.is_empty() && rest != "none").then_some(rest)
 }
@@ -93,9 +97,16 @@ mod tests {
 
     #[test]
     fn a_hand_written_file_without_front_matter_still_has_a_record() {
-        let parsed = parse_markdown(".thehook/sessions/b.md", "- did a thing\n", "2026-01-01T00:00:00Z");
+        let parsed = parse_markdown(
+            ".thehook/sessions/b.md",
+            "- did a thing\n",
+            "2026-01-01T00:00:00Z",
+        );
         let r = SessionRecord::of(".thehook/sessions/b.md", &parsed).unwrap();
         assert_eq!((r.gist, r.line, r.files.len()), (None, 1, 0));
-        assert_eq!(SessionRecord::of("x", &parse_markdown("x", "", "2026")), None);
+        assert_eq!(
+            SessionRecord::of("x", &parse_markdown("x", "", "2026")),
+            None
+        );
     }
 }

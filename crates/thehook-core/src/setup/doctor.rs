@@ -282,12 +282,20 @@ fn prompt_hook_checks(root: &Path, on_prompt: bool) -> Vec<Check> {
             (true, false) => checks.push(warn(
                 "prompt hook",
                 format!("{agent} runs thehook at session start and end but not at each prompt"),
-                format!("run `thehook init --agent {}` again to add it", agent.short_name()),
+                format!(
+                    "run `thehook init --agent {}` again to add it",
+                    agent.short_name()
+                ),
             )),
             (false, true) => checks.push(warn(
                 "prompt hook",
-                format!("{agent} runs the prompt hook, but retrieval.on_prompt is off: it adds nothing"),
-                format!("run `thehook init --agent {}` again to take it out", agent.short_name()),
+                format!(
+                    "{agent} runs the prompt hook, but retrieval.on_prompt is off: it adds nothing"
+                ),
+                format!(
+                    "run `thehook init --agent {}` again to take it out",
+                    agent.short_name()
+                ),
             )),
             (false, false) => {}
         }

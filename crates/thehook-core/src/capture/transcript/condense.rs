@@ -485,8 +485,21 @@ fn read_only(command: &str) -> bool {
         "uniq", "cd", "date", "env", "printenv", "whoami", "uname", "sleep", "true",
     ];
     const GIT_LOOKS: &[&str] = &[
-        "log", "diff", "status", "show", "branch", "blame", "rev-parse", "ls-files", "grep",
-        "remote", "reflog", "describe", "shortlog", "fetch", "config",
+        "log",
+        "diff",
+        "status",
+        "show",
+        "branch",
+        "blame",
+        "rev-parse",
+        "ls-files",
+        "grep",
+        "remote",
+        "reflog",
+        "describe",
+        "shortlog",
+        "fetch",
+        "config",
     ];
     let command = command
         .replace("2>&1", "")

@@ -269,20 +269,24 @@ fn session_files_from_real_transcripts_hold_no_absolute_or_home_path() {
         cwds.extend(t.cwd.clone().filter(|c| c.len() > 1));
         worker.capture_file(path).unwrap();
     }
-    let written: Vec<(String, String)> = walkdir::WalkDir::new(project.path().join(".thehook/sessions"))
-        .into_iter()
-        .flatten()
-        .filter(|e| e.file_type().is_file())
-        .map(|e| {
-            let text = std::fs::read_to_string(e.path()).unwrap();
-            (e.path().display().to_string(), text)
-        })
-        .collect();
+    let written: Vec<(String, String)> =
+        walkdir::WalkDir::new(project.path().join(".thehook/sessions"))
+            .into_iter()
+            .flatten()
+            .filter(|e| e.file_type().is_file())
+            .map(|e| {
+                let text = std::fs::read_to_string(e.path()).unwrap();
+                (e.path().display().to_string(), text)
+            })
+            .collect();
     assert!(written.len() >= 8, "{} session files", written.len());
     assert!(cwds.len() >= 8, "{} working folders", cwds.len());
     let mut with_files = 0;
     for (path, text) in &written {
-        assert!(!home_path.is_match(text), "{path} names a home folder:\n{text}");
+        assert!(
+            !home_path.is_match(text),
+            "{path} names a home folder:\n{text}"
+        );
         for cwd in &cwds {
             assert!(!text.contains(cwd.as_str()), "{path} names {cwd}:\n{text}");
         }
@@ -296,5 +300,8 @@ fn session_files_from_real_transcripts_hold_no_absolute_or_home_path() {
             );
         }
     }
-    assert!(with_files >= 5, "only {with_files} session files record their files");
+    assert!(
+        with_files >= 5,
+        "only {with_files} session files record their files"
+    );
 }
