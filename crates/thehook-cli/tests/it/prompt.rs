@@ -240,3 +240,17 @@ fn a_prompt_memory_knows_nothing_about_adds_nothing() {
         .success()
         .stdout("");
 }
+
+#[test]
+fn a_prompt_that_says_a_files_name_finds_the_sessions_that_changed_it() {
+    let p = repository_with_history();
+    // "lexer" alone is one shared word, below the floor of a word match;
+    // src/lexer.rs, which one session in eight changed, names that session.
+    let out = on_prompt(&p, "claude-code", "a", "time to rework the lexer");
+    assert!(
+        out.contains("session 1: lexer handles tabs (.thehook/sessions/2026-03-02-1000-s1.md:11)"),
+        "{out}"
+    );
+    // README.md, which most sessions changed, names none of them.
+    assert_eq!(on_prompt(&p, "claude-code", "b", "tidy the readme"), "");
+}
