@@ -5,24 +5,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::common::Project;
-
-fn git(root: &Path, args: &[&str]) {
-    let ok = std::process::Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(args)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "git {args:?}");
-}
+use crate::common::{git, Project};
 
 /// A session file as capture writes it: facts in the front matter.
 fn session(p: &Project, n: u32, day: u32, branch: &str, files: &[&str], did: &str) {

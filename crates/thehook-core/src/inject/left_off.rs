@@ -74,8 +74,7 @@ pub fn rank<'s>(
     // 2. Sessions on the files in play.
     let in_play = files_in_play(context);
     if !in_play.is_empty() {
-        let touched = how_many_touched(&newest);
-        let total = newest.len() as f32;
+        let touched = how_many_touched(newest.iter().copied());
         let mut scored: Vec<(f32, usize)> = newest
             .iter()
             .enumerate()
@@ -85,8 +84,7 @@ pub fn rank<'s>(
                     .iter()
                     .filter_map(|f| {
                         let weight = in_play.get(f.as_str())?;
-                        let n = *touched.get(f.as_str())? as f32;
-                        Some(weight * (1.0 + total / n).ln())
+                        Some(weight * rarity(newest.len(), *touched.get(f.as_str())?))
                     })
                     .sum();
                 // Work continues a few sessions back more often than far back.
@@ -128,7 +126,9 @@ fn files_in_play(context: &Context) -> HashMap<&str, f32> {
 }
 
 /// How many sessions changed each file.
-fn how_many_touched<'s>(sessions: &[&'s SessionRecord]) -> HashMap<&'s str, usize> {
+pub(crate) fn how_many_touched<'s>(
+    sessions: impl IntoIterator<Item = &'s SessionRecord>,
+) -> HashMap<&'s str, usize> {
     let mut out: HashMap<&str, usize> = HashMap::new();
     for s in sessions {
         for f in &s.files {
@@ -136,6 +136,12 @@ fn how_many_touched<'s>(sessions: &[&'s SessionRecord]) -> HashMap<&'s str, usiz
         }
     }
     out
+}
+
+/// What a file says about which session is meant: the fewer of `total`
+/// sessions changed it (`touched`), the more.
+pub(crate) fn rarity(total: usize, touched: usize) -> f32 {
+    (1.0 + total as f32 / touched.max(1) as f32).ln()
 }
 
 /// `- 2026-02-19, feat/auth: title: what was done (path:line)`.

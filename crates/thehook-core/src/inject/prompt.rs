@@ -212,14 +212,8 @@ fn by_file_words<'s>(
 ) -> Vec<&'s SessionRecord> {
     let analyzer = memory.analyzer();
     let words: HashSet<String> = analyzer.terms(prompt).into_iter().collect();
-    let mut touched: HashMap<&str, usize> = HashMap::new();
-    for s in sessions {
-        for f in &s.files {
-            *touched.entry(f.as_str()).or_default() += 1;
-        }
-    }
-    let total = sessions.len() as f32;
-    let most = ((total * RARE_FILE_SHARE).ceil() as usize).max(1);
+    let touched = left_off::how_many_touched(sessions);
+    let most = ((sessions.len() as f32 * RARE_FILE_SHARE).ceil() as usize).max(1);
     let said: HashMap<&str, f32> = touched
         .iter()
         .filter(|(_, n)| **n <= most)
@@ -229,7 +223,7 @@ fn by_file_words<'s>(
             let terms = analyzer.terms(stem);
             !terms.is_empty() && terms.iter().all(|t| words.contains(t))
         })
-        .map(|(f, n)| (*f, (1.0 + total / *n as f32).ln()))
+        .map(|(f, n)| (*f, left_off::rarity(sessions.len(), *n)))
         .collect();
     if said.is_empty() {
         return Vec::new();

@@ -7,6 +7,7 @@
 //! ([`warm`]). Type quotas put conventions and decisions first, then recent
 //! history; the block is cut to the token budget and 10,000 characters.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -153,14 +154,15 @@ pub fn retrieve(
     let context = Context::of(project.root());
     let query = context.query();
     let vector = cached_query_vector(&project, &query, memory.availability());
+    let sessions = left_off_lines(&memory, &context, payload.session_id.as_deref(), &config)?;
     let picked = pick(
         &memory,
         &query,
         vector.as_deref(),
         config.max_results,
         &config.include,
+        &continued(&sessions),
     )?;
-    let sessions = left_off_lines(&memory, &context, payload.session_id.as_deref(), &config)?;
     let (failed, queued) = crate::capture::queue::counts(&project);
     // Only a failed capture can be waiting for the budget: the bill is read
     // only then, to keep session start fast.
@@ -241,6 +243,15 @@ fn left_off_lines(
         .collect())
 }
 
+/// The files of the sessions "Where you left off" names: their conventions,
+/// decisions and gotchas are those of the work being continued.
+fn continued(sessions: &[(String, String)]) -> HashSet<String> {
+    sessions
+        .iter()
+        .filter_map(|(_, cited)| cited.rsplit_once(':').map(|(path, _)| path.to_string()))
+        .collect()
+}
+
 /// Every line the block may hold, in order: (section, line, citation).
 /// Section 0 is "Where you left off", `g + 1` is `GROUPS[g]`.
 fn block_lines(sessions: &[(String, String)], picked: &[(usize, Item)]) -> Vec<BlockLine> {
@@ -279,6 +290,7 @@ fn pick(
     vector: Option<&[f32]>,
     max: usize,
     include: &[Include],
+    prefer: &HashSet<String>,
 ) -> Result<Vec<(usize, Item)>> {
     // Both retrievers run once for all groups; each group fuses its share.
     let pool = if query.trim().is_empty() {
@@ -325,13 +337,17 @@ fn pick(
         } else {
             (relevant, recent)
         };
-        let list = first
+        let mut list: Vec<Item> = first
             .into_iter()
             .chain(then)
             .filter(|i| {
                 included(i, include) && seen.insert(i.id.clone()) && staleness.reason(i).is_none()
             })
             .collect();
+        if !group.by_recency {
+            // Those of the sessions being continued first, in their order.
+            list.sort_by_key(|i| !prefer.contains(&i.path));
+        }
         ranked.push(list);
     }
     let lengths: Vec<usize> = ranked.iter().map(Vec::len).collect();
@@ -675,15 +691,19 @@ pub fn warm(root: &Path, paths: &SearchPaths) -> Result<String> {
         .map(|t| format!("## {t}"))
         .chain([HEADER.to_string()])
         .collect();
+    let sessions = left_off_lines(&memory, &context, None, &config)?;
     for v in [None, vector.as_deref()] {
-        let picked = pick(&memory, &query, v, config.max_results, &config.include)?;
+        let picked = pick(
+            &memory,
+            &query,
+            v,
+            config.max_results,
+            &config.include,
+            &continued(&sessions),
+        )?;
         texts.extend(picked.iter().map(|(g, item)| item_line(item, *g)));
     }
-    texts.extend(
-        left_off_lines(&memory, &context, None, &config)?
-            .into_iter()
-            .map(|(line, _)| line),
-    );
+    texts.extend(sessions.into_iter().map(|(line, _)| line));
     let counts = TokenCounts {
         fingerprint: memory.availability().fingerprint(),
         counts: texts
