@@ -1,11 +1,15 @@
 //! The session-start hook: what to tell an agent when a session starts.
 //!
 //! It must cost nothing (the README's speed targets: p50 <= 50 ms with 10,000 items),
-//! so it never starts ONNX Runtime: items are ranked lexically against the
-//! project's git context, and by vector as well when a query vector for that
-//! exact context was cached by an earlier session start's background run
-//! ([`warm`]). Type quotas put conventions and decisions first, then recent
-//! history; the block is cut to the token budget and 10,000 characters.
+//! so it never starts ONNX Runtime. First "Where you left off": earlier
+//! sessions ranked by branch, files in play and recency ([`left_off`]).
+//! Then items ranked lexically against the project's git context, and by
+//! vector as well when a query vector for that exact context was cached by
+//! an earlier session start's background run ([`warm`]); type quotas put
+//! conventions and decisions first, then consolidated history, and within a
+//! group those of the sessions named above come first. The block is cut to
+//! the token budget and 10,000 characters, and what it cites is recorded for
+//! the prompt hook ([`crate::inject::given`]).
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
