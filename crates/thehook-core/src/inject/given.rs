@@ -43,7 +43,9 @@ impl Given {
             return Ok(());
         }
         let dir = self.path.parent().expect("the record has a folder");
-        let fresh = !dir.exists();
+        // A session's first record is the time to look for records long over
+        // (not every prompt: the folder holds one file per session).
+        let first = !self.path.exists();
         std::fs::create_dir_all(dir).at("cannot create", dir)?;
         let mut file = std::fs::OpenOptions::new()
             .create(true)
@@ -53,7 +55,7 @@ impl Given {
         let text: String = cited.iter().map(|c| format!("{c}\n")).collect();
         file.write_all(text.as_bytes())
             .at("cannot write", &self.path)?;
-        if !fresh {
+        if first {
             prune(dir);
         }
         Ok(())
@@ -104,5 +106,27 @@ mod tests {
             .path()
             .join(".thehook/index/given/session_a.txt")
             .is_file());
+    }
+
+    #[test]
+    fn a_new_sessions_first_record_removes_those_untouched_for_a_week() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = Project::at(dir.path());
+        let (old, recent) = (Given::of(&project, "old"), Given::of(&project, "recent"));
+        old.add(&["a.md:1"]).unwrap();
+        recent.add(&["b.md:1"]).unwrap();
+        let eight_days = SystemTime::now() - Duration::from_secs(8 * 24 * 3600);
+        std::fs::File::options()
+            .write(true)
+            .open(&old.path)
+            .unwrap()
+            .set_modified(eight_days)
+            .unwrap();
+        // Another prompt of a known session looks at nothing else.
+        recent.add(&["c.md:1"]).unwrap();
+        assert!(old.path.exists());
+        Given::of(&project, "new").add(&["d.md:1"]).unwrap();
+        assert!(!old.path.exists(), "a week old: removed");
+        assert_eq!(recent.load().len(), 2, "recent records stay");
     }
 }

@@ -300,8 +300,9 @@ fn session_files_from_real_transcripts_hold_no_absolute_or_home_path() {
             );
         }
     }
+    // 4 with the vendored fixtures alone (as in CI), more with the shared corpus.
     assert!(
-        with_files >= 5,
+        with_files >= 4,
         "only {with_files} session files record their files"
     );
 }
