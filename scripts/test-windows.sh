@@ -53,9 +53,9 @@ def commands(path):
 bash = "'" + exe.replace("\\", "/") + "'"        # Claude Code: Git Bash
 ps = "& '" + exe + "'"                           # Codex, Gemini: PowerShell
 want = {
-    ".claude/settings.json": [f"{bash} capture --agent claude-code", f"{bash} retrieve --agent claude-code"],
-    ".codex/hooks.json": [f"{ps} capture --agent codex", f"{ps} retrieve --agent codex"],
-    ".gemini/settings.json": [f"{ps} capture --agent gemini", f"{ps} retrieve --agent gemini"],
+    ".claude/settings.json": [f"{bash} {sub} --agent claude-code" for sub in ("capture", "prompt", "retrieve")],
+    ".codex/hooks.json": [f"{ps} {sub} --agent codex" for sub in ("capture", "prompt", "retrieve")],
+    ".gemini/settings.json": [f"{ps} {sub} --agent gemini" for sub in ("capture", "prompt", "retrieve")],
 }
 for path, expected in want.items():
     got = commands(path)

@@ -96,6 +96,12 @@ pub fn on_prompt(
     let Some(prompt) = payload.prompt.as_deref().filter(|p| !p.trim().is_empty()) else {
         return said("prompt: the payload has no prompt".into());
     };
+    if payload.agent.spec().prompt_output("").is_none() {
+        return said(format!(
+            "prompt: {} cannot add context at a prompt",
+            payload.agent
+        ));
+    }
     if let Some(source) = payload.source.as_deref().filter(|s| NOT_TYPED.contains(s)) {
         return said(format!("prompt: not typed by a person (source `{source}`)"));
     }
@@ -122,9 +128,8 @@ pub fn on_prompt(
     let lines = fit(&found);
     if lines.is_empty() {
         return said(format!(
-            "prompt: {}: nothing new cleared the floor ({} candidates)",
-            payload.agent,
-            found.len()
+            "prompt: {}: nothing new cleared the floor",
+            payload.agent
         ));
     }
     if let Some(given) = &given {
