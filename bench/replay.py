@@ -85,8 +85,8 @@ memory for it; this affects the baselines and thehook alike.
 
 Usage
 -----
-    python3 bench/replay.py --history cli=/work/.mirror/entireio+cli/repo \\
-        --history entire-graph=/work/.mirror/entireio+entire-graph/repo [--llm none|fake]
+    python3 bench/replay.py --history cli=<git dir of the entireio/cli snapshot> \\
+        --history entire-graph=<git dir of the entireio/entire-graph snapshot> [--llm none|fake]
         [--limit N] [--cache DIR] [--bin PATH] [--json OUT] [--no-bin-copy]
 
 `--bin` (default target/release/thehook) is copied with the `libonnxruntime*` and
@@ -685,7 +685,7 @@ def main(argv=None) -> int:
     ap.add_argument("histories", nargs="*", help="NAME=GITDIR or GITDIR (same as --history)")
     ap.add_argument("--history", action="append", default=[], help="NAME=GITDIR, repeatable")
     ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "thehook-replay")
-    ap.add_argument("--bin", type=Path, default=Path("/work/main/target/release/thehook"))
+    ap.add_argument("--bin", type=Path, default=Path(__file__).resolve().parent.parent / "target/release/thehook")
     ap.add_argument("--llm", choices=["none", "fake"], default="none")
     ap.add_argument("--limit", type=int, default=0, help="at most N sessions per history (0: all)")
     ap.add_argument("--json", type=Path, help="also write the results here")

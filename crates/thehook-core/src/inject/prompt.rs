@@ -196,7 +196,7 @@ fn relevant(
     for item in by_words(memory, prompt, context, &sessions, &named, already)? {
         if files.insert(item.path.clone()) {
             found.push(Found {
-                line: item_line(&item),
+                line: crate::inject::retrieve::cited_line(&item, true, MAX_ITEM_CHARS),
                 cited: item.citation(),
             });
         }
@@ -304,17 +304,6 @@ fn by_words(
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0));
     Ok(scored.into_iter().map(|(_, item)| item).collect())
-}
-
-/// `- text, 2026-02-20 (path:line)`.
-fn item_line(item: &Item) -> String {
-    let text = crate::memory::item::normalise(&item.text);
-    let day = item.date.get(..10).unwrap_or_default();
-    format!(
-        "- {}, {day} ({})",
-        clip_chars(&text, MAX_ITEM_CHARS),
-        item.citation()
-    )
 }
 
 /// The lines to add, with their citations, within [`MAX_CHARS`].

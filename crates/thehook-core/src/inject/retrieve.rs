@@ -27,6 +27,7 @@ use crate::memory::embed::{Availability, SearchPaths};
 use crate::memory::index::{Candidates, Filter};
 use crate::memory::item::{Item, ItemKind};
 use crate::memory::search::{fuse, Mode, LEXICAL_WEIGHT};
+use crate::memory::session::SessionRecord;
 use crate::memory::stale::Staleness;
 use crate::memory::store::write_atomic;
 use crate::memory::Memory;
@@ -158,7 +159,7 @@ pub fn retrieve(
     let context = Context::of(project.root());
     let query = context.query();
     let vector = cached_query_vector(&project, &query, memory.availability());
-    let sessions = left_off_lines(&memory, &context, payload.session_id.as_deref(), &config)?;
+    let sessions = left_off_sessions(&memory, &context, payload.session_id.as_deref(), &config)?;
     let picked = pick(
         &memory,
         &query,
@@ -229,40 +230,37 @@ fn included(item: &Item, include: &[Include]) -> bool {
     include.contains(&category)
 }
 
-/// The lines of "Where you left off": earlier sessions ranked by the
+/// The sessions of "Where you left off": earlier sessions ranked by the
 /// branch, the files in play and recency ([`left_off`]).
-fn left_off_lines(
+fn left_off_sessions(
     memory: &Memory,
     context: &Context,
     current: Option<&str>,
     config: &crate::config::Retrieval,
-) -> Result<Vec<(String, String)>> {
+) -> Result<Vec<SessionRecord>> {
     if config.left_off == 0 || !config.include.contains(&Include::Sessions) {
         return Ok(Vec::new());
     }
     let sessions = memory.index().sessions()?;
     Ok(left_off::rank(&sessions, context, current, config.left_off)
         .into_iter()
-        .map(|s| (left_off::line(s), s.citation()))
+        .cloned()
         .collect())
 }
 
 /// The files of the sessions "Where you left off" names: their conventions,
 /// decisions and gotchas are those of the work being continued.
-fn continued(sessions: &[(String, String)]) -> HashSet<String> {
-    sessions
-        .iter()
-        .filter_map(|(_, cited)| cited.rsplit_once(':').map(|(path, _)| path.to_string()))
-        .collect()
+fn continued(sessions: &[SessionRecord]) -> HashSet<String> {
+    sessions.iter().map(|s| s.path.clone()).collect()
 }
 
-/// Every line the block may hold, in order: (section, line, citation).
-/// Section 0 is "Where you left off", `g + 1` is `GROUPS[g]`.
-fn block_lines(sessions: &[(String, String)], picked: &[(usize, Item)]) -> Vec<BlockLine> {
-    let sessions = sessions.iter().map(|(line, cited)| BlockLine {
+/// Every line the block may hold, in order. Section 0 is "Where you left
+/// off", `g + 1` is `GROUPS[g]`.
+fn block_lines(sessions: &[SessionRecord], picked: &[(usize, Item)]) -> Vec<BlockLine> {
+    let sessions = sessions.iter().map(|s| BlockLine {
         section: 0,
-        text: line.clone(),
-        cited: cited.clone(),
+        text: left_off::line(s),
+        cited: s.citation(),
     });
     let items = picked.iter().map(|(g, item)| BlockLine {
         section: g + 1,
@@ -494,9 +492,15 @@ const HEADER: &str = crate::inject::heading::MEMORY_HEADING;
 
 /// `- text, 2026-02-20 (path:line)`: dated for decisions and history.
 fn item_line(item: &Item, group: usize) -> String {
-    let text = item.text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let text = clip_chars(&text, MAX_ITEM_CHARS);
     let dated = matches!(GROUPS[group].title, "Decisions" | "Recent history");
+    cited_line(item, dated, MAX_ITEM_CHARS)
+}
+
+/// `- text (path:line)`, or `- text, 2026-02-20 (path:line)` when `dated`,
+/// the text on one line and cut at `max` characters (the prompt hook's
+/// lines too).
+pub(crate) fn cited_line(item: &Item, dated: bool, max: usize) -> String {
+    let text = clip_chars(&crate::memory::item::normalise(&item.text), max);
     match item.date.get(..10).filter(|_| dated) {
         Some(day) => format!("- {text}, {day} ({})", item.citation()),
         None => format!("- {text} ({})", item.citation()),
@@ -695,7 +699,7 @@ pub fn warm(root: &Path, paths: &SearchPaths) -> Result<String> {
         .map(|t| format!("## {t}"))
         .chain([HEADER.to_string()])
         .collect();
-    let sessions = left_off_lines(&memory, &context, None, &config)?;
+    let sessions = left_off_sessions(&memory, &context, None, &config)?;
     for v in [None, vector.as_deref()] {
         let picked = pick(
             &memory,
@@ -707,7 +711,7 @@ pub fn warm(root: &Path, paths: &SearchPaths) -> Result<String> {
         )?;
         texts.extend(picked.iter().map(|(g, item)| item_line(item, *g)));
     }
-    texts.extend(sessions.into_iter().map(|(line, _)| line));
+    texts.extend(sessions.iter().map(left_off::line));
     let counts = TokenCounts {
         fingerprint: memory.availability().fingerprint(),
         counts: texts
