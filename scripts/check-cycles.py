@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fails when source files of a crate import each other in a cycle.
+"""Fails when source files of a crate, or its folders, import each other in a cycle.
 
 Each .rs file is a node; an edge a -> b means a names something of the module
 b lives in (`crate::x::y`, `super::z`, `self::w`, or a `use` of them). Test
@@ -8,6 +8,11 @@ A child module using its ancestors' own items is not counted (that is Rust's
 module tree); a name the ancestor only re-exports (`pub use sibling::Item`)
 counts as the edge to the sibling that defines it. Prints every strongly connected component of more than one
 file and exits 1 when there is one.
+
+Folders are checked the same way, at every depth: sibling modules (a folder
+and the file of the same name are one module, `x.rs` beside `x/`) must not
+use each other in a loop, counting what any file inside each uses. So the
+crate's top-level modules form layers, and so do the modules of each folder.
 """
 import re
 import sys
@@ -97,7 +102,8 @@ def reexports_of(modules: dict) -> dict:
     return out
 
 
-def check(src_root: Path) -> list[list[str]]:
+def edges_of(src_root: Path) -> dict:
+    """Module -> the modules it uses (not counting its ancestors)."""
     files = [f for f in src_root.rglob("*.rs") if "tests" not in f.parts and f.name != "tests.rs"]
     modules = {tuple(module_of(src_root, f)): f for f in files}
     edges = {m: set() for m in modules}
@@ -113,7 +119,11 @@ def check(src_root: Path) -> list[list[str]]:
             is_ancestor = len(t or ()) < len(m) and m[: len(t or ())] == t
             if t is not None and t != m and not is_ancestor:
                 edges[m].add(t)
-    # Tarjan's strongly connected components
+    return edges
+
+
+def cycles(edges: dict) -> list[list[tuple]]:
+    """Tarjan's strongly connected components of more than one node."""
     index, low, stack, on, out = {}, {}, [], set(), []
     counter = [0]
 
@@ -137,12 +147,47 @@ def check(src_root: Path) -> list[list[str]]:
                 if w == v:
                     break
             if len(comp) > 1:
-                out.append(sorted("::".join(c) or "lib" for c in comp))
+                out.append(sorted(comp))
 
     sys.setrecursionlimit(10000)
-    for v in modules:
+    for v in edges:
         if v not in index:
             visit(v)
+    return out
+
+
+def folder_edges(edges: dict) -> dict:
+    """Sibling module -> sibling modules, at every depth: an edge a -> b
+    between two files counts for the pair of siblings that hold them (the
+    first path element where they part)."""
+    out: dict = {}
+    for a, targets in edges.items():
+        for b in targets:
+            common = 0
+            while common < min(len(a), len(b)) and a[common] == b[common]:
+                common += 1
+            if common < len(a) and common < len(b):
+                sa, sb = a[: common + 1], b[: common + 1]
+                out.setdefault(sa, set()).add(sb)
+                out.setdefault(sb, set())
+    return out
+
+
+def check(src_root: Path) -> list[str]:
+    edges = edges_of(src_root)
+    name = lambda c: "::".join(c) or "lib"
+    out = [f"import cycle among files {', '.join(name(c) for c in comp)}" for comp in cycles(edges)]
+    for comp in cycles(folder_edges(edges)):
+        # one file-level example of each folder-level edge of the loop
+        example = {}
+        for a, bs in sorted(edges.items()):
+            for b in sorted(bs):
+                for sa in comp:
+                    for sb in comp:
+                        if sa != sb and a[: len(sa)] == sa and b[: len(sb)] == sb:
+                            example.setdefault((sa, sb), f"{name(a)} uses {name(b)}")
+        why = "; ".join(f"{name(sa)} -> {name(sb)} ({e})" for (sa, sb), e in sorted(example.items()))
+        out.append(f"import cycle among folders {', '.join(name(c) for c in comp)}: {why}")
     return out
 
 
@@ -153,9 +198,9 @@ def main() -> int:
         src = crate / "src"
         if not src.is_dir():
             continue
-        for comp in check(src):
+        for problem in check(src):
             bad += 1
-            print(f"{crate.name}: import cycle among {', '.join(comp)}")
+            print(f"{crate.name}: {problem}")
     if bad:
         print(f"{bad} import cycle(s): move the shared part into a module both can depend on")
     return 1 if bad else 0

@@ -18,7 +18,7 @@ use thehook_core::browse::{self, ListOptions, ReadOptions};
 use thehook_core::error::Words;
 use thehook_core::memory::embed::SearchPaths;
 use thehook_core::memory::shared::with_memory;
-use thehook_core::{env, Error, Memory, Project, RecallRequest, RememberRequest};
+use thehook_core::{env, Error, ItemRef, Memory, Project, RecallRequest, RememberRequest};
 
 use crate::output::Output;
 use crate::render::hits_text;
@@ -231,7 +231,8 @@ impl Server {
         Parameters(p): Parameters<ForgetParams>,
     ) -> Result<CallToolResult, ErrorData> {
         self.answer(move |state| {
-            let item = state.with_memory(false, |m| m.forget(&p.item_id))?;
+            let item = ItemRef::parse(&p.item_id)?;
+            let item = state.with_memory(false, |m| m.forget(&item))?;
             Ok(format!(
                 "forgot {} ({}): {}",
                 item.id,

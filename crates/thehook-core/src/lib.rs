@@ -22,11 +22,13 @@ pub mod process;
 pub mod project;
 pub mod request;
 pub mod setup;
+pub mod status;
 #[cfg(test)]
 mod test_git;
+pub mod text;
+pub mod transcript;
 
 pub use error::{Error, Result};
 pub use memory::item::{Item, ItemKind};
-pub use memory::Memory;
+pub use memory::{ItemRef, Memory, RecallRequest, RememberRequest, RewriteRequest};
 pub use project::Project;
-pub use request::{RecallRequest, RememberRequest};

@@ -8,10 +8,11 @@
 //! option.
 
 use crate::agents::Agent;
-use crate::error::{Error, Result};
+use crate::error::{fix, Error, Result, Step};
 use crate::memory::index::Filter;
 use crate::memory::item::ItemKind;
 use crate::memory::search::{Mode, LEXICAL_WEIGHT};
+use crate::memory::{ItemRef, RecallRequest, RememberRequest, RewriteRequest};
 
 /// Results of a recall when the caller does not say.
 pub const DEFAULT_K: u32 = 5;
@@ -117,18 +118,6 @@ fn parse_since_at(s: &str, now: jiff::Timestamp) -> Result<jiff::Timestamp> {
         .ok_or_else(|| usage(format!("since {s:?} is not a date"), fix))
 }
 
-/// One recall, checked.
-#[derive(Debug, Clone)]
-pub struct RecallRequest {
-    pub query: String,
-    pub k: usize,
-    pub filter: Filter,
-    pub mode: Mode,
-    /// Weight of BM25 in hybrid fusion ([`LEXICAL_WEIGHT`] unless
-    /// `THEHOOK_LEXICAL_WEIGHT` says otherwise).
-    pub lexical_weight: f32,
-}
-
 impl RecallRequest {
     /// A recall of `query` with every default.
     pub fn new(query: impl Into<String>) -> RecallRequest {
@@ -175,23 +164,10 @@ impl RecallRequest {
     }
 }
 
-/// One fact to remember, checked.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RememberRequest {
-    pub text: String,
-    pub kind: ItemKind,
-}
-
 impl RememberRequest {
     /// `kind` defaults to `note`; it must be one of [`REMEMBERABLE`].
     pub fn new(text: impl Into<String>, kind: Option<ItemKind>) -> Result<RememberRequest> {
-        let text = text.into();
-        if text.trim().is_empty() {
-            return Err(usage(
-                "the fact to remember is empty".into(),
-                "say the fact, e.g. \"Tests live in __tests__/\"",
-            ));
-        }
+        let text = fact(text.into())?;
         let kind = kind.unwrap_or(ItemKind::Note);
         if !REMEMBERABLE.contains(&kind) {
             return Err(not_rememberable(kind.as_str()));
@@ -203,6 +179,48 @@ impl RememberRequest {
     pub fn parse(text: impl Into<String>, kind: Option<&str>) -> Result<RememberRequest> {
         let kind = kind.map(parse_rememberable_kind).transpose()?;
         RememberRequest::new(text, kind)
+    }
+}
+
+/// A fact's text: never empty (remember and rewrite say so alike).
+fn fact(text: String) -> Result<String> {
+    if text.trim().is_empty() {
+        return Err(usage(
+            "the fact to remember is empty".into(),
+            "say the fact, e.g. \"Tests live in __tests__/\"",
+        ));
+    }
+    Ok(text)
+}
+
+/// The fewest characters of an id that name an item.
+pub const MIN_ID_PREFIX: usize = 4;
+
+impl ItemRef {
+    /// An item named by the start of its id, as search results show it.
+    pub fn parse(id_prefix: &str) -> Result<ItemRef> {
+        let prefix = id_prefix.trim().to_ascii_lowercase();
+        if prefix.len() < MIN_ID_PREFIX {
+            return Err(usage(
+                format!("`{prefix}` is too short to name an item"),
+                fix!(
+                    format!("give at least {MIN_ID_PREFIX} characters of the id that search results show ("),
+                    Step::Recall,
+                    ")"
+                ),
+            ));
+        }
+        Ok(ItemRef(prefix))
+    }
+}
+
+impl RewriteRequest {
+    /// The item `id_prefix` names, to be given the new `text` (trimmed).
+    pub fn parse(id_prefix: &str, text: &str) -> Result<RewriteRequest> {
+        Ok(RewriteRequest {
+            item: ItemRef::parse(id_prefix)?,
+            text: fact(text.trim().to_string())?,
+        })
     }
 }
 

@@ -6,7 +6,7 @@ use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::Status;
 use napi_derive::napi;
 use thehook_core::memory::embed::Availability;
-use thehook_core::{Item, RememberRequest};
+use thehook_core::{Item, ItemRef, RememberRequest};
 
 use crate::memories;
 use crate::task::CoreTask;
@@ -69,7 +69,8 @@ pub fn remember(text: String, options: Option<RememberOptions>) -> AsyncTask<Cor
 pub fn forget(id: String, options: Option<ProjectOptions>) -> AsyncTask<CoreTask<MemoryItem>> {
     let o = options.unwrap_or_default();
     AsyncTask::new(CoreTask::new(move || {
-        Ok(memories::with(o.project_dir.as_deref(), false, |m| m.forget(&id))?.into())
+        let item = ItemRef::parse(&id)?;
+        Ok(memories::with(o.project_dir.as_deref(), false, |m| m.forget(&item))?.into())
     }))
 }
 
@@ -173,7 +174,9 @@ impl From<&thehook_core::capture::bill::Spend> for LlmSpend {
 pub fn status(options: Option<ProjectOptions>) -> AsyncTask<CoreTask<StatusResult>> {
     let o = options.unwrap_or_default();
     AsyncTask::new(CoreTask::new(move || {
-        let s = memories::with(o.project_dir.as_deref(), false, |m| m.status())?;
+        let s = memories::with(o.project_dir.as_deref(), false, |m| {
+            thehook_core::status::Status::of(m)
+        })?;
         let (model, model_missing) = match s.embeddings {
             Availability::Ready { model, .. } => (Some(model), None),
             Availability::Missing { reason, fix } => (None, Some(format!("{reason}; {fix}"))),

@@ -5,7 +5,7 @@ use std::time::Instant;
 use serde_json::json;
 use thehook_core::memory::embed::{Availability, SearchPaths};
 use thehook_core::memory::search::{Hit, Mode};
-use thehook_core::{Error, Memory, Project, RecallRequest, RememberRequest};
+use thehook_core::{Error, ItemRef, Memory, Project, RecallRequest, RememberRequest};
 
 use crate::args::{ForgetArgs, JsonFlag, RecallArgs, ReindexArgs, RememberArgs};
 use crate::output::{Output, Style};
@@ -233,7 +233,7 @@ pub(super) fn status(
     out: &mut Output,
 ) -> CommandResult {
     let memory = open(project, paths, false, out)?;
-    let status = memory.status()?;
+    let status = thehook_core::status::Status::of(&memory)?;
     if args.json {
         out.print(&serde_json::to_string_pretty(&status).expect("json"));
         return Ok(Exit::Success);
@@ -350,7 +350,8 @@ pub(super) fn forget(
     args: ForgetArgs,
     out: &mut Output,
 ) -> CommandResult {
-    let item = open(project, paths, false, out)?.forget(&args.id)?;
+    let item = ItemRef::parse(&args.id)?;
+    let item = open(project, paths, false, out)?.forget(&item)?;
     if args.json {
         out.print(&serde_json::to_string(&item).expect("json"));
     } else {

@@ -2,7 +2,7 @@
 
 use serde_json::json;
 use thehook_core::memory::embed::SearchPaths;
-use thehook_core::Project;
+use thehook_core::{ItemRef, Project, RewriteRequest};
 
 use crate::args::{ReviewAction, ReviewArgs};
 use crate::output::{Output, Style};
@@ -18,9 +18,12 @@ pub(super) fn review(
     let mut memory = super::memory::open(project, paths, false, out)?;
     let (done, item) = match &args.action {
         None => return list(&memory.stale_items()?, args.json, out),
-        Some(ReviewAction::Confirm { id }) => ("confirmed", memory.confirm(id)?),
-        Some(ReviewAction::Rewrite { id, text }) => ("rewrote", memory.rewrite(id, text)?),
-        Some(ReviewAction::Forget { id }) => ("forgot", memory.forget(id)?),
+        Some(ReviewAction::Confirm { id }) => ("confirmed", memory.confirm(&ItemRef::parse(id)?)?),
+        Some(ReviewAction::Rewrite { id, text }) => (
+            "rewrote",
+            memory.rewrite(&RewriteRequest::parse(id, text)?)?,
+        ),
+        Some(ReviewAction::Forget { id }) => ("forgot", memory.forget(&ItemRef::parse(id)?)?),
     };
     if args.json {
         out.print(&json!({ "done": done, "item": item }).to_string());

@@ -9,7 +9,7 @@ use super::spec::{
 };
 use super::store::{head_records, name_of, subdirs};
 use super::Agent;
-use crate::capture::transcript::{self, Format};
+use crate::transcript::{self, Format};
 
 pub(super) struct ClaudeCode;
 

@@ -15,7 +15,7 @@ use super::spec::{
 };
 use super::store::head_records;
 use super::Agent;
-use crate::capture::transcript::Format;
+use crate::transcript::Format;
 
 pub(super) struct Codex;
 

@@ -12,7 +12,7 @@ use super::spec::{
 };
 use super::store::{name_of, subdirs};
 use super::Agent;
-use crate::capture::transcript::{self, Format};
+use crate::transcript::{self, Format};
 
 pub(super) struct Cursor;
 

@@ -11,7 +11,7 @@ use super::spec::{
 };
 use super::store::{head_records, subdirs};
 use super::Agent;
-use crate::capture::transcript::Format;
+use crate::transcript::Format;
 
 pub(super) struct Gemini;
 

@@ -33,8 +33,8 @@ pub enum Agent {
 }
 
 /// The agent that writes transcripts of this format.
-impl From<crate::capture::transcript::Format> for Agent {
-    fn from(format: crate::capture::transcript::Format) -> Agent {
+impl From<crate::transcript::Format> for Agent {
+    fn from(format: crate::transcript::Format) -> Agent {
         Agent::ALL
             .into_iter()
             .find(|a| a.spec().identity().format == format)

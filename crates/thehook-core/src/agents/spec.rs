@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Map, Value};
 
 use super::Agent;
-use crate::capture::transcript::Format;
+use crate::transcript::Format;
 
 /// Who an agent is: its names, where its settings are, how to spot it.
 pub(crate) struct Identity {

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::capture::transcript::{read_records, Record};
+use crate::transcript::{read_records, Record};
 
 /// The folders directly in `dir`.
 pub(super) fn subdirs(dir: &Path) -> Vec<PathBuf> {

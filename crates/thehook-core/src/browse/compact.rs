@@ -15,7 +15,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::lines::{Line, Part};
-use crate::capture::transcript::{clip_chars, first_line, patch_files, path_argument, ToolCall};
+use crate::transcript::{clip_chars, first_line, patch_files, path_argument, ToolCall};
 
 /// Characters kept of a quoted first line.
 const QUOTE: usize = 80;

@@ -8,7 +8,7 @@ use std::fmt::Write;
 use serde_json::Value;
 
 use super::lines::{Line, Part};
-use crate::capture::transcript::{strip_base64, ToolCall, ToolResult};
+use crate::transcript::{strip_base64, ToolCall, ToolResult};
 
 pub(super) fn line(l: &Line) -> String {
     let mut out = format!("{}|{}", l.number, super::kind_label(l));

@@ -3,7 +3,7 @@
 //! so `thehook read <id> 12` can point at exactly one of them. Both forms,
 //! compact and full, number the same way.
 
-use crate::capture::transcript::{Block, Role, ToolCall, ToolResult, Transcript};
+use crate::transcript::{Block, Role, ToolCall, ToolResult, Transcript};
 
 /// One numbered piece of a transcript.
 #[derive(Debug, Clone, Copy)]

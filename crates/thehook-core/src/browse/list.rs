@@ -12,10 +12,11 @@ use super::cache::{stamp, ListingCache, Stamp};
 use super::lines::lines;
 pub use super::listed::Listed;
 use crate::agents::Agent;
-use crate::capture::redact::{redact, redact_transcript, Findings};
-use crate::capture::transcript::{self, clip_chars, first_line, Block, Role, Transcript};
 use crate::error::{fix, Error, Result, Step};
 use crate::project::Project;
+use crate::text::redact::{redact, Findings};
+use crate::transcript::redact_transcript;
+use crate::transcript::{self, clip_chars, first_line, Block, Role, Transcript};
 
 /// Characters of a summary in the listing.
 const SUMMARY: usize = 100;

@@ -24,7 +24,7 @@ pub use lines::{lines, Line, Part};
 pub use list::{find, list, open, sources, subagent_sources, ListOptions, Listed, Listing, Source};
 pub use select::Selection;
 
-use crate::capture::transcript::Transcript;
+use crate::transcript::Transcript;
 
 /// What `read` shows.
 #[derive(Debug, Clone, Default)]

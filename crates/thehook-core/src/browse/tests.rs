@@ -4,8 +4,8 @@ use std::path::{Path, PathBuf};
 use super::list::list_sources;
 use super::*;
 use crate::agents::Agent;
-use crate::capture::transcript::load;
-use crate::capture::transcript::tests::{corpus, transcript_files};
+use crate::transcript::load;
+use crate::transcript::tests::{corpus, transcript_files};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/transcripts")
@@ -202,7 +202,7 @@ fn grep_keeps_matching_lines_in_either_form() {
 
 #[test]
 fn secrets_are_redacted_in_every_form() {
-    let samples = crate::capture::redact::samples::samples();
+    let samples = crate::text::redact::samples::samples();
     let mut records = Vec::new();
     for (i, s) in samples.iter().enumerate() {
         let text = serde_json::to_string(&s.text).unwrap();
@@ -372,7 +372,7 @@ fn empty_searches_say_so_but_other_tools_one_line_output_is_kept() {
         call("4", "Read", serde_json::json!({"file_path": "/p/NOTES"})),
         result("4", "No entry yet"),
     ];
-    let t = crate::capture::transcript::parse(lines.join("\n").as_bytes()).unwrap();
+    let t = crate::transcript::parse(lines.join("\n").as_bytes()).unwrap();
     let text = read(&t, &ReadOptions::default()).text;
     let body: Vec<&str> = text.lines().skip(1).collect();
     assert_eq!(

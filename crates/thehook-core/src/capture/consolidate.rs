@@ -4,7 +4,7 @@
 //! The answer is refused, and nothing changes, when it is malformed or when
 //! it would drop an item the knowledge files hold now (merging reworded
 //! duplicates is fine; losing a fact is not). Applying is all or nothing:
-//! the new files and the ledger of merged sessions ([`ledger`]) are staged in
+//! the new files and the ledger of merged sessions ([`super::ledger`]) are staged in
 //! `queue/.consolidate/`, a manifest written last commits them, and a run
 //! that was killed while applying is finished by the next one.
 //!
@@ -13,10 +13,10 @@
 //! a sorted ledger, and `.thehook/.gitattributes` asking git for its union
 //! merge on both. Session files are never edited.
 
-pub mod ledger;
 #[cfg(test)]
 mod tests;
 
+use crate::capture::ledger;
 use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -101,7 +101,7 @@ pub fn consolidate(worker: &mut Worker) -> Result<Option<Consolidated>> {
             ),
         })?;
     let answer = if worker.config().capture.redact_secrets {
-        crate::capture::redact::redact(&answer).into_owned()
+        crate::text::redact::redact(&answer).into_owned()
     } else {
         answer
     };
@@ -231,7 +231,7 @@ fn parse_answer(answer: &str) -> std::result::Result<Vec<Vec<String>>, String> {
             return Err(format!(
                 "line {} is not a list item: `{}`",
                 n + 1,
-                crate::capture::transcript::clip_chars(trimmed, 60)
+                crate::text::clip_chars(trimmed, 60)
             ));
         }
         if trimmed.chars().count() > 600 {
@@ -299,9 +299,7 @@ fn dropped_items(before: &[String], new: &[Vec<String>]) -> Vec<String> {
             });
             !kept
         })
-        .map(|old| {
-            crate::capture::transcript::clip_chars(old.lines().next().unwrap_or_default(), 80)
-        })
+        .map(|old| crate::text::clip_chars(old.lines().next().unwrap_or_default(), 80))
         .collect()
 }
 

@@ -11,7 +11,7 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use crate::capture::transcript::{clip_chars, Facts};
+use crate::transcript::{clip_chars, Facts};
 
 /// The four sections, in order, with the tag their items carry.
 pub const SECTIONS: [(&str, Option<&str>); 4] = [

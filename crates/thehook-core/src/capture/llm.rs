@@ -169,7 +169,7 @@ pub enum LlmFailure {
 impl LlmFailure {
     /// The same failure with any secret in its text replaced.
     pub fn redacted(self) -> LlmFailure {
-        let clean = |s: String| crate::capture::redact::redact(&s).into_owned();
+        let clean = |s: String| crate::text::redact::redact(&s).into_owned();
         match self {
             LlmFailure::Unavailable(why) => LlmFailure::Unavailable(clean(why)),
             LlmFailure::Spawn(why) => LlmFailure::Spawn(clean(why)),

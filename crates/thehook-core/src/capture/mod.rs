@@ -4,14 +4,13 @@
 //! - [`hook`]: the session-end hook's policy (which payloads queue a job);
 //! - [`queue`]: jobs waiting for the worker in `.thehook/queue/`;
 //! - [`sweep`]: sessions whose end hook never fired, found in the agents' stores;
-//! - [`transcript`]: the agents' transcript formats, parsed and condensed;
-//! - [`redact`]: secrets removed before anything leaves the transcript;
 //! - [`paths`]: paths made relative, home folders never written;
 //! - [`extract`]: the LLM prompt, its answer checked, or a heuristic file;
 //! - [`llm`]: the user's headless LLM CLI as a child process;
 //! - [`bill`] and [`budget`]: every call recorded, and a daily limit on them;
 //! - [`worker`]: one job through all of the above, never losing a session;
-//! - [`consolidate`]: sessions merged into `knowledge/` through the LLM;
+//! - [`consolidate`]: sessions merged into `knowledge/` through the LLM, and
+//!   [`ledger`], the sessions merged so far;
 //! - [`run`]: the detached worker's loop, and the worker a waiting caller borrows.
 
 pub mod bill;
@@ -19,13 +18,12 @@ pub mod budget;
 pub mod consolidate;
 pub mod extract;
 pub mod hook;
+pub mod ledger;
 pub mod llm;
 pub mod paths;
 pub mod queue;
-pub mod redact;
 pub mod run;
 pub mod sweep;
-pub mod transcript;
 pub mod worker;
 
 pub use run::{run_worker, with_worker, WorkerRun};

@@ -17,8 +17,6 @@ use crate::capture::extract::{self, Distilled, SessionMeta};
 use crate::capture::llm::LlmFailure;
 use crate::capture::paths;
 use crate::capture::queue::{file_stem, Job};
-use crate::capture::redact::{self, Findings};
-use crate::capture::transcript::{self, CondenseOptions, Role, Transcript};
 use crate::config::Config;
 use crate::error::{Error, IndexFailure, IoContext, Result};
 use crate::logs;
@@ -26,6 +24,8 @@ use crate::memory::embed::SearchPaths;
 use crate::memory::store::{self, write_atomic};
 use crate::memory::Memory;
 use crate::project::Project;
+use crate::text::redact::{self, Findings};
+use crate::transcript::{self, CondenseOptions, Role, Transcript};
 
 mod files;
 pub mod retry;
@@ -283,7 +283,7 @@ impl<'a> Worker<'a> {
         let redacting = self.config.capture.redact_secrets;
         let mut found = Findings::default();
         if redacting {
-            redact::redact_transcript(&mut t, &mut found);
+            crate::transcript::redact_transcript(&mut t, &mut found);
         }
         if !has_conversation(&t) {
             crate::capture::queue::mark_skipped(&self.project, &id);
@@ -435,7 +435,7 @@ impl<'a> Worker<'a> {
         let again = path.exists();
         write_atomic(&path, text.as_bytes())?;
         if again {
-            crate::capture::consolidate::ledger::LEDGER.remove(&self.project, &meta.session_id)?;
+            crate::capture::ledger::LEDGER.remove(&self.project, &meta.session_id)?;
         }
         let rel = self.project.relative(&path);
         if let Err(e) = opened.and_then(|()| self.sync()) {

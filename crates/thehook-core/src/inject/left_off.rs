@@ -17,9 +17,9 @@
 
 use std::collections::HashMap;
 
-use crate::capture::transcript::clip_chars;
 use crate::inject::context::{Context, BASES};
 use crate::memory::session::SessionRecord;
+use crate::text::clip_chars;
 
 /// The share of the slots the branch's own sessions may take: the rest is
 /// left to the files in play and to recency.

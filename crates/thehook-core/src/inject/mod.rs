@@ -8,7 +8,6 @@
 pub mod background;
 pub mod context;
 pub mod given;
-pub mod heading;
 pub mod left_off;
 pub mod prompt;
 pub mod retrieve;

@@ -15,7 +15,6 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::agents::{Agent, HookPayload};
-use crate::capture::transcript::clip_chars;
 use crate::error::Result;
 use crate::inject::context::Context;
 use crate::inject::given::Given;
@@ -26,6 +25,7 @@ use crate::memory::item::Item;
 use crate::memory::session::SessionRecord;
 use crate::memory::Memory;
 use crate::project::Project;
+use crate::text::clip_chars;
 
 /// At most this many characters are added at one prompt.
 pub const MAX_CHARS: usize = 1_500;

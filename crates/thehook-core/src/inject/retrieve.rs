@@ -18,7 +18,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::agents::{session_start_output, Agent, HookPayload};
-use crate::capture::transcript::clip_chars;
 use crate::config::Include;
 use crate::error::Result;
 use crate::inject::context::Context;
@@ -32,6 +31,7 @@ use crate::memory::stale::Staleness;
 use crate::memory::store::write_atomic;
 use crate::memory::Memory;
 use crate::project::Project;
+use crate::text::clip_chars;
 
 /// Claude Code cuts `additionalContext` beyond 10,000 characters; stay
 /// clearly under, whatever the budget says.
@@ -488,7 +488,7 @@ pub fn render(
     }
 }
 
-const HEADER: &str = crate::inject::heading::MEMORY_HEADING;
+const HEADER: &str = crate::text::MEMORY_HEADING;
 
 /// `- text, 2026-02-20 (path:line)`: dated for decisions and history.
 fn item_line(item: &Item, group: usize) -> String {

@@ -10,6 +10,7 @@ pub mod index;
 pub mod item;
 pub mod lexical;
 mod query_model;
+mod requests;
 pub mod search;
 pub mod session;
 pub mod shared;
@@ -19,19 +20,17 @@ pub mod when;
 
 use std::path::Path;
 
-use serde::Serialize;
-
 use crate::config::{Config, LoadedConfig};
 use crate::error::{fix, Error, Fix, IoContext, Result, Step};
 use crate::memory::embed::{locate, Availability, SearchPaths};
-use crate::memory::index::{Index, IndexStats, SyncPlan, SyncStats};
+use crate::memory::index::{Index, SyncPlan, SyncStats};
 use crate::memory::item::Item;
 use crate::memory::lexical::Analyzer;
 use crate::memory::query_model::QueryModel;
 use crate::memory::search::{fuse, Hit, Mode};
 use crate::memory::stale::Staleness;
 use crate::project::Project;
-use crate::request::{RecallRequest, RememberRequest};
+pub use requests::{ItemRef, RecallRequest, RememberRequest, RewriteRequest};
 
 /// Items a one-shot command (`recall`, `status`) embeds before it answers:
 /// about 1.3 s at 100 items/s, a dozen captured sessions. More, as after a
@@ -321,7 +320,7 @@ impl Memory {
         // Memory is committed to git: a secret pasted into a fact (by a
         // person or an agent through MCP) is redacted like a transcript's.
         let text = match self.config().capture.redact_secrets {
-            true => crate::capture::redact::redact(text),
+            true => crate::text::redact::redact(text),
             false => std::borrow::Cow::Borrowed(text),
         };
         ensure_merge_attributes(&self.project)?;
@@ -332,8 +331,8 @@ impl Memory {
 
     /// Removes the item whose id starts with `id_prefix` from its markdown
     /// file and from the index.
-    pub fn forget(&mut self, id_prefix: &str) -> Result<Item> {
-        let item = self.find_item(id_prefix)?;
+    pub fn forget(&mut self, item: &ItemRef) -> Result<Item> {
+        let item = self.find_item(item)?;
         let _lock = self.project.lock()?;
         store::remove_item(&self.project, &item)?;
         self.sync(&|_, _| {})?;
@@ -342,8 +341,8 @@ impl Memory {
 
     /// Records that a person checked the item and it is true: it is no
     /// longer stale, whatever it cites (`.thehook/confirmed.txt`).
-    pub fn confirm(&mut self, id_prefix: &str) -> Result<Item> {
-        let item = self.find_item(id_prefix)?;
+    pub fn confirm(&mut self, item: &ItemRef) -> Result<Item> {
+        let item = self.find_item(item)?;
         let _lock = self.project.lock()?;
         crate::memory::stale::CONFIRMED.add(&self.project, &item.id)?;
         Ok(item)
@@ -351,17 +350,11 @@ impl Memory {
 
     /// Replaces the item's text in its markdown file (one line, its list
     /// marker and type tag kept) and indexes the result, which has a new id.
-    pub fn rewrite(&mut self, id_prefix: &str, text: &str) -> Result<Item> {
-        let text = text.trim();
-        if text.is_empty() {
-            return Err(Error::Usage {
-                problem: "the new text is empty".into(),
-                fix: "give the item's new text in quotes (or forget the item)".into(),
-            });
-        }
-        let item = self.find_item(id_prefix)?;
+    pub fn rewrite(&mut self, request: &RewriteRequest) -> Result<Item> {
+        let text = request.text.as_str();
+        let item = self.find_item(&request.item)?;
         let text = match self.config().capture.redact_secrets {
-            true => crate::capture::redact::redact(text),
+            true => crate::text::redact::redact(text),
             false => std::borrow::Cow::Borrowed(text),
         };
         let _lock = self.project.lock()?;
@@ -373,20 +366,9 @@ impl Memory {
         })
     }
 
-    /// The one item whose id starts with `id_prefix`.
-    fn find_item(&mut self, id_prefix: &str) -> Result<Item> {
-        let prefix = id_prefix.trim().to_ascii_lowercase();
-        let prefix = prefix.as_str();
-        if prefix.len() < 4 {
-            return Err(Error::Usage {
-                problem: format!("`{prefix}` is too short to name an item"),
-                fix: fix!(
-                    "give at least 4 characters of the id that search results show (",
-                    Step::Recall,
-                    ")"
-                ),
-            });
-        }
+    /// The one item whose id starts with `item`'s prefix.
+    fn find_item(&mut self, item: &ItemRef) -> Result<Item> {
+        let prefix = item.as_str();
         self.sync(&|_, _| {})?;
         let matches = self.index.items_by_id_prefix(prefix, 10)?;
         let item = match matches.as_slice() {
@@ -411,58 +393,15 @@ impl Memory {
         Ok(item)
     }
 
-    /// Everything `thehook status` reports.
-    pub fn status(&self) -> Result<Status> {
-        let index = self.index.stats()?;
-        let (failed_captures, queued_captures) = crate::capture::queue::counts(&self.project);
-        let mut llm = crate::capture::bill::usage(&self.project, &jiff::Zoned::now());
-        llm.budget_spent =
-            crate::capture::budget::spent(&self.config().llm.daily_budget, &llm.today);
-        let staleness = Staleness::load(&self.project);
-        let stale_items = self
-            .index
-            .all_items()?
-            .iter()
-            .filter(|i| staleness.reason(i).is_some())
-            .count();
-        Ok(Status {
-            project: self.project.root().display().to_string(),
-            stale_items,
-            sessions: count_files(&self.project.sessions_dir(), "md"),
-            knowledge_files: count_files(&self.project.knowledge_dir(), "md"),
-            failed_captures,
-            queued_captures,
-            index_path: self.project.relative(self.index.path()),
-            index_rebuilt: self.rebuilt.clone(),
-            index,
-            embeddings: self.availability.clone(),
-            hooks: crate::agents::hooks_wired(self.project.root()),
-            config_warnings: self.config_warnings.clone(),
-            llm,
-        })
+    /// Why the index was rebuilt when it was opened, if it was.
+    pub(crate) fn rebuilt(&self) -> Option<&str> {
+        self.rebuilt.as_deref()
     }
-}
 
-/// `thehook status`, also its `--json` form.
-#[derive(Debug, Clone, Serialize)]
-pub struct Status {
-    pub project: String,
-    pub sessions: usize,
-    pub knowledge_files: usize,
-    /// Items that cite a path or symbol gone from the checkout, or that are
-    /// superseded (the symbols as last checked): `thehook review` lists them.
-    pub stale_items: usize,
-    pub failed_captures: usize,
-    pub queued_captures: usize,
-    pub index_path: String,
-    pub index_rebuilt: Option<String>,
-    pub index: IndexStats,
-    pub embeddings: Availability,
-    /// Agent settings files that run thehook.
-    pub hooks: Vec<String>,
-    pub config_warnings: Vec<String>,
-    /// What the LLM calls of captures and consolidations cost.
-    pub llm: crate::capture::bill::LlmUsage,
+    /// What was wrong in the config files (their defaults were used).
+    pub(crate) fn config_warnings(&self) -> &[String] {
+        &self.config_warnings
+    }
 }
 
 /// The folders a project's memory needs, and the `.gitignore` that keeps the
@@ -498,12 +437,4 @@ pub fn ensure_merge_attributes(project: &Project) -> Result<()> {
         return Ok(());
     }
     store::write_atomic(&path, MERGE_ATTRIBUTES.as_bytes())
-}
-
-fn count_files(dir: &Path, ext: &str) -> usize {
-    walkdir::WalkDir::new(dir)
-        .into_iter()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == ext))
-        .count()
 }

@@ -119,7 +119,7 @@ fn superseded(text: &str) -> Option<String> {
     let lower = text.to_lowercase();
     let at = lower.find("superseded")?;
     let tail = text[at..].lines().next().unwrap_or_default();
-    Some(crate::capture::transcript::clip_chars(tail.trim(), 100))
+    Some(crate::text::clip_chars(tail.trim(), 100))
 }
 
 /// Relative paths the text cites: tokens with a `/` that look like files or

@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::capture::queue::{file_stem, Job};
-use crate::capture::redact::{self, Findings};
 use crate::memory::store::write_atomic;
 use crate::project::Project;
+use crate::text::redact::{self, Findings};
 
 /// A transcript's bytes with secrets redacted, still parseable: one JSON
 /// document (Gemini) stays one, JSONL stays JSONL.

@@ -1,5 +1,5 @@
 use super::*;
-use crate::capture::transcript::{Condensed, Weight};
+use crate::transcript::{Condensed, Weight};
 
 fn condensed(lines: &[(Weight, &str)]) -> Condensed {
     Condensed {
@@ -70,14 +70,14 @@ fn facts_alone_too_long_keep_their_start_and_end_at_line_boundaries() {
 /// (`--nocapture`): p90 within 24 KB.
 #[test]
 fn prompts_for_real_transcripts_stay_small() {
-    use crate::capture::transcript::tests::{corpus, transcript_files};
+    use crate::transcript::tests::{corpus, transcript_files};
     let (mut sizes, mut uncut): (Vec<usize>, Vec<usize>) = transcript_files(&corpus())
         .iter()
         .filter(|p| !p.to_string_lossy().contains("agent-"))
         .filter_map(|p| transcript::load(p).ok())
         .filter(has_conversation)
         .map(|mut t| {
-            redact::redact_transcript(&mut t, &mut Findings::default());
+            crate::transcript::redact_transcript(&mut t, &mut Findings::default());
             let whole = transcript::condense(&t, &CondenseOptions::default()).len();
             (crate::capture::extract::prompt(&llm_input(&t)).len(), whole)
         })
@@ -224,7 +224,7 @@ fn the_facts_a_reviewer_marked_survive_the_cut() {
     let mut lost = Vec::new();
     for (file, facts) in MARKED_FACTS {
         let mut t = transcript::load(&dir.join(file)).unwrap();
-        redact::redact_transcript(&mut t, &mut Findings::default());
+        crate::transcript::redact_transcript(&mut t, &mut Findings::default());
         let input = llm_input(&t);
         let sent = crate::capture::extract::prompt(&input);
         assert!(sent.len() <= 24 * 1024, "{file}: {} bytes", sent.len());
@@ -244,7 +244,7 @@ fn the_facts_a_reviewer_marked_survive_the_cut() {
 /// inside the repository.
 #[test]
 fn session_files_from_real_transcripts_hold_no_absolute_or_home_path() {
-    use crate::capture::transcript::tests::{corpus, transcript_files};
+    use crate::transcript::tests::{corpus, transcript_files};
     let home_path = regex::Regex::new(r"/Users/[^/\s]|/home/[^/\s]|[A-Za-z]:\\Users\\").unwrap();
     let project = tempfile::tempdir().unwrap();
     let paths = SearchPaths::default();

@@ -18,6 +18,8 @@ pub use model::{embed_all, Embedder, Workload};
 
 use crate::config::Config;
 
+/// The fingerprint of an index that holds no vectors.
+pub const LEXICAL_ONLY: &str = "lexical-only";
 /// The files a model folder must hold.
 pub const MODEL_FILES: [&str; 5] = [
     "model.onnx",
@@ -74,7 +76,7 @@ impl Availability {
     pub fn fingerprint(&self) -> String {
         match self {
             Availability::Ready { fingerprint, .. } => fingerprint.clone(),
-            Availability::Missing { .. } => crate::memory::index::LEXICAL_ONLY.to_string(),
+            Availability::Missing { .. } => LEXICAL_ONLY.to_string(),
         }
     }
 }

@@ -36,8 +36,7 @@ use crate::memory::lexical::{bm25, Analyzer};
 use crate::memory::session::SessionRecord;
 use crate::project::Project;
 
-/// The fingerprint of an index that holds no vectors.
-pub const LEXICAL_ONLY: &str = "lexical-only";
+pub use crate::memory::embed::LEXICAL_ONLY;
 
 /// Bump when the stored layout or the analyzer changes: old indexes rebuild.
 pub const SCHEMA_VERSION: u32 = 6;

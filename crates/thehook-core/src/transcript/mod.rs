@@ -10,6 +10,7 @@ mod condense;
 mod cursor;
 mod gemini;
 mod lines;
+mod redact;
 
 #[cfg(test)]
 pub(crate) mod tests;
@@ -19,10 +20,11 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
-pub(crate) use condense::clip as clip_chars;
+pub(crate) use crate::text::clip_chars;
 pub use condense::{condense, condense_lines, facts, CondenseOptions, Condensed, Facts, Weight};
 pub(crate) use condense::{first_line, patch_files, path_argument, strip_base64};
 pub use lines::{read_records, Record};
+pub use redact::redact_transcript;
 
 use crate::error::{Error, IoContext, Result};
 
@@ -246,7 +248,7 @@ fn strip_injected_memory(t: &mut Transcript) {
             .blocks
             .retain(|b| !matches!(b, Block::Text { text } if text.trim().is_empty()));
         let ours = entry.blocks.iter().any(|b| {
-            matches!(b, Block::Text { text } if text.trim_start().starts_with(crate::inject::heading::MEMORY_HEADING))
+            matches!(b, Block::Text { text } if text.trim_start().starts_with(crate::text::MEMORY_HEADING))
         });
         if ours {
             entry.role = Role::Context;

@@ -14,6 +14,7 @@ use std::fmt::Write;
 use serde_json::Value;
 
 use super::{Block, Entry, Role, ToolCall, Transcript};
+use crate::text::clip_chars as clip;
 
 /// How much of each piece to keep.
 #[derive(Debug, Clone)]
@@ -692,13 +693,6 @@ fn one_line(s: &str) -> String {
 }
 
 /// At most `max` characters, cut at a character boundary, marked with `…`.
-pub(crate) fn clip(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        Some((cut, _)) => format!("{}…", &s[..cut]),
-        None => s.to_string(),
-    }
-}
-
 /// Replaces long runs of base64 (inline images, blobs) by their size.
 pub(crate) fn strip_base64(s: &str) -> String {
     const MIN_RUN: usize = 200;

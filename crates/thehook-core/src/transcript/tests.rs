@@ -388,7 +388,7 @@ fn memory_injected_at_session_start_never_reads_as_the_users_words() {
     // Anywhere else, thehook's own block is context.
     let log = format!(
         "{{\"type\":\"user\",\"uuid\":\"u1\",\"sessionId\":\"s\",\"message\":{{\"role\":\"user\",\"content\":\"{}\\n- Tests live in __tests__/\"}}}}\n",
-        crate::inject::heading::MEMORY_HEADING
+        crate::text::MEMORY_HEADING
     );
     let t = parse(log.as_bytes()).unwrap();
     assert!(t.entries.iter().all(|e| e.role == Role::Context));

@@ -1,0 +1,44 @@
+//! What memory is asked to do, as checked values. They are built only by
+//! [`crate::request`], the front door, which checks every input once;
+//! memory takes them as given.
+
+use crate::memory::index::Filter;
+use crate::memory::item::ItemKind;
+use crate::memory::search::Mode;
+
+/// One recall, checked.
+#[derive(Debug, Clone)]
+pub struct RecallRequest {
+    pub query: String,
+    pub k: usize,
+    pub filter: Filter,
+    pub mode: Mode,
+    /// Weight of BM25 in hybrid fusion ([`crate::memory::search::LEXICAL_WEIGHT`] unless
+    /// `THEHOOK_LEXICAL_WEIGHT` says otherwise).
+    pub lexical_weight: f32,
+}
+
+/// One fact to remember, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RememberRequest {
+    pub text: String,
+    pub kind: ItemKind,
+}
+
+/// An item named by the start of its id: at least
+/// [`crate::request::MIN_ID_PREFIX`] characters, lowercase.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ItemRef(pub(crate) String);
+
+impl ItemRef {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// An item's new text, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RewriteRequest {
+    pub item: ItemRef,
+    pub text: String,
+}

@@ -1,0 +1,76 @@
+//! `thehook status`: what a project's memory holds and what waits, in one
+//! report every front end prints. It reads memory and the capture pipeline
+//! both, so it sits above them.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::capture;
+use crate::error::Result;
+use crate::memory::embed::Availability;
+use crate::memory::index::IndexStats;
+use crate::memory::stale::Staleness;
+use crate::memory::Memory;
+
+/// `thehook status`, also its `--json` form.
+#[derive(Debug, Clone, Serialize)]
+pub struct Status {
+    pub project: String,
+    pub sessions: usize,
+    pub knowledge_files: usize,
+    /// Items that cite a path or symbol gone from the checkout, or that are
+    /// superseded (the symbols as last checked): `thehook review` lists them.
+    pub stale_items: usize,
+    pub failed_captures: usize,
+    pub queued_captures: usize,
+    pub index_path: String,
+    pub index_rebuilt: Option<String>,
+    pub index: IndexStats,
+    pub embeddings: Availability,
+    /// Agent settings files that run thehook.
+    pub hooks: Vec<String>,
+    pub config_warnings: Vec<String>,
+    /// What the LLM calls of captures and consolidations cost.
+    pub llm: capture::bill::LlmUsage,
+}
+
+impl Status {
+    /// Everything `thehook status` reports of `memory`'s project.
+    pub fn of(memory: &Memory) -> Result<Status> {
+        let index = memory.index().stats()?;
+        let (failed_captures, queued_captures) = capture::queue::counts(memory.project());
+        let mut llm = capture::bill::usage(memory.project(), &jiff::Zoned::now());
+        llm.budget_spent = capture::budget::spent(&memory.config().llm.daily_budget, &llm.today);
+        let staleness = Staleness::load(memory.project());
+        let stale_items = memory
+            .index()
+            .all_items()?
+            .iter()
+            .filter(|i| staleness.reason(i).is_some())
+            .count();
+        Ok(Status {
+            project: memory.project().root().display().to_string(),
+            stale_items,
+            sessions: count_files(&memory.project().sessions_dir(), "md"),
+            knowledge_files: count_files(&memory.project().knowledge_dir(), "md"),
+            failed_captures,
+            queued_captures,
+            index_path: memory.project().relative(memory.index().path()),
+            index_rebuilt: memory.rebuilt().map(str::to_string),
+            index,
+            embeddings: memory.availability().clone(),
+            hooks: crate::agents::hooks_wired(memory.project().root()),
+            config_warnings: memory.config_warnings().to_vec(),
+            llm,
+        })
+    }
+}
+
+fn count_files(dir: &Path, ext: &str) -> usize {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == ext))
+        .count()
+}

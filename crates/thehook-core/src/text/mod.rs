@@ -1,0 +1,17 @@
+//! Text utilities every layer shares, with no dependency on the rest of the
+//! crate: secret [`redact`]ion, clipping, and the heading of the memory block
+//! (checked for in transcripts, so that what thehook injected is never
+//! distilled into memory again).
+
+pub mod redact;
+
+/// The first line of the block session start injects.
+pub const MEMORY_HEADING: &str = "# Project memory (thehook)";
+
+/// `s` cut to at most `max` characters, with `…` when cut.
+pub fn clip_chars(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &s[..cut]),
+        None => s.to_string(),
+    }
+}
