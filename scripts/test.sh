@@ -2,9 +2,23 @@
 # The README's second command: the whole test suite, with the real model (the
 # `model` feature of thehook-cli; plain `cargo test --workspace` runs without
 # it). The assets are fetched first (a no-op when .assets/ already holds them).
+#
+#   scripts/test.sh           everything (about 18 minutes from a fresh clone)
+#   scripts/test.sh --quick   the loop while changing code: layering, docs links,
+#                             formatting, clippy and the workspace's tests
+#
+# Other arguments go to `cargo test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+quick=0
+if [ "${1:-}" = --quick ]; then
+  quick=1
+  shift
+fi
+# Layering (no import loops between files or folders), links in the docs and
+# the map in CONTRIBUTING.md: no build needed, so first.
 python3 scripts/check-cycles.py
+python3 scripts/check-docs.py
 python3 scripts/fetch-assets.py >/dev/null
 # The model tests compare with ONNX Runtime, which PyPI has for every
 # platform but Intel macOS (scripts/fetch-assets.py says so as it fetches).
@@ -13,7 +27,12 @@ if ! ls .assets/onnxruntime/*onnxruntime* >/dev/null 2>&1; then
   echo "note: no ONNX Runtime for this platform; the model tests are skipped" >&2
   features=()
 fi
+cargo fmt --all --check
+cargo clippy --release --locked --workspace --all-targets ${features[@]+"${features[@]}"} -- -D warnings
 cargo test --release --locked --workspace ${features[@]+"${features[@]}"} "$@"
+if [ "$quick" = 1 ]; then
+  exit 0
+fi
 # Every platform's ONNX Runtime wheel, downloaded with pip for that platform
 # and checked against its pinned hashes.
 python3 scripts/test_fetch_assets.py

@@ -2,10 +2,10 @@
 // Messages (Claude Code, and `claude -p` as thehook's LLM CLI), OpenAI
 // Responses (Codex) and Gemini's streamGenerateContent (Gemini CLI), each
 // streamed as the CLI expects it (the minimal event sequences were found by
-// running each CLI against it; see the README's agent table). Every request
-// is kept, with the text of its messages, so a test can ask what reached the
-// model. Bounded: it refuses requests past `maxRequests`, and closes itself
-// after `maxSeconds`.
+// running each CLI against it; see docs/agents.md, "Tested with the real
+// agents"). Every request is kept, with the text of its messages, so a test
+// can ask what reached the model. Bounded: it refuses requests past
+// `maxRequests`, and closes itself after `maxSeconds`.
 
 import http from 'node:http';
 

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 use thehook_core::agents::Agent;
+use thehook_core::help;
 use thehook_core::memory::search::Mode;
 use thehook_core::request::{parse_agent, parse_kind, parse_rememberable_kind, parse_since};
 use thehook_core::ItemKind;
@@ -54,8 +55,7 @@ pub enum Command {
     Capture(CaptureArgs),
     /// Merge the sessions not yet consolidated into knowledge/ through the LLM.
     Consolidate(JsonFlag),
-    /// List this project's past sessions (Claude Code, Cursor, Codex), newest first:
-    /// `<id> <start> <lines> <summary>`.
+    #[command(about = help::sessions())]
     Sessions(SessionsArgs),
     /// Show a past session: every line compact, or the lines asked for in full.
     Read(ReadArgs),
@@ -66,16 +66,13 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct SessionsArgs {
-    /// Only this agent's sessions: claude, cursor, codex, gemini.
-    #[arg(long, value_parser = parse_agent)]
+    #[arg(long, value_parser = parse_agent, help = format!("Only this agent's sessions: {}.", help::agent_names()))]
     pub agent: Option<Agent>,
-    /// Only sessions active on or after DATE: 2026-02-01, an RFC 3339 time, or 7d / 2w ago.
-    #[arg(long, value_name = "DATE", value_parser = parse_since)]
+    #[arg(long, value_name = "DATE", value_parser = parse_since, help = help::since("sessions active"))]
     pub since: Option<jiff::Timestamp>,
-    /// At most N sessions (default 30; 0: all).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help = help::session_limit())]
     pub limit: Option<usize>,
-    /// Print JSON (format in the README).
+    /// Print JSON (format in docs/capture.md).
     #[arg(long)]
     pub json: bool,
 }
@@ -105,8 +102,7 @@ pub struct CaptureArgs {
     /// Capture again the sessions in .thehook/failed/.
     #[arg(long, conflicts_with = "transcript")]
     pub retry: bool,
-    /// Capture this transcript file (Claude Code, Cursor, Codex or Gemini CLI).
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", help = format!("Capture this transcript file ({}).", help::agent_titles()))]
     pub transcript: Option<PathBuf>,
     /// Print JSON (with --retry or --transcript).
     #[arg(long)]
@@ -115,9 +111,16 @@ pub struct CaptureArgs {
 
 #[derive(Debug, Args)]
 pub struct InitArgs {
-    /// Agents to wire (comma-separated): claude, cursor, codex, gemini.
-    /// Default: those whose folder or program is present, else Claude Code.
-    #[arg(long = "agent", value_name = "AGENTS", value_delimiter = ',', value_parser = parse_agent)]
+    #[arg(
+        long = "agent",
+        value_name = "AGENTS",
+        value_delimiter = ',',
+        value_parser = parse_agent,
+        help = format!(
+            "Agents to wire (comma-separated): {}. Default: those whose folder or program is present, else Claude Code.",
+            help::agent_names()
+        )
+    )]
     pub agents: Vec<Agent>,
     /// Write the user-level settings (~/.claude, ~/.cursor, ...) instead of the project's.
     #[arg(long)]
@@ -160,16 +163,18 @@ pub struct RecallArgs {
     /// What to look for. Omit with --stdin.
     #[arg(required_unless_present = "stdin")]
     pub query: Option<String>,
-    /// How many results (default 5, at most 100).
-    #[arg(short, value_name = "N")]
+    #[arg(short, value_name = "N", help = help::k())]
     pub k: Option<i64>,
-    /// Only items of this type (repeatable): summary, convention, adr, gotcha, history, note, text.
-    #[arg(long = "type", value_name = "TYPE", value_parser = parse_kind)]
+    #[arg(
+        long = "type",
+        value_name = "TYPE",
+        value_parser = parse_kind,
+        help = format!("Only items of this type (repeatable): {}.", help::kinds())
+    )]
     pub types: Vec<ItemKind>,
-    /// Only items dated on or after DATE: 2026-02-01, an RFC 3339 time, or 7d / 2w ago.
-    #[arg(long, value_name = "DATE", value_parser = parse_since)]
+    #[arg(long, value_name = "DATE", value_parser = parse_since, help = help::since("items dated"))]
     pub since: Option<jiff::Timestamp>,
-    /// Print JSON (format in the README).
+    /// Print JSON (format in docs/search.md).
     #[arg(long)]
     pub json: bool,
     /// Read one query per line from stdin; print one JSON line per query.
@@ -184,8 +189,12 @@ pub struct RecallArgs {
 pub struct RememberArgs {
     /// The fact, phrased as a fact ("Tests live in __tests__/").
     pub text: String,
-    /// Its type: convention, adr, gotcha or note (default note).
-    #[arg(long = "type", value_name = "TYPE", value_parser = parse_rememberable_kind)]
+    #[arg(
+        long = "type",
+        value_name = "TYPE",
+        value_parser = parse_rememberable_kind,
+        help = format!("Its type: {} (default note).", help::rememberable_kinds())
+    )]
     pub kind: Option<ItemKind>,
     #[arg(long)]
     pub json: bool,

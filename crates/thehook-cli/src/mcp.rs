@@ -16,6 +16,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use thehook_core::browse::{self, ListOptions, ReadOptions};
 use thehook_core::error::Words;
+use thehook_core::help;
 use thehook_core::memory::embed::SearchPaths;
 use thehook_core::memory::shared::with_memory;
 use thehook_core::{env, Error, ItemRef, Memory, Project, RecallRequest, RememberRequest};
@@ -37,12 +38,12 @@ const INSTRUCTIONS: &str = "thehook is this project's long-term memory: conventi
 pub(crate) struct RecallParams {
     /// What to look for, in words.
     pub query: String,
-    /// How many results (1-100, default 5).
+    #[schemars(description = help::k())]
     pub k: Option<i64>,
-    /// Only items of this type: summary, convention, adr, gotcha, history, note, text.
+    #[schemars(description = format!("Only items of this type: {}.", help::kinds()))]
     #[serde(rename = "type")]
     pub kind: Option<String>,
-    /// Only items dated on or after this: 2026-02-01, an RFC 3339 time, or 7d / 2w.
+    #[schemars(description = help::since("items dated"))]
     pub since: Option<String>,
 }
 
@@ -50,18 +51,18 @@ pub(crate) struct RecallParams {
 pub(crate) struct RememberParams {
     /// The fact, phrased as a fact ("Tests live in __tests__/").
     pub text: String,
-    /// convention, adr, gotcha or note (default note).
+    #[schemars(description = format!("{} (default note).", help::rememberable_kinds()))]
     #[serde(rename = "type")]
     pub kind: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct SessionsParams {
-    /// Only this agent's sessions: claude, cursor, codex or gemini.
+    #[schemars(description = format!("Only this agent's sessions: {}.", help::agent_names()))]
     pub agent: Option<String>,
-    /// Only sessions active on or after this: 2026-02-01, an RFC 3339 time, or 7d / 2w.
+    #[schemars(description = help::since("sessions active"))]
     pub since: Option<String>,
-    /// At most this many sessions (default 30, 0 for all).
+    #[schemars(description = help::session_limit())]
     pub limit: Option<usize>,
 }
 
@@ -184,7 +185,7 @@ impl Server {
     }
 
     #[tool(
-        description = "List this project's past agent sessions (Claude Code, Cursor, Codex), newest first: `<id> <start> <lines> <summary>`, subagents indented."
+        description = format!("{} Subagents are indented.", help::sessions())
     )]
     async fn sessions(
         &self,

@@ -15,6 +15,7 @@ pub mod config;
 pub mod env;
 pub mod error;
 mod hash;
+pub mod help;
 pub mod inject;
 pub mod logs;
 pub mod memory;

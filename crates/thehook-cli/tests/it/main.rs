@@ -18,6 +18,7 @@ mod agents;
 mod browse;
 mod capture;
 mod cli;
+mod docs;
 mod hooks;
 mod mcp;
 mod output;

@@ -16,6 +16,7 @@ pub(super) struct ClaudeCode;
 const IDENTITY: Identity = Identity {
     name: "claude-code",
     short_name: "claude",
+    display_name: "Claude Code",
     aliases: &["claudecode"],
     folder: ".claude",
     settings_file: "settings.json",

@@ -22,6 +22,7 @@ pub(super) struct Codex;
 const IDENTITY: Identity = Identity {
     name: "codex",
     short_name: "codex",
+    display_name: "Codex",
     aliases: &[],
     folder: ".codex",
     settings_file: "hooks.json",

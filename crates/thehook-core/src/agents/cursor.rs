@@ -19,6 +19,7 @@ pub(super) struct Cursor;
 const IDENTITY: Identity = Identity {
     name: "cursor",
     short_name: "cursor",
+    display_name: "Cursor",
     aliases: &["cursor-agent"],
     folder: ".cursor",
     settings_file: "hooks.json",

@@ -18,6 +18,7 @@ pub(super) struct Gemini;
 const IDENTITY: Identity = Identity {
     name: "gemini",
     short_name: "gemini",
+    display_name: "Gemini CLI",
     aliases: &["gemini-cli"],
     folder: ".gemini",
     settings_file: "settings.json",

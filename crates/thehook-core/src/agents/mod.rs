@@ -69,6 +69,11 @@ impl Agent {
         self.spec().identity().short_name
     }
 
+    /// The name in prose (`Claude Code`).
+    pub fn display_name(self) -> &'static str {
+        self.spec().identity().display_name
+    }
+
     /// Accepts the names people use: `claude`, `claude-code`, `cursor`, ...
     pub fn parse(name: &str) -> Option<Agent> {
         let name = name.trim().to_ascii_lowercase();

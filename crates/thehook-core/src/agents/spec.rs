@@ -17,6 +17,8 @@ pub(crate) struct Identity {
     pub(crate) name: &'static str,
     /// The name people type (`claude`).
     pub(crate) short_name: &'static str,
+    /// The name in prose (`Claude Code`).
+    pub(crate) display_name: &'static str,
     /// Other names accepted for it, lowercase.
     pub(crate) aliases: &'static [&'static str],
     /// The folder of its settings, in a project or in `$HOME`.

@@ -1,0 +1,71 @@
+//! `docs/commands.md` is generated from the CLI's own definitions (clap), so
+//! the reference cannot drift from `--help`: this test fails when it does.
+//! `UPDATE_DOCS=1 cargo test --test it docs` writes it anew.
+
+use clap::CommandFactory;
+use thehook_cli::Cli;
+
+/// Every command's `--help`, one section a command, subcommands below.
+fn reference() -> String {
+    let mut out = String::from(
+        "# Commands\n\n\
+         Every `thehook` command's `--help`, generated from the CLI's definitions \
+         (`crates/thehook-cli/src/args.rs`) by `crates/thehook-cli/tests/it/docs.rs`; \
+         do not edit by hand. [Back to the README](../README.md).\n",
+    );
+    let mut cli = Cli::command().term_width(100);
+    cli.build();
+    section(&mut out, &mut cli, "thehook", 2);
+    out
+}
+
+fn section(out: &mut String, cmd: &mut clap::Command, path: &str, depth: usize) {
+    let help = cmd.render_long_help().to_string();
+    let help: Vec<&str> = help.lines().map(str::trim_end).collect();
+    out.push_str(&format!(
+        "\n{} `{path}`\n\n```text\n{}\n```\n",
+        "#".repeat(depth),
+        help.join("\n").trim()
+    ));
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .filter(|s| !s.is_hide_set() && s.get_name() != "help")
+        .map(|s| s.get_name().to_string())
+        .collect();
+    for name in names {
+        let sub = cmd.find_subcommand_mut(&name).expect("listed");
+        section(out, sub, &format!("{path} {name}"), (depth + 1).min(4));
+    }
+}
+
+#[test]
+fn docs_commands_md_is_the_cli_help() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/commands.md");
+    let want = reference();
+    if std::env::var_os("UPDATE_DOCS").is_some() {
+        std::fs::write(&path, &want).unwrap();
+    }
+    let have = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        have == want,
+        "docs/commands.md is not the CLI's help: run `UPDATE_DOCS=1 cargo test --test it docs` and commit it"
+    );
+}
+
+#[test]
+fn help_names_every_item_type_and_agent_the_cli_accepts() {
+    let all = reference();
+    for kind in thehook_core::ItemKind::ALL {
+        assert!(all.contains(kind.as_str()), "{kind:?}");
+    }
+    for agent in thehook_core::agents::Agent::ALL {
+        assert!(all.contains(agent.display_name()), "{agent:?}");
+        assert!(all.contains(agent.short_name()), "{agent:?}");
+    }
+    let k = format!(
+        "default {}, at most {}",
+        thehook_core::request::DEFAULT_K,
+        thehook_core::request::MAX_K
+    );
+    assert!(all.contains(&k), "{k}");
+}

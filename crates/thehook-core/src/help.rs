@@ -1,0 +1,77 @@
+//! Help text that names item types, agents, limits and defaults, built from
+//! the constants it describes, so that the CLI's `--help`, the MCP tools'
+//! descriptions and the generated `docs/commands.md` cannot drift from what
+//! [`crate::request`] accepts.
+
+use crate::agents::Agent;
+use crate::memory::item::ItemKind;
+use crate::request::{DEFAULT_K, DEFAULT_SESSION_LIMIT, MAX_K, REMEMBERABLE};
+
+/// `a, b, c or d`.
+fn either(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
+/// The agents by the names people type: `claude, cursor, codex or gemini`.
+pub fn agent_names() -> String {
+    either(&Agent::ALL.map(Agent::short_name))
+}
+
+/// The agents by their names in prose: `Claude Code, Cursor, Codex or Gemini CLI`.
+pub fn agent_titles() -> String {
+    either(&Agent::ALL.map(Agent::display_name))
+}
+
+/// Every item type: `summary, convention, ... or text`.
+pub fn kinds() -> String {
+    either(&ItemKind::ALL.map(ItemKind::as_str))
+}
+
+/// The types `remember` takes: `convention, adr, gotcha or note`.
+pub fn rememberable_kinds() -> String {
+    either(&REMEMBERABLE.map(ItemKind::as_str))
+}
+
+/// The recall's `k`.
+pub fn k() -> String {
+    format!("How many results (default {DEFAULT_K}, at most {MAX_K}).")
+}
+
+/// The dates `since` takes, for `what` (e.g. "items dated").
+pub fn since(what: &str) -> String {
+    format!("Only {what} on or after DATE: 2026-02-01, an RFC 3339 time, or 7d / 2w ago.")
+}
+
+/// The sessions listing's `limit`.
+pub fn session_limit() -> String {
+    format!("At most N sessions (default {DEFAULT_SESSION_LIMIT}; 0: all).")
+}
+
+/// What `sessions` lists.
+pub fn sessions() -> String {
+    format!(
+        "List this project's past sessions ({}), newest first: `<id> <start> <lines> <summary>`.",
+        agent_titles()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_read_as_prose_and_follow_the_constants() {
+        assert_eq!(agent_names(), "claude, cursor, codex or gemini");
+        assert_eq!(agent_titles(), "Claude Code, Cursor, Codex or Gemini CLI");
+        assert_eq!(
+            kinds(),
+            "summary, convention, adr, gotcha, history, note or text"
+        );
+        assert_eq!(rememberable_kinds(), "convention, adr, gotcha or note");
+        assert_eq!(k(), "How many results (default 5, at most 100).");
+    }
+}

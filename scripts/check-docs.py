@@ -1,0 +1,348 @@
+#!/usr/bin/env python3
+"""Offline checks of the documentation: links resolve, and CONTRIBUTING.md's
+map matches the source tree. Python 3 standard library only; nothing is
+fetched.
+
+Usage: python3 scripts/check-docs.py   (from anywhere in the repository)
+
+Each problem is printed as `file:line: problem`; the exit code is 1 when there
+is one, else 0.
+
+1. Links. In README.md, CONTRIBUTING.md, CHANGELOG.md and docs/*.md, every
+   relative link and image (`[text](target)`, `![alt](target)`, and
+   `[id]: target` definitions), outside code blocks and code spans, must name
+   a file or folder that exists in the repository. Links with a scheme
+   (http:, https:, mailto:, ...) are not fetched. A `#anchor` (alone: this
+   file; after a markdown file: that file) must match one of that file's
+   headings by GitHub's rules: the heading's text (links reduced to their
+   text, code spans to their content, `*` emphasis dropped) lower-cased,
+   every character that is not a letter, a digit, a space, `-` or `_`
+   dropped, spaces turned into `-`; a repeated heading gets `-1`, `-2`, ...
+   An anchor into a file that is not markdown is not checked.
+
+2. Paths named in CONTRIBUTING.md. Every code span (in backticks) without
+   spaces that looks like a repository path (holds a `/`, or ends in .rs,
+   .py, .sh, .md or .mjs) and starts with a name of the repository's code
+   tree must exist. "A name of the code tree": crates, scripts, bench,
+   tests, docs, a crate's folder name (thehook-core, ...), or the name of a
+   file or folder anywhere under crates/*/src/ or crates/*/tests/; a bare
+   file name (no `/`) must exist in some folder of the repository. The span
+   may be written from the repository root, from crates/, or from any
+   folder below crates/ (so `thehook-cli/src/args.rs`, `agents/mod.rs` and
+   `redact/gitleaks.rs` are all found); `*` matches as in a shell glob.
+   Spans with a placeholder (`<...>`), a leading `.`, `~`, `$` or `/`, or a
+   scheme are not paths of this repository and are skipped.
+
+3. The map of the core. A fenced block in CONTRIBUTING.md whose first line
+   is a folder of the repository (`crates/thehook-core/src/`) is a tree:
+   each entry (the first word of a line indented by at most 12 spaces,
+   ending in `/` or holding a `.`) is a file or folder below the entry it is
+   indented under. An entry written with a `/` inside it
+   (`memory/embed/native/`) is a path from the block's root folder. Every
+   entry must exist.
+
+4. Folders named. Every folder under crates/*/src/ (except `snapshots`
+   folders) must be named in CONTRIBUTING.md by its path relative to its
+   crate's src/ folder, written out in full with a trailing slash:
+   `capture/worker/`, `memory/embed/native/`. The text may stand anywhere
+   (prose, code span, the map), at the start of a word (after a space, a
+   backtick, `(`, or a line start) or right after `src/` (so
+   `crates/thehook-cli/src/commands/` names `commands/`); what follows it
+   does not matter (`capture/worker/retry.rs` names `capture/worker/`).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+import sys
+import unicodedata
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SKIP_DIRS = {".git", "target", "node_modules", ".assets", "dist"}
+CODE_ROOTS = ("crates", "scripts", "bench", "tests", "docs")
+PATH_SUFFIXES = (".rs", ".py", ".sh", ".md", ".mjs")
+
+problems: list[str] = []
+
+
+def problem(path: Path, line: int, text: str) -> None:
+    problems.append(f"{path.relative_to(REPO).as_posix()}:{line}: {text}")
+
+
+# ---------------------------------------------------------------------------
+# Markdown: code blocks, code spans, headings, links
+# ---------------------------------------------------------------------------
+
+FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+
+
+def prose_lines(text: str) -> list[tuple[int, str]]:
+    """(line number, line) of every line outside fenced code blocks."""
+    out, fence = [], None
+    for n, line in enumerate(text.split("\n"), 1):
+        m = FENCE.match(line)
+        if fence is None:
+            if m:
+                fence = m.group(1)
+                continue
+            out.append((n, line))
+        elif m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line.strip()[len(m.group(1)):].strip():
+            fence = None
+    return out
+
+
+CODE_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)")
+
+
+def without_code_spans(line: str) -> str:
+    return CODE_SPAN.sub(lambda m: " " * len(m.group(0)), line)
+
+
+ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+INLINE_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+
+
+def slug(heading: str) -> str:
+    text = INLINE_LINK.sub(lambda m: m.group(1), heading)
+    text = CODE_SPAN.sub(lambda m: m.group(2), text)
+    text = re.sub(r"<[^>]+>", "", text)  # inline HTML
+    text = text.replace("*", "")
+    out = []
+    for ch in text.strip().lower():
+        if ch in " -_" or ch.isalnum() or unicodedata.category(ch).startswith("M"):
+            out.append("-" if ch == " " else ch)
+    return "".join(out)
+
+
+_anchor_cache: dict[Path, set[str]] = {}
+
+
+def anchors(path: Path) -> set[str]:
+    if path not in _anchor_cache:
+        seen: dict[str, int] = {}
+        result: set[str] = set()
+        lines = prose_lines(path.read_text(encoding="utf-8"))
+        prev: tuple[int, str] | None = None
+        for n, line in lines:
+            heading = None
+            m = ATX.match(line)
+            if m:
+                heading = m.group(2) or ""
+            elif prev and prev[0] == n - 1 and prev[1].strip() and SETEXT.match(line) \
+                    and not prev[1].lstrip().startswith(("|", "-", "*", "#", ">")):
+                heading = prev[1].strip()
+            if heading is not None:
+                base = slug(heading)
+                count = seen.get(base, 0)
+                result.add(base if count == 0 else f"{base}-{count}")
+                seen[base] = count + 1
+            prev = (n, line)
+        _anchor_cache[path] = result
+    return _anchor_cache[path]
+
+
+LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*(<[^>]*>|[^)\s]*)(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\)")
+DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:\s*(<[^>]*>|\S+)")
+SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def check_link(md: Path, line: int, target: str) -> None:
+    target = target.strip()
+    if target.startswith("<") and target.endswith(">"):
+        target = target[1:-1]
+    if not target or SCHEME.match(target) or target.startswith("//"):
+        return
+    path_part, _, anchor = target.partition("#")
+    path_part = path_part.split("?", 1)[0]
+    from urllib.parse import unquote
+    path_part, anchor = unquote(path_part), unquote(anchor)
+    if path_part:
+        if path_part.startswith("/"):
+            dest = (REPO / path_part.lstrip("/")).resolve()
+        else:
+            dest = (md.parent / path_part).resolve()
+        try:
+            dest.relative_to(REPO)
+        except ValueError:
+            problem(md, line, f"link `{target}` points outside the repository")
+            return
+        if not dest.exists():
+            problem(md, line, f"link `{target}`: {dest.relative_to(REPO).as_posix()} does not exist")
+            return
+    else:
+        dest = md
+    if anchor and dest.is_file() and dest.suffix.lower() in (".md", ".markdown"):
+        if anchor not in anchors(dest):
+            where = "this file" if dest == md else dest.relative_to(REPO).as_posix()
+            problem(md, line, f"link `{target}`: no heading in {where} has the anchor #{anchor}")
+
+
+def check_links(md: Path) -> None:
+    for n, line in prose_lines(md.read_text(encoding="utf-8")):
+        plain = without_code_spans(line)
+        m = DEFINITION.match(plain)
+        if m:
+            check_link(md, n, m.group(1))
+            continue
+        for m in LINK.finditer(plain):
+            check_link(md, n, m.group(1))
+
+
+# ---------------------------------------------------------------------------
+# CONTRIBUTING.md and the tree
+# ---------------------------------------------------------------------------
+
+def walk(root: Path) -> list[str]:
+    """Every file and folder below root, as posix paths relative to REPO
+    (folders with a trailing slash)."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+        rel = Path(dirpath).relative_to(REPO).as_posix()
+        prefix = "" if rel == "." else rel + "/"
+        out.extend(prefix + d + "/" for d in dirnames)
+        out.extend(prefix + f for f in sorted(filenames))
+    return out
+
+
+def crates() -> list[Path]:
+    return sorted(p for p in (REPO / "crates").iterdir() if p.is_dir()) if (REPO / "crates").is_dir() else []
+
+
+def code_tree_names() -> set[str]:
+    names = set(CODE_ROOTS) | {c.name for c in crates()}
+    for crate in crates():
+        for sub in ("src", "tests"):
+            if (crate / sub).is_dir():
+                for p in walk(crate / sub):
+                    names.add(p.rstrip("/").rsplit("/", 1)[-1])
+    return names
+
+
+def path_exists_anywhere(span: str, everything: list[str]) -> bool:
+    """Does `span` name an existing path from the root, from crates/, or from
+    any folder below crates/ (a whole-component suffix of a real path)?"""
+    want = span.rstrip("/")
+    folder = span.endswith("/")
+    if "/" not in want:  # a bare name: anywhere in the repository
+        return any(fnmatch.fnmatchcase(p.rstrip("/").rsplit("/", 1)[-1], want)
+                   for p in everything if p.endswith("/") == folder)
+    for p in everything:
+        is_dir = p.endswith("/")
+        if folder and not is_dir:
+            continue
+        p = p.rstrip("/")
+        if "*" in want:
+            parts = p.split("/")
+            n = want.count("/") + 1
+            if len(parts) >= n and fnmatch.fnmatchcase("/".join(parts[-n:]), want) \
+                    and (len(parts) == n or parts[0] == "crates"):
+                return True
+        elif p == want or (p.startswith("crates/") and p.endswith("/" + want)):
+            return True
+    return False
+
+
+SPAN_PATH = re.compile(r"^[A-Za-z0-9_*][A-Za-z0-9_.*/-]*$")
+
+
+def check_contributing_paths(md: Path, text: str, everything: list[str], names: set[str]) -> None:
+    for n, line in prose_lines(text):
+        for m in CODE_SPAN.finditer(line):
+            span = m.group(2).strip()
+            if not SPAN_PATH.match(span) or SCHEME.match(span):
+                continue
+            if "/" not in span and not span.endswith(PATH_SUFFIXES):
+                continue
+            if "/" in span and span.split("/", 1)[0] not in names:
+                continue
+            if not path_exists_anywhere(span, everything):
+                problem(md, n, f"`{span}` names no file or folder of the repository")
+
+
+ENTRY = re.compile(r"^( {0,12})([A-Za-z0-9_][A-Za-z0-9_./-]*)(?:\s|$)")
+
+
+def check_map(md: Path, text: str) -> None:
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        m = FENCE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        fence = m.group(1)
+        body_start = i + 1
+        j = body_start
+        while j < len(lines) and not (lines[j].strip().startswith(fence[0] * len(fence)) and not lines[j].strip().strip(fence[0])):
+            j += 1
+        body = lines[body_start:j]
+        i = j + 1
+        if not body:
+            continue
+        root_text = body[0].strip().split()[0] if body[0].strip() else ""
+        if not root_text.endswith("/") or not (REPO / root_text).is_dir():
+            continue
+        root = root_text.rstrip("/")
+        stack: list[tuple[int, str]] = []  # (indent, path from root) of open folders
+        for k, line in enumerate(body[1:], start=body_start + 2):
+            e = ENTRY.match(line)
+            if not e:
+                continue
+            indent, name = len(e.group(1)), e.group(2)
+            if not (name.endswith("/") or "." in name):
+                continue
+            while stack and stack[-1][0] >= indent:
+                stack.pop()
+            if "/" in name.rstrip("/"):
+                rel = name.rstrip("/")
+            else:
+                rel = (stack[-1][1] + "/" if stack else "") + name.rstrip("/")
+            if not (REPO / root / rel).exists():
+                problem(md, k, f"the map names {root}/{rel}{'/' if name.endswith('/') else ''}, which does not exist")
+            if name.endswith("/"):
+                stack.append((indent, rel))
+
+
+def check_folders_named(md: Path, text: str) -> None:
+    for crate in crates():
+        src = crate / "src"
+        if not src.is_dir():
+            continue
+        for p in walk(src):
+            if not p.endswith("/"):
+                continue
+            rel = Path(REPO / p).relative_to(src).as_posix() + "/"
+            if "snapshots" in rel.split("/"):
+                continue
+            pattern = re.compile(r"(?:^|(?<=[\s`(])|(?<=src/))" + re.escape(rel), re.M)
+            if not pattern.search(text):
+                problem(md, 1, f"folder {p} is not named (write `{rel}`, its path from {src.relative_to(REPO).as_posix()}/)")
+
+
+def main() -> int:
+    docs = [REPO / n for n in ("README.md", "CONTRIBUTING.md", "CHANGELOG.md")]
+    docs += sorted((REPO / "docs").glob("*.md"))
+    for md in docs:
+        if md.is_file():
+            check_links(md)
+        elif md.parent == REPO:
+            problems.append(f"{md.name}:1: the file is missing")
+    contributing = REPO / "CONTRIBUTING.md"
+    if contributing.is_file():
+        text = contributing.read_text(encoding="utf-8")
+        everything = walk(REPO)
+        check_contributing_paths(contributing, text, everything, code_tree_names())
+        check_map(contributing, text)
+        check_folders_named(contributing, text)
+    for p in problems:
+        print(p)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
