@@ -46,11 +46,11 @@ export interface CaptureOutcome {
 export declare function cli(argv: Array<string>): number
 
 /** Merges the sessions not yet consolidated into knowledge/ through the LLM CLI. */
-export declare function consolidate(options?: ProjectOptions | undefined | null): Promise<ConsolidateResult>
+export declare function consolidate(options?: ProjectOptions | undefined | null): Promise<ConsolidateResult | null>
 
 /** What `consolidate` merged. */
 export interface ConsolidateResult {
-  /** Sessions merged (0: none waited). */
+  /** Sessions merged. */
   sessions: number
   /** Items in conventions.md, architecture.md and history.md before and after. */
   itemsBefore: number

@@ -29,6 +29,9 @@ test('recall finds the demo decision with citations, through the shared open ind
   assert.match(hits[0].citation, /^\.thehook\/.+\.md:\d+$/);
   assert.ok(hits.some((h) => /jose/.test(h.text)), JSON.stringify(hits));
   for (const h of hits) assert.equal(typeof h.score, 'number');
+  // Every field of the core's hit, as the CLI's `recall --json` prints it.
+  assert.equal(hits[0].citation, `${hits[0].path}:${hits[0].lineStart}`);
+  assert.ok(hits[0].lineEnd >= hits[0].lineStart && Array.isArray(hits[0].duplicates), JSON.stringify(hits[0]));
   const adrs = await thehook.recall('auth', { projectDir, types: ['adr'] });
   assert.ok(adrs.every((h) => h.type === 'adr'), JSON.stringify(adrs));
 });
@@ -144,6 +147,7 @@ test('capture a transcript with an LLM CLI, then consolidate, then init', async 
   assert.match(readFileSync(join(projectDir, outcome.file), 'utf8'), /session_id: 55604662-cf2a-4331-851a-ec234028f8ca/);
   const merged = await thehook.consolidate({ projectDir });
   assert.ok(merged.sessions >= 1 && merged.itemsAfter >= merged.itemsBefore, JSON.stringify(merged));
+  assert.equal(await thehook.consolidate({ projectDir }), null, 'nothing waits: null, as the CLI says');
   const nothing = await thehook.capture({ projectDir });
   assert.deepEqual(nothing, [], 'no failed capture to retry');
 

@@ -12,6 +12,7 @@ pub use session_api::*;
 
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
+use thehook_core::memory::search::Hit;
 use thehook_core::RecallRequest;
 
 use task::CoreTask;
@@ -113,15 +114,43 @@ pub struct RecallHit {
     /// summary, convention, adr, gotcha, history, note or text.
     pub r#type: String,
     pub text: String,
+    /// The markdown file, relative to the project, and the item's lines in it.
+    pub path: String,
+    pub line_start: u32,
+    pub line_end: u32,
     /// `path:line`, relative to the project.
     pub citation: String,
     /// RFC 3339.
     pub date: String,
+    /// The session the item came from, when it came from one.
+    pub session_id: Option<String>,
     /// Fused score in [0, 1]; only the order is meaningful.
     pub score: f64,
+    /// Citations of near-duplicates folded into this hit.
+    pub duplicates: Vec<String>,
     /// Why the item may no longer be true (a path or symbol gone from the
     /// checkout, a superseded decision); absent when it is not stale.
     pub stale: Option<String>,
+}
+
+/// The core's hit, every field of it (the CLI's `recall --json` prints the same).
+impl From<Hit> for RecallHit {
+    fn from(h: Hit) -> RecallHit {
+        RecallHit {
+            id: h.item.id,
+            r#type: h.item.kind.as_str().to_string(),
+            text: h.item.text,
+            path: h.item.path,
+            line_start: h.item.line_start as u32,
+            line_end: h.item.line_end as u32,
+            citation: h.citation,
+            date: h.item.date,
+            session_id: h.item.session_id,
+            score: h.score as f64,
+            duplicates: h.duplicates,
+            stale: h.stale,
+        }
+    }
 }
 
 /// Searches the project's memory (BM25 and vectors fused). The index and the
@@ -141,18 +170,7 @@ pub fn recall(
             o.mode.as_deref(),
         )?;
         let hits = memories::with(o.project_dir.as_deref(), false, |m| m.recall(&request))?;
-        Ok(hits
-            .into_iter()
-            .map(|h| RecallHit {
-                id: h.item.id,
-                r#type: h.item.kind.as_str().to_string(),
-                text: h.item.text,
-                citation: h.citation,
-                date: h.item.date,
-                score: h.score as f64,
-                stale: h.stale,
-            })
-            .collect())
+        Ok(hits.into_iter().map(RecallHit::from).collect())
     }))
 }
 

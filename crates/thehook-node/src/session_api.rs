@@ -6,7 +6,7 @@ use std::path::Path;
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
 use thehook_core::agents::Agent;
-use thehook_core::capture::{with_worker, Outcome};
+use thehook_core::capture::{with_worker, OutcomeReport};
 use thehook_core::request::parse_agent;
 use thehook_core::setup::plan::{InitPlan, InitRequest};
 use thehook_core::Project;
@@ -82,23 +82,13 @@ pub struct CaptureOutcome {
     pub reason: Option<String>,
 }
 
-impl From<Outcome> for CaptureOutcome {
-    fn from(o: Outcome) -> CaptureOutcome {
-        let (session_id, status, file, reason) = match o {
-            Outcome::Captured { session_id, file } => (session_id, "captured", Some(file), None),
-            Outcome::Heuristic {
-                session_id,
-                file,
-                reason,
-            } => (session_id, "heuristic", Some(file), Some(reason)),
-            Outcome::Failed { session_id, reason } => (session_id, "failed", None, Some(reason)),
-            Outcome::Skipped { session_id, why } => (session_id, "skipped", None, Some(why)),
-        };
+impl From<OutcomeReport> for CaptureOutcome {
+    fn from(o: OutcomeReport) -> CaptureOutcome {
         CaptureOutcome {
-            session_id,
-            status: status.into(),
-            file,
-            reason,
+            session_id: o.session_id,
+            status: o.status.into(),
+            file: o.file,
+            reason: o.reason,
         }
     }
 }
@@ -118,25 +108,26 @@ pub fn capture(options: Option<CaptureOptions>) -> AsyncTask<CoreTask<Vec<Captur
                 None => Ok(w.retry()),
             },
         )?;
-        Ok(outcomes.into_iter().map(CaptureOutcome::from).collect())
+        Ok(outcomes.iter().map(|o| o.report().into()).collect())
     }))
 }
 
 /// What `consolidate` merged.
 #[napi(object)]
 pub struct ConsolidateResult {
-    /// Sessions merged (0: none waited).
+    /// Sessions merged.
     pub sessions: u32,
     /// Items in conventions.md, architecture.md and history.md before and after.
     pub items_before: u32,
     pub items_after: u32,
 }
 
-/// Merges the sessions not yet consolidated into knowledge/ through the LLM CLI.
-#[napi(ts_return_type = "Promise<ConsolidateResult>")]
+/// Merges the sessions not yet consolidated into knowledge/ through the LLM
+/// CLI; `null` when none waited (as the CLI's `"consolidated": null`).
+#[napi(ts_return_type = "Promise<ConsolidateResult | null>")]
 pub fn consolidate(
     options: Option<crate::memory_api::ProjectOptions>,
-) -> AsyncTask<CoreTask<ConsolidateResult>> {
+) -> AsyncTask<CoreTask<Option<ConsolidateResult>>> {
     let o = options.unwrap_or_default();
     AsyncTask::new(CoreTask::new(move || {
         let project = Project::discover(&start_dir(o.project_dir.as_deref())?);
@@ -146,18 +137,11 @@ pub fn consolidate(
             || {},
             thehook_core::capture::consolidate::consolidate,
         )?;
-        Ok(match done {
-            Some(c) => ConsolidateResult {
-                sessions: c.sessions as u32,
-                items_before: c.items_before as u32,
-                items_after: c.items_after as u32,
-            },
-            None => ConsolidateResult {
-                sessions: 0,
-                items_before: 0,
-                items_after: 0,
-            },
-        })
+        Ok(done.map(|c| ConsolidateResult {
+            sessions: c.sessions as u32,
+            items_before: c.items_before as u32,
+            items_after: c.items_after as u32,
+        }))
     }))
 }
 

@@ -56,7 +56,7 @@ pub(super) fn by_hand(
         None => Ok(w.retry()),
     })?;
     if args.json {
-        let list: Vec<_> = outcomes.iter().map(outcome_json).collect();
+        let list: Vec<_> = outcomes.iter().map(Outcome::report).collect();
         out.print(&serde_json::to_string_pretty(&json!({ "sessions": list })).unwrap_or_default());
     } else if outcomes.is_empty() {
         out.print("no failed captures to retry");
@@ -74,27 +74,6 @@ pub(super) fn by_hand(
         .iter()
         .all(|o| matches!(o, Outcome::Captured { .. } | Outcome::Skipped { .. }));
     Ok(Exit::found(all_done))
-}
-
-fn outcome_json(o: &Outcome) -> serde_json::Value {
-    match o {
-        Outcome::Captured { session_id, file } => {
-            json!({"session_id": session_id, "status": "captured", "file": file})
-        }
-        Outcome::Heuristic {
-            session_id,
-            file,
-            reason,
-        } => {
-            json!({"session_id": session_id, "status": "heuristic", "file": file, "reason": reason})
-        }
-        Outcome::Failed { session_id, reason } => {
-            json!({"session_id": session_id, "status": "failed", "reason": reason})
-        }
-        Outcome::Skipped { session_id, why } => {
-            json!({"session_id": session_id, "status": "skipped", "reason": why})
-        }
-    }
 }
 
 pub(super) fn consolidate(

@@ -28,5 +28,6 @@ pub mod worker;
 
 pub use run::{run_worker, with_worker, WorkerRun};
 pub use worker::{
-    failed_jobs, queued_jobs, summary, worker_lock, Outcome, Surroundings, Worker, LOG,
+    failed_jobs, queued_jobs, summary, worker_lock, Outcome, OutcomeReport, Surroundings, Worker,
+    LOG,
 };

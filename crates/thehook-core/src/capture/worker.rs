@@ -79,6 +79,44 @@ pub enum Outcome {
     Skipped { session_id: String, why: String },
 }
 
+/// One session's outcome as every front end reports it: the CLI's
+/// `capture --json` and the Node addon's `capture()` map this, field for field.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct OutcomeReport {
+    pub session_id: String,
+    /// `captured`, `heuristic` (written without the LLM; kept in failed/),
+    /// `failed` or `skipped`.
+    pub status: &'static str,
+    /// The session file written, relative to the project.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// Why it was not distilled by the LLM, or skipped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl Outcome {
+    /// The outcome as front ends report it.
+    pub fn report(&self) -> OutcomeReport {
+        let (session_id, status, file, reason) = match self {
+            Outcome::Captured { session_id, file } => (session_id, "captured", Some(file), None),
+            Outcome::Heuristic {
+                session_id,
+                file,
+                reason,
+            } => (session_id, "heuristic", Some(file), Some(reason)),
+            Outcome::Failed { session_id, reason } => (session_id, "failed", None, Some(reason)),
+            Outcome::Skipped { session_id, why } => (session_id, "skipped", None, Some(why)),
+        };
+        OutcomeReport {
+            session_id: session_id.clone(),
+            status,
+            file: file.cloned(),
+            reason: reason.cloned(),
+        }
+    }
+}
+
 impl std::fmt::Display for Outcome {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
