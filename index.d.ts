@@ -45,7 +45,10 @@ export interface CaptureOutcome {
  */
 export declare function cli(argv: Array<string>): number
 
-/** Merges the sessions not yet consolidated into knowledge/ through the LLM CLI. */
+/**
+ * Merges the sessions not yet consolidated into knowledge/ through the LLM
+ * CLI; `null` when none waited (as the CLI's `"consolidated": null`).
+ */
 export declare function consolidate(options?: ProjectOptions | undefined | null): Promise<ConsolidateResult | null>
 
 /** What `consolidate` merged. */
@@ -124,12 +127,20 @@ export interface RecallHit {
   /** summary, convention, adr, gotcha, history, note or text. */
   type: string
   text: string
+  /** The markdown file, relative to the project, and the item's lines in it. */
+  path: string
+  lineStart: number
+  lineEnd: number
   /** `path:line`, relative to the project. */
   citation: string
   /** RFC 3339. */
   date: string
+  /** The session the item came from, when it came from one. */
+  sessionId?: string
   /** Fused score in [0, 1]; only the order is meaningful. */
   score: number
+  /** Citations of near-duplicates folded into this hit. */
+  duplicates: Array<string>
   /**
    * Why the item may no longer be true (a path or symbol gone from the
    * checkout, a superseded decision); absent when it is not stale.
