@@ -102,12 +102,132 @@ pub enum Error {
     Llm { problem: String, fix: Fix },
 
     /// `read` was given an id that matches no session, or several.
-    #[error("{problem}\n  fix: {fix}")]
-    SessionNotFound { problem: String, fix: Fix },
+    #[error("{miss}\n  fix: {fix}")]
+    SessionNotFound { miss: SessionMiss, fix: Fix },
 
-    /// `forget` was given an id that matches no item, or several.
-    #[error("{problem}\n  fix: {fix}")]
-    ItemNotFound { problem: String, fix: Fix },
+    /// `forget`, `review` were given an id that matches no item, or several.
+    #[error("{miss}\n  fix: {fix}")]
+    ItemNotFound { miss: ItemMiss, fix: Fix },
+}
+
+/// Why `read` found no one session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionMiss {
+    /// A transcript file given by path is neither in the agents' stores for
+    /// the project nor inside it.
+    NotOfProject { file: String, project: PathBuf },
+    /// No session id starts with `query`.
+    NoMatch { query: String, searched: usize },
+    /// Several do: the first ten as (id, transcript), and how many in all.
+    Ambiguous {
+        query: String,
+        candidates: Vec<(String, PathBuf)>,
+        total: usize,
+    },
+}
+
+impl std::fmt::Display for SessionMiss {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SessionMiss::NotOfProject { file, project } => write!(
+                f,
+                "{file} is not a transcript of this project (neither in the agents' stores for {} nor inside it)",
+                project.display()
+            ),
+            SessionMiss::NoMatch { query, searched } => write!(
+                f,
+                "no session of this project has an id starting with {query:?} ({searched} sessions searched)"
+            ),
+            SessionMiss::Ambiguous {
+                query,
+                candidates,
+                total,
+            } => {
+                write!(f, "{total} sessions have ids starting with {query:?}:")?;
+                for (id, path) in candidates {
+                    write!(f, "\n  {id} ({})", path.display())?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Why an item id named no one item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ItemMiss {
+    /// No item's id starts with `prefix`.
+    NoMatch { prefix: String },
+    /// Several do: (id, citation) of each.
+    Ambiguous {
+        prefix: String,
+        candidates: Vec<(String, String)>,
+    },
+    /// The item is no longer in its file (edited since it was indexed).
+    Gone { id: String, path: String },
+    /// The rewritten item is not where it was written.
+    NotAfterRewrite { citation: String },
+}
+
+impl std::fmt::Display for ItemMiss {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ItemMiss::NoMatch { prefix } => write!(f, "no item has an id starting with `{prefix}`"),
+            ItemMiss::Ambiguous { prefix, candidates } => {
+                let list: Vec<String> = candidates
+                    .iter()
+                    .map(|(id, citation)| format!("{id} ({citation})"))
+                    .collect();
+                write!(f, "`{prefix}` matches several items: {}", list.join(", "))
+            }
+            ItemMiss::Gone { id, path } => write!(f, "item {id} is no longer in {path}"),
+            ItemMiss::NotAfterRewrite { citation } => {
+                write!(f, "the rewritten item is not at {citation}")
+            }
+        }
+    }
+}
+
+/// The kind of an error, stable across versions: the `code` of JS errors
+/// (`THEHOOK_USAGE`...), and what the CLI's exit code is chosen by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    Config,
+    Io,
+    Layout,
+    Markdown,
+    Index,
+    Model,
+    Usage,
+    Transcript,
+    Settings,
+    Llm,
+    /// Nothing matched: not a failure to fix (the CLI exits 1).
+    NotFound,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::Config => "THEHOOK_CONFIG",
+            ErrorCode::Io => "THEHOOK_IO",
+            ErrorCode::Layout => "THEHOOK_LAYOUT",
+            ErrorCode::Markdown => "THEHOOK_MARKDOWN",
+            ErrorCode::Index => "THEHOOK_INDEX",
+            ErrorCode::Model => "THEHOOK_MODEL",
+            ErrorCode::Usage => "THEHOOK_USAGE",
+            ErrorCode::Transcript => "THEHOOK_TRANSCRIPT",
+            ErrorCode::Settings => "THEHOOK_SETTINGS",
+            ErrorCode::Llm => "THEHOOK_LLM",
+            ErrorCode::NotFound => "THEHOOK_NOT_FOUND",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// What the storage under the index reported.
@@ -228,22 +348,22 @@ impl Error {
         }
     }
 
-    /// A short, stable name for the kind of error: the `code` of JS errors,
-    /// and what the CLI's exit code is chosen by.
-    pub fn code(&self) -> &'static str {
+    /// The kind of error: the `code` of JS errors, and what the CLI's exit
+    /// code is chosen by.
+    pub fn code(&self) -> ErrorCode {
         match self {
-            Error::Config { .. } | Error::EnvOverride { .. } => "THEHOOK_CONFIG",
-            Error::Io { .. } => "THEHOOK_IO",
-            Error::Layout { .. } => "THEHOOK_LAYOUT",
-            Error::Markdown { .. } => "THEHOOK_MARKDOWN",
-            Error::Index { .. } => "THEHOOK_INDEX",
-            Error::Model { .. } => "THEHOOK_MODEL",
-            Error::Usage { .. } => "THEHOOK_USAGE",
-            Error::Transcript { .. } => "THEHOOK_TRANSCRIPT",
-            Error::Settings { .. } => "THEHOOK_SETTINGS",
-            Error::Llm { .. } => "THEHOOK_LLM",
+            Error::Config { .. } | Error::EnvOverride { .. } => ErrorCode::Config,
+            Error::Io { .. } => ErrorCode::Io,
+            Error::Layout { .. } => ErrorCode::Layout,
+            Error::Markdown { .. } => ErrorCode::Markdown,
+            Error::Index { .. } => ErrorCode::Index,
+            Error::Model { .. } => ErrorCode::Model,
+            Error::Usage { .. } => ErrorCode::Usage,
+            Error::Transcript { .. } => ErrorCode::Transcript,
+            Error::Settings { .. } => ErrorCode::Settings,
+            Error::Llm { .. } => ErrorCode::Llm,
             Error::ItemNotFound { .. } | Error::SessionNotFound { .. } | Error::NoMemory { .. } => {
-                "THEHOOK_NOT_FOUND"
+                ErrorCode::NotFound
             }
         }
     }
@@ -251,7 +371,7 @@ impl Error {
     /// Whether the error only says that nothing matched (exit code 1 in
     /// the CLI, not a failure to fix).
     pub fn is_not_found(&self) -> bool {
-        self.code() == "THEHOOK_NOT_FOUND"
+        self.code() == ErrorCode::NotFound
     }
 }
 
@@ -263,4 +383,49 @@ pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         .map(|s| s.to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "no message".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_miss_carries_its_candidates_and_says_them() {
+        let e = Error::SessionNotFound {
+            miss: SessionMiss::Ambiguous {
+                query: "5560".into(),
+                candidates: vec![
+                    ("55604662-a".into(), PathBuf::from("s/a.jsonl")),
+                    ("55604662-b".into(), PathBuf::from("s/b.jsonl")),
+                ],
+                total: 2,
+            },
+            fix: "give more of the id".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "2 sessions have ids starting with \"5560\":\n  55604662-a (s/a.jsonl)\n  55604662-b (s/b.jsonl)\n  fix: give more of the id"
+        );
+        assert!(e.is_not_found());
+        assert_eq!(e.code().as_str(), "THEHOOK_NOT_FOUND");
+        let Error::SessionNotFound {
+            miss: SessionMiss::Ambiguous { candidates, .. },
+            ..
+        } = e
+        else {
+            unreachable!()
+        };
+        assert_eq!(candidates[1].0, "55604662-b");
+        let item = ItemMiss::Ambiguous {
+            prefix: "ab12".into(),
+            candidates: vec![
+                ("ab12cd".into(), "x.md:3".into()),
+                ("ab12ef".into(), "y.md:9".into()),
+            ],
+        };
+        assert_eq!(
+            item.to_string(),
+            "`ab12` matches several items: ab12cd (x.md:3), ab12ef (y.md:9)"
+        );
+    }
 }

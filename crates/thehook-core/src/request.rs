@@ -262,7 +262,7 @@ mod tests {
         assert_eq!(r.filter.since.unwrap().to_string(), "2026-02-01T00:00:00Z");
         assert_eq!(r.mode, Mode::Lexical);
         let e = RecallRequest::parse("q", None, &["adrs!".into()], None, None).unwrap_err();
-        assert_eq!(e.code(), "THEHOOK_USAGE");
+        assert_eq!(e.code(), crate::error::ErrorCode::Usage);
         assert!(problem(e).contains("summary, convention, adr, gotcha, history, note, text"));
         let e = RecallRequest::parse("q", None, &[], None, Some("fuzzy")).unwrap_err();
         assert!(problem(e).contains("hybrid, lexical, vector"));

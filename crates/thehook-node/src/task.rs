@@ -24,7 +24,7 @@ impl Failure {
 impl From<thehook_core::Error> for Failure {
     fn from(e: thehook_core::Error) -> Failure {
         Failure {
-            code: e.code().into(),
+            code: e.code().as_str().into(),
             message: e.in_words_of(thehook_core::error::Words::Node).to_string(),
         }
     }

@@ -12,7 +12,7 @@ use super::cache::{stamp, ListingCache, Stamp};
 use super::lines::lines;
 pub use super::listed::Listed;
 use crate::agents::Agent;
-use crate::error::{fix, Error, Result, Step};
+use crate::error::{fix, Error, Result, SessionMiss, Step};
 use crate::project::Project;
 use crate::text::redact::{redact, Findings};
 use crate::transcript::redact_transcript;
@@ -303,10 +303,10 @@ pub fn find(project: &Project, home: &Path, query: &str, paths: bool) -> Result<
             });
         }
         return Err(Error::SessionNotFound {
-            problem: format!(
-                "{query} is not a transcript of this project (neither in the agents' stores for {} nor inside it)",
-                project.root().display()
-            ),
+            miss: SessionMiss::NotOfProject {
+                file: query.to_string(),
+                project: project.root().to_path_buf(),
+            },
             fix: fix!(Step::ProjectDir, ", or copy the file into this project"),
         });
     }
@@ -339,26 +339,24 @@ pub fn find(project: &Project, home: &Path, query: &str, paths: bool) -> Result<
     match matches.len() {
         1 => Ok(matches.remove(0)),
         0 => Err(Error::SessionNotFound {
-            problem: format!(
-                "no session of this project has an id starting with {query:?} ({} sessions searched)",
-                sessions.len()
-            ),
+            miss: SessionMiss::NoMatch {
+                query: query.to_string(),
+                searched: sessions.len(),
+            },
             fix: fix!(Step::Sessions, " to see the ids"),
         }),
-        n => {
-            let candidates: Vec<String> = matches
-                .iter()
-                .take(10)
-                .map(|s| format!("  {} ({})", s.id, s.path.display()))
-                .collect();
-            Err(Error::SessionNotFound {
-                problem: format!(
-                    "{n} sessions have ids starting with {query:?}:\n{}",
-                    candidates.join("\n")
-                ),
-                fix: "give more of the id".into(),
-            })
-        }
+        total => Err(Error::SessionNotFound {
+            miss: SessionMiss::Ambiguous {
+                query: query.to_string(),
+                candidates: matches
+                    .into_iter()
+                    .take(10)
+                    .map(|s| (s.id, s.path))
+                    .collect(),
+                total,
+            },
+            fix: "give more of the id".into(),
+        }),
     }
 }
 

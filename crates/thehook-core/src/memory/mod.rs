@@ -21,7 +21,7 @@ pub mod when;
 use std::path::Path;
 
 use crate::config::{Config, LoadedConfig};
-use crate::error::{fix, Error, Fix, IoContext, Result, Step};
+use crate::error::{fix, Error, Fix, IoContext, ItemMiss, Result, Step};
 use crate::memory::embed::{locate, Availability, SearchPaths};
 use crate::memory::index::{Index, SyncPlan, SyncStats};
 use crate::memory::item::Item;
@@ -361,7 +361,9 @@ impl Memory {
         let rewritten = store::replace_item(&self.project, &item, Some(&text))?;
         self.sync(&|_, _| {})?;
         rewritten.ok_or_else(|| Error::ItemNotFound {
-            problem: format!("the rewritten item is not at {}", item.citation()),
+            miss: ItemMiss::NotAfterRewrite {
+                citation: item.citation(),
+            },
             fix: fix!(Step::Recall, " to find it"),
         })
     }
@@ -375,17 +377,18 @@ impl Memory {
             [one] => one.clone(),
             [] => {
                 return Err(Error::ItemNotFound {
-                    problem: format!("no item has an id starting with `{prefix}`"),
+                    miss: ItemMiss::NoMatch {
+                        prefix: prefix.to_string(),
+                    },
                     fix: fix!(Step::Recall, " to see its id"),
                 })
             }
             many => {
-                let list: Vec<String> = many
-                    .iter()
-                    .map(|i| format!("{} ({})", i.id, i.citation()))
-                    .collect();
                 return Err(Error::ItemNotFound {
-                    problem: format!("`{prefix}` matches several items: {}", list.join(", ")),
+                    miss: ItemMiss::Ambiguous {
+                        prefix: prefix.to_string(),
+                        candidates: many.iter().map(|i| (i.id.clone(), i.citation())).collect(),
+                    },
                     fix: "give more characters of the id".into(),
                 });
             }

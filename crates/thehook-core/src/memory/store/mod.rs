@@ -212,7 +212,10 @@ pub fn replace_item(project: &Project, item: &Item, text: Option<&str>) -> Resul
     let current = parse_markdown(&item.path, &current_text, &item.date);
     let Some(found) = current.items.iter().find(|i| i.id == item.id) else {
         return Err(Error::ItemNotFound {
-            problem: format!("item {} is no longer in {}", item.id, item.path),
+            miss: crate::error::ItemMiss::Gone {
+                id: item.id.clone(),
+                path: item.path.clone(),
+            },
             fix: fix!(
                 Step::Reindex,
                 ", then ",
