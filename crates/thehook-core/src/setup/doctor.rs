@@ -6,6 +6,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::config::Config;
+use crate::error::{fix, Fix, Step};
 use crate::memory::embed::{locate, Availability, Embedder, SearchPaths, Workload, ORT_LIB};
 use crate::memory::index::check_data_file;
 use crate::project::Project;
@@ -25,7 +26,7 @@ pub struct Check {
     pub level: Level,
     pub detail: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub fix: Option<String>,
+    pub fix: Option<Fix>,
 }
 
 fn ok(name: &'static str, detail: String) -> Check {
@@ -36,153 +37,34 @@ fn ok(name: &'static str, detail: String) -> Check {
         fix: None,
     }
 }
-fn warn(name: &'static str, detail: String, fix: String) -> Check {
+fn warn(name: &'static str, detail: String, fix: impl Into<Fix>) -> Check {
     Check {
         name,
         level: Level::Warn,
         detail,
-        fix: Some(fix),
+        fix: Some(fix.into()),
     }
 }
-fn error(name: &'static str, detail: String, fix: String) -> Check {
+fn error(name: &'static str, detail: String, fix: impl Into<Fix>) -> Check {
     Check {
         name,
         level: Level::Error,
         detail,
-        fix: Some(fix),
+        fix: Some(fix.into()),
     }
 }
 
-/// Runs every check for the project at `root`.
+/// Runs every check for the project at `root`, in the order they print.
 pub fn doctor(root: &Path, paths: &SearchPaths) -> Vec<Check> {
     let project = Project::at(root);
-    let mut checks = Vec::new();
-    match project.check_layout() {
-        Ok(true) => checks.push(ok("project", format!("{} holds .thehook/", root.display()))),
-        Ok(false) => checks.push(warn(
-            "project",
-            format!("{} has no .thehook/ folder yet", root.display()),
-            "run `thehook remember \"<fact>\"` in the project to start its memory".into(),
-        )),
-        Err(e) => checks.push(error("project", e.to_string(), "see above".into())),
-    }
-
-    let config = match Config::load(&project.config_path()) {
-        Ok(loaded) => {
-            for w in &loaded.warnings {
-                checks.push(warn("config", w.clone(), "remove or rename the key".into()));
-            }
-            checks.push(ok(
-                "config",
-                format!("{} is valid", project.relative(&project.config_path())),
-            ));
-            loaded.config
-        }
-        Err(e) => {
-            checks.push(error(
-                "config",
-                e.to_string(),
-                "fix the value named above".into(),
-            ));
-            Config::default()
-        }
-    };
-
-    let path_var = crate::env::path_var();
-    match crate::capture::llm::resolve(&config.llm, path_var.as_deref(), None) {
-        Ok(cmd) => checks.push(ok(
-            "llm",
-            format!("captures are distilled by {} ({})", cmd.program.display(), cmd.label),
-        )),
-        Err(why) => checks.push(warn(
-            "llm",
-            format!("{why}: sessions are captured from the transcript alone (`extracted: heuristic`)"),
-            "install Claude Code, cursor-agent, Codex or Gemini CLI, or set `llm.cli: command`; then `thehook capture --retry`".into(),
-        )),
-    }
-
-    let availability = locate(&config, paths);
-    match &availability {
-        Availability::Ready {
-            model_dir, runtime, ..
-        } => {
-            checks.push(ok(
-                "model",
-                format!("{} ({})", model_dir.path.display(), model_dir.source),
-            ));
-            checks.push(ok(
-                "onnx runtime",
-                match runtime {
-                    Some(runtime) => format!("{} ({})", runtime.path.display(), runtime.source),
-                    None => format!(
-                        "none ({ORT_LIB} was not found): the built-in encoder embeds items too, more slowly (README, Model and ONNX Runtime)"
-                    ),
-                },
-            ));
-            // Items are embedded by ONNX Runtime, queries by the built-in
-            // encoder when it knows the model: both are checked.
-            let run = |workload| {
-                Embedder::load(&availability, 1, workload).and_then(|mut e| {
-                    let vector = e.embed_one("doctor check")?;
-                    Ok((vector.len(), e.engine()))
-                })
-            };
-            match run(Workload::Bulk).and_then(|items| Ok((items, run(Workload::Query)?))) {
-                Ok(((dims, items), (_, queries))) => checks.push(ok(
-                    "embeddings",
-                    format!(
-                        "the model runs ({dims} dimensions; items: {items}, queries: {queries})"
-                    ),
-                )),
-                Err(e) => checks.push(error(
-                    "embeddings",
-                    e.to_string(),
-                    "search keeps working lexical-only until this is fixed".into(),
-                )),
-            }
-        }
-        Availability::Missing { reason, fix } => checks.push(warn(
-            "embeddings",
-            format!("{reason}: search is lexical-only (BM25)"),
-            fix.to_string(),
-        )),
-    }
-
-    let data = project.index_dir().join("data.mdb");
-    match check_data_file(&data) {
-        Ok(()) if data.exists() => checks.push(ok(
-            "index",
-            format!("{} is consistent", project.relative(&data)),
-        )),
-        Ok(()) => checks.push(ok(
-            "index",
-            "not built yet; the next command builds it".into(),
-        )),
-        Err(why) => checks.push(warn(
-            "index",
-            format!("{} is damaged: {why}", project.relative(&data)),
-            "nothing to do: the next command rebuilds it from markdown (or run `thehook reindex`)"
-                .into(),
-        )),
-    }
-
+    let mut checks = vec![project_check(&project)];
+    let config = config_checks(&project, &mut checks);
+    checks.push(llm_check(&config));
+    checks.extend(model_checks(&config, paths));
+    checks.push(index_check(&project));
     if project.dir().is_dir() {
-        let probe = tempfile::Builder::new()
-            .prefix(".thehook-doctor-")
-            .tempfile_in(project.dir());
-        match probe {
-            Ok(_) => checks.push(ok(
-                "permissions",
-                format!("{} is writable", project.relative(&project.dir())),
-            )),
-            Err(e) => checks.push(error(
-                "permissions",
-                format!("cannot write in {}: {e}", project.dir().display()),
-                format!("make {} writable by this user", project.dir().display()),
-            )),
-        }
+        checks.push(permissions_check(&project));
     }
-
     checks.push(hooks_check(root));
     checks.extend(prompt_hook_checks(root, config.retrieval.on_prompt));
     if project.dir().is_dir() {
@@ -192,6 +74,153 @@ pub fn doctor(root: &Path, paths: &SearchPaths) -> Vec<Check> {
         checks.extend(trust_checks(root, &home));
     }
     checks
+}
+
+/// Whether the project has memory, and a usable `.thehook/`.
+fn project_check(project: &Project) -> Check {
+    let root = project.root().display();
+    match project.check_layout() {
+        Ok(true) => ok("project", format!("{root} holds .thehook/")),
+        Ok(false) => warn(
+            "project",
+            format!("{root} has no .thehook/ folder yet"),
+            fix!(Step::Remember, " in the project to start its memory"),
+        ),
+        Err(e) => error("project", e.to_string(), "see above"),
+    }
+}
+
+/// The config's warnings and whether it loads; the config the other checks
+/// use (the defaults when it does not load).
+fn config_checks(project: &Project, checks: &mut Vec<Check>) -> Config {
+    match Config::load(&project.config_path()) {
+        Ok(loaded) => {
+            for w in &loaded.warnings {
+                checks.push(warn("config", w.clone(), "remove or rename the key"));
+            }
+            checks.push(ok(
+                "config",
+                format!("{} is valid", project.relative(&project.config_path())),
+            ));
+            loaded.config
+        }
+        Err(e) => {
+            checks.push(error("config", e.to_string(), "fix the value named above"));
+            Config::default()
+        }
+    }
+}
+
+/// Which LLM CLI distils captures, if any.
+fn llm_check(config: &Config) -> Check {
+    let path_var = crate::env::path_var();
+    match crate::capture::llm::resolve(&config.llm, path_var.as_deref(), None) {
+        Ok(cmd) => ok(
+            "llm",
+            format!("captures are distilled by {} ({})", cmd.program.display(), cmd.label),
+        ),
+        Err(why) => warn(
+            "llm",
+            format!("{why}: sessions are captured from the transcript alone (`extracted: heuristic`)"),
+            fix!(
+                "install Claude Code, cursor-agent, Codex or Gemini CLI, or set `llm.cli: command`; then ",
+                Step::RetryCaptures
+            ),
+        ),
+    }
+}
+
+/// The model, ONNX Runtime, and whether both embed (items and queries).
+fn model_checks(config: &Config, paths: &SearchPaths) -> Vec<Check> {
+    let availability = locate(config, paths);
+    let (model_dir, runtime) = match &availability {
+        Availability::Ready {
+            model_dir, runtime, ..
+        } => (model_dir, runtime),
+        Availability::Missing { reason, fix } => {
+            return vec![warn(
+                "embeddings",
+                format!("{reason}: search is lexical-only (BM25)"),
+                fix.to_string(),
+            )]
+        }
+    };
+    let mut checks = vec![
+        ok(
+            "model",
+            format!("{} ({})", model_dir.path.display(), model_dir.source),
+        ),
+        ok(
+            "onnx runtime",
+            match runtime {
+                Some(runtime) => format!("{} ({})", runtime.path.display(), runtime.source),
+                None => format!(
+                    "none ({ORT_LIB} was not found): the built-in encoder embeds items too, more slowly (docs/search.md, Model and ONNX Runtime)"
+                ),
+            },
+        ),
+    ];
+    // Items are embedded by ONNX Runtime, queries by the built-in encoder
+    // when it knows the model: both are checked.
+    let run = |workload| {
+        Embedder::load(&availability, 1, workload).and_then(|mut e| {
+            let vector = e.embed_one("doctor check")?;
+            Ok((vector.len(), e.engine()))
+        })
+    };
+    checks.push(
+        match run(Workload::Bulk).and_then(|items| Ok((items, run(Workload::Query)?))) {
+            Ok(((dims, items), (_, queries))) => ok(
+                "embeddings",
+                format!("the model runs ({dims} dimensions; items: {items}, queries: {queries})"),
+            ),
+            Err(e) => error(
+                "embeddings",
+                e.to_string(),
+                "search keeps working lexical-only until this is fixed",
+            ),
+        },
+    );
+    checks
+}
+
+/// Whether the index's data file is consistent (a damaged one is rebuilt).
+fn index_check(project: &Project) -> Check {
+    let data = project.index_dir().join("data.mdb");
+    match check_data_file(&data) {
+        Ok(()) if data.exists() => ok(
+            "index",
+            format!("{} is consistent", project.relative(&data)),
+        ),
+        Ok(()) => ok("index", "not built yet; the next command builds it".into()),
+        Err(why) => warn(
+            "index",
+            format!("{} is damaged: {why}", project.relative(&data)),
+            fix!(
+                "nothing to do: the next command rebuilds it from markdown (or ",
+                Step::Reindex,
+                ")"
+            ),
+        ),
+    }
+}
+
+/// Whether this user can write in `.thehook/`.
+fn permissions_check(project: &Project) -> Check {
+    let probe = tempfile::Builder::new()
+        .prefix(".thehook-doctor-")
+        .tempfile_in(project.dir());
+    match probe {
+        Ok(_) => ok(
+            "permissions",
+            format!("{} is writable", project.relative(&project.dir())),
+        ),
+        Err(e) => error(
+            "permissions",
+            format!("cannot write in {}: {e}", project.dir().display()),
+            format!("make {} writable by this user", project.dir().display()),
+        ),
+    }
 }
 
 /// Whether git merges teammates' memory by union (`.thehook/.gitattributes`).
@@ -212,11 +241,11 @@ fn merge_check(project: &Project) -> Check {
         );
     }
     let fix = if text.is_empty() {
-        "run `thehook init` (it writes the file), then commit it".to_string()
+        fix!(Step::Init, " (it writes the file), then commit it")
     } else {
         "add the lines `knowledge/*.md merge=union`, `consolidated.txt merge=union` and \
          `confirmed.txt merge=union` to it, then commit it"
-            .to_string()
+            .into()
     };
     warn(
         "team merges",
@@ -309,7 +338,10 @@ fn hooks_check(root: &Path) -> Check {
         warn(
             "hooks",
             "no agent runs thehook at session start or end in this project".into(),
-            "run `thehook init` here (or `thehook init --global` once for every project)".into(),
+            fix!(
+                Step::Init,
+                " here (or `thehook init --global` once for every project)"
+            ),
         )
     } else {
         ok("hooks", format!("wired in {}", wired.join(", ")))
