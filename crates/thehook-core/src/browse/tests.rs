@@ -273,7 +273,7 @@ fn secrets_are_redacted_in_every_form() {
     ignore = "needs the embedding model: scripts/test.sh"
 )]
 fn compact_is_a_fraction_of_full_on_every_real_session() {
-    let tokenizer = crate::inject::retrieve::load_tokenizer(
+    let tokenizer = crate::inject::tokens::load_tokenizer(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.assets/model/tokenizer.json"),
     );
     let count = |text: &str| match &tokenizer {

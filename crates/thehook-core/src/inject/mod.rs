@@ -6,8 +6,10 @@
 //! twice.
 
 pub mod background;
+pub mod block;
 pub mod context;
 pub mod given;
 pub mod left_off;
 pub mod prompt;
 pub mod retrieve;
+pub mod tokens;

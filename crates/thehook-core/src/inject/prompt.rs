@@ -196,7 +196,7 @@ fn relevant(
     for item in by_words(memory, prompt, context, &sessions, &named, already)? {
         if files.insert(item.path.clone()) {
             found.push(Found {
-                line: crate::inject::retrieve::cited_line(&item, true, MAX_ITEM_CHARS),
+                line: crate::inject::block::cited_line(&item, true, MAX_ITEM_CHARS),
                 cited: item.citation(),
             });
         }

@@ -1,6 +1,6 @@
 //! The session-start hook: what to tell an agent when a session starts.
 //!
-//! It must cost nothing (the README's speed targets: p50 <= 50 ms with 10,000 items),
+//! It must cost nothing (docs/benchmarks.md: p50 <= 50 ms with 10,000 items),
 //! so it never starts ONNX Runtime. First "Where you left off": earlier
 //! sessions ranked by branch, files in play and recency ([`left_off`]).
 //! Then items ranked lexically against the project's git context, and by
@@ -8,8 +8,8 @@
 //! an earlier session start's background run ([`warm`]); type quotas put
 //! conventions and decisions first, then consolidated history, and within a
 //! group those of the sessions named above come first. The block is cut to
-//! the token budget and 10,000 characters, and what it cites is recorded for
-//! the prompt hook ([`crate::inject::given`]).
+//! the token budget and 10,000 characters ([`crate::inject::block`]), and
+//! what it cites is recorded for the prompt hook ([`crate::inject::given`]).
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -20,8 +20,10 @@ use serde_json::Value;
 use crate::agents::{session_start_output, Agent, HookPayload};
 use crate::config::Include;
 use crate::error::Result;
+use crate::inject::block::{cited_line, render, BlockLine, Waiting};
 use crate::inject::context::Context;
 use crate::inject::left_off;
+use crate::inject::tokens::{load_tokenizer, TokenCounts};
 use crate::memory::embed::{Availability, SearchPaths};
 use crate::memory::index::{Candidates, Filter};
 use crate::memory::item::{Item, ItemKind};
@@ -31,11 +33,7 @@ use crate::memory::stale::Staleness;
 use crate::memory::store::write_atomic;
 use crate::memory::Memory;
 use crate::project::Project;
-use crate::text::clip_chars;
 
-/// Claude Code cuts `additionalContext` beyond 10,000 characters; stay
-/// clearly under, whatever the budget says.
-pub const MAX_CHARS: usize = 9_500;
 /// How many candidates each retriever gives for all groups together.
 const CANDIDATE_POOL: usize = 60;
 /// Characters kept of one item: with five sessions and `max_results` 8,
@@ -186,9 +184,15 @@ pub fn retrieve(
         budget_spent,
     };
     let lines = block_lines(&sessions, &picked);
-    let block = render(&lines, &waiting, budget, memory.availability(), || {
-        TokenCounts::load(&project, memory.availability())
-    });
+    let titles: Vec<&str> = section_titles().collect();
+    let block = render(
+        &titles,
+        &lines,
+        &waiting,
+        budget,
+        memory.availability(),
+        || TokenCounts::load(&project, memory.availability()),
+    );
     if let Some(id) = payload.session_id.as_deref() {
         // The prompt hook gives this session only what it was not given.
         let cited: Vec<&str> = block.cited.iter().map(String::as_str).collect();
@@ -268,15 +272,6 @@ fn block_lines(sessions: &[SessionRecord], picked: &[(usize, Item)]) -> Vec<Bloc
         cited: item.citation(),
     });
     sessions.chain(items).collect()
-}
-
-/// One line of the block, under its section.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BlockLine {
-    pub section: usize,
-    pub text: String,
-    /// The `path:line` it cites.
-    pub cited: String,
 }
 
 /// The block's section titles: "Where you left off", then the groups'.
@@ -389,233 +384,10 @@ fn allot(available: &[usize], max: usize) -> Vec<usize> {
     counts
 }
 
-/// Sessions that wait to be captured, for the note above the memory.
-#[derive(Debug, Clone, Default)]
-pub struct Waiting {
-    /// Captures in `.thehook/failed/`.
-    pub failed: usize,
-    /// Jobs in `.thehook/queue/`.
-    pub queued: usize,
-    /// What of the daily LLM budget is spent, when it is.
-    pub budget_spent: Option<String>,
-}
-
-/// The rendered block.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Block {
-    pub text: String,
-    pub items: usize,
-    pub tokens: usize,
-    /// The citations of the lines it holds.
-    pub cited: Vec<String>,
-}
-
-/// Renders the lines under their section headings, dropping lines that
-/// would break the token budget or the character cap.
-pub fn render(
-    lines: &[BlockLine],
-    waiting: &Waiting,
-    token_budget: usize,
-    availability: &Availability,
-    stored_counts: impl FnOnce() -> TokenCounts,
-) -> Block {
-    let mut notice = Vec::new();
-    let Waiting {
-        failed,
-        queued,
-        budget_spent,
-    } = waiting;
-    match budget_spent {
-        Some(spent) if *failed > 0 => notice.push(format!(
-            "today's LLM budget is spent ({spent}; llm.daily_budget), so {failed} session(s) were saved from the transcript alone and wait in .thehook/failed/ for tomorrow's"
-        )),
-        _ if *failed > 0 => notice.push(format!("{failed} session capture(s) failed and wait in .thehook/failed/ (`thehook capture --retry` redoes them)")),
-        _ => {}
-    }
-    if *queued > 0 {
-        notice.push(format!(
-            "{queued} session(s) wait in .thehook/queue/ to be captured"
-        ));
-    }
-    let notice = (!notice.is_empty()).then(|| format!("Note: {}.", notice.join("; ")));
-    let headings: Vec<String> = section_titles().map(|t| format!("## {t}")).collect();
-    let every_text = headings
-        .iter()
-        .map(String::as_str)
-        .chain(lines.iter().map(|l| l.text.as_str()))
-        .chain([HEADER])
-        .chain(notice.as_deref());
-    let counter = TokenCounter::new(availability, token_budget, every_text, stored_counts);
-    let mut used_chars = HEADER.len() + 1 + notice.as_ref().map_or(0, |n| n.len() + 1);
-    let mut used_tokens = counter.count(HEADER) + notice.as_ref().map_or(0, |n| counter.count(n));
-    let mut kept: Vec<Vec<&BlockLine>> = vec![Vec::new(); headings.len()];
-    for line in lines {
-        let heading = kept[line.section]
-            .is_empty()
-            .then(|| &headings[line.section]);
-        let chars = line.text.len() + 1 + heading.as_ref().map_or(0, |h| h.len() + 1);
-        if used_chars + chars > MAX_CHARS {
-            continue;
-        }
-        let tokens = counter.count(&line.text) + heading.as_ref().map_or(0, |h| counter.count(h));
-        if used_tokens + tokens > token_budget {
-            continue;
-        }
-        used_chars += chars;
-        used_tokens += tokens;
-        kept[line.section].push(line);
-    }
-    let mut text = String::from(HEADER);
-    let mut cited = Vec::new();
-    for (section, lines) in kept.iter().enumerate().filter(|(_, l)| !l.is_empty()) {
-        text.push('\n');
-        text.push_str(&headings[section]);
-        for line in lines {
-            text.push('\n');
-            text.push_str(&line.text);
-            cited.push(line.cited.clone());
-        }
-    }
-    if let Some(n) = notice {
-        text.push('\n');
-        text.push_str(&n);
-    }
-    Block {
-        text,
-        items: cited.len(),
-        tokens: used_tokens,
-        cited,
-    }
-}
-
-const HEADER: &str = crate::text::MEMORY_HEADING;
-
 /// `- text, 2026-02-20 (path:line)`: dated for decisions and history.
 fn item_line(item: &Item, group: usize) -> String {
     let dated = matches!(GROUPS[group].title, "Decisions" | "Recent history");
     cited_line(item, dated, MAX_ITEM_CHARS)
-}
-
-/// `- text (path:line)`, or `- text, 2026-02-20 (path:line)` when `dated`,
-/// the text on one line and cut at `max` characters (the prompt hook's
-/// lines too).
-pub(crate) fn cited_line(item: &Item, dated: bool, max: usize) -> String {
-    let text = clip_chars(&crate::memory::item::normalise(&item.text), max);
-    match item.date.get(..10).filter(|_| dated) {
-        Some(day) => format!("- {text}, {day} ({})", item.citation()),
-        None => format!("- {text} ({})", item.citation()),
-    }
-}
-
-/// Counts tokens with the model's tokenizer. Loading it costs about 17 ms
-/// (the README's session-start rows), so the foreground avoids it: a WordPiece token covers at least one
-/// character, so no text has more tokens than non-space characters, and the
-/// background half of the last session start stored exact counts of the
-/// lines it expected ([`TokenCounts`]). The tokenizer is loaded only when
-/// neither settles whether the block fits. Without a model, an estimate.
-pub struct TokenCounter {
-    counting: Counting,
-    known: TokenCounts,
-}
-
-enum Counting {
-    /// Stored counts where known, else the character bound: everything fits
-    /// even so, or every text is known.
-    Bound,
-    Exact(Box<tokenizers::Tokenizer>),
-    /// No tokenizer: English WordPiece averages about 4 characters a token;
-    /// 3 leaves room.
-    Estimate,
-}
-
-/// The upper bound on the tokens of `text`.
-fn token_bound(text: &str) -> usize {
-    text.chars().filter(|c| !c.is_whitespace()).count()
-}
-
-impl TokenCounter {
-    /// A counter for `texts`: the most that will be counted against `budget`.
-    /// `stored` is read only when the character bound alone does not fit.
-    pub fn new<'t>(
-        availability: &Availability,
-        budget: usize,
-        texts: impl Iterator<Item = &'t str> + Clone,
-        stored: impl FnOnce() -> TokenCounts,
-    ) -> TokenCounter {
-        if texts.clone().map(token_bound).sum::<usize>() <= budget {
-            return TokenCounter {
-                counting: Counting::Bound,
-                known: TokenCounts::default(),
-            };
-        }
-        let known = stored();
-        let (mut bound, mut all_known) = (0, true);
-        for text in texts {
-            match known.get(text) {
-                Some(n) => bound += n,
-                None => {
-                    bound += token_bound(text);
-                    all_known = false;
-                }
-            }
-        }
-        let counting = match availability {
-            _ if bound <= budget || all_known => Counting::Bound,
-            Availability::Ready { model_dir, .. } => {
-                load_tokenizer(&model_dir.path.join("tokenizer.json"))
-                    .map_or(Counting::Estimate, |t| Counting::Exact(Box::new(t)))
-            }
-            Availability::Missing { .. } => Counting::Estimate,
-        };
-        TokenCounter { counting, known }
-    }
-
-    pub fn count(&self, text: &str) -> usize {
-        match &self.counting {
-            Counting::Bound => self.known.get(text).unwrap_or_else(|| token_bound(text)),
-            Counting::Exact(t) => t
-                .encode(text, false)
-                .map_or_else(|_| token_bound(text), |e| e.len()),
-            Counting::Estimate => text.len().div_ceil(3),
-        }
-    }
-}
-
-/// Exact token counts of lines a session start is likely to inject, keyed by
-/// a hash of the line, stored by the background half in
-/// `.thehook/index/token-counts.json`.
-#[derive(Debug, Default, Serialize, Deserialize)]
-pub struct TokenCounts {
-    fingerprint: String,
-    counts: std::collections::HashMap<String, usize>,
-}
-
-impl TokenCounts {
-    fn path(project: &Project) -> PathBuf {
-        project.index_dir().join("token-counts.json")
-    }
-
-    /// The stored counts, if they came from this model's tokenizer.
-    pub fn load(project: &Project, availability: &Availability) -> TokenCounts {
-        std::fs::read(Self::path(project))
-            .ok()
-            .and_then(|b| serde_json::from_slice::<TokenCounts>(&b).ok())
-            .filter(|c| c.fingerprint == availability.fingerprint())
-            .unwrap_or_default()
-    }
-
-    fn key(text: &str) -> String {
-        sha(text)[..16].to_string()
-    }
-
-    pub fn get(&self, text: &str) -> Option<usize> {
-        self.counts.get(&Self::key(text)).copied()
-    }
-}
-
-/// The model's tokenizer with padding and truncation off, so counts are real.
-pub(crate) fn load_tokenizer(path: &Path) -> Option<tokenizers::Tokenizer> {
-    crate::memory::embed::tokenizer(path, None).ok()
 }
 
 /// The cached embedding of a context query.
@@ -697,7 +469,7 @@ pub fn warm(root: &Path, paths: &SearchPaths) -> Result<String> {
     let config = memory.config().retrieval.clone();
     let mut texts: Vec<String> = section_titles()
         .map(|t| format!("## {t}"))
-        .chain([HEADER.to_string()])
+        .chain([crate::text::MEMORY_HEADING.to_string()])
         .collect();
     let sessions = left_off_sessions(&memory, &context, None, &config)?;
     for v in [None, vector.as_deref()] {
@@ -712,20 +484,8 @@ pub fn warm(root: &Path, paths: &SearchPaths) -> Result<String> {
         texts.extend(picked.iter().map(|(g, item)| item_line(item, *g)));
     }
     texts.extend(sessions.iter().map(left_off::line));
-    let counts = TokenCounts {
-        fingerprint: memory.availability().fingerprint(),
-        counts: texts
-            .iter()
-            .filter_map(|t| {
-                Some((
-                    TokenCounts::key(t),
-                    tokenizer.encode(t.as_str(), false).ok()?.len(),
-                ))
-            })
-            .collect(),
-    };
-    let json = serde_json::to_vec(&counts).unwrap_or_default();
-    write_atomic(&TokenCounts::path(&project), &json)?;
+    TokenCounts::measure(&texts, memory.availability().fingerprint(), &tokenizer)
+        .store(&project)?;
     done.push("stored token counts".into());
     Ok(done.join("; "))
 }

@@ -1,0 +1,146 @@
+//! Token counts of the block's lines without paying for the tokenizer on
+//! the hot path.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::memory::embed::Availability;
+use crate::project::Project;
+
+/// Counts tokens with the model's tokenizer. Loading it costs about 17 ms
+/// (the README's session-start rows), so the foreground avoids it: a WordPiece token covers at least one
+/// character, so no text has more tokens than non-space characters, and the
+/// background half of the last session start stored exact counts of the
+/// lines it expected ([`TokenCounts`]). The tokenizer is loaded only when
+/// neither settles whether the block fits. Without a model, an estimate.
+pub struct TokenCounter {
+    counting: Counting,
+    known: TokenCounts,
+}
+
+enum Counting {
+    /// Stored counts where known, else the character bound: everything fits
+    /// even so, or every text is known.
+    Bound,
+    Exact(Box<tokenizers::Tokenizer>),
+    /// No tokenizer: English WordPiece averages about 4 characters a token;
+    /// 3 leaves room.
+    Estimate,
+}
+
+/// The upper bound on the tokens of `text`.
+fn token_bound(text: &str) -> usize {
+    text.chars().filter(|c| !c.is_whitespace()).count()
+}
+
+impl TokenCounter {
+    /// A counter for `texts`: the most that will be counted against `budget`.
+    /// `stored` is read only when the character bound alone does not fit.
+    pub fn new<'t>(
+        availability: &Availability,
+        budget: usize,
+        texts: impl Iterator<Item = &'t str> + Clone,
+        stored: impl FnOnce() -> TokenCounts,
+    ) -> TokenCounter {
+        if texts.clone().map(token_bound).sum::<usize>() <= budget {
+            return TokenCounter {
+                counting: Counting::Bound,
+                known: TokenCounts::default(),
+            };
+        }
+        let known = stored();
+        let (mut bound, mut all_known) = (0, true);
+        for text in texts {
+            match known.get(text) {
+                Some(n) => bound += n,
+                None => {
+                    bound += token_bound(text);
+                    all_known = false;
+                }
+            }
+        }
+        let counting = match availability {
+            _ if bound <= budget || all_known => Counting::Bound,
+            Availability::Ready { model_dir, .. } => {
+                load_tokenizer(&model_dir.path.join("tokenizer.json"))
+                    .map_or(Counting::Estimate, |t| Counting::Exact(Box::new(t)))
+            }
+            Availability::Missing { .. } => Counting::Estimate,
+        };
+        TokenCounter { counting, known }
+    }
+
+    pub fn count(&self, text: &str) -> usize {
+        match &self.counting {
+            Counting::Bound => self.known.get(text).unwrap_or_else(|| token_bound(text)),
+            Counting::Exact(t) => t
+                .encode(text, false)
+                .map_or_else(|_| token_bound(text), |e| e.len()),
+            Counting::Estimate => text.len().div_ceil(3),
+        }
+    }
+}
+
+/// Exact token counts of lines a session start is likely to inject, keyed by
+/// a hash of the line, stored by the background half in
+/// `.thehook/index/token-counts.json`.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct TokenCounts {
+    fingerprint: String,
+    counts: std::collections::HashMap<String, usize>,
+}
+
+impl TokenCounts {
+    /// Counts `texts` with `tokenizer`, for the model of `fingerprint`.
+    pub fn measure(
+        texts: &[String],
+        fingerprint: String,
+        tokenizer: &tokenizers::Tokenizer,
+    ) -> TokenCounts {
+        TokenCounts {
+            fingerprint,
+            counts: texts
+                .iter()
+                .filter_map(|t| {
+                    Some((
+                        TokenCounts::key(t),
+                        tokenizer.encode(t.as_str(), false).ok()?.len(),
+                    ))
+                })
+                .collect(),
+        }
+    }
+
+    /// Stores the counts for the next session start's foreground.
+    pub fn store(&self, project: &Project) -> crate::error::Result<()> {
+        let json = serde_json::to_vec(self).unwrap_or_default();
+        crate::memory::store::write_atomic(&TokenCounts::path(project), &json)
+    }
+
+    fn path(project: &Project) -> PathBuf {
+        project.index_dir().join("token-counts.json")
+    }
+
+    /// The stored counts, if they came from this model's tokenizer.
+    pub fn load(project: &Project, availability: &Availability) -> TokenCounts {
+        std::fs::read(Self::path(project))
+            .ok()
+            .and_then(|b| serde_json::from_slice::<TokenCounts>(&b).ok())
+            .filter(|c| c.fingerprint == availability.fingerprint())
+            .unwrap_or_default()
+    }
+
+    fn key(text: &str) -> String {
+        crate::hash::sha256_hex(text.as_bytes())[..16].to_string()
+    }
+
+    pub fn get(&self, text: &str) -> Option<usize> {
+        self.counts.get(&Self::key(text)).copied()
+    }
+}
+
+/// The model's tokenizer with padding and truncation off, so counts are real.
+pub(crate) fn load_tokenizer(path: &Path) -> Option<tokenizers::Tokenizer> {
+    crate::memory::embed::tokenizer(path, None).ok()
+}
