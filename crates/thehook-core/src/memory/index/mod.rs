@@ -2,13 +2,22 @@
 //! vectors, item metadata, lexical postings and a header. It is a cache of the
 //! markdown: anything wrong with it (corruption, another model, another
 //! schema) is cured by rebuilding from the markdown, never by failing.
+//!
+//! Here: the header, the records and the reads by key, type and date. Beside:
+//! [`environment`] (LMDB opened once per process, the databases),
+//! [`lexical`] (BM25 over the postings), [`vectors`] (arroy, or an exact
+//! scan), [`sync`] (markdown into the index), [`mdb_check`] (a damaged file
+//! found before LMDB reads it).
 
 #[cfg(test)]
 mod dump;
+mod environment;
+mod lexical;
 mod mdb_check;
 mod sync;
 #[cfg(test)]
 mod tests;
+mod vectors;
 
 // LMDB's Windows lock setup calls advapi32 (InitializeSecurityDescriptor,
 // SetSecurityDescriptorDacl), and lmdb-master-sys does not link it: the
@@ -22,17 +31,20 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use arroy::distances::Cosine;
-use heed::types::{Bytes, SerdeJson, Str, U32};
-use heed::{byteorder::BigEndian, CommitOrAbort, Env, EnvOpenOptions, WithoutTls};
-use roaring::RoaringBitmap;
+use heed::types::U32;
+use heed::{byteorder::BigEndian, Env, WithoutTls};
 use serde::{Deserialize, Serialize};
 
 pub use mdb_check::check_data_file;
 pub use sync::{SyncPlan, SyncStats};
 
-use crate::error::{Error, Result};
+use environment::{open_dbs, open_env, wipe, Dbs, Lease};
+use lexical::{decode_postings, encode_postings};
+use vectors::VectorCache;
+
+use crate::error::Result;
 use crate::memory::item::{Item, ItemKind};
-use crate::memory::lexical::{bm25, Analyzer};
+use crate::memory::lexical::Analyzer;
 use crate::memory::session::SessionRecord;
 use crate::project::Project;
 
@@ -41,15 +53,6 @@ pub use crate::memory::embed::LEXICAL_ONLY;
 /// Bump when the stored layout or the analyzer changes: old indexes rebuild.
 pub const SCHEMA_VERSION: u32 = 6;
 
-/// The share of an asking item's BM25 score its reply gets: a reply rarely
-/// repeats the words of the question it answers. A simulation of this
-/// ranking on LoCoMo gained +0.042 (worst format) at 0.5, +0.043 at 0.7 and
-/// +0.044 at 1.0; 0.7 did best combined with the other changes it tried.
-/// Through the binary, 0.7 gave +0.048.
-const REPLY_SHARE: f32 = 0.7;
-
-/// LMDB's map is address space, not disk: the file grows as data is written.
-const MAP_SIZE: usize = 8 << 30;
 const ARROY_INDEX: u16 = 0;
 
 type Key = U32<BigEndian>;
@@ -83,21 +86,6 @@ pub struct FileRecord {
     /// A session file's facts, for session start to rank it by.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<SessionRecord>,
-}
-
-#[derive(Clone, Copy)]
-struct Dbs {
-    header: heed::Database<'static, Str, SerdeJson<Header>>,
-    items: heed::Database<'static, Key, SerdeJson<Item>>,
-    ids: heed::Database<'static, Str, Key>,
-    files: heed::Database<'static, Str, SerdeJson<FileRecord>>,
-    postings: heed::Database<'static, Str, Bytes>,
-    /// `<type>\0<date>\0<key>` → key: the newest items of a type, in order.
-    recent: heed::Database<'static, Str, Key>,
-    /// An item that asks → the item that replies to it (its share of the
-    /// question's BM25 score, [`REPLY_SHARE`]).
-    replies: heed::Database<'static, Key, Key>,
-    vectors: arroy::Database<'static, Cosine>,
 }
 
 /// Restricts search results.
@@ -157,124 +145,6 @@ pub struct Index {
     /// vector unless it read them ahead.
     vector_searches: std::sync::atomic::AtomicUsize,
     _lease: Lease,
-}
-
-/// The vectors of one LMDB snapshot, flat, with their norms.
-struct VectorCache {
-    /// The write transaction they were read at.
-    txn_id: usize,
-    keys: Vec<u32>,
-    norms: Vec<f32>,
-    flat: Vec<f32>,
-    dims: usize,
-}
-
-impl VectorCache {
-    fn read(
-        reader: &arroy::Reader<Cosine>,
-        rtxn: &heed::RoTxn<WithoutTls>,
-    ) -> arroy::Result<VectorCache> {
-        let dims = reader.dimensions();
-        let mut cache = VectorCache {
-            txn_id: rtxn.id(),
-            keys: Vec::with_capacity(reader.n_items() as usize),
-            norms: Vec::with_capacity(reader.n_items() as usize),
-            flat: Vec::with_capacity(reader.n_items() as usize * dims),
-            dims,
-        };
-        for entry in reader.iter(rtxn)? {
-            let (key, vector) = entry?;
-            cache.keys.push(key);
-            cache
-                .norms
-                .push(vector.iter().map(|x| x * x).sum::<f32>().sqrt());
-            cache.flat.extend_from_slice(&vector);
-        }
-        Ok(cache)
-    }
-
-    /// The `limit` nearest keys among `allowed` (all without), as arroy's
-    /// cosine distance, nearest first.
-    fn nearest(
-        &self,
-        query: &[f32],
-        allowed: Option<&RoaringBitmap>,
-        limit: usize,
-    ) -> Vec<(u32, f32)> {
-        let query_norm = query.iter().map(|x| x * x).sum::<f32>().sqrt();
-        let mut scored: Vec<(u32, f32)> = self
-            .flat
-            .chunks_exact(self.dims)
-            .zip(&self.keys)
-            .zip(&self.norms)
-            .filter(|((_, key), _)| allowed.is_none_or(|a| a.contains(**key)))
-            .map(|((vector, key), norm)| {
-                let dot: f32 = vector.iter().zip(query).map(|(a, b)| a * b).sum();
-                let cos = match norm * query_norm {
-                    0.0 => 0.0,
-                    n => dot / n,
-                };
-                (*key, (1.0 - cos) / 2.0)
-            })
-            .collect();
-        scored.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
-        scored.truncate(limit);
-        scored
-    }
-}
-
-/// Environments open in this process, by path, with how many leases hold
-/// each. LMDB must not open one file twice in a process (heed refuses with
-/// `EnvAlreadyOpened`), yet one process may hold several `Memory`s of a
-/// project: the Node addon keeps one open while `cli()` opens another, and
-/// the MCP server's outlives each call. They share one environment.
-type OpenEnvs = std::sync::Mutex<HashMap<PathBuf, (Env<WithoutTls>, usize)>>;
-
-fn open_envs() -> &'static OpenEnvs {
-    static OPEN: std::sync::OnceLock<OpenEnvs> = std::sync::OnceLock::new();
-    OPEN.get_or_init(Default::default)
-}
-
-/// A hold on a shared environment; the last one to go lets it close.
-struct Lease {
-    key: PathBuf,
-}
-
-impl Lease {
-    /// The environment at `key` if this process has it open already.
-    fn existing(key: &Path) -> Option<(Env<WithoutTls>, Lease)> {
-        let mut open = open_envs().lock().unwrap_or_else(|p| p.into_inner());
-        let (env, holders) = open.get_mut(key)?;
-        *holders += 1;
-        Some((
-            env.clone(),
-            Lease {
-                key: key.to_path_buf(),
-            },
-        ))
-    }
-
-    fn new(key: &Path, env: &Env<WithoutTls>) -> Lease {
-        let mut open = open_envs().lock().unwrap_or_else(|p| p.into_inner());
-        open.entry(key.to_path_buf())
-            .and_modify(|(_, holders)| *holders += 1)
-            .or_insert_with(|| (env.clone(), 1));
-        Lease {
-            key: key.to_path_buf(),
-        }
-    }
-}
-
-impl Drop for Lease {
-    fn drop(&mut self) {
-        let mut open = open_envs().lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((_, holders)) = open.get_mut(&self.key) {
-            *holders -= 1;
-            if *holders == 0 {
-                open.remove(&self.key);
-            }
-        }
-    }
 }
 
 impl Index {
@@ -450,204 +320,6 @@ impl Index {
         Ok(Candidates { lexical, vector })
     }
 
-    fn lexical(
-        &self,
-        rtxn: &heed::RoTxn<WithoutTls>,
-        header: &Header,
-        query: &str,
-        limit: usize,
-        filter: &Filter,
-    ) -> Result<Vec<(Item, f32)>> {
-        let mut terms = self.analyzer.terms(query);
-        terms.sort();
-        terms.dedup();
-        let avg_len = header.total_len as f32 / header.n_docs.max(1) as f32;
-        let mut scores: HashMap<u32, f32> = HashMap::new();
-        for term in &terms {
-            let Some(bytes) = self.dbs.postings.get(rtxn, term)? else {
-                continue;
-            };
-            let postings = decode_postings(bytes);
-            let df = postings.len() as u32;
-            for (key, tf, len) in postings {
-                *scores.entry(key).or_insert(0.0) += bm25(tf, len, avg_len, df, header.n_docs);
-            }
-        }
-        // Replies share their question's match, found or not on their own.
-        // Most projects have none: then no key is looked up.
-        let mut shares = Vec::new();
-        let any_replies = !self.dbs.replies.is_empty(rtxn)?;
-        for (&question, &score) in scores.iter().filter(|_| any_replies) {
-            if let Some(reply) = self.dbs.replies.get(rtxn, &question)? {
-                shares.push((reply, REPLY_SHARE * score));
-            }
-        }
-        for (reply, share) in shares {
-            *scores.entry(reply).or_insert(0.0) += share;
-        }
-        let mut ranked: Vec<(u32, f32)> = scores.into_iter().collect();
-        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        let mut out = Vec::with_capacity(limit);
-        for (key, score) in ranked {
-            if out.len() == limit {
-                break;
-            }
-            if let Some(item) = self.dbs.items.get(rtxn, &key)? {
-                if filter.accepts(&item) {
-                    out.push((item, score));
-                }
-            }
-        }
-        Ok(out)
-    }
-
-    /// Reads every vector now, so that the next vector search scans them
-    /// exactly instead of walking arroy's trees: worth it while the query
-    /// vector is still being computed on another thread (a one-shot
-    /// `recall`), when this thread would otherwise wait.
-    pub fn read_vectors_ahead(&self) -> Result<()> {
-        let rtxn = self.env.read_txn()?;
-        let reader = match arroy::Reader::<Cosine>::open(&rtxn, ARROY_INDEX, self.dbs.vectors) {
-            Ok(r) if r.n_items() <= EXACT_SCAN => r,
-            Ok(_) | Err(arroy::Error::MissingMetadata(_)) => return Ok(()),
-            Err(e) => return Err(e.into()),
-        };
-        drop(self.cached_vectors(&reader, &rtxn)?);
-        // The next search may scan them: it would otherwise walk the trees.
-        self.vector_searches
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        Ok(())
-    }
-
-    /// Every vector of `rtxn`'s snapshot, read now unless already read.
-    fn cached_vectors(
-        &self,
-        reader: &arroy::Reader<Cosine>,
-        rtxn: &heed::RoTxn<WithoutTls>,
-    ) -> Result<std::sync::MutexGuard<'_, Option<VectorCache>>> {
-        let mut cache = self.vectors.lock().unwrap_or_else(|p| p.into_inner());
-        if cache.as_ref().is_none_or(|c| c.txn_id != rtxn.id()) {
-            *cache = Some(VectorCache::read(reader, rtxn)?);
-        }
-        Ok(cache)
-    }
-
-    fn vector(
-        &self,
-        rtxn: &heed::RoTxn<WithoutTls>,
-        query: &[f32],
-        limit: usize,
-        filter: &Filter,
-    ) -> Result<Vec<(Item, f32)>> {
-        let reader = match arroy::Reader::<Cosine>::open(rtxn, ARROY_INDEX, self.dbs.vectors) {
-            Ok(r) => r,
-            // No vector was ever stored (lexical-only, or an empty index).
-            Err(arroy::Error::MissingMetadata(_)) => return Ok(Vec::new()),
-            Err(e) => return Err(e.into()),
-        };
-        if reader.dimensions() != query.len() {
-            return Ok(Vec::new());
-        }
-        let first_search = self
-            .vector_searches
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-            == 0;
-        if reader.n_items() <= EXACT_SCAN && !first_search {
-            let allowed = match filter.is_empty() {
-                true => None,
-                false => Some(self.keys_matching(rtxn, filter)?),
-            };
-            let cache = self.cached_vectors(&reader, rtxn)?;
-            let nearest =
-                cache
-                    .as_ref()
-                    .expect("read above")
-                    .nearest(query, allowed.as_ref(), limit);
-            drop(cache);
-            return self.items_at(rtxn, nearest);
-        }
-        let allowed;
-        let mut q = reader.nns(limit);
-        // Search many leaves: the index is small enough that near-exact
-        // answers cost little, and exact answers keep rebuilds reproducible.
-        let search_k = (limit * reader.n_trees().max(1) * 30).max(2000);
-        q.search_k(std::num::NonZeroUsize::new(search_k).expect("non-zero"));
-        if !filter.is_empty() {
-            allowed = self.keys_matching(rtxn, filter)?;
-            q.candidates(&allowed);
-        }
-        let hits = q.by_vector(rtxn, query)?;
-        self.items_at(rtxn, hits)
-    }
-
-    /// The items of vector search hits, with similarity scores.
-    fn items_at(
-        &self,
-        rtxn: &heed::RoTxn<WithoutTls>,
-        hits: Vec<(u32, f32)>,
-    ) -> Result<Vec<(Item, f32)>> {
-        let mut out = Vec::with_capacity(hits.len());
-        for (key, distance) in hits {
-            if let Some(item) = self.dbs.items.get(rtxn, &key)? {
-                // arroy's cosine distance is 1 - cos, halved into [0, 1].
-                out.push((item, 1.0 - 2.0 * distance.clamp(0.0, 1.0)));
-            }
-        }
-        Ok(out)
-    }
-
-    /// Keys of the items `filter` accepts, read from the `recent` database
-    /// (type and date are in its keys), without loading any item.
-    fn keys_matching(
-        &self,
-        rtxn: &heed::RoTxn<WithoutTls>,
-        filter: &Filter,
-    ) -> Result<RoaringBitmap> {
-        let kinds: Vec<ItemKind> = if filter.kinds.is_empty() {
-            ItemKind::ALL.to_vec()
-        } else {
-            filter.kinds.clone()
-        };
-        let since = filter.since.map(|t| t.as_second().max(0));
-        let mut keys = RoaringBitmap::new();
-        for kind in kinds {
-            let prefix = format!("{kind}\0");
-            let iter = self.dbs.recent.rev_prefix_iter(rtxn, &prefix)?;
-            for entry in iter {
-                let (k, key) = entry?;
-                let seconds: i64 = k[prefix.len()..]
-                    .split('\0')
-                    .next()
-                    .and_then(|d| d.parse().ok())
-                    .unwrap_or(0);
-                // Newest first: the rest of this type is older still.
-                if since.is_some_and(|since| seconds < since) {
-                    break;
-                }
-                keys.insert(key);
-            }
-        }
-        Ok(keys)
-    }
-
-    /// Keys of stored items that have no vector (added while no model was
-    /// available).
-    pub(super) fn keys_without_vectors(
-        &self,
-        rtxn: &heed::RoTxn<WithoutTls>,
-    ) -> Result<RoaringBitmap> {
-        let mut keys = RoaringBitmap::new();
-        for entry in self.dbs.ids.iter(rtxn)? {
-            keys.insert(entry?.1);
-        }
-        match arroy::Reader::<Cosine>::open(rtxn, ARROY_INDEX, self.dbs.vectors) {
-            Ok(reader) => keys -= reader.item_ids(),
-            Err(arroy::Error::MissingMetadata(_)) => {}
-            Err(e) => return Err(e.into()),
-        }
-        Ok(keys)
-    }
-
     /// The newest items of the given types, newest first (at most `limit`).
     pub fn recent(&self, kinds: &[ItemKind], limit: usize) -> Result<Vec<Item>> {
         let rtxn = self.env.read_txn()?;
@@ -767,137 +439,4 @@ fn recent_key(key: u32, item: &Item) -> String {
         .map(|t| t.as_second().max(0))
         .unwrap_or(0);
     format!("{}\0{seconds:012}\0{key:08x}", item.kind)
-}
-
-/// Up to this many vectors, a process's second and later vector searches
-/// compare the query with every one ([`VectorCache`]) instead of walking
-/// arroy's trees: exact, and faster once read (at 10,000 items the near-exact
-/// tree walk took 13 ms of a warm recall; 384 floats by 50,000 is 77 MB at
-/// most). The first search walks the trees: reading every vector would cost
-/// a one-shot session start about 3 ms more.
-const EXACT_SCAN: u64 = 50_000;
-
-fn open_env(path: &Path) -> heed::Result<Env<WithoutTls>> {
-    std::fs::create_dir_all(path)?;
-    let mut options = EnvOpenOptions::new().read_txn_without_tls();
-    options.map_size(MAP_SIZE).max_dbs(12);
-    // SAFETY: the data file was checked against its meta pages above, and the
-    // environment is opened once per process (shared through [`Lease`]).
-    unsafe { options.open(path) }
-}
-
-/// Opens the databases with a read transaction when they exist, so that
-/// opening never waits for another process's write (a long `reindex`);
-/// creates them otherwise.
-fn open_dbs(env: &Env<WithoutTls>) -> heed::Result<Dbs> {
-    let rtxn = env.read_txn()?;
-    let existing = env
-        .open_databases_and_commit(rtxn, |dbo, rtxn| -> heed::Result<_> {
-            let all = (|| {
-                Some((
-                    dbo.open_database(rtxn, Some("header")).ok()??,
-                    dbo.open_database(rtxn, Some("items")).ok()??,
-                    dbo.open_database(rtxn, Some("ids")).ok()??,
-                    dbo.open_database(rtxn, Some("files")).ok()??,
-                    dbo.open_database(rtxn, Some("postings")).ok()??,
-                    dbo.open_database(rtxn, Some("recent")).ok()??,
-                    dbo.open_database(rtxn, Some("vectors")).ok()??,
-                    dbo.open_database(rtxn, Some("replies")).ok()??,
-                ))
-            })();
-            Ok(match all {
-                Some(dbs) => CommitOrAbort::Commit(dbs),
-                None => CommitOrAbort::Abort(()),
-            })
-        })?
-        .commit();
-    let dbs = match existing {
-        Some(dbs) => dbs,
-        None => {
-            let wtxn = env.write_txn()?;
-            env.create_databases_and_commit(wtxn, |dbo, wtxn| -> heed::Result<_> {
-                Ok(CommitOrAbort::<_, ()>::Commit((
-                    dbo.create_database(wtxn, Some("header"))?,
-                    dbo.create_database(wtxn, Some("items"))?,
-                    dbo.create_database(wtxn, Some("ids"))?,
-                    dbo.create_database(wtxn, Some("files"))?,
-                    dbo.create_database(wtxn, Some("postings"))?,
-                    dbo.create_database(wtxn, Some("recent"))?,
-                    dbo.create_database(wtxn, Some("vectors"))?,
-                    dbo.create_database(wtxn, Some("replies"))?,
-                )))
-            })?
-            .unwrap_commit()
-        }
-    };
-    Ok(Dbs {
-        header: dbs.0,
-        items: dbs.1,
-        ids: dbs.2,
-        files: dbs.3,
-        postings: dbs.4,
-        recent: dbs.5,
-        vectors: dbs.6,
-        replies: dbs.7,
-    })
-}
-
-/// Deletes the index folder's files (only LMDB's own two).
-fn wipe(path: &Path) -> Result<()> {
-    for name in ["data.mdb", "lock.mdb"] {
-        let file = path.join(name);
-        match std::fs::remove_file(&file) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(Error::io("cannot remove the damaged index file", file, e)),
-        }
-    }
-    Ok(())
-}
-
-/// Postings are packed `(key, term frequency, document length)` triples of
-/// little-endian u32, sorted by key.
-fn decode_postings(bytes: &[u8]) -> Vec<(u32, u32, u32)> {
-    bytes
-        .chunks_exact(12)
-        .map(|c| {
-            let at = |i: usize| u32::from_le_bytes(c[i..i + 4].try_into().expect("4 bytes"));
-            (at(0), at(4), at(8))
-        })
-        .collect()
-}
-
-fn encode_postings(postings: &[(u32, u32, u32)]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(postings.len() * 12);
-    for (k, tf, len) in postings {
-        out.extend_from_slice(&k.to_le_bytes());
-        out.extend_from_slice(&tf.to_le_bytes());
-        out.extend_from_slice(&len.to_le_bytes());
-    }
-    out
-}
-
-#[cfg(test)]
-mod shared_env_tests {
-    use super::*;
-
-    #[test]
-    fn one_process_holds_the_same_index_twice_and_closes_it_after_the_last() {
-        let dir = tempfile::tempdir().unwrap();
-        let project = Project::at(dir.path());
-        std::fs::create_dir_all(project.dir()).unwrap();
-        let (first, _) = Index::open(&project, "model-a").unwrap();
-        // Without sharing, heed refuses this with EnvAlreadyOpened.
-        let (second, rebuilt) = Index::open(&project, "model-a").unwrap();
-        assert_eq!(rebuilt, None);
-        drop(first);
-        assert!(second.header().unwrap().is_some(), "still usable");
-        drop(second);
-        let key = project.index_dir().canonicalize().unwrap();
-        let open = open_envs().lock().unwrap().contains_key(&key);
-        assert!(!open, "closed when the last holder went");
-        let (again, rebuilt) = Index::open(&project, "model-a").unwrap();
-        assert_eq!(rebuilt, None);
-        drop(again);
-    }
 }
