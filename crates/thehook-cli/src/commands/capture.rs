@@ -1,16 +1,14 @@
-//! `thehook capture --worker | --retry | --transcript PATH` and
-//! `thehook consolidate`: the capture pipeline run in the background by the
-//! hooks, or by hand.
+//! `thehook capture --worker | --retry | --transcript PATH`: the capture
+//! pipeline run in the background by the hooks, or by hand.
 
 use std::path::Path;
 
 use serde_json::json;
-use thehook_core::capture::consolidate as merge;
 use thehook_core::capture::{run_worker, Outcome, Surroundings, Worker};
 use thehook_core::memory::embed::SearchPaths;
 use thehook_core::{env, logs, Error, Project};
 
-use crate::args::{CaptureArgs, JsonFlag};
+use crate::args::CaptureArgs;
 use crate::output::{Output, Style};
 use crate::{CommandResult, Exit};
 
@@ -31,7 +29,7 @@ pub(super) fn worker(start: &Path, paths: &SearchPaths) -> Exit {
 }
 
 /// A worker for a person at a terminal (see [`thehook_core::capture::with_worker`]).
-fn with_worker<T>(
+pub(super) fn with_worker<T>(
     project: &Project,
     paths: &SearchPaths,
     out: &mut Output,
@@ -74,32 +72,4 @@ pub(super) fn by_hand(
         .iter()
         .all(|o| matches!(o, Outcome::Captured { .. } | Outcome::Skipped { .. }));
     Ok(Exit::found(all_done))
-}
-
-pub(super) fn consolidate(
-    project: &Project,
-    paths: &SearchPaths,
-    args: JsonFlag,
-    out: &mut Output,
-) -> CommandResult {
-    let done = with_worker(project, paths, out, |w| {
-        let result = merge::consolidate(w);
-        if let Err(e) = &result {
-            w.log(&format!("consolidation failed: {e}"));
-        }
-        result
-    })?;
-    if args.json {
-        let answer = json!({ "consolidated": done });
-        out.print(&serde_json::to_string_pretty(&answer).unwrap_or_default());
-    } else {
-        match done {
-            None => out.print("no session waits for consolidation"),
-            Some(c) => out.print(&format!(
-                "consolidated {} session(s) into .thehook/knowledge/ ({} items before, {} after)",
-                c.sessions, c.items_before, c.items_after
-            )),
-        }
-    }
-    Ok(Exit::Success)
 }

@@ -1,12 +1,21 @@
-//! One module per group of commands; each maps its flags to the core's
-//! requests, calls the core, and renders the answer.
+//! One module per command (the hooks share one, their fail-open protocol);
+//! each maps its flags to the core's requests, calls the core, and renders
+//! the answer.
 
-mod browse;
 mod capture;
+mod consolidate;
+mod doctor;
+mod forget;
 pub(crate) mod hooks;
+mod init;
 mod memory;
+mod read;
+mod recall;
+mod reindex;
+mod remember;
 mod review;
-mod setup;
+mod sessions;
+mod status;
 
 use std::path::PathBuf;
 
@@ -22,15 +31,15 @@ pub(crate) fn dispatch(cli: Cli, out: &mut Output) -> CommandResult {
     let project = Project::discover(&start);
     let paths = SearchPaths::from_env();
     match cli.command {
-        Command::Recall(args) => memory::recall(&project, &paths, args, out),
-        Command::Reindex(args) => memory::reindex(&project, &paths, args, out),
-        Command::Status(args) => memory::status(&project, &paths, args, out),
-        Command::Remember(args) => memory::remember(&project, &paths, args, out),
-        Command::Forget(args) => memory::forget(&project, &paths, args, out),
+        Command::Recall(args) => recall::recall(&project, &paths, args, out),
+        Command::Reindex(args) => reindex::reindex(&project, &paths, args, out),
+        Command::Status(args) => status::status(&project, &paths, args, out),
+        Command::Remember(args) => remember::remember(&project, &paths, args, out),
+        Command::Forget(args) => forget::forget(&project, &paths, args, out),
         Command::Review(args) => review::review(&project, &paths, args, out),
-        Command::Doctor(args) => setup::doctor(&project, &paths, args, out),
-        Command::Init(args) => setup::init(&start, args, out),
-        Command::Uninstall(args) => setup::uninstall(&start, args, out),
+        Command::Doctor(args) => doctor::doctor(&project, &paths, args, out),
+        Command::Init(args) => init::init(&start, args, out),
+        Command::Uninstall(args) => init::uninstall(&start, args, out),
         Command::Retrieve(args) => Ok(hooks::retrieve(&start, &paths, args, out)),
         Command::Prompt(args) => Ok(hooks::on_prompt(&start, &paths, args, out)),
         Command::Capture(args) if args.worker => Ok(capture::worker(&start, &paths)),
@@ -38,9 +47,9 @@ pub(crate) fn dispatch(cli: Cli, out: &mut Output) -> CommandResult {
             capture::by_hand(&project, &paths, args, out)
         }
         Command::Capture(args) => Ok(hooks::capture(&start, args.hook, out)),
-        Command::Consolidate(args) => capture::consolidate(&project, &paths, args, out),
-        Command::Sessions(args) => browse::sessions(&project, args, out),
-        Command::Read(args) => browse::read(&project, args, out),
+        Command::Consolidate(args) => consolidate::consolidate(&project, &paths, args, out),
+        Command::Sessions(args) => sessions::sessions(&project, args, out),
+        Command::Read(args) => read::read(&project, args, out),
         Command::Mcp => crate::mcp::serve(start, paths, out),
     }
 }

@@ -1,14 +1,13 @@
-//! `thehook sessions` and `thehook read`: the session browser over the
-//! agents' transcript stores.
+//! `thehook sessions`: the agents' past sessions of this project.
 
-use thehook_core::browse::{self, ListOptions, ReadOptions};
+use thehook_core::browse::{self, ListOptions};
 use thehook_core::{env, Project};
 
-use crate::args::{ReadArgs, SessionsArgs};
+use crate::args::SessionsArgs;
 use crate::output::Output;
 use crate::{CommandResult, Exit};
 
-const STORES: &str = "the agents' transcript stores";
+pub(super) const STORES: &str = "the agents' transcript stores";
 
 pub(super) fn sessions(project: &Project, args: SessionsArgs, out: &mut Output) -> CommandResult {
     let home = env::require_home(STORES)?;
@@ -36,19 +35,4 @@ pub(super) fn sessions(project: &Project, args: SessionsArgs, out: &mut Output) 
         ));
     }
     Ok(Exit::found(!listing.sessions.is_empty()))
-}
-
-pub(super) fn read(project: &Project, args: ReadArgs, out: &mut Output) -> CommandResult {
-    let home = env::require_home(STORES)?;
-    let options = ReadOptions::parse(args.lines.as_deref(), args.full, args.grep.as_deref())?;
-    let source = browse::find(project, &home, &args.id, true)?;
-    let reading = browse::read(&browse::open(&source)?, &options);
-    out.print(&reading.text);
-    if reading.shown == 0 {
-        out.note(&format!(
-            "no line matches (the session has {} lines)",
-            reading.total
-        ));
-    }
-    Ok(Exit::found(reading.shown > 0))
 }

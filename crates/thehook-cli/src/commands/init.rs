@@ -1,15 +1,13 @@
-//! `init`, `uninstall` and `doctor`.
+//! `thehook init`: memory set up and the agents wired; `uninstall` (which
+//! reports the same way) takes back exactly that.
 
 use std::path::Path;
 
 use serde_json::json;
-use thehook_core::memory::embed::SearchPaths;
-use thehook_core::setup::doctor::{doctor as checks, Level};
 use thehook_core::setup::init::Action;
 use thehook_core::setup::plan::{InitPlan, InitReport, InitRequest};
-use thehook_core::Project;
 
-use crate::args::{InitArgs, JsonFlag, UninstallArgs};
+use crate::args::{InitArgs, UninstallArgs};
 use crate::output::{Output, Style};
 use crate::{CommandResult, Exit};
 
@@ -76,43 +74,5 @@ fn report(r: &InitReport, as_json: bool, out: &mut Output) {
         if let Some(w) = &bin.warning {
             out.note(&format!("warning: {w}"));
         }
-    }
-}
-
-pub(super) fn doctor(
-    project: &Project,
-    paths: &SearchPaths,
-    args: JsonFlag,
-    out: &mut Output,
-) -> CommandResult {
-    let checks = checks(project.root(), paths);
-    let worst = checks
-        .iter()
-        .map(|c| c.level)
-        .fold(Level::Ok, |a, b| match (a, b) {
-            (Level::Error, _) | (_, Level::Error) => Level::Error,
-            (Level::Warn, _) | (_, Level::Warn) => Level::Warn,
-            _ => Level::Ok,
-        });
-    if args.json {
-        out.print(&serde_json::to_string_pretty(&checks).expect("json"));
-    } else {
-        for c in &checks {
-            let mark = match c.level {
-                Level::Ok => out.paint(Style::Good, "ok  "),
-                Level::Warn => out.paint(Style::Warn, "warn"),
-                Level::Error => out.paint(Style::Bad, "FAIL"),
-            };
-            out.print(&format!("{mark} {:<13} {}", c.name, c.detail));
-            if let Some(fix) = &c.fix {
-                out.print(&format!("     {:<13} fix: {fix}", ""));
-            }
-        }
-    }
-    // Warnings (lexical-only, no hooks yet) are a working install.
-    if worst == Level::Error {
-        Ok(Exit::Usage)
-    } else {
-        Ok(Exit::Success)
     }
 }

@@ -1,0 +1,30 @@
+//! `thehook remember`: a fact added to `knowledge/notes.md`.
+
+use thehook_core::memory::embed::SearchPaths;
+use thehook_core::{Project, RememberRequest};
+
+use crate::args::RememberArgs;
+use crate::output::{Output, Style};
+use crate::{CommandResult, Exit};
+
+use super::memory::open;
+
+pub(super) fn remember(
+    project: &Project,
+    paths: &SearchPaths,
+    args: RememberArgs,
+    out: &mut Output,
+) -> CommandResult {
+    let request = RememberRequest::new(args.text, args.kind)?;
+    let item = open(project, paths, true, out)?.remember(&request)?;
+    if args.json {
+        out.print(&serde_json::to_string(&item).expect("json"));
+    } else {
+        out.print(&format!(
+            "remembered {} at {}",
+            item.id,
+            out.paint(Style::Path, &item.citation())
+        ));
+    }
+    Ok(Exit::Success)
+}

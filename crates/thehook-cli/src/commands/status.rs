@@ -1,0 +1,108 @@
+//! `thehook status`: the core's report, as text or JSON.
+
+use thehook_core::memory::embed::{Availability, SearchPaths};
+use thehook_core::Project;
+
+use crate::args::JsonFlag;
+use crate::output::{Output, Style};
+use crate::{CommandResult, Exit};
+
+use super::memory::open;
+
+pub(super) fn status(
+    project: &Project,
+    paths: &SearchPaths,
+    args: JsonFlag,
+    out: &mut Output,
+) -> CommandResult {
+    let memory = open(project, paths, false, out)?;
+    let status = thehook_core::status::Status::of(&memory)?;
+    if args.json {
+        out.print(&serde_json::to_string_pretty(&status).expect("json"));
+        return Ok(Exit::Success);
+    }
+    out.print(&format!("project      {}", status.project));
+    out.print(&format!("sessions     {}", status.sessions));
+    out.print(&format!("knowledge    {} files", status.knowledge_files));
+    let types: Vec<String> = status
+        .index
+        .by_type
+        .iter()
+        .map(|(k, v)| format!("{v} {k}"))
+        .collect();
+    out.print(&format!(
+        "items        {} ({})",
+        status.index.items,
+        types.join(", ")
+    ));
+    let stale = format!("{}", status.stale_items);
+    let stale = match status.stale_items {
+        0 => stale,
+        _ => out.paint(Style::Warn, &stale),
+    };
+    out.print(&format!(
+        "stale        {stale} (not injected; see `thehook review`)"
+    ));
+    let failed = format!("{}", status.failed_captures);
+    let failed = if status.failed_captures > 0 {
+        out.paint(Style::Warn, &failed)
+    } else {
+        failed
+    };
+    out.print(&format!(
+        "failed       {failed} (retry with `thehook capture --retry`)"
+    ));
+    out.print(&format!("queued       {}", status.queued_captures));
+    out.print(&format!(
+        "index        {} ({} KiB, {} vectors)",
+        status.index_path,
+        status.index.size_bytes / 1024,
+        status.index.vectors
+    ));
+    let hooks = match status.hooks.is_empty() {
+        true => "none wired in this project".to_string(),
+        false => status.hooks.join(", "),
+    };
+    out.print(&format!("hooks        {hooks}"));
+    let spend = |s: &thehook_core::capture::bill::Spend| {
+        let estimated = match s.estimated_calls {
+            0 => String::new(),
+            n => format!(" ({n} estimated)"),
+        };
+        format!(
+            "{} call(s), {} tokens in, {} out, ${:.4}{estimated}",
+            s.calls, s.input_tokens, s.output_tokens, s.cost_usd
+        )
+    };
+    let spent = match &status.llm.budget_spent {
+        Some(spent) => format!("; today's budget is spent ({spent}, llm.daily_budget)"),
+        None => String::new(),
+    };
+    out.print(&format!(
+        "llm          today {}; last 30 days {}{spent}",
+        spend(&status.llm.today),
+        spend(&status.llm.last_30_days)
+    ));
+    match &status.embeddings {
+        Availability::Ready {
+            model,
+            model_dir,
+            runtime,
+            ..
+        } => out.print(&format!(
+            "embeddings   {model} from {} ({}){}",
+            model_dir.path.display(),
+            model_dir.source,
+            if runtime.is_none() {
+                "; no ONNX Runtime, the built-in encoder embeds items"
+            } else {
+                ""
+            }
+        )),
+        Availability::Missing { reason, fix } => {
+            let line = out.paint(Style::Warn, &format!("lexical-only: {reason}"));
+            out.print(&format!("embeddings   {line}\n             fix: {fix}"));
+        }
+    }
+    Ok(Exit::Success)
+}
