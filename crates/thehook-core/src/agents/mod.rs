@@ -9,7 +9,7 @@ mod codex;
 mod cursor;
 mod gemini;
 mod payload;
-pub mod shell;
+pub(crate) mod shell;
 pub(crate) mod spec;
 mod store;
 

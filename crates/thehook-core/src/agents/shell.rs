@@ -104,7 +104,7 @@ fn is_windows_path(path: &str) -> bool {
 /// PowerShell's leading `&` is skipped, quotes are removed, and a `\` is
 /// an escape only before a quote or a space (elsewhere it is part of a
 /// Windows path). Nothing is expanded.
-pub fn words(command: &str) -> Vec<String> {
+pub(crate) fn words(command: &str) -> Vec<String> {
     let command = command.trim_start();
     let command = command.strip_prefix("& ").unwrap_or(command);
     let mut chars = command.chars().peekable();
@@ -131,7 +131,7 @@ pub fn words(command: &str) -> Vec<String> {
 }
 
 /// The file name at the end of a path written with `/` or `\`.
-pub fn file_name(path: &str) -> &str {
+pub(crate) fn file_name(path: &str) -> &str {
     path.rsplit(['/', '\\']).next().unwrap_or(path)
 }
 

@@ -9,7 +9,7 @@ use crate::project::Project;
 
 /// What of the budget is spent, e.g. `50 of 50 calls`; `None` while calls
 /// are allowed.
-pub fn spent(budget: &DailyBudget, today: &Spend) -> Option<String> {
+pub(crate) fn spent(budget: &DailyBudget, today: &Spend) -> Option<String> {
     if let Some(max) = budget.calls.filter(|max| today.calls >= *max) {
         return Some(format!("{} of {max} calls", today.calls));
     }
@@ -20,7 +20,7 @@ pub fn spent(budget: &DailyBudget, today: &Spend) -> Option<String> {
 }
 
 /// [`spent`] for `project` as of now.
-pub fn spent_today(project: &Project, budget: &DailyBudget) -> Option<String> {
+pub(crate) fn spent_today(project: &Project, budget: &DailyBudget) -> Option<String> {
     spent(budget, &bill::usage(project, &jiff::Zoned::now()).today)
 }
 

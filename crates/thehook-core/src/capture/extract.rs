@@ -14,7 +14,7 @@ use serde::Serialize;
 use crate::transcript::{clip_chars, Facts};
 
 /// The four sections, in order, with the tag their items carry.
-pub const SECTIONS: [(&str, Option<&str>); 4] = [
+pub(crate) const SECTIONS: [(&str, Option<&str>); 4] = [
     ("Session Summary", None),
     ("Conventions Detected", Some("convention")),
     ("Architecture Decisions", Some("ADR")),
@@ -26,7 +26,7 @@ const MAX_ITEMS: usize = 12;
 const MAX_LINE: usize = 600;
 
 /// The extraction prompt for one condensed transcript.
-pub fn prompt(condensed: &str) -> String {
+pub(crate) fn prompt(condensed: &str) -> String {
     format!(
         r#"You turn one coding session into project memory for the next sessions. Below is a condensed transcript of a session between a developer and an AI coding agent in this repository. Secrets were replaced by [REDACTED:...] markers; keep them as they are.
 
@@ -64,14 +64,14 @@ Rules:
 
 /// An architecture decision with its nested detail lines.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Decision {
+pub(crate) struct Decision {
     pub text: String,
     pub details: Vec<String>,
 }
 
 /// A validated answer (or a deterministic extraction).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Distilled {
+pub(crate) struct Distilled {
     pub title: Option<String>,
     /// The summary's list items, without the leading `- `.
     pub summary: Vec<String>,
@@ -83,7 +83,7 @@ pub struct Distilled {
 /// What is wrong with an LLM answer (written to the `.reason` file of the
 /// session it failed).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum UnusableAnswer {
+pub(crate) enum UnusableAnswer {
     #[error("the answer was empty")]
     Empty,
     #[error("line {line}: unexpected heading `{heading}`; expected the four sections")]
@@ -116,7 +116,7 @@ pub enum UnusableAnswer {
 }
 
 /// Checks an LLM answer and reads it.
-pub fn parse_answer(answer: &str) -> Result<Distilled, UnusableAnswer> {
+pub(crate) fn parse_answer(answer: &str) -> Result<Distilled, UnusableAnswer> {
     let answer = unfence(answer.trim());
     if answer.is_empty() {
         return Err(UnusableAnswer::Empty);
@@ -241,7 +241,7 @@ fn strip_tag(body: &str, tag: &str) -> Option<String> {
 /// was asked, what changed, how the last test run went, where it ended),
 /// without the noise (reads, bare exit codes). `facts` has its files
 /// relative to the repository already.
-pub fn heuristic(facts: &Facts) -> Distilled {
+pub(crate) fn heuristic(facts: &Facts) -> Distilled {
     let list = |items: &[String], max: usize, each: usize| -> String {
         let mut shown: Vec<String> = items
             .iter()
@@ -314,7 +314,7 @@ fn title(asked: &[String]) -> Option<String> {
 /// it (branch, start and end, files) come from the transcript, never from
 /// the LLM, so every session file has them.
 #[derive(Debug, Clone, Serialize)]
-pub struct SessionMeta {
+pub(crate) struct SessionMeta {
     pub session_id: String,
     pub agent: String,
     /// When the session started.
@@ -334,7 +334,7 @@ pub struct SessionMeta {
 }
 
 /// The session file's text.
-pub fn render(meta: &SessionMeta, d: &Distilled) -> String {
+pub(crate) fn render(meta: &SessionMeta, d: &Distilled) -> String {
     let yaml = serde_yaml::to_string(meta).expect("front matter serialises");
     let mut out = format!("---\n{yaml}---\n## Session Summary\n");
     for s in &d.summary {
@@ -364,7 +364,7 @@ pub fn render(meta: &SessionMeta, d: &Distilled) -> String {
 }
 
 /// A file-name slug of at most six words of `title`.
-pub fn slug(title: &str) -> String {
+pub(crate) fn slug(title: &str) -> String {
     let words: Vec<String> = title
         .split(|c: char| !c.is_ascii_alphanumeric())
         .filter(|w| !w.is_empty())

@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 use crate::memory::store::id_list::IdList;
 use crate::memory::store::SessionFile;
 
-pub const LEDGER: IdList = IdList {
+pub(crate) const LEDGER: IdList = IdList {
     file: "consolidated.txt",
     header: "# Sessions merged into knowledge/ by `thehook consolidate`, one id a line.\n\
              # git merges this file by union (see .gitattributes); delete a line to merge that session again.\n",
@@ -21,7 +21,7 @@ pub const LEDGER: IdList = IdList {
 
 /// The key a session is recorded under: its id, or for a hand-written file
 /// without one, its file name.
-pub fn key(session: &SessionFile) -> String {
+pub(crate) fn key(session: &SessionFile) -> String {
     session.front_matter.session_id.clone().unwrap_or_else(|| {
         session
             .path
@@ -32,6 +32,6 @@ pub fn key(session: &SessionFile) -> String {
 }
 
 /// Whether the session waits for consolidation.
-pub fn is_pending(session: &SessionFile, merged: &BTreeSet<String>) -> bool {
+pub(crate) fn is_pending(session: &SessionFile, merged: &BTreeSet<String>) -> bool {
     session.front_matter.consolidated != Some(true) && !merged.contains(&key(session))
 }

@@ -18,7 +18,7 @@ mod clis;
 
 /// A resolved LLM command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LlmCommand {
+pub(crate) struct LlmCommand {
     pub program: PathBuf,
     pub args: Vec<String>,
     /// What to call it in logs and messages (`claude`, `command`).
@@ -40,7 +40,7 @@ pub struct LlmCommand {
 
 /// Where a CLI reads the prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PromptIn {
+pub(crate) enum PromptIn {
     Stdin,
     /// As its last argument: for a CLI that ignores piped stdin.
     LastArgument,
@@ -65,7 +65,7 @@ impl LlmCommand {
 
 /// How a CLI prints its answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Output {
+pub(crate) enum Output {
     /// The answer's text, as is.
     Text,
     /// One JSON result, as `claude -p` and `cursor-agent -p` print it with
@@ -75,14 +75,14 @@ pub enum Output {
 
 /// One answer, with what the CLI reported it cost.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Answer {
+pub(crate) struct Answer {
     pub text: String,
     pub usage: Option<Usage>,
 }
 
 /// Tokens and cost as the CLI reported them.
 #[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize)]
-pub struct Usage {
+pub(crate) struct Usage {
     pub input_tokens: u64,
     pub output_tokens: u64,
     pub cost_usd: Option<f64>,
@@ -209,7 +209,7 @@ impl std::fmt::Display for LlmFailure {
 /// The command `llm` names, looked up on `path_var` (the `PATH` value).
 /// With `llm.cli: auto`, the CLI of `agent` (whose session is captured)
 /// comes first, then any installed one.
-pub fn resolve(
+pub(crate) fn resolve(
     llm: &Llm,
     path_var: Option<&OsStr>,
     agent: Option<crate::agents::Agent>,
@@ -290,7 +290,7 @@ const MAX_ANSWER: u64 = 1 << 20;
 const PIPE_GRACE: Duration = Duration::from_secs(2);
 
 /// Runs `cmd` in `cwd` with `prompt` on stdin and returns its answer.
-pub fn run(
+pub(crate) fn run(
     cmd: &LlmCommand,
     prompt: &str,
     timeout: Duration,

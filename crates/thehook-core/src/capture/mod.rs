@@ -14,17 +14,17 @@
 //! - [`run`]: the detached worker's loop, and the worker a waiting caller borrows.
 
 pub mod bill;
-pub mod budget;
+pub(crate) mod budget;
 pub mod consolidate;
-pub mod extract;
+pub(crate) mod extract;
 pub mod hook;
-pub mod ledger;
-pub mod llm;
-pub mod paths;
-pub mod queue;
-pub mod run;
-pub mod sweep;
-pub mod worker;
+pub(crate) mod ledger;
+pub(crate) mod llm;
+pub(crate) mod paths;
+pub(crate) mod queue;
+pub(crate) mod run;
+pub(crate) mod sweep;
+pub(crate) mod worker;
 
 pub use run::{run_worker, with_worker, WorkerRun};
 pub use worker::{

@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 
 /// `path` relative to `cwd`, `/`-separated, or `None` when it lies outside
 /// it. Relative paths are taken as relative to `cwd` already.
-pub fn relative_to(path: &str, cwd: Option<&str>) -> Option<String> {
+pub(crate) fn relative_to(path: &str, cwd: Option<&str>) -> Option<String> {
     let path = path.trim().replace('\\', "/");
     let rest = if is_absolute(&path) {
         let cwd = cwd?.trim().replace('\\', "/");
@@ -30,7 +30,7 @@ pub fn relative_to(path: &str, cwd: Option<&str>) -> Option<String> {
 
 /// Every path of `paths` that lies inside `cwd`, relative to it, each once,
 /// in order.
-pub fn relative_files(paths: &[String], cwd: Option<&str>) -> Vec<String> {
+pub(crate) fn relative_files(paths: &[String], cwd: Option<&str>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for rel in paths.iter().filter_map(|p| relative_to(p, cwd)) {
         if !out.contains(&rel) {
@@ -48,7 +48,7 @@ fn is_absolute(path: &str) -> bool {
 /// `text` with the session's working folder made relative (`<cwd>/src/a.rs`
 /// becomes `src/a.rs`, `<cwd>` alone `.`) and any other home folder written
 /// as `~` (`/Users/ann/notes.txt` becomes `~/notes.txt`).
-pub fn scrub(text: &str, cwd: Option<&str>) -> String {
+pub(crate) fn scrub(text: &str, cwd: Option<&str>) -> String {
     static HOME: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(r"(?:/Users/|/home/|[A-Za-z]:[\\/]Users[\\/])[^/\\\s`'\x22)\]]+|/root\b")
             .expect("the home pattern compiles")

@@ -14,7 +14,7 @@ use crate::memory::store::write_atomic;
 use crate::project::Project;
 
 /// The job format's version, for the worker to refuse what it does not know.
-pub const JOB_VERSION: u32 = 1;
+pub(crate) const JOB_VERSION: u32 = 1;
 
 /// One session waiting to be captured.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,7 +35,7 @@ pub struct Job {
 
 /// Whether this project captures sessions at all (`capture.enabled`, or
 /// `THEHOOK_CAPTURE_ENABLED`). Nothing is queued when it does not.
-pub fn capture_enabled(project: &Project) -> Result<bool> {
+pub(crate) fn capture_enabled(project: &Project) -> Result<bool> {
     Ok(crate::config::Config::load(&project.config_path())?
         .config
         .capture
@@ -43,7 +43,7 @@ pub fn capture_enabled(project: &Project) -> Result<bool> {
 }
 
 /// A session id as a file name: anything but `[A-Za-z0-9._-]` becomes `_`.
-pub fn file_stem(session_id: &str) -> String {
+pub(crate) fn file_stem(session_id: &str) -> String {
     session_id
         .chars()
         .map(|c| {
@@ -58,7 +58,7 @@ pub fn file_stem(session_id: &str) -> String {
 
 /// Writes `job` to the queue. Returns false when it replaced a job for the
 /// same session.
-pub fn enqueue(project: &Project, job: &Job) -> Result<bool> {
+pub(crate) fn enqueue(project: &Project, job: &Job) -> Result<bool> {
     let dir = project.queue_dir();
     std::fs::create_dir_all(&dir).at("cannot create folder", &dir)?;
     let path = dir.join(format!("{}.json", file_stem(&job.session_id)));
@@ -80,7 +80,7 @@ fn skipped_path(project: &Project) -> PathBuf {
 
 /// Records that `session_id` held no conversation, so the sweep does not
 /// queue it again at every session start.
-pub fn mark_skipped(project: &Project, session_id: &str) {
+pub(crate) fn mark_skipped(project: &Project, session_id: &str) {
     use std::io::Write;
     let path = skipped_path(project);
     if let Ok(mut f) = std::fs::OpenOptions::new()
@@ -94,7 +94,7 @@ pub fn mark_skipped(project: &Project, session_id: &str) {
 
 /// Session ids (as file stems) with a job in the queue, a failed capture,
 /// or nothing to capture.
-pub fn pending_or_failed(project: &Project) -> HashSet<String> {
+pub(crate) fn pending_or_failed(project: &Project) -> HashSet<String> {
     let mut ids: HashSet<String> = std::fs::read_to_string(skipped_path(project))
         .unwrap_or_default()
         .lines()
@@ -117,7 +117,7 @@ pub fn pending_or_failed(project: &Project) -> HashSet<String> {
 }
 
 /// Counts for the line retrieve adds: (failed captures, queued sessions).
-pub fn counts(project: &Project) -> (usize, usize) {
+pub(crate) fn counts(project: &Project) -> (usize, usize) {
     let count = |dir: PathBuf, ext: &str| {
         std::fs::read_dir(dir)
             .into_iter()

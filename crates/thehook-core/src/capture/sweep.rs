@@ -19,11 +19,11 @@ use crate::error::Result;
 use crate::project::Project;
 
 /// How long a transcript must be unchanged before its session counts as over.
-pub const QUIET: Duration = Duration::from_secs(30 * 60);
+pub(crate) const QUIET: Duration = Duration::from_secs(30 * 60);
 
 /// Queues this project's uncaptured transcripts; returns what it queued.
 /// `current` is the session that is starting now (never queued).
-pub fn sweep(
+pub(crate) fn sweep(
     project: &Project,
     home: &Path,
     current: Option<&str>,
@@ -94,7 +94,7 @@ fn captured_sessions(project: &Project) -> HashSet<String> {
 
 /// Every transcript of this project, in any agent's store, changed between
 /// `since` and `now - QUIET`.
-pub fn find_transcripts(
+pub(crate) fn find_transcripts(
     root: &Path,
     home: &Path,
     since: SystemTime,

@@ -28,7 +28,7 @@ use crate::text::redact::{self, Findings};
 use crate::transcript::{self, CondenseOptions, Role, Transcript};
 
 mod files;
-pub mod retry;
+pub(crate) mod retry;
 #[cfg(test)]
 mod tests;
 
@@ -42,7 +42,7 @@ pub const LOG: &str = "worker.log";
 
 /// Most bytes of condensed transcript sent to the LLM (the prompt around
 /// it adds about 2 KB): a longer one loses its least useful lines first.
-pub const MAX_INPUT: usize = 21_000;
+pub(crate) const MAX_INPUT: usize = 21_000;
 
 /// What the worker needs from the world outside the project.
 #[derive(Debug, Clone, Default)]
@@ -576,7 +576,7 @@ fn has_conversation(t: &Transcript) -> bool {
 }
 
 /// The condensed transcript as the LLM gets it, within [`MAX_INPUT`].
-pub fn llm_input(t: &Transcript) -> String {
+pub(crate) fn llm_input(t: &Transcript) -> String {
     transcript::condense_lines(t, &CondenseOptions::default()).fit(MAX_INPUT)
 }
 

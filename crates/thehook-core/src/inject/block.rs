@@ -9,13 +9,13 @@ use crate::text::clip_chars;
 
 /// Claude Code cuts `additionalContext` beyond 10,000 characters; stay
 /// clearly under, whatever the budget says.
-pub const MAX_CHARS: usize = 9_500;
+pub(crate) const MAX_CHARS: usize = 9_500;
 
 const HEADER: &str = crate::text::MEMORY_HEADING;
 
 /// One line of the block, under its section.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BlockLine {
+pub(crate) struct BlockLine {
     pub section: usize,
     pub text: String,
     /// The `path:line` it cites.
@@ -24,7 +24,7 @@ pub struct BlockLine {
 
 /// Sessions that wait to be captured, for the note above the memory.
 #[derive(Debug, Clone, Default)]
-pub struct Waiting {
+pub(crate) struct Waiting {
     /// Captures in `.thehook/failed/`.
     pub failed: usize,
     /// Jobs in `.thehook/queue/`.
@@ -35,7 +35,7 @@ pub struct Waiting {
 
 /// The rendered block.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Block {
+pub(crate) struct Block {
     pub text: String,
     pub items: usize,
     pub tokens: usize,
@@ -45,7 +45,7 @@ pub struct Block {
 
 /// Renders the lines under their section headings (`titles[line.section]`),
 /// dropping lines that would break the token budget or the character cap.
-pub fn render(
+pub(crate) fn render(
     titles: &[&str],
     lines: &[BlockLine],
     waiting: &Waiting,

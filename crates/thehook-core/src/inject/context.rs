@@ -17,7 +17,7 @@ const NOT_MEMORY: [&str; 3] = ["--", ":(top)", ":(exclude).thehook"];
 /// commit subjects. Session start ranks earlier sessions by it and searches
 /// memory with it as one query.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Context {
+pub(crate) struct Context {
     pub branch: Option<String>,
     /// Every file in play, uncommitted first, each once (the query's).
     pub changed_files: Vec<String>,
@@ -39,7 +39,7 @@ const BRANCH_COMMITS: usize = 50;
 impl Context {
     /// Reads the context of the git work tree at `root`. Never fails: what
     /// git cannot tell is left out.
-    pub fn of(root: &Path) -> Context {
+    pub(crate) fn of(root: &Path) -> Context {
         // The git commands run at once; the branch is read from HEAD directly.
         // Memory's own files are not what a session is about: a pull of
         // teammates' sessions would otherwise fill the query with their
@@ -101,7 +101,7 @@ impl Context {
     }
 
     /// The search query: branch words, file names and commit subjects.
-    pub fn query(&self) -> String {
+    pub(crate) fn query(&self) -> String {
         let mut words: Vec<String> = Vec::new();
         if let Some(b) = &self.branch {
             words.extend(split_name(b));

@@ -17,20 +17,20 @@ use crate::project::Project;
 const KEPT_FOR: Duration = Duration::from_secs(7 * 24 * 3600);
 
 /// The record of one session.
-pub struct Given {
+pub(crate) struct Given {
     path: PathBuf,
 }
 
 impl Given {
     /// The record of `session_id` in `project`.
-    pub fn of(project: &Project, session_id: &str) -> Given {
+    pub(crate) fn of(project: &Project, session_id: &str) -> Given {
         Given {
             path: folder(project).join(format!("{}.txt", file_stem(session_id))),
         }
     }
 
     /// The citations given so far (none for a session never seen).
-    pub fn load(&self) -> HashSet<String> {
+    pub(crate) fn load(&self) -> HashSet<String> {
         std::fs::read_to_string(&self.path)
             .map(|text| text.lines().map(str::to_string).collect())
             .unwrap_or_default()
@@ -38,7 +38,7 @@ impl Given {
 
     /// Adds `cited` to the record. Appends, so two hooks of one session
     /// writing at once both land.
-    pub fn add(&self, cited: &[&str]) -> Result<()> {
+    pub(crate) fn add(&self, cited: &[&str]) -> Result<()> {
         if cited.is_empty() {
             return Ok(());
         }

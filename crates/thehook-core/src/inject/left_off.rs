@@ -38,7 +38,7 @@ const MAX_LINE_CHARS: usize = 260;
 
 /// The sessions to name, best first, at most `limit`. `current` is the
 /// session starting now (a resumed session's own file is not news to it).
-pub fn rank<'s>(
+pub(crate) fn rank<'s>(
     sessions: &'s [SessionRecord],
     context: &Context,
     current: Option<&str>,
@@ -145,7 +145,7 @@ pub(crate) fn rarity(total: usize, touched: usize) -> f32 {
 }
 
 /// `- 2026-02-19, feat/auth: title: what was done (path:line)`.
-pub fn line(session: &SessionRecord) -> String {
+pub(crate) fn line(session: &SessionRecord) -> String {
     let day = session.date.get(..10).unwrap_or(&session.date);
     let mut head = day.to_string();
     if let Some(branch) = &session.branch {

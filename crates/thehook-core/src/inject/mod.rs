@@ -6,10 +6,10 @@
 //! twice.
 
 pub mod background;
-pub mod block;
-pub mod context;
-pub mod given;
-pub mod left_off;
+pub(crate) mod block;
+pub(crate) mod context;
+pub(crate) mod given;
+pub(crate) mod left_off;
 pub mod prompt;
 pub mod retrieve;
-pub mod tokens;
+pub(crate) mod tokens;

@@ -14,7 +14,7 @@ use crate::project::Project;
 /// background half of the last session start stored exact counts of the
 /// lines it expected ([`TokenCounts`]). The tokenizer is loaded only when
 /// neither settles whether the block fits. Without a model, an estimate.
-pub struct TokenCounter {
+pub(crate) struct TokenCounter {
     counting: Counting,
     known: TokenCounts,
 }
@@ -37,7 +37,7 @@ fn token_bound(text: &str) -> usize {
 impl TokenCounter {
     /// A counter for `texts`: the most that will be counted against `budget`.
     /// `stored` is read only when the character bound alone does not fit.
-    pub fn new<'t>(
+    pub(crate) fn new<'t>(
         availability: &Availability,
         budget: usize,
         texts: impl Iterator<Item = &'t str> + Clone,
@@ -71,7 +71,7 @@ impl TokenCounter {
         TokenCounter { counting, known }
     }
 
-    pub fn count(&self, text: &str) -> usize {
+    pub(crate) fn count(&self, text: &str) -> usize {
         match &self.counting {
             Counting::Bound => self.known.get(text).unwrap_or_else(|| token_bound(text)),
             Counting::Exact(t) => t
@@ -86,14 +86,14 @@ impl TokenCounter {
 /// a hash of the line, stored by the background half in
 /// `.thehook/index/token-counts.json`.
 #[derive(Debug, Default, Serialize, Deserialize)]
-pub struct TokenCounts {
+pub(crate) struct TokenCounts {
     fingerprint: String,
     counts: std::collections::HashMap<String, usize>,
 }
 
 impl TokenCounts {
     /// Counts `texts` with `tokenizer`, for the model of `fingerprint`.
-    pub fn measure(
+    pub(crate) fn measure(
         texts: &[String],
         fingerprint: String,
         tokenizer: &tokenizers::Tokenizer,
@@ -113,7 +113,7 @@ impl TokenCounts {
     }
 
     /// Stores the counts for the next session start's foreground.
-    pub fn store(&self, project: &Project) -> crate::error::Result<()> {
+    pub(crate) fn store(&self, project: &Project) -> crate::error::Result<()> {
         let json = serde_json::to_vec(self).unwrap_or_default();
         crate::memory::store::write_atomic(&TokenCounts::path(project), &json)
     }
@@ -123,7 +123,7 @@ impl TokenCounts {
     }
 
     /// The stored counts, if they came from this model's tokenizer.
-    pub fn load(project: &Project, availability: &Availability) -> TokenCounts {
+    pub(crate) fn load(project: &Project, availability: &Availability) -> TokenCounts {
         std::fs::read(Self::path(project))
             .ok()
             .and_then(|b| serde_json::from_slice::<TokenCounts>(&b).ok())
@@ -135,7 +135,7 @@ impl TokenCounts {
         crate::hash::sha256_hex(text.as_bytes())[..16].to_string()
     }
 
-    pub fn get(&self, text: &str) -> Option<usize> {
+    pub(crate) fn get(&self, text: &str) -> Option<usize> {
         self.counts.get(&Self::key(text)).copied()
     }
 }

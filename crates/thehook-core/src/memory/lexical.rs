@@ -10,8 +10,8 @@ use unicode_segmentation::UnicodeSegmentation;
 /// favours short items, and memory is asked questions whose short echoes
 /// ("what was the hardest part?") then beat the longer answer. On LoCoMo,
 /// b = 0.5 gained 0.009 recall@5 (README, benchmarks).
-pub const K1: f32 = 1.2;
-pub const B: f32 = 0.5;
+pub(crate) const K1: f32 = 1.2;
+pub(crate) const B: f32 = 0.5;
 
 /// Words too common to tell items apart. Question words are among them:
 /// queries are questions, and matching "what"/"when" ranks the items that ask
@@ -92,7 +92,7 @@ fn split_identifier(word: &str) -> Vec<&str> {
 }
 
 /// BM25 weight of one term in one document.
-pub fn bm25(tf: u32, doc_len: u32, avg_len: f32, df: u32, n_docs: u32) -> f32 {
+pub(crate) fn bm25(tf: u32, doc_len: u32, avg_len: f32, df: u32, n_docs: u32) -> f32 {
     let idf = ((n_docs as f32 - df as f32 + 0.5) / (df as f32 + 0.5) + 1.0).ln();
     let tf = tf as f32;
     let norm = 1.0 - B + B * doc_len as f32 / avg_len.max(1.0);

@@ -6,17 +6,17 @@
 //! processes (the MCP server, the Node addon).
 
 pub mod embed;
-pub mod index;
+pub(crate) mod index;
 pub mod item;
-pub mod lexical;
+pub(crate) mod lexical;
 mod query_model;
 mod requests;
 pub mod search;
-pub mod session;
+pub(crate) mod session;
 pub mod shared;
-pub mod stale;
+pub(crate) mod stale;
 pub mod store;
-pub mod when;
+pub(crate) mod when;
 
 use std::path::Path;
 

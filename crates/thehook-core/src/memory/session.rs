@@ -10,7 +10,7 @@ use crate::memory::store::ParsedFile;
 
 /// One captured session, as its file says.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SessionRecord {
+pub(crate) struct SessionRecord {
     /// The file, project-relative.
     pub path: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -37,7 +37,7 @@ const GIST_LABELS: [&str; 3] = ["What was done", "Where it ended", "What was ask
 
 impl SessionRecord {
     /// The record of a session file (`None` for a file without items).
-    pub fn of(path: &str, parsed: &ParsedFile) -> Option<SessionRecord> {
+    pub(crate) fn of(path: &str, parsed: &ParsedFile) -> Option<SessionRecord> {
         let first = parsed.items.first()?;
         let summaries = || parsed.items.iter().filter(|i| i.kind == ItemKind::Summary);
         let gist = GIST_LABELS
@@ -59,7 +59,7 @@ impl SessionRecord {
     }
 
     /// `path:line` as printed in citations.
-    pub fn citation(&self) -> String {
+    pub(crate) fn citation(&self) -> String {
         format!("{}:{}", self.path, self.line)
     }
 }

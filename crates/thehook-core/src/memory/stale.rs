@@ -25,7 +25,7 @@ use crate::memory::store::write_atomic;
 use crate::project::Project;
 
 /// Items a person confirmed in review: not stale, whatever they cite.
-pub const CONFIRMED: IdList = IdList {
+pub(crate) const CONFIRMED: IdList = IdList {
     file: "confirmed.txt",
     header: "# Items confirmed true by `thehook review confirm`, one id a line.\n\
              # git merges this file by union (see .gitattributes).\n",
@@ -41,7 +41,7 @@ struct SymbolCache {
 
 /// Decides which items are stale, for one project as it is checked out now.
 #[derive(Debug, Default)]
-pub struct Staleness {
+pub(crate) struct Staleness {
     root: std::path::PathBuf,
     confirmed: BTreeSet<String>,
     missing_symbols: BTreeSet<String>,
@@ -49,7 +49,7 @@ pub struct Staleness {
 
 impl Staleness {
     /// The confirmations and the last symbol check, as stored.
-    pub fn load(project: &Project) -> Staleness {
+    pub(crate) fn load(project: &Project) -> Staleness {
         let cache: SymbolCache = std::fs::read(project.index_dir().join(SYMBOL_CACHE))
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok())
@@ -64,7 +64,7 @@ impl Staleness {
     /// Checks every symbol `items` cite against the checkout now (one `git
     /// grep`), stores what is missing, and returns the updated view. Outside
     /// git, or when git fails, symbols are not judged.
-    pub fn check_symbols(project: &Project, items: &[Item]) -> Result<Staleness> {
+    pub(crate) fn check_symbols(project: &Project, items: &[Item]) -> Result<Staleness> {
         let mut staleness = Staleness::load(project);
         let cited: BTreeSet<String> = items
             .iter()
@@ -86,7 +86,7 @@ impl Staleness {
     }
 
     /// Why `item` is stale, or `None`.
-    pub fn reason(&self, item: &Item) -> Option<String> {
+    pub(crate) fn reason(&self, item: &Item) -> Option<String> {
         if self.confirmed.contains(&item.id) {
             return None;
         }
@@ -124,7 +124,7 @@ fn superseded(text: &str) -> Option<String> {
 
 /// Relative paths the text cites: tokens with a `/` that look like files or
 /// folders (no URL, no absolute or home path, no glob, no package scope).
-pub fn cited_paths(text: &str) -> Vec<String> {
+pub(crate) fn cited_paths(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for token in text.split(|c: char| c.is_whitespace() || c == '`') {
         let token = token
@@ -156,7 +156,7 @@ pub fn cited_paths(text: &str) -> Vec<String> {
 /// path (`Index::sync`, `client.retry()`), or one identifier that can only
 /// be code (snake_case or camelCase). All-capital names (environment
 /// variables) and plain words are not judged.
-pub fn cited_symbols(text: &str) -> Vec<&str> {
+pub(crate) fn cited_symbols(text: &str) -> Vec<&str> {
     let mut out: Vec<&str> = Vec::new();
     for (i, span) in text.split('`').enumerate() {
         if i % 2 == 0 || span.contains(char::is_whitespace) || span.contains('/') {

@@ -93,7 +93,7 @@ fn day_of(word: &str) -> Option<i8> {
 
 /// The first period a query names, if any. Month names count only when
 /// capitalised, and "May" only next to a day or a year (it is also a verb).
-pub fn period_in(query: &str) -> Option<Period> {
+pub(crate) fn period_in(query: &str) -> Option<Period> {
     let words: Vec<&str> = query
         .split(|c: char| !c.is_alphanumeric() && c != '-')
         .filter(|w| !w.is_empty())
@@ -132,7 +132,7 @@ pub fn period_in(query: &str) -> Option<Period> {
 /// The day a text names in full (`2023-05-08`, `8 May, 2023`, `May 8th
 /// 2023`), if any: what a heading such as `## Session 3 (8 May, 2023)` dates
 /// the items under it with.
-pub fn day_in(text: &str) -> Option<Date> {
+pub(crate) fn day_in(text: &str) -> Option<Date> {
     match period_in(text)? {
         Period {
             year: Some(year),

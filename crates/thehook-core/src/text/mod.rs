@@ -3,7 +3,7 @@
 //! (checked for in transcripts, so that what thehook injected is never
 //! distilled into memory again).
 
-pub mod redact;
+pub(crate) mod redact;
 
 /// The first line of the block session start injects.
 pub const MEMORY_HEADING: &str = "# Project memory (thehook)";

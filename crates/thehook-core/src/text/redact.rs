@@ -236,12 +236,12 @@ fn replace_spans(text: &str, mut spans: Vec<Found>, found: &mut Findings) -> Opt
 }
 
 /// `text` with secrets replaced and `<private>` spans dropped.
-pub fn redact(text: &str) -> Cow<'_, str> {
+pub(crate) fn redact(text: &str) -> Cow<'_, str> {
     redact_counting(text, &mut Findings::default())
 }
 
 /// Like [`redact`], adding what it replaced to `found`.
-pub fn redact_counting<'a>(text: &'a str, found: &mut Findings) -> Cow<'a, str> {
+pub(crate) fn redact_counting<'a>(text: &'a str, found: &mut Findings) -> Cow<'a, str> {
     let mut out = Cow::Borrowed(text);
     if out.contains("<private>") || out.contains("<PRIVATE>") {
         let dropped = PRIVATE.replace_all(&out, |_: &Captures| {
@@ -401,7 +401,7 @@ fn looks_secret(value: &str, literal: bool) -> bool {
 }
 
 /// Shannon entropy in bits per character.
-pub fn entropy(s: &str) -> f64 {
+pub(crate) fn entropy(s: &str) -> f64 {
     let mut counts = std::collections::HashMap::new();
     let mut n = 0usize;
     for c in s.chars() {
@@ -422,7 +422,7 @@ pub fn entropy(s: &str) -> f64 {
 
 /// Redacts every string inside a JSON value (keys stay: they are field
 /// names, not data). Returns what was found.
-pub fn redact_json(value: &mut Value, found: &mut Findings) {
+pub(crate) fn redact_json(value: &mut Value, found: &mut Findings) {
     match value {
         Value::String(s) => redact_string(s, found),
         Value::Array(items) => items.iter_mut().for_each(|v| redact_json(v, found)),
@@ -442,7 +442,7 @@ pub fn redact_json(value: &mut Value, found: &mut Findings) {
 
 /// Redacts a JSONL file's bytes line by line, keeping every line valid
 /// JSON; a line that is not JSON is redacted as text.
-pub fn redact_jsonl(bytes: &[u8], found: &mut Findings) -> String {
+pub(crate) fn redact_jsonl(bytes: &[u8], found: &mut Findings) -> String {
     let text = String::from_utf8_lossy(bytes);
     let mut out = String::with_capacity(text.len());
     for line in text.split_inclusive('\n') {
@@ -463,7 +463,7 @@ pub fn redact_jsonl(bytes: &[u8], found: &mut Findings) -> String {
 }
 
 /// Redacts `s` in place.
-pub fn redact_string(s: &mut String, found: &mut Findings) {
+pub(crate) fn redact_string(s: &mut String, found: &mut Findings) {
     if let Cow::Owned(r) = redact_counting(s, found) {
         *s = r;
     }

@@ -20,7 +20,7 @@ use super::files::failed_jobs;
 const SPACING_HOURS: [i64; 2] = [1, 6];
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct RetryPlan {
+pub(crate) struct RetryPlan {
     /// LLM attempts that failed, the first capture included.
     pub attempts: u32,
     /// `None`: no automatic attempt is left.
@@ -29,7 +29,7 @@ pub struct RetryPlan {
 
 impl RetryPlan {
     /// The plan after one more failure.
-    pub fn after(self, over_budget: bool, now: &Zoned) -> RetryPlan {
+    pub(crate) fn after(self, over_budget: bool, now: &Zoned) -> RetryPlan {
         if over_budget {
             let tomorrow = now
                 .start_of_day()
@@ -56,20 +56,24 @@ fn path(project: &Project, session_id: &str) -> PathBuf {
 }
 
 /// The plan of a failed capture; a missing or damaged file is a first failure.
-pub fn read(project: &Project, session_id: &str) -> RetryPlan {
+pub(crate) fn read(project: &Project, session_id: &str) -> RetryPlan {
     std::fs::read(path(project, session_id))
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default()
 }
 
-pub fn write(project: &Project, session_id: &str, plan: &RetryPlan) -> crate::error::Result<()> {
+pub(crate) fn write(
+    project: &Project,
+    session_id: &str,
+    plan: &RetryPlan,
+) -> crate::error::Result<()> {
     let json = serde_json::to_vec(plan).expect("a plan always serializes");
     write_atomic(&path(project, session_id), &json)
 }
 
 /// Failed captures whose next automatic attempt is due at `now`, oldest first.
-pub fn due(project: &Project, now: Timestamp) -> Vec<(PathBuf, Job)> {
+pub(crate) fn due(project: &Project, now: Timestamp) -> Vec<(PathBuf, Job)> {
     failed_jobs(project)
         .into_iter()
         .filter(|(_, job)| {

@@ -27,7 +27,7 @@ struct Meta {
 
 /// `Ok(())` when the file is absent (a new index) or consistent, else the
 /// reason it cannot be opened safely.
-pub fn check_data_file(path: &Path) -> Result<(), String> {
+pub(crate) fn check_data_file(path: &Path) -> Result<(), String> {
     let mut file = match std::fs::File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),

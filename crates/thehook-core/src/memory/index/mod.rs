@@ -35,8 +35,8 @@ use heed::types::U32;
 use heed::{byteorder::BigEndian, Env, WithoutTls};
 use serde::{Deserialize, Serialize};
 
-pub use mdb_check::check_data_file;
-pub use sync::{SyncPlan, SyncStats};
+pub(crate) use mdb_check::check_data_file;
+pub(crate) use sync::{SyncPlan, SyncStats};
 
 use environment::{open_dbs, open_env, wipe, Dbs, Lease};
 use lexical::{decode_postings, encode_postings};
@@ -48,10 +48,10 @@ use crate::memory::lexical::Analyzer;
 use crate::memory::session::SessionRecord;
 use crate::project::Project;
 
-pub use crate::memory::embed::LEXICAL_ONLY;
+pub(crate) use crate::memory::embed::LEXICAL_ONLY;
 
 /// Bump when the stored layout or the analyzer changes: old indexes rebuild.
-pub const SCHEMA_VERSION: u32 = 6;
+pub(crate) const SCHEMA_VERSION: u32 = 6;
 
 const ARROY_INDEX: u16 = 0;
 
@@ -59,7 +59,7 @@ type Key = U32<BigEndian>;
 
 /// What the index says about itself.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Header {
+pub(crate) struct Header {
     pub schema: u32,
     /// The fingerprint of the model the stored vectors came from, or
     /// `lexical-only` while no vector was ever stored.
@@ -77,7 +77,7 @@ pub struct Header {
 
 /// What the index remembers of each markdown file, to see what changed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FileRecord {
+pub(crate) struct FileRecord {
     pub size: u64,
     /// The file's mtime, or a value no file has when it was too recent to
     /// trust (see `sync::RACY_WINDOW_NS`).
@@ -131,7 +131,7 @@ pub struct IndexStats {
 }
 
 /// An open index.
-pub struct Index {
+pub(crate) struct Index {
     env: Env<WithoutTls>,
     dbs: Dbs,
     path: PathBuf,
@@ -151,7 +151,7 @@ impl Index {
     /// Opens (creating if needed) the index of `project` for the model with
     /// `fingerprint`. Returns the index and, if it had to be rebuilt, why.
     /// A rebuilt index is empty: the caller syncs it from markdown.
-    pub fn open(project: &Project, fingerprint: &str) -> Result<(Index, Option<String>)> {
+    pub(crate) fn open(project: &Project, fingerprint: &str) -> Result<(Index, Option<String>)> {
         let path = project.index_dir();
         let data = path.join("data.mdb");
         let key = path.canonicalize().unwrap_or_else(|_| path.clone());
@@ -235,17 +235,17 @@ impl Index {
         Ok((index, reason))
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
-    pub fn header(&self) -> Result<Option<Header>> {
+    pub(crate) fn header(&self) -> Result<Option<Header>> {
         let rtxn = self.env.read_txn()?;
         Ok(self.dbs.header.get(&rtxn, "header")?)
     }
 
     /// Empties every database and writes a fresh header.
-    pub fn clear(&self, fingerprint: &str) -> Result<()> {
+    pub(crate) fn clear(&self, fingerprint: &str) -> Result<()> {
         let mut wtxn = self.env.write_txn()?;
         self.clear_in(&mut wtxn, fingerprint)?;
         Ok(wtxn.commit()?)
@@ -275,7 +275,7 @@ impl Index {
     }
 
     /// The file records, to diff against the markdown on disk.
-    pub fn file_records(&self) -> Result<HashMap<String, FileRecord>> {
+    pub(crate) fn file_records(&self) -> Result<HashMap<String, FileRecord>> {
         let rtxn = self.env.read_txn()?;
         let mut out = HashMap::new();
         for entry in self.dbs.files.iter(&rtxn)? {
@@ -286,7 +286,7 @@ impl Index {
     }
 
     /// Both retrievers' candidates for a query, in one read transaction.
-    pub fn candidates(
+    pub(crate) fn candidates(
         &self,
         query: &str,
         query_vector: Option<&[f32]>,
@@ -300,7 +300,7 @@ impl Index {
     /// [`Index::candidates`] with the query vector asked for only after the
     /// lexical search, so a vector still being computed on another thread
     /// overlaps with it.
-    pub fn candidates_then_vector(
+    pub(crate) fn candidates_then_vector(
         &self,
         query: &str,
         query_vector: impl FnOnce() -> Result<Option<Vec<f32>>>,
@@ -321,7 +321,7 @@ impl Index {
     }
 
     /// The newest items of the given types, newest first (at most `limit`).
-    pub fn recent(&self, kinds: &[ItemKind], limit: usize) -> Result<Vec<Item>> {
+    pub(crate) fn recent(&self, kinds: &[ItemKind], limit: usize) -> Result<Vec<Item>> {
         let rtxn = self.env.read_txn()?;
         let mut found: Vec<(String, u32)> = Vec::new();
         for kind in kinds {
@@ -344,7 +344,7 @@ impl Index {
     }
 
     /// Every session file's record, in path order.
-    pub fn sessions(&self) -> Result<Vec<SessionRecord>> {
+    pub(crate) fn sessions(&self) -> Result<Vec<SessionRecord>> {
         let rtxn = self.env.read_txn()?;
         let prefix = crate::project::SESSIONS_PREFIX;
         let mut out = Vec::new();
@@ -357,7 +357,7 @@ impl Index {
     }
 
     /// Every item, in key order.
-    pub fn all_items(&self) -> Result<Vec<Item>> {
+    pub(crate) fn all_items(&self) -> Result<Vec<Item>> {
         let rtxn = self.env.read_txn()?;
         let mut out = Vec::new();
         for entry in self.dbs.items.iter(&rtxn)? {
@@ -367,7 +367,7 @@ impl Index {
     }
 
     /// Items whose id starts with `prefix` (at most `limit`).
-    pub fn items_by_id_prefix(&self, prefix: &str, limit: usize) -> Result<Vec<Item>> {
+    pub(crate) fn items_by_id_prefix(&self, prefix: &str, limit: usize) -> Result<Vec<Item>> {
         let rtxn = self.env.read_txn()?;
         let mut out = Vec::new();
         for entry in self.dbs.ids.prefix_iter(&rtxn, prefix)? {
@@ -382,7 +382,7 @@ impl Index {
         Ok(out)
     }
 
-    pub fn stats(&self) -> Result<IndexStats> {
+    pub(crate) fn stats(&self) -> Result<IndexStats> {
         let rtxn = self.env.read_txn()?;
         let header = self.dbs.header.get(&rtxn, "header")?;
         let mut by_type = std::collections::BTreeMap::new();

@@ -24,7 +24,7 @@ use crate::project::Project;
 use plan::ItemPlan;
 
 /// How to embed new items during a sync.
-pub struct SyncPlan<'a> {
+pub(crate) struct SyncPlan<'a> {
     /// `Ready` to embed; `Missing` for a lexical-only index.
     pub availability: &'a Availability,
     /// Start from an empty index (in the same transaction as the new
@@ -45,7 +45,7 @@ pub struct SyncPlan<'a> {
 
 impl<'a> SyncPlan<'a> {
     /// A sync without limits that embeds with `availability`.
-    pub fn new(
+    pub(crate) fn new(
         availability: &'a Availability,
         progress: &'a (dyn Fn(usize, usize) + Sync),
     ) -> Self {
@@ -91,7 +91,7 @@ struct FileChange {
 
 impl Index {
     /// Makes the index match the markdown of `project`.
-    pub fn sync(&self, project: &Project, plan: &SyncPlan) -> Result<SyncStats> {
+    pub(crate) fn sync(&self, project: &Project, plan: &SyncPlan) -> Result<SyncStats> {
         let mut stats = SyncStats::default();
         let sources = list_sources(project, &mut stats.warnings);
         let embedding = matches!(plan.availability, Availability::Ready { .. });

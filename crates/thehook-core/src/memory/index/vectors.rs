@@ -86,7 +86,7 @@ impl Index {
     /// exactly instead of walking arroy's trees: worth it while the query
     /// vector is still being computed on another thread (a one-shot
     /// `recall`), when this thread would otherwise wait.
-    pub fn read_vectors_ahead(&self) -> Result<()> {
+    pub(crate) fn read_vectors_ahead(&self) -> Result<()> {
         let rtxn = self.env.read_txn()?;
         let reader = match arroy::Reader::<Cosine>::open(&rtxn, ARROY_INDEX, self.dbs.vectors) {
             Ok(r) if r.n_items() <= EXACT_SCAN => r,

@@ -12,28 +12,32 @@ use crate::memory::store::write_atomic;
 use crate::project::Project;
 
 /// One list file in `.thehook/` and the comment that opens it.
-pub struct IdList {
+pub(crate) struct IdList {
     pub file: &'static str,
     pub header: &'static str,
 }
 
 impl IdList {
     /// The ids the file holds (none when it is missing or unreadable).
-    pub fn read(&self, project: &Project) -> BTreeSet<String> {
+    pub(crate) fn read(&self, project: &Project) -> BTreeSet<String> {
         std::fs::read_to_string(project.dir().join(self.file))
             .map(|text| parse(&text))
             .unwrap_or_default()
     }
 
     /// The file's text with `added` in it.
-    pub fn with_added(&self, project: &Project, added: impl IntoIterator<Item = String>) -> String {
+    pub(crate) fn with_added(
+        &self,
+        project: &Project,
+        added: impl IntoIterator<Item = String>,
+    ) -> String {
         let mut ids = self.read(project);
         ids.extend(added);
         self.render(ids)
     }
 
     /// Adds `id` (a no-op when it is there).
-    pub fn add(&self, project: &Project, id: &str) -> Result<()> {
+    pub(crate) fn add(&self, project: &Project, id: &str) -> Result<()> {
         let mut ids = self.read(project);
         if !ids.insert(id.to_string()) {
             return Ok(());
@@ -44,7 +48,7 @@ impl IdList {
 
     /// Takes `id` out (a no-op when it is not there). Git merges the removal
     /// of a line cleanly unless the other side changed that line.
-    pub fn remove(&self, project: &Project, id: &str) -> Result<()> {
+    pub(crate) fn remove(&self, project: &Project, id: &str) -> Result<()> {
         let mut ids = self.read(project);
         if !ids.remove(id) {
             return Ok(());

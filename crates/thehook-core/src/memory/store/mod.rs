@@ -2,7 +2,7 @@
 //! modifies a file; every write is atomic (temp file in the same folder, then
 //! rename), so a crash leaves either the old file or the new one.
 
-pub mod id_list;
+pub(crate) mod id_list;
 mod parse;
 mod walk;
 
