@@ -36,6 +36,22 @@ pub struct Status {
 }
 
 impl Status {
+    /// The embedding model in use; `None` when search is lexical-only.
+    pub fn model(&self) -> Option<&str> {
+        match &self.embeddings {
+            Availability::Ready { model, .. } => Some(model),
+            Availability::Missing { .. } => None,
+        }
+    }
+
+    /// Why there is no model, and the fix; `None` when there is one.
+    pub fn model_missing(&self) -> Option<String> {
+        match &self.embeddings {
+            Availability::Ready { .. } => None,
+            Availability::Missing { reason, fix } => Some(format!("{reason}; {fix}")),
+        }
+    }
+
     /// Everything `thehook status` reports of `memory`'s project.
     pub fn of(memory: &Memory) -> Result<Status> {
         let index = memory.index().stats()?;

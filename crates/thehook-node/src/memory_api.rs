@@ -5,7 +5,6 @@ use napi::bindgen_prelude::FnArgs;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::Status;
 use napi_derive::napi;
-use thehook_core::memory::embed::Availability;
 use thehook_core::{Item, ItemRef, RememberRequest};
 
 use crate::memories;
@@ -177,11 +176,9 @@ pub fn status(options: Option<ProjectOptions>) -> AsyncTask<CoreTask<StatusResul
         let s = memories::with(o.project_dir.as_deref(), false, |m| {
             thehook_core::status::Status::of(m)
         })?;
-        let (model, model_missing) = match s.embeddings {
-            Availability::Ready { model, .. } => (Some(model), None),
-            Availability::Missing { reason, fix } => (None, Some(format!("{reason}; {fix}"))),
-        };
         Ok(StatusResult {
+            model: s.model().map(str::to_string),
+            model_missing: s.model_missing(),
             project: s.project,
             sessions: s.sessions as u32,
             items: s.index.items as u32,
@@ -189,8 +186,6 @@ pub fn status(options: Option<ProjectOptions>) -> AsyncTask<CoreTask<StatusResul
             stale_items: s.stale_items as u32,
             failed_captures: s.failed_captures as u32,
             queued_captures: s.queued_captures as u32,
-            model,
-            model_missing,
             llm_today: (&s.llm.today).into(),
             llm_last30_days: (&s.llm.last_30_days).into(),
             llm_budget_spent: s.llm.budget_spent,
