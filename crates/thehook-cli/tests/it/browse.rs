@@ -194,14 +194,20 @@ fn unknown_ambiguous_and_malformed_requests_are_clear_errors() {
     let p = project_with_history();
     let (code, out, err) = p.run(&["read", "55604662"]);
     assert_eq!((code, out.as_str()), (1, ""));
-    assert!(
-        err.contains("2 sessions have ids starting with \"55604662\""),
-        "{err}"
-    );
-    assert!(
-        err.contains(CLAUDE) && err.contains(FAILED) && err.contains("fix: give more of the id"),
-        "{err}"
-    );
+    // Each candidate with its transcript, whole: the format a person picks from.
+    let canonical = p.root().canonicalize().unwrap();
+    let err = err
+        .replace(&canonical.display().to_string(), "[project]")
+        .replace(&p.root().display().to_string(), "[project]");
+    let err = regex::Regex::new(r"projects/[^/]+/")
+        .unwrap()
+        .replace(&err, "projects/[slug]/");
+    insta::assert_snapshot!(err, @r#"
+    error: 2 sessions have ids starting with "55604662":
+      55604662-cf2a-4331-851a-ec234028f8ca ([project]/home/.claude/projects/[slug]/55604662-cf2a-4331-851a-ec234028f8ca.jsonl)
+      55604662-0000-4000-8000-000000000001 ([project]/.thehook/failed/55604662-0000-4000-8000-000000000001.jsonl)
+      fix: give more of the id
+    "#);
 
     let (code, _, err) = p.run(&["read", "ffff"]);
     assert_eq!(code, 1);

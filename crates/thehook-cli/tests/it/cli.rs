@@ -268,7 +268,28 @@ fn lexical_only_when_the_model_is_absent() {
     assert_eq!(answer["mode"], "lexical");
     assert!(hit_texts(&answer)[0].contains("flaky checkout"));
     let status = p.ok(&["status"]);
-    assert!(status.contains("lexical-only"), "{status}");
+    // The text form, whole: a person reads it, so its format is asserted.
+    let canonical = p.root().canonicalize().unwrap();
+    let status = status
+        .replace(&canonical.display().to_string(), "[project]")
+        .replace(&p.root().display().to_string(), "[project]");
+    let status = regex::Regex::new(r"\(\d+ KiB")
+        .unwrap()
+        .replace(&status, "([size] KiB");
+    insta::assert_snapshot!(status, @r"
+    project      [project]
+    sessions     3
+    knowledge    4 files
+    items        29 (4 adr, 8 convention, 4 gotcha, 3 history, 1 note, 9 summary)
+    stale        0 (not injected; see `thehook review`)
+    failed       0 (retry with `thehook capture --retry`)
+    queued       0
+    index        .thehook/index ([size] KiB, 0 vectors)
+    hooks        none wired in this project
+    llm          today 0 call(s), 0 tokens in, 0 out, $0.0000; last 30 days 0 call(s), 0 tokens in, 0 out, $0.0000
+    embeddings   lexical-only: the model folder [project]/no-model (from THEHOOK_MODEL_DIR) lacks model.onnx, tokenizer.json, config.json, special_tokens_map.json, tokenizer_config.json
+                 fix: point THEHOOK_MODEL_DIR at a folder holding model.onnx, tokenizer.json, config.json, special_tokens_map.json, tokenizer_config.json
+    ");
     let (code, doctor, _) = p.run(&["doctor"]);
     assert_eq!(code, 0, "a lexical-only install works: {doctor}");
     assert!(
