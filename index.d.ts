@@ -77,7 +77,7 @@ export interface InitChange {
 /** Options of `init`. */
 export interface InitOptions {
   projectDir?: string
-  /** Agents to wire: claude, cursor, codex, gemini (default: those found, else Claude Code). */
+  /** Agents to wire: claude, cursor, codex or gemini (default: those found, else Claude Code). */
   agents?: Array<string>
   /** Also register the MCP server (`thehook mcp`). */
   mcp?: boolean
@@ -154,9 +154,9 @@ export interface RecallOptionsJs {
   projectDir?: string
   /** How many results (default 5, at most 100). */
   k?: number
-  /** Only items of these types: summary, convention, adr, gotcha, history, note, text. */
+  /** Only items of these types: summary, convention, adr, gotcha, history, note or text. */
   types?: Array<string>
-  /** Only items dated on or after this: 2026-02-01, an RFC 3339 time, or an age such as 7d or 2w. */
+  /** Only items dated on or after DATE: 2026-02-01, an RFC 3339 time, or 7d / 2w ago. */
   since?: string
   /** Retrievers: hybrid (default), lexical or vector. */
   mode?: string

@@ -327,21 +327,30 @@ impl Config {
             return Err(bad(
                 "retrieval.max_results",
                 &format!("{} is out of range", self.retrieval.max_results),
-                "use a number between 1 and 100 (default 8)",
+                &format!(
+                    "use a number between 1 and 100 (default {})",
+                    Config::default().retrieval.max_results
+                ),
             ));
         }
         if self.retrieval.left_off > 20 {
             return Err(bad(
                 "retrieval.left_off",
                 &format!("{} sessions is out of range", self.retrieval.left_off),
-                "use a number between 0 and 20 (default 5)",
+                &format!(
+                    "use a number between 0 and 20 (default {})",
+                    Config::default().retrieval.left_off
+                ),
             ));
         }
         if self.consolidation.every_n_sessions == 0 {
             return Err(bad(
                 "consolidation.every_n_sessions",
                 "0 would consolidate after no session at all",
-                "use 1 or more (default 5)",
+                &format!(
+                    "use 1 or more (default {})",
+                    Config::default().consolidation.every_n_sessions
+                ),
             ));
         }
         if self.llm.timeout_secs == 0 || self.llm.timeout_secs > 3600 {

@@ -98,9 +98,9 @@ pub struct RecallOptionsJs {
     pub project_dir: Option<String>,
     /// How many results (default 5, at most 100).
     pub k: Option<u32>,
-    /// Only items of these types: summary, convention, adr, gotcha, history, note, text.
+    /// Only items of these types: summary, convention, adr, gotcha, history, note or text.
     pub types: Option<Vec<String>>,
-    /// Only items dated on or after this: 2026-02-01, an RFC 3339 time, or an age such as 7d or 2w.
+    /// Only items dated on or after DATE: 2026-02-01, an RFC 3339 time, or 7d / 2w ago.
     pub since: Option<String>,
     /// Retrievers: hybrid (default), lexical or vector.
     pub mode: Option<String>,

@@ -150,7 +150,7 @@ pub fn consolidate(
 #[derive(Default)]
 pub struct InitOptions {
     pub project_dir: Option<String>,
-    /// Agents to wire: claude, cursor, codex, gemini (default: those found, else Claude Code).
+    /// Agents to wire: claude, cursor, codex or gemini (default: those found, else Claude Code).
     pub agents: Option<Vec<String>>,
     /// Also register the MCP server (`thehook mcp`).
     pub mcp: Option<bool>,

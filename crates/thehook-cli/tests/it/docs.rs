@@ -69,3 +69,57 @@ fn help_names_every_item_type_and_agent_the_cli_accepts() {
     );
     assert!(all.contains(&k), "{k}");
 }
+
+/// The Node typings (`index.d.ts`, generated from the addon's doc comments)
+/// list types, agents and limits as the CLI's help does: a line that names
+/// three or more of them names them all, in the help's words.
+#[test]
+fn node_typings_list_what_the_help_lists() {
+    use thehook_core::help;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../index.d.ts");
+    let typings = std::fs::read_to_string(path).unwrap();
+    let word = |line: &str, w: &str| {
+        regex::Regex::new(&format!(r"\b{}\b", regex::escape(w)))
+            .unwrap()
+            .is_match(line)
+    };
+    let mut checked = 0;
+    for line in typings
+        .lines()
+        .filter(|l| l.trim_start().starts_with(['/', '*']))
+    {
+        let kinds = thehook_core::ItemKind::ALL
+            .iter()
+            .filter(|k| word(line, k.as_str()))
+            .count();
+        if kinds >= 3 {
+            checked += 1;
+            assert!(
+                line.contains(&help::kinds()) || line.contains(&help::rememberable_kinds()),
+                "index.d.ts lists types its own way: {line}"
+            );
+        }
+        let agents = thehook_core::agents::Agent::ALL
+            .iter()
+            .filter(|a| word(line, a.short_name()))
+            .count();
+        if agents >= 3 {
+            checked += 1;
+            assert!(
+                line.contains(&help::agent_names()),
+                "index.d.ts lists agents its own way: {line}"
+            );
+        }
+        if line.contains("How many results") {
+            checked += 1;
+            assert!(
+                line.contains(&help::k()),
+                "index.d.ts says k its own way: {line}"
+            );
+        }
+    }
+    assert!(
+        checked >= 6,
+        "the typings' lists were not found ({checked})"
+    );
+}
