@@ -74,4 +74,20 @@ mod tests {
         assert_eq!(rememberable_kinds(), "convention, adr, gotcha or note");
         assert_eq!(k(), "How many results (default 5, at most 100).");
     }
+
+    /// Messages below this module's layer (errors, transcript parsing) cannot
+    /// call it: they are checked against it instead.
+    #[test]
+    fn lower_layers_name_every_agent_as_help_does() {
+        let e = crate::error::Error::Transcript {
+            path: "t.jsonl".into(),
+            problem: "unreadable".into(),
+        };
+        assert!(e.to_string().contains(&agent_titles()), "{e}");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        std::fs::write(&path, "{\"a\": 1}\n{\"b\": 2}\n").unwrap();
+        let e = crate::transcript::load(&path).unwrap_err().to_string();
+        assert!(e.contains(&agent_titles()), "{e}");
+    }
 }
