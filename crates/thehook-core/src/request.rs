@@ -130,6 +130,25 @@ impl RecallRequest {
         }
     }
 
+    /// The same request for another query (one query a line).
+    pub fn with_query(&self, query: impl Into<String>) -> RecallRequest {
+        RecallRequest {
+            query: query.into(),
+            ..self.clone()
+        }
+    }
+
+    /// Fails when there is nothing to search for.
+    pub fn check(&self) -> Result<()> {
+        if self.query.trim().is_empty() {
+            return Err(usage(
+                "the query is empty".into(),
+                "say what to look for, e.g. \"how are tests organised\"",
+            ));
+        }
+        Ok(())
+    }
+
     /// Sets how many results, when the caller gave a number: 1 to [`MAX_K`].
     pub fn with_k(mut self, k: Option<i64>) -> Result<RecallRequest> {
         if let Some(k) = k {

@@ -78,10 +78,7 @@ fn recall_each_line(memory: &mut Memory, base: &RecallRequest, out: &mut Output)
                 })
             }
         }
-        let request = RecallRequest {
-            query: line.trim_end_matches(['\n', '\r']).to_string(),
-            ..base.clone()
-        };
+        let request = base.with_query(line.trim_end_matches(['\n', '\r']));
         let result = memory.recall(&request);
         print_notices(memory, out);
         let mode = effective_mode(memory, request.mode);

@@ -222,13 +222,8 @@ impl Memory {
     /// Hybrid search over the index as it is (callers [`Memory::refresh`]
     /// first to see hand edits).
     pub fn recall(&mut self, request: &RecallRequest) -> Result<Vec<Hit>> {
+        request.check()?;
         let (query, options) = (request.query.as_str(), request);
-        if query.trim().is_empty() {
-            return Err(Error::Usage {
-                problem: "the query is empty".into(),
-                fix: "say what to look for, e.g. \"how are tests organised\"".into(),
-            });
-        }
         if let (Mode::Vector, Availability::Missing { reason, fix }) =
             (options.mode, &self.availability)
         {

@@ -1,6 +1,7 @@
 //! What memory is asked to do, as checked values. They are built only by
 //! [`crate::request`], the front door, which checks every input once;
-//! memory takes them as given.
+//! memory takes them as given. They cannot be built outside this crate
+//! (`non_exhaustive`), so a front end cannot skip the checks.
 
 use crate::memory::index::Filter;
 use crate::memory::item::ItemKind;
@@ -8,6 +9,7 @@ use crate::memory::search::Mode;
 
 /// One recall, checked.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct RecallRequest {
     pub query: String,
     pub k: usize,
@@ -20,6 +22,7 @@ pub struct RecallRequest {
 
 /// One fact to remember, checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RememberRequest {
     pub text: String,
     pub kind: ItemKind,
@@ -38,6 +41,7 @@ impl ItemRef {
 
 /// An item's new text, checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RewriteRequest {
     pub item: ItemRef,
     pub text: String,
