@@ -195,10 +195,7 @@ fn unknown_ambiguous_and_malformed_requests_are_clear_errors() {
     let (code, out, err) = p.run(&["read", "55604662"]);
     assert_eq!((code, out.as_str()), (1, ""));
     // Each candidate with its transcript, whole: the format a person picks from.
-    let canonical = p.root().canonicalize().unwrap();
-    let err = err
-        .replace(&canonical.display().to_string(), "[project]")
-        .replace(&p.root().display().to_string(), "[project]");
+    let err = p.without_root(&err);
     let err = regex::Regex::new(r"projects/[^/]+/")
         .unwrap()
         .replace(&err, "projects/[slug]/");

@@ -98,6 +98,14 @@ impl Project {
     pub fn root(&self) -> &Path {
         self.dir.path()
     }
+
+    /// `text` with this project's root, as given and as resolved, written
+    /// `[project]`: output that names paths, fit for a snapshot.
+    pub fn without_root(&self, text: &str) -> String {
+        let canonical = self.root().canonicalize().unwrap();
+        text.replace(&canonical.display().to_string(), "[project]")
+            .replace(&self.root().display().to_string(), "[project]")
+    }
     pub fn thehook(&self) -> PathBuf {
         self.root().join(".thehook")
     }
