@@ -123,3 +123,22 @@ fn node_typings_list_what_the_help_lists() {
         "the typings' lists were not found ({checked})"
     );
 }
+
+/// The README's command table says what each command's `--help` says.
+#[test]
+fn readme_commands_table_is_the_cli_help() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
+    let readme = std::fs::read_to_string(path).unwrap();
+    let mut cli = Cli::command();
+    cli.build();
+    for sub in cli.get_subcommands().filter(|s| !s.is_hide_set() && s.get_name() != "help") {
+        let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+        let about = about.split_whitespace().collect::<Vec<_>>().join(" ");
+        let name = sub.get_name();
+        let row = format!("| [`{name}`](docs/commands.md#thehook-{name}) | {about} |");
+        assert!(
+            readme.contains(&row),
+            "README.md's commands table lacks, or words otherwise:\n{row}"
+        );
+    }
+}
