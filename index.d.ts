@@ -174,6 +174,10 @@ export interface ReindexResult {
   itemsAdded: number
   itemsRemoved: number
   itemsEmbedded: number
+  /** How long the rebuild took. */
+  seconds: number
+  /** The embedding model, or `none, lexical-only (<why>)`. */
+  embeddings: string
   /** Findings about the markdown (bad front matter, non-UTF-8 bytes...). */
   warnings: Array<string>
 }

@@ -116,6 +116,7 @@ test('50 recalls in parallel while a reindex runs, with progress', async () => {
   const recalls = Array.from({ length: 50 }, (_, i) => thehook.recall(`jwt refresh ${i}`, { projectDir }));
   const [stats, results] = await Promise.all([reindex, Promise.all(recalls)]);
   assert.ok(stats.itemsAdded > 0 && stats.itemsEmbedded === stats.itemsAdded, JSON.stringify(stats));
+  assert.ok(stats.seconds > 0 && stats.embeddings === 'all-minilm-l6-v2', JSON.stringify(stats));
   assert.equal(results.length, 50);
   assert.ok(results.every((hits) => hits.length > 0));
   await new Promise((r) => setTimeout(r, 50)); // queued progress calls

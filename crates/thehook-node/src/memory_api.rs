@@ -80,6 +80,10 @@ pub struct ReindexResult {
     pub items_added: u32,
     pub items_removed: u32,
     pub items_embedded: u32,
+    /// How long the rebuild took.
+    pub seconds: f64,
+    /// The embedding model, or `none, lexical-only (<why>)`.
+    pub embeddings: String,
     /// Findings about the markdown (bad front matter, non-UTF-8 bytes...).
     pub warnings: Vec<String>,
 }
@@ -106,13 +110,18 @@ pub fn reindex(
                 );
             }
         };
-        let stats = memories::with(o.project_dir.as_deref(), false, |m| m.reindex(&report))?;
+        let done = memories::with(o.project_dir.as_deref(), false, |m| {
+            m.reindex_reported(&report)
+        })?;
+        // The core's report, field for field (`reindex --json` prints it).
         Ok(ReindexResult {
-            files_changed: stats.files_changed as u32,
-            items_added: stats.items_added as u32,
-            items_removed: stats.items_removed as u32,
-            items_embedded: stats.items_embedded as u32,
-            warnings: stats.warnings,
+            files_changed: done.files as u32,
+            items_added: done.items as u32,
+            items_removed: done.removed as u32,
+            items_embedded: done.embedded as u32,
+            seconds: done.seconds,
+            embeddings: done.embeddings,
+            warnings: done.warnings,
         })
     }))
 }

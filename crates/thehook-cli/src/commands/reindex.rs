@@ -1,9 +1,6 @@
 //! `thehook reindex`: the index rebuilt from the markdown.
 
-use std::time::Instant;
-
-use serde_json::json;
-use thehook_core::memory::embed::{Availability, SearchPaths};
+use thehook_core::memory::embed::SearchPaths;
 use thehook_core::{Memory, Project};
 
 use crate::args::ReindexArgs;
@@ -32,8 +29,7 @@ pub(super) fn reindex(
         );
         bar
     });
-    let started = Instant::now();
-    let result = memory.reindex(&|done, total| {
+    let result = memory.reindex_reported(&|done, total| {
         if let Some(bar) = &bar {
             bar.set_length(total as u64);
             bar.set_position(done as u64);
@@ -42,35 +38,22 @@ pub(super) fn reindex(
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let stats = result?;
-    let secs = started.elapsed().as_secs_f64();
-    for w in &stats.warnings {
+    let done = result?;
+    for w in &done.warnings {
         out.note(&format!("warning: {w}"));
     }
     print_notices(&mut memory, out);
-    let embeddings = match memory.availability() {
-        Availability::Ready { model, .. } => model.clone(),
-        Availability::Missing { reason, .. } => format!("none, lexical-only ({reason})"),
-    };
     if args.json {
-        let report = json!({
-            "items": stats.items_added,
-            "files": stats.files_changed,
-            "embedded": stats.items_embedded,
-            "seconds": secs,
-            "embeddings": embeddings,
-            "warnings": stats.warnings,
-        });
-        out.print(&report.to_string());
+        out.print(&serde_json::to_string(&done).expect("json"));
     } else {
-        let rate = if secs > 0.0 {
-            stats.items_added as f64 / secs
+        let rate = if done.seconds > 0.0 {
+            done.items as f64 / done.seconds
         } else {
             0.0
         };
         out.print(&format!(
-            "indexed {} items from {} files in {:.2} s ({:.0} items/s); embeddings: {embeddings}",
-            stats.items_added, stats.files_changed, secs, rate
+            "indexed {} items from {} files in {:.2} s ({:.0} items/s); embeddings: {}",
+            done.items, done.files, done.seconds, rate, done.embeddings
         ));
     }
     Ok(Exit::Success)

@@ -955,6 +955,39 @@ fn readers_see_the_old_index_while_reindex_runs() {
 }
 
 #[test]
+fn reindex_json_is_the_cores_report() {
+    let p = Project::demo().lexical_only();
+    let out: serde_json::Value = serde_json::from_str(&p.ok(&["reindex", "--json"])).unwrap();
+    let keys: Vec<&str> = out
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "items",
+            "files",
+            "removed",
+            "embedded",
+            "seconds",
+            "embeddings",
+            "warnings"
+        ]
+    );
+    assert_eq!(
+        (out["items"].as_u64(), out["embedded"].as_u64()),
+        (Some(29), Some(0))
+    );
+    let embeddings = out["embeddings"].as_str().unwrap();
+    assert!(
+        embeddings.starts_with("none, lexical-only ("),
+        "{embeddings}"
+    );
+}
+
+#[test]
 fn vector_mode_without_a_model_is_a_usage_error() {
     let p = Project::demo().lexical_only();
     let (code, _, err) = p.run(&["recall", "auth", "--mode", "vector"]);

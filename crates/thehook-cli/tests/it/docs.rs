@@ -131,7 +131,10 @@ fn readme_commands_table_is_the_cli_help() {
     let readme = std::fs::read_to_string(path).unwrap();
     let mut cli = Cli::command();
     cli.build();
-    for sub in cli.get_subcommands().filter(|s| !s.is_hide_set() && s.get_name() != "help") {
+    for sub in cli
+        .get_subcommands()
+        .filter(|s| !s.is_hide_set() && s.get_name() != "help")
+    {
         let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
         let about = about.split_whitespace().collect::<Vec<_>>().join(" ");
         let name = sub.get_name();

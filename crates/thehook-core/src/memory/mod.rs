@@ -181,6 +181,24 @@ impl Memory {
         self.sync_or_rebuild(progress, true)
     }
 
+    /// [`Memory::reindex`], timed, as every front end reports it.
+    pub fn reindex_reported(&mut self, progress: Progress) -> Result<Reindexed> {
+        let started = std::time::Instant::now();
+        let stats = self.reindex(progress)?;
+        Ok(Reindexed {
+            items: stats.items_added,
+            files: stats.files_changed,
+            removed: stats.items_removed,
+            embedded: stats.items_embedded,
+            seconds: started.elapsed().as_secs_f64(),
+            embeddings: match &self.availability {
+                Availability::Ready { model, .. } => model.clone(),
+                Availability::Missing { reason, .. } => format!("none, lexical-only ({reason})"),
+            },
+            warnings: stats.warnings,
+        })
+    }
+
     fn sync_or_rebuild(&mut self, progress: Progress, rebuild: bool) -> Result<SyncStats> {
         let plan = SyncPlan {
             rebuild,
@@ -400,6 +418,25 @@ impl Memory {
     pub(crate) fn config_warnings(&self) -> &[String] {
         &self.config_warnings
     }
+}
+
+/// What a rebuild of the index did: the CLI's `reindex --json` and Node's
+/// `reindex()` both report this.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Reindexed {
+    /// Items indexed.
+    pub items: usize,
+    /// Markdown files read.
+    pub files: usize,
+    /// Items the index held that the markdown no longer has.
+    pub removed: usize,
+    /// Items embedded.
+    pub embedded: usize,
+    pub seconds: f64,
+    /// The embedding model, or `none, lexical-only (<why>)`.
+    pub embeddings: String,
+    /// Findings about the markdown (bad front matter, non-UTF-8 bytes...).
+    pub warnings: Vec<String>,
 }
 
 /// The folders a project's memory needs, and the `.gitignore` that keeps the
