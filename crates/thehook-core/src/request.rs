@@ -315,6 +315,22 @@ mod tests {
     }
 
     #[test]
+    fn an_item_is_named_by_4_or_more_characters_and_a_fact_is_never_empty() {
+        assert_eq!(ItemRef::parse(" AB12cd ").unwrap().as_str(), "ab12cd");
+        let e = ItemRef::parse("ab1").unwrap_err();
+        assert!(problem(e).contains("`ab1` is too short to name an item"));
+        let r = RewriteRequest::parse("ab12", "  Tests live in tests/  ").unwrap();
+        assert_eq!(
+            (r.item.as_str(), r.text.as_str()),
+            ("ab12", "Tests live in tests/")
+        );
+        // Remember and rewrite refuse an empty fact in the same words.
+        let rewrite = problem(RewriteRequest::parse("ab12", "  ").unwrap_err());
+        let remember = problem(RememberRequest::parse("  ", None).unwrap_err());
+        assert_eq!(rewrite, remember);
+    }
+
+    #[test]
     fn every_agent_is_named_in_the_error() {
         assert_eq!(parse_agent("gemini-cli").unwrap(), Agent::Gemini);
         let e = parse_agent("emacs").unwrap_err();
