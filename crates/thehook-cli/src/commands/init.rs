@@ -3,7 +3,6 @@
 
 use std::path::Path;
 
-use serde_json::json;
 use thehook_core::setup::init::Action;
 use thehook_core::setup::plan::{InitPlan, InitReport, InitRequest};
 
@@ -36,12 +35,7 @@ pub(super) fn uninstall(start: &Path, args: UninstallArgs, out: &mut Output) -> 
 fn report(r: &InitReport, as_json: bool, out: &mut Output) {
     let (changes, base, bin) = (&r.changes, &r.base, r.bin.as_ref());
     if as_json {
-        let value = json!({
-            "changes": changes,
-            "hook_command": bin.map(|b| &b.program),
-            "warning": bin.and_then(|b| b.warning.as_ref()),
-        });
-        match serde_json::to_string_pretty(&value) {
+        match serde_json::to_string_pretty(&r.summary()) {
             Ok(json) => out.print(&json),
             Err(e) => out.err(&format!("error: cannot print JSON: {e}")),
         }

@@ -132,3 +132,38 @@ fn doctor_names_codex_hooks_it_would_skip_and_init_trusts_them_again() {
         .read("home/.codex/config.toml")
         .contains("trust_level = \"trusted\""));
 }
+
+#[test]
+fn init_and_uninstall_json_is_the_cores_summary() {
+    let p = Project::empty().lexical_only();
+    let bin = assert_cmd::cargo::cargo_bin("thehook");
+    let bin = bin.to_str().unwrap();
+    let init: serde_json::Value =
+        serde_json::from_str(&p.ok(&["init", "--agent", "claude", "--bin", bin, "--json"]))
+            .unwrap();
+    let keys: Vec<&str> = init
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(keys, ["changes", "hook_command", "warning"]);
+    assert_eq!(init["hook_command"], bin);
+    let settings = init["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["path"].as_str().unwrap().ends_with("settings.json"))
+        .expect("claude's settings");
+    assert_eq!(settings["action"], "created", "{init}");
+    let gone: serde_json::Value = serde_json::from_str(&p.ok(&["uninstall", "--json"])).unwrap();
+    assert_eq!(gone["hook_command"], serde_json::Value::Null, "{gone}");
+    assert!(
+        gone["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["action"] == "removed"),
+        "{gone}"
+    );
+}

@@ -53,6 +53,26 @@ pub struct InitReport {
     pub bin: Option<HookBin>,
 }
 
+/// What `init` or `uninstall` did, as the CLI's `--json` prints it: the
+/// changes, the program hooks run and any warning about it.
+#[derive(Debug, serde::Serialize)]
+pub struct InitSummary<'r> {
+    pub changes: &'r [Change],
+    pub hook_command: Option<&'r str>,
+    pub warning: Option<&'r str>,
+}
+
+impl InitReport {
+    /// The report as front ends print it.
+    pub fn summary(&self) -> InitSummary<'_> {
+        InitSummary {
+            changes: &self.changes,
+            hook_command: self.bin.as_ref().map(|b| b.program.as_str()),
+            warning: self.bin.as_ref().and_then(|b| b.warning.as_deref()),
+        }
+    }
+}
+
 fn home() -> Result<PathBuf> {
     crate::env::require_home("the user-level agent settings")
 }
