@@ -141,12 +141,7 @@ fn init_and_uninstall_json_is_the_cores_summary() {
     let init: serde_json::Value =
         serde_json::from_str(&p.ok(&["init", "--agent", "claude", "--bin", bin, "--json"]))
             .unwrap();
-    let keys: Vec<&str> = init
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
+    let keys = crate::common::keys(&init);
     assert_eq!(keys, ["changes", "hook_command", "warning"]);
     assert_eq!(init["hook_command"], bin);
     let settings = init["changes"]

@@ -958,12 +958,7 @@ fn readers_see_the_old_index_while_reindex_runs() {
 fn reindex_json_is_the_cores_report() {
     let p = Project::demo().lexical_only();
     let out: serde_json::Value = serde_json::from_str(&p.ok(&["reindex", "--json"])).unwrap();
-    let keys: Vec<&str> = out
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
+    let keys = crate::common::keys(&out);
     assert_eq!(
         keys,
         [

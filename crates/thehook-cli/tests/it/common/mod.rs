@@ -268,3 +268,8 @@ pub fn hit_texts(answer: &serde_json::Value) -> Vec<String> {
         .map(|h| h["text"].as_str().unwrap().to_string())
         .collect()
 }
+
+/// The keys of a JSON object, in the order printed (a format's fields).
+pub fn keys(value: &serde_json::Value) -> Vec<&str> {
+    value.as_object().expect("a JSON object").keys().map(String::as_str).collect()
+}

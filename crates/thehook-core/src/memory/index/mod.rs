@@ -48,7 +48,7 @@ use crate::memory::lexical::Analyzer;
 use crate::memory::session::SessionRecord;
 use crate::project::Project;
 
-pub(crate) use crate::memory::embed::LEXICAL_ONLY;
+use crate::memory::embed::LEXICAL_ONLY;
 
 /// Bump when the stored layout or the analyzer changes: old indexes rebuild.
 pub(crate) const SCHEMA_VERSION: u32 = 6;
