@@ -271,5 +271,10 @@ pub fn hit_texts(answer: &serde_json::Value) -> Vec<String> {
 
 /// The keys of a JSON object, in the order printed (a format's fields).
 pub fn keys(value: &serde_json::Value) -> Vec<&str> {
-    value.as_object().expect("a JSON object").keys().map(String::as_str).collect()
+    value
+        .as_object()
+        .expect("a JSON object")
+        .keys()
+        .map(String::as_str)
+        .collect()
 }
