@@ -1,4 +1,5 @@
-// The real agent CLIs, end to end: Claude Code, Codex CLI and Gemini CLI as
+// The real agent CLIs, end to end: Claude Code, Codex CLI, Gemini CLI and
+// Copilot CLI as
 // installed from the npm registry (pinned in tests/agents/package.json;
 // scripts/test.sh installs them), run headless against a mock model server
 // on 127.0.0.1, in a temp HOME and a temp git repository wired by
@@ -123,6 +124,13 @@ function environment(home, mockUrl) {
     // Gemini CLI.
     GEMINI_API_KEY: 'mock-key',
     GOOGLE_GEMINI_BASE_URL: mockUrl,
+    // Copilot CLI: offline (no GitHub sign-in, telemetry or update check),
+    // a model provider of the user's own (the mock), and the 235 MB package
+    // it unpacks on first run kept in one place for every test.
+    COPILOT_OFFLINE: 'true',
+    COPILOT_PROVIDER_BASE_URL: `${mockUrl}/v1`,
+    COPILOT_MODEL: 'gpt-mock',
+    COPILOT_PKG_CACHE_HOME: join(here, 'node_modules/.cache/copilot'),
   };
   return env;
 }
@@ -209,6 +217,40 @@ const AGENTS = {
   },
 };
 
+AGENTS.copilot = {
+  api: 'chat',
+  prepare({ repo: dir, home }) {
+    // The folder trusted, as Copilot's trust dialog records it: repository
+    // hooks run only there.
+    mkdirSync(join(home, '.copilot'));
+    writeFileSync(join(home, '.copilot/config.json'), JSON.stringify({ trustedFolders: [dir] }, null, 2) + '\n');
+  },
+  // (Copilot rewrites its config.json itself, so it is not among them.)
+  files: ({ repo: dir }) => [join(dir, '.github/hooks/thehook.json'), join(dir, '.github/mcp.json')],
+  session: (prompt) => ['copilot', ['-p', prompt]],
+  resume: (prompt) => ['copilot', ['-p', prompt, '--continue']],
+  // Copilot runs hooks without its COPILOT_PROVIDER_* and COPILOT_OFFLINE
+  // variables, so the capture its session end starts has no model of the
+  // user's own (signed in to GitHub, it would use that): the session is
+  // kept from the heuristic extraction, and `thehook capture --retry` from
+  // the user's terminal distils it with `copilot`.
+  async afterSession(ctx) {
+    const failed = join(ctx.repo, '.thehook/failed');
+    const reason = await eventually('the capture that found no model', 120, () =>
+      existsSync(failed) && readdirSync(failed).find((f) => f.endsWith('.reason')));
+    assert.match(readFileSync(join(failed, reason), 'utf8'), /authenticate|GITHUB_TOKEN/);
+    await thehook(['capture', '--retry'], ctx);
+  },
+  // `copilot -s --model gpt-5-mini` with its tools excluded; its own system
+  // prompt (about 9 KB) stays, as no switch replaces it.
+  checkDistillation(request, { prompt, sentBytes }) {
+    assert.equal(request.body.model, 'gpt-5-mini');
+    assert.ok(sentBytes <= prompt + 16384, `${sentBytes} bytes sent for a ${prompt}-byte prompt`);
+    const tools = (request.body.tools ?? []).map((t) => t.function?.name);
+    for (const tool of ['bash', 'view', 'create', 'edit', 'grep', 'glob', 'task']) assert.ok(!tools.includes(tool), `${tool} offered: ${tools}`);
+  },
+};
+
 /** Each file's bytes, or null when it does not exist. */
 function snapshot(paths) {
   return Object.fromEntries(paths.map((p) => [p, existsSync(p) ? readFileSync(p, 'latin1') : null]));
@@ -253,7 +295,9 @@ for (const [name, agent] of Object.entries(AGENTS)) {
     assert.ok(sent.length > 0, `${program} made no model request`);
     assert.ok(sent[0].text.includes(FACT), `the fact is not in ${program}'s first request:\n${sent[0].text.slice(0, 3000)}`);
 
-    // 2. The session's end yields a session file, distilled through `claude -p`.
+    if (agent.afterSession) await agent.afterSession(ctx);
+
+    // 2. The session's end yields a session file, distilled by the agent's own CLI.
     const sessions = join(ws.repo, '.thehook/sessions');
     const file = await eventually('the captured session file', 120, () =>
       readdirSync(sessions).find((f) => readFileSync(join(sessions, f), 'utf8').includes(gotchaOf(codename))));

@@ -1,6 +1,7 @@
 // A model server for the real agent CLIs, on 127.0.0.1 only: Anthropic
 // Messages (Claude Code, and `claude -p` as thehook's LLM CLI), OpenAI
-// Responses (Codex) and Gemini's streamGenerateContent (Gemini CLI), each
+// Responses (Codex), Gemini's streamGenerateContent (Gemini CLI) and OpenAI
+// Chat Completions (Copilot CLI and opencode, with a provider of their own), each
 // streamed as the CLI expects it (the minimal event sequences were found by
 // running each CLI against it; see docs/agents.md, "Tested with the real
 // agents"). Every request is kept, with the text of its messages, so a test
@@ -11,7 +12,7 @@ import http from 'node:http';
 
 /**
  * Starts the server. `answer(text, api)` returns the reply to a request
- * whose messages read `text` (`api` is 'anthropic', 'openai' or 'gemini').
+ * whose messages read `text` (`api` is 'anthropic', 'openai', 'gemini' or 'chat').
  * Resolves to { url, requests, close() }; `requests` grows as they arrive:
  * { api, path, body, text }.
  */
@@ -37,6 +38,7 @@ export function startMockModel({ answer, maxRequests = 200, maxSeconds = 900 }) 
       if (api === 'anthropic') return anthropic(res, body, answer(text, api));
       if (api === 'openai') return openai(res, body, answer(text, api));
       if (api === 'gemini') return gemini(res, url, body, answer(text, api));
+      if (api === 'chat') return chat(res, body, answer(text, api));
       return json(res, {});
     });
   });
@@ -63,6 +65,7 @@ function apiOf(method, path) {
   if (/\/v1\/messages$/.test(path)) return 'anthropic';
   if (/\/responses$/.test(path)) return 'openai';
   if (/\/models\/[^/:]+:streamGenerateContent$/.test(path)) return 'gemini';
+  if (/\/chat\/completions$/.test(path)) return 'chat';
   return null;
 }
 
@@ -81,6 +84,7 @@ function textOf(api, body) {
   if (api === 'anthropic') walk([body.system, body.messages]);
   if (api === 'openai') walk([body.instructions, body.input]);
   if (api === 'gemini') walk([body.systemInstruction, body.contents]);
+  if (api === 'chat') walk(body.messages);
   return out.join('\n');
 }
 
@@ -142,4 +146,25 @@ function gemini(res, url, body, reply) {
   };
   if (url.searchParams.get('alt') === 'sse') return sse(res, [[null, chunk]]);
   json(res, [chunk]);
+}
+
+function chat(res, body, reply) {
+  const chunk = (choices, extra = {}) => ({
+    id: 'chatcmpl-mock', object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000),
+    model: body.model || 'mock', choices, ...extra,
+  });
+  const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+  if (!body.stream) {
+    return json(res, {
+      id: 'chatcmpl-mock', object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: body.model || 'mock',
+      choices: [{ index: 0, message: { role: 'assistant', content: reply }, finish_reason: 'stop' }], usage,
+    });
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  for (const data of [
+    chunk([{ index: 0, delta: { role: 'assistant', content: reply }, finish_reason: null }]),
+    chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]),
+    chunk([], { usage }),
+  ]) res.write(`data: ${JSON.stringify(data)}\n\n`);
+  res.end('data: [DONE]\n\n');
 }

@@ -122,6 +122,7 @@ pub enum LlmCli {
     CursorAgent,
     Codex,
     Gemini,
+    Copilot,
     Command,
 }
 
@@ -523,7 +524,9 @@ fn fix_for(key: &str) -> String {
         "retrieval.include" => {
             "use a list of: conventions, architecture, history, sessions, notes".into()
         }
-        "llm.cli" => "use one of: auto, claude, cursor-agent, codex, gemini, command".into(),
+        "llm.cli" => {
+            "use one of: auto, claude, cursor-agent, codex, gemini, copilot, command".into()
+        }
         "llm.command" => "use a list of strings, e.g. [\"my-llm\", \"--quiet\"]".into(),
         "retrieval.auto_inject"
         | "retrieval.on_prompt"

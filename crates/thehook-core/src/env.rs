@@ -40,6 +40,23 @@ pub const CODEX_HOME: &str = "CODEX_HOME";
 /// Gemini CLI's own: `true` trusts the folder it runs in (project hooks run).
 pub const GEMINI_CLI_TRUST_WORKSPACE: &str = "GEMINI_CLI_TRUST_WORKSPACE";
 
+/// Copilot CLI's own: the folder of its `config.json`, user hooks and
+/// sessions (default `~/.copilot`); it exports it to the hooks it runs.
+pub const COPILOT_HOME: &str = "COPILOT_HOME";
+/// Copilot CLI's own: exactly `true` allows every tool and trusts the folder
+/// it runs in (its repository hooks run).
+pub const COPILOT_ALLOW_ALL: &str = "COPILOT_ALLOW_ALL";
+
+/// Copilot CLI's home folder: `COPILOT_HOME`, else `<home>/.copilot`.
+pub fn copilot_home(home: &std::path::Path) -> PathBuf {
+    path(COPILOT_HOME).unwrap_or_else(|| home.join(".copilot"))
+}
+
+/// Whether Copilot CLI is told to trust whatever folder it runs in.
+pub fn copilot_trusts_workspace() -> bool {
+    var(COPILOT_ALLOW_ALL).is_some_and(|v| v == "true")
+}
+
 /// Codex's home folder: `CODEX_HOME`, else `<home>/.codex`.
 pub fn codex_home(home: &std::path::Path) -> PathBuf {
     path(CODEX_HOME).unwrap_or_else(|| home.join(".codex"))

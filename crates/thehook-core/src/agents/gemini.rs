@@ -31,10 +31,14 @@ impl AgentSpec for Gemini {
         &IDENTITY
     }
 
-    /// Its payloads carry a `timestamp`, and no Claude-only `permission_mode`.
+    /// Its payloads carry a `session_id` and a `timestamp`, and no
+    /// Claude-only `permission_mode` (Copilot CLI's have a `timestamp` too,
+    /// beside a camelCase `sessionId`).
     fn sent(&self, payload: &Map<String, Value>) -> bool {
         transcript_path(payload).is_some_and(|p| p.contains("/.gemini/"))
-            || (payload.contains_key("timestamp") && !payload.contains_key("permission_mode"))
+            || (payload.contains_key("session_id")
+                && payload.contains_key("timestamp")
+                && !payload.contains_key("permission_mode"))
     }
 
     fn hooks(&self, c: &HookCommands) -> Vec<HookSpec> {

@@ -6,6 +6,7 @@
 
 mod claude_code;
 mod codex;
+mod copilot;
 mod cursor;
 mod gemini;
 mod payload;
@@ -30,6 +31,7 @@ pub enum Agent {
     Cursor,
     Codex,
     Gemini,
+    Copilot,
 }
 
 /// The agent that writes transcripts of this format.
@@ -43,11 +45,12 @@ impl From<crate::transcript::Format> for Agent {
 }
 
 impl Agent {
-    pub const ALL: [Agent; 4] = [
+    pub const ALL: [Agent; 5] = [
         Agent::ClaudeCode,
         Agent::Cursor,
         Agent::Codex,
         Agent::Gemini,
+        Agent::Copilot,
     ];
 
     /// Everything thehook knows about this agent.
@@ -57,6 +60,7 @@ impl Agent {
             Agent::Cursor => &cursor::Cursor,
             Agent::Codex => &codex::Codex,
             Agent::Gemini => &gemini::Gemini,
+            Agent::Copilot => &copilot::Copilot,
         }
     }
 
@@ -88,9 +92,30 @@ impl Agent {
         self.spec().identity().folder
     }
 
-    /// The settings file with the agent's hooks, relative to project or home.
+    /// The settings file with the agent's hooks, relative to the project.
     pub fn settings_file(self) -> PathBuf {
         Path::new(self.folder()).join(self.spec().identity().settings_file)
+    }
+
+    /// The folder of its settings: the user's (in `$HOME`) with `global`,
+    /// else the project's.
+    pub fn folder_in(self, global: bool) -> &'static str {
+        if global {
+            self.spec().user_folder()
+        } else {
+            self.folder()
+        }
+    }
+
+    /// The settings file with the agent's hooks, relative to home with
+    /// `global`, else to the project.
+    pub fn settings_file_in(self, global: bool) -> PathBuf {
+        Path::new(self.folder_in(global)).join(self.spec().identity().settings_file)
+    }
+
+    /// Whether the project (or home) at `base` shows the agent is used there.
+    pub fn used_in(self, base: &Path) -> bool {
+        self.spec().used_in(base)
     }
 
     /// Programs whose presence on PATH says the agent is installed.
@@ -184,6 +209,12 @@ pub fn project_transcripts(
         .into_iter()
         .flat_map(|a| a.spec().transcripts(&scope))
         .collect()
+}
+
+/// The transcript of a session whose payload named none, in `agent`'s
+/// store under `home`.
+pub fn transcript_of(agent: Agent, session_id: &str, home: &Path) -> Option<PathBuf> {
+    agent.spec().transcript_of(session_id, home)
 }
 
 /// The transcripts of a session's subagents kept in files of their own.

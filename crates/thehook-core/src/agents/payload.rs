@@ -46,7 +46,10 @@ impl HookPayload {
         let v: Value = serde_json::from_str(stdin.trim()).map_err(BadPayload::NotJson)?;
         let o = v.as_object().ok_or(BadPayload::NotAnObject)?;
         let s = |k: &str| o.get(k).and_then(Value::as_str).filter(|s| !s.is_empty());
-        let session_id = s("session_id").or_else(|| s("conversation_id"));
+        // Copilot CLI's payloads are camelCase.
+        let session_id = s("session_id")
+            .or_else(|| s("conversation_id"))
+            .or_else(|| s("sessionId"));
         let event = s("hook_event_name");
         if session_id.is_none() && event.is_none() {
             return Err(BadPayload::Anonymous);
@@ -69,7 +72,10 @@ impl HookPayload {
             session_id: session_id.map(str::to_string),
             transcript_path: transcript.map(PathBuf::from),
             cwd,
-            source: s("source").map(str::to_string),
+            // Copilot CLI says `new` for what the others call `startup`.
+            source: s("source")
+                .map(|source| if source == "new" { "startup" } else { source })
+                .map(str::to_string),
             reason: s("reason").map(str::to_string),
             hook_event_name: event.map(str::to_string),
             prompt: s("prompt").map(str::to_string),
@@ -118,6 +124,15 @@ mod tests {
         assert_eq!(agent(cursor, Some(Agent::ClaudeCode)), Agent::Cursor);
         assert_eq!(agent(codex, Some(Agent::ClaudeCode)), Agent::Codex);
         assert_eq!(agent(gemini, None), Agent::Gemini);
+        // Copilot CLI's camelCase payload (1.0.102), whatever the hook declared.
+        let copilot = r#"{"sessionId":"c1","timestamp":1795651152393,"cwd":"/p","source":"new","initialPrompt":"hi"}"#;
+        let p = HookPayload::parse(copilot, None).unwrap();
+        assert_eq!(
+            (p.agent, p.session_id.as_deref()),
+            (Agent::Copilot, Some("c1"))
+        );
+        assert_eq!(p.source.as_deref(), Some("startup"));
+        assert_eq!(agent(copilot, None), Agent::Copilot);
         // Codex's payload can lack a transcript path: the hook's --agent decides.
         let bare = r#"{"session_id":"x","transcript_path":null,"cwd":"/p","hook_event_name":"SessionStart","permission_mode":"default","source":"startup"}"#;
         assert_eq!(agent(bare, Some(Agent::Codex)), Agent::Codex);
@@ -131,6 +146,15 @@ mod tests {
         assert_eq!(
             session_start_output(Agent::Cursor, "x"),
             json!({"additional_context": "x"})
+        );
+        // Copilot CLI reads only the flat key, at session start and each prompt.
+        assert_eq!(
+            session_start_output(Agent::Copilot, "x"),
+            json!({"additionalContext": "x"})
+        );
+        assert_eq!(
+            Agent::Copilot.spec().prompt_output("x"),
+            Some(json!({"additionalContext": "x"}))
         );
         assert_eq!(
             session_start_output(Agent::Gemini, "x")["hookSpecificOutput"]["additionalContext"],

@@ -83,6 +83,16 @@ pub(crate) trait AgentSpec: Sync {
     fn windows_shell(&self) -> super::shell::Shell {
         super::shell::Shell::PowerShell
     }
+    /// Whether a project (or `$HOME`) at `base` shows the agent is used
+    /// there: its folder is present.
+    fn used_in(&self, base: &Path) -> bool {
+        base.join(self.identity().folder).is_dir()
+    }
+    /// The folder in `$HOME` that holds its user-level settings file, when
+    /// it is not the project's folder.
+    fn user_folder(&self) -> &'static str {
+        self.identity().folder
+    }
     /// Where and how it registers MCP servers.
     fn mcp(&self) -> McpConfig;
     /// The `/recall` command file, for agents with file commands.
@@ -116,6 +126,17 @@ pub(crate) trait AgentSpec: Sync {
 
     /// This project's transcripts in the agent's store under `home`.
     fn transcripts(&self, scope: &StoreScope) -> Vec<StoredTranscript>;
+    /// The transcript of session `session_id` in its store under `home`, for
+    /// a session-end payload that names none.
+    fn transcript_of(&self, _session_id: &str, _home: &Path) -> Option<PathBuf> {
+        None
+    }
+    /// Whether a session's transcript at `path` (`None`: not found) is
+    /// whole, for a session-end hook queued at `ended`: `false` while the
+    /// agent is still to write it (Copilot CLI writes it after the hook).
+    fn transcript_settled(&self, _path: Option<&Path>, _ended: std::time::SystemTime) -> bool {
+        true
+    }
     /// Transcripts of a session's subagents kept in files of their own.
     fn subagent_transcripts(&self, _session: &Path, _session_id: &str) -> Vec<PathBuf> {
         Vec::new()
@@ -129,6 +150,22 @@ pub(crate) struct HookCommands<'a> {
     /// The prompt hook's command; `None` when `retrieval.on_prompt` is off.
     pub(crate) prompt: Option<String>,
     pub(crate) inject_on: Vec<&'a str>,
+    /// The program, as a path, and the agent's name, for commands written
+    /// for another shell than the agent's own ([`HookCommands::command`]).
+    pub(crate) hook_bin: &'a str,
+    pub(crate) agent: &'static str,
+}
+
+impl HookCommands<'_> {
+    /// The hook command `sub` as `shell` runs it, for a hooks file that
+    /// names a command for each shell (Copilot CLI's `bash`/`powershell`).
+    pub(crate) fn command(&self, shell: super::shell::Shell, sub: &str) -> String {
+        format!(
+            "{} {sub} --agent {}",
+            shell.program(self.hook_bin),
+            self.agent
+        )
+    }
 }
 
 /// Claude Code's hook entries (which Codex copied): SessionStart for the

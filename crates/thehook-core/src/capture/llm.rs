@@ -36,6 +36,8 @@ pub(crate) struct LlmCommand {
     pub setup: Vec<(PathBuf, &'static str)>,
     /// How it gets the prompt.
     pub prompt_in: PromptIn,
+    /// A file it writes its usage to (Copilot CLI's `--usage-output-file`).
+    pub usage_file: Option<PathBuf>,
 }
 
 /// Where a CLI reads the prompt.
@@ -59,6 +61,7 @@ impl LlmCommand {
             cwd: None,
             setup: Vec::new(),
             prompt_in: PromptIn::Stdin,
+            usage_file: None,
         }
     }
 }
@@ -226,6 +229,7 @@ pub(crate) fn resolve(
         })
     };
     let gemini = || find("gemini").map(|program| clis::gemini(program, llm.model.as_deref()));
+    let copilot = || find("copilot").map(|program| clis::copilot(program, llm.model.as_deref()));
     let cursor = || {
         ["cursor-agent", "agent"].iter().find_map(|name| {
             find(name).map(|program| clis::cursor(program, name, llm.model.as_deref()))
@@ -243,20 +247,23 @@ pub(crate) fn resolve(
                 Some(Agent::Codex) => codex(),
                 Some(Agent::Gemini) => gemini(),
                 Some(Agent::Cursor) => cursor(),
+                Some(Agent::Copilot) => copilot(),
                 Some(Agent::ClaudeCode) | None => None,
             };
             own.or_else(claude)
                 .or_else(cursor)
                 .or_else(codex)
                 .or_else(gemini)
+                .or_else(copilot)
                 .ok_or_else(|| {
                     missing(
-                        "none of `claude`, `cursor-agent`/`agent`, `codex` or `gemini` is on PATH",
+                        "none of `claude`, `cursor-agent`/`agent`, `codex`, `gemini` or `copilot` is on PATH",
                     )
                 })
         }
         LlmCli::Codex => codex().ok_or_else(|| missing("`codex` is not on PATH")),
         LlmCli::Gemini => gemini().ok_or_else(|| missing("`gemini` is not on PATH")),
+        LlmCli::Copilot => copilot().ok_or_else(|| missing("`copilot` is not on PATH")),
         LlmCli::Claude => claude().ok_or_else(|| missing("`claude` is not on PATH")),
         LlmCli::CursorAgent => {
             cursor().ok_or_else(|| missing("`cursor-agent` (or `agent`) is not on PATH"))
@@ -355,7 +362,31 @@ pub(crate) fn run(
             stderr: tail(&String::from_utf8_lossy(&err), 300),
         });
     }
-    cmd.output.read(String::from_utf8_lossy(&out).into_owned())
+    let mut answer = cmd
+        .output
+        .read(String::from_utf8_lossy(&out).into_owned())?;
+    if let Some(file) = &cmd.usage_file {
+        answer.usage = answer.usage.or_else(|| usage_file(file));
+        let _ = std::fs::remove_file(file);
+    }
+    Ok(answer)
+}
+
+/// The tokens in a usage file as Copilot CLI writes it: per model,
+/// `modelMetrics.<model>.usage` with `inputTokens`, `outputTokens` and the
+/// cache reads and writes (no cost in dollars: premium requests).
+fn usage_file(path: &Path) -> Option<Usage> {
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+    let models = v.get("modelMetrics")?.as_object()?;
+    let per_model: Vec<Usage> = models
+        .values()
+        .filter_map(|m| reported_usage(m.get("usage")?))
+        .collect();
+    (!per_model.is_empty()).then(|| Usage {
+        input_tokens: per_model.iter().map(|u| u.input_tokens).sum(),
+        output_tokens: per_model.iter().map(|u| u.output_tokens).sum(),
+        cost_usd: None,
+    })
 }
 
 fn wait_until(child: &mut Child, deadline: Instant) -> Option<std::process::ExitStatus> {

@@ -62,6 +62,10 @@ impl Surroundings {
     }
 }
 
+/// The longest the worker waits for an agent to finish writing the
+/// transcript of a session that just ended.
+const SETTLE: Duration = Duration::from_secs(30);
+
 /// How one session ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
@@ -408,12 +412,38 @@ impl<'a> Worker<'a> {
         answer.map(|a| a.text).map_err(LlmFailure::redacted)
     }
 
+    /// The job's transcript. For a session that just ended, waits (up to
+    /// [`SETTLE`]) while its agent is still writing it.
     fn locate(&self, job: &Job) -> Option<PathBuf> {
+        let ended = job
+            .queued_at
+            .parse::<jiff::Timestamp>()
+            .map(std::time::SystemTime::from)
+            .unwrap_or_else(|_| std::time::SystemTime::now());
+        let deadline = std::time::Instant::now() + SETTLE;
+        loop {
+            let found = self.find_transcript(job);
+            let settled = job.origin != "hook"
+                || job.agent.spec().transcript_settled(found.as_deref(), ended);
+            if settled || std::time::Instant::now() >= deadline {
+                return found;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn find_transcript(&self, job: &Job) -> Option<PathBuf> {
         if let Some(p) = job.transcript_path.as_ref().filter(|p| p.is_file()) {
             return Some(p.clone());
         }
-        // Cursor's CLI sends `transcript_path: null`.
         let home = self.around.home.as_ref()?;
+        // Copilot CLI's session end names no transcript: its id does.
+        if let Some(path) =
+            crate::agents::transcript_of(job.agent, &file_stem(&job.session_id), home)
+        {
+            return Some(path);
+        }
+        // Cursor's CLI sends `transcript_path: null`.
         // The id as a file name: a payload's id never walks out of the folder.
         let name = format!("{}.jsonl", file_stem(&job.session_id));
         std::fs::read_dir(home.join(".cursor/projects"))

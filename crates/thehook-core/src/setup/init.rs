@@ -81,7 +81,7 @@ const MARKER: &str = "<!-- written by `thehook init`; `thehook uninstall` remove
 pub fn detect_agents(base: &Path, on_path: impl Fn(&str) -> bool) -> Vec<Agent> {
     let found: Vec<Agent> = Agent::ALL
         .into_iter()
-        .filter(|a| base.join(a.folder()).is_dir() || a.binaries().iter().any(|b| on_path(b)))
+        .filter(|a| a.used_in(base) || a.binaries().iter().any(|b| on_path(b)))
         .collect();
     if found.is_empty() {
         vec![Agent::ClaudeCode]
@@ -107,7 +107,7 @@ pub fn init(root: &Path, options: &InitOptions) -> Result<Vec<Change>> {
             mcp: mcp::is_registered(&base, agent),
             ..options.clone()
         };
-        let path = base.join(agent.settings_file());
+        let path = base.join(agent.settings_file_in(options.global));
         changes.push(settings::wire(&path, agent, &wired)?);
         if let Some(hooks) = hook_trust(agent, &path, &options.home) {
             changes.extend(trust::trust(&hooks)?);
@@ -155,7 +155,7 @@ pub fn uninstall(root: &Path, options: &InitOptions) -> Result<Vec<Change>> {
                 detail: format!("left as it is: {e}"),
             }),
         }
-        let path = base.join(agent.settings_file());
+        let path = base.join(agent.settings_file_in(options.global));
         // Before the hooks leave the file: their trust entries are found by
         // where they sit in it.
         if let Some(hooks) = hook_trust(agent, &path, &options.home) {
@@ -189,7 +189,7 @@ pub fn uninstall(root: &Path, options: &InitOptions) -> Result<Vec<Change>> {
             )?);
         }
         // The agent's folder too, when what init put there was all it held.
-        let _ = std::fs::remove_dir(base.join(agent.folder()));
+        let _ = std::fs::remove_dir(base.join(agent.folder_in(options.global)));
     }
     let memory = Project::at(root).dir();
     if !options.global && memory.is_dir() {

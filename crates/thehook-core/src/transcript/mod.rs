@@ -1,5 +1,5 @@
 //! Agent transcripts (Claude Code JSONL, Cursor agent transcripts, Codex
-//! rollouts) read into one model. The formats are sniffed from the content,
+//! rollouts, Gemini CLI chats, Copilot CLI session events) read into one model. The formats are sniffed from the content,
 //! never from the file name, and reading never panics: damaged lines are
 //! skipped with a warning, and a file that is not a transcript at all is a
 //! clear error.
@@ -7,6 +7,7 @@
 mod claude;
 mod codex;
 mod condense;
+mod copilot;
 mod cursor;
 mod gemini;
 mod lines;
@@ -36,6 +37,7 @@ pub enum Format {
     Cursor,
     Codex,
     Gemini,
+    Copilot,
 }
 
 impl Format {
@@ -45,6 +47,7 @@ impl Format {
             Format::Cursor => "cursor",
             Format::Codex => "codex",
             Format::Gemini => "gemini",
+            Format::Copilot => "copilot",
         }
     }
 }
@@ -211,6 +214,7 @@ fn parse_format(bytes: &[u8]) -> Result<Transcript, String> {
         Some(Format::ClaudeCode) => claude::parse(&records),
         Some(Format::Codex) => codex::parse(&records),
         Some(Format::Cursor) => cursor::parse(&records),
+        Some(Format::Copilot) => copilot::parse(&records),
         Some(Format::Gemini) if !records.is_empty() => {
             gemini::parse_log(&records).ok_or_else(|| {
                 "a Gemini CLI chat log without its header line (sessionId)".to_string()
@@ -290,6 +294,9 @@ pub fn sniff(records: &[Record]) -> Option<Format> {
         if gemini::is_log_record(o) {
             return Some(Format::Gemini);
         }
+        if copilot::is_event(o) {
+            return Some(Format::Copilot);
+        }
         let ty = o.get("type").and_then(Value::as_str);
         if o.contains_key("payload")
             && matches!(
@@ -342,7 +349,7 @@ fn describe_unknown(bytes: &[u8], records: &[Record]) -> String {
         return "no line of this file is a JSON object: it is not a JSONL transcript".into();
     }
     format!(
-        "{} JSON lines, but none has the shape of a Claude Code, Cursor, Codex or Gemini CLI transcript record",
+        "{} JSON lines, but none has the shape of a Claude Code, Cursor, Codex, Gemini CLI or Copilot CLI transcript record",
         records.len()
     )
 }

@@ -20,6 +20,8 @@ fn specs(agent: Agent, o: &InitOptions) -> Vec<HookSpec> {
         capture: command("capture"),
         prompt: o.on_prompt.then(|| command("prompt")),
         inject_on: o.inject_on.iter().map(|s| s.as_str()).collect(),
+        hook_bin: &o.hook_bin,
+        agent: agent.as_str(),
     })
 }
 
@@ -71,11 +73,15 @@ fn is_our_rule(rule: &Value) -> bool {
     }
 }
 
+/// Whether a handler runs thehook: its `command`, or the `bash` or
+/// `powershell` one (Copilot CLI).
 fn is_ours(handler: &Value) -> bool {
-    handler
-        .get("command")
-        .and_then(Value::as_str)
-        .is_some_and(is_thehook_command)
+    ["command", "bash", "powershell"].iter().any(|key| {
+        handler
+            .get(*key)
+            .and_then(Value::as_str)
+            .is_some_and(is_thehook_command)
+    })
 }
 
 /// The `.bak` beside a settings file.

@@ -1,0 +1,271 @@
+//! GitHub Copilot CLI: a hooks file of its own in `.github/hooks/`
+//! (`{"version": 1, "hooks": {...}}`, handlers directly under camelCase
+//! events, each with a `bash` and a `powershell` command), or in
+//! `~/.copilot/hooks/` for every project. Read from the real CLI (1.0.102)
+//! run against a mock model server:
+//! - payloads are camelCase (`sessionId`, `cwd`, `timestamp` in epoch
+//!   milliseconds), and session end's carries no transcript path;
+//! - only a flat `{"additionalContext": ...}` on stdout is read, at session
+//!   start (a user message of its own, kept for the whole session) and at
+//!   each prompt (a `<system_reminder>` in that turn's message);
+//! - repository hooks run only in a folder the user trusted.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Map, Value};
+
+use super::shell::Shell;
+use super::spec::{
+    AgentSpec, HookCommands, HookSpec, Identity, McpConfig, StoreScope, StoredTranscript,
+};
+use super::store::subdirs;
+use super::Agent;
+use crate::transcript::Format;
+
+pub(super) struct Copilot;
+
+const IDENTITY: Identity = Identity {
+    name: "copilot",
+    short_name: "copilot",
+    display_name: "Copilot CLI",
+    aliases: &["copilot-cli", "github-copilot"],
+    folder: ".github",
+    settings_file: "hooks/thehook.json",
+    binaries: &["copilot"],
+    format: Format::Copilot,
+};
+
+/// How long Copilot waits for each hook (its default is 30 s, and session
+/// start holds back the first model call while it runs).
+const TIMEOUT_SECS: u64 = 10;
+const SESSION_END_TIMEOUT_SECS: u64 = 30;
+
+impl AgentSpec for Copilot {
+    fn identity(&self) -> &'static Identity {
+        &IDENTITY
+    }
+
+    /// Its camelCase payloads: `sessionId` where the others say `session_id`.
+    fn sent(&self, payload: &Map<String, Value>) -> bool {
+        payload.contains_key("sessionId") && !payload.contains_key("session_id")
+    }
+    /// Anything else on stdout (Claude Code's `hookSpecificOutput`, plain
+    /// text) is dropped without a word.
+    fn session_start_output(&self, context: &str) -> Value {
+        json!({ "additionalContext": context })
+    }
+    fn prompt_output(&self, context: &str) -> Option<Value> {
+        Some(json!({ "additionalContext": context }))
+    }
+
+    /// No matcher on session start: thehook's own `inject_on` decides, from
+    /// the payload's `source` (`new` is read as `startup`).
+    fn hooks(&self, c: &HookCommands) -> Vec<HookSpec> {
+        let handler = |sub: &str, timeout: u64| {
+            json!({
+                "type": "command",
+                "bash": c.command(Shell::Posix, sub),
+                "powershell": c.command(Shell::PowerShell, sub),
+                "timeoutSec": timeout,
+            })
+        };
+        let mut hooks = vec![
+            HookSpec {
+                event: "sessionStart",
+                matcher: None,
+                handler: handler("retrieve", TIMEOUT_SECS),
+            },
+            HookSpec {
+                event: "sessionEnd",
+                matcher: None,
+                handler: handler("capture", SESSION_END_TIMEOUT_SECS),
+            },
+        ];
+        if c.prompt.is_some() {
+            hooks.push(HookSpec {
+                event: "userPromptSubmitted",
+                matcher: None,
+                handler: handler("prompt", TIMEOUT_SECS),
+            });
+        }
+        hooks
+    }
+    fn nests_handlers(&self) -> bool {
+        false
+    }
+    fn settings_version(&self) -> Option<u64> {
+        Some(1)
+    }
+    /// Most repositories have a `.github/`: its `hooks/` is Copilot's.
+    fn used_in(&self, base: &Path) -> bool {
+        base.join(".github/hooks").is_dir() || base.join(".copilot").is_dir()
+    }
+    /// With `--global`: `~/.copilot/hooks/thehook.json`, which needs no trust.
+    fn user_folder(&self) -> &'static str {
+        ".copilot"
+    }
+    fn mcp(&self) -> McpConfig {
+        McpConfig::Json {
+            file: ".github/mcp.json",
+            typed: true,
+            user_scope_command: Some("copilot mcp add"),
+        }
+    }
+
+    /// Trusted by `COPILOT_ALLOW_ALL=true`, or by an entry of `trustedFolders`
+    /// in `~/.copilot/config.json` (where its trust dialog records the
+    /// answer) that is the project or a folder above it.
+    fn project_trusted(&self, root: &Path, home: &Path) -> Option<bool> {
+        if crate::env::copilot_trusts_workspace() {
+            return Some(true);
+        }
+        let config: Value =
+            std::fs::read_to_string(crate::env::copilot_home(home).join("config.json"))
+                .ok()
+                .and_then(|t| serde_json::from_str(&t).ok())
+                .unwrap_or_default();
+        let trusted = config
+            .get("trustedFolders")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .any(|folder| root.starts_with(folder));
+        Some(trusted)
+    }
+    fn trust_advice(&self, root: &Path) -> String {
+        format!(
+            "Copilot CLI runs a repository's hooks only in a trusted folder: trust it when `copilot` asks, or add {} to `trustedFolders` in ~/.copilot/config.json (or wire every project once with `thehook init --global --agent copilot`, whose hooks need no trust)",
+            serde_json::Value::from(root.to_string_lossy())
+        )
+    }
+
+    /// `~/.copilot/session-state/<id>/events.jsonl`; `workspace.yaml`
+    /// beside it names the folder the session ran in (`cwd:`).
+    fn transcripts(&self, scope: &StoreScope) -> Vec<StoredTranscript> {
+        let mut found = Vec::new();
+        for dir in subdirs(&crate::env::copilot_home(scope.home).join("session-state")) {
+            let path = dir.join("events.jsonl");
+            if !path.is_file() || !(scope.keep)(&path) {
+                continue;
+            }
+            let cwd = workspace_cwd(&dir.join("workspace.yaml"));
+            if !scope.belongs(&cwd) {
+                continue;
+            }
+            let Some(id) = dir.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+                continue;
+            };
+            found.push(StoredTranscript {
+                agent: Agent::Copilot,
+                path,
+                session_id: id,
+                cwd,
+            });
+        }
+        found
+    }
+    /// Session end says no transcript path: the session's id names it.
+    fn transcript_of(&self, session_id: &str, home: &Path) -> Option<PathBuf> {
+        let path = crate::env::copilot_home(home)
+            .join("session-state")
+            .join(session_id)
+            .join("events.jsonl");
+        path.is_file().then_some(path)
+    }
+    /// 1.0.102 writes a new session's `events.jsonl` only after its
+    /// sessionEnd hooks have run (and a resumed one's last lines), ending
+    /// it with `session.shutdown`: settled once that line was written after
+    /// the hook.
+    fn transcript_settled(&self, path: Option<&Path>, ended: std::time::SystemTime) -> bool {
+        let Some(path) = path else {
+            return false;
+        };
+        let written_after = std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t >= ended);
+        written_after && last_event(path).as_deref() == Some("session.shutdown")
+    }
+}
+
+/// The `type` of the last event in an `events.jsonl` (read from its end).
+fn last_event(path: &Path) -> Option<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    const TAIL: u64 = 64 * 1024;
+    let mut file = std::fs::File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    file.seek(SeekFrom::Start(len.saturating_sub(TAIL))).ok()?;
+    let mut tail = Vec::new();
+    file.read_to_end(&mut tail).ok()?;
+    let line = tail
+        .split(|b| *b == b'\n')
+        .rev()
+        .find(|l| !l.iter().all(u8::is_ascii_whitespace))?;
+    let event: Value = serde_json::from_slice(line).ok()?;
+    event.get("type")?.as_str().map(str::to_string)
+}
+
+/// The `cwd:` line of a session's `workspace.yaml` (a flat list of
+/// `key: value` lines; a value in quotes is YAML's quoted string).
+fn workspace_cwd(path: &Path) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let value = text.lines().find_map(|l| l.strip_prefix("cwd:"))?.trim();
+    let value: String = if value.starts_with(['"', '\'']) {
+        serde_yaml::from_str(value).ok()?
+    } else {
+        value.to_string()
+    };
+    (!value.is_empty()).then(|| PathBuf::from(value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_workspace_file_names_the_sessions_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("workspace.yaml");
+        std::fs::write(
+            &file,
+            "id: 6edc\ncwd: /tmp/proj\ngit_root: /tmp/proj\nbranch: main\n",
+        )
+        .unwrap();
+        assert_eq!(workspace_cwd(&file), Some(PathBuf::from("/tmp/proj")));
+        std::fs::write(&file, "id: x\ncwd: \"/tmp/a b: c\"\n").unwrap();
+        assert_eq!(workspace_cwd(&file), Some(PathBuf::from("/tmp/a b: c")));
+        std::fs::write(&file, "id: x\n").unwrap();
+        assert_eq!(workspace_cwd(&file), None);
+    }
+
+    #[test]
+    fn a_transcript_is_settled_once_its_shutdown_is_written_after_the_hook() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("events.jsonl");
+        let before = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+        let after = std::time::SystemTime::now() + std::time::Duration::from_secs(60);
+        assert!(!Copilot.transcript_settled(None, before));
+        std::fs::write(&file, "{\"type\":\"session.start\",\"data\":{}}\n{\"type\":\"assistant.turn_end\",\"data\":{}}\n").unwrap();
+        assert!(!Copilot.transcript_settled(Some(&file), before));
+        std::fs::write(&file, "{\"type\":\"session.start\",\"data\":{}}\n{\"type\":\"session.shutdown\",\"data\":{}}\n").unwrap();
+        assert!(Copilot.transcript_settled(Some(&file), before));
+        // A shutdown of an earlier run (a resumed session): not yet.
+        assert!(!Copilot.transcript_settled(Some(&file), after));
+    }
+
+    #[test]
+    fn a_trusted_folder_covers_the_folders_under_it() {
+        let home = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(home.path().join(".copilot")).unwrap();
+        std::fs::write(
+            home.path().join(".copilot/config.json"),
+            r#"{"trustedFolders": ["/srv/work"], "model": "gpt-5-mini"}"#,
+        )
+        .unwrap();
+        let trusted = |p: &str| Copilot.project_trusted(Path::new(p), home.path());
+        assert_eq!(trusted("/srv/work"), Some(true));
+        assert_eq!(trusted("/srv/work/app"), Some(true));
+        assert_eq!(trusted("/srv/workshop"), Some(false));
+        assert_eq!(trusted("/elsewhere"), Some(false));
+    }
+}
