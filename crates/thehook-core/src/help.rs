@@ -16,12 +16,12 @@ fn either(names: &[&str]) -> String {
     }
 }
 
-/// The agents by the names people type: `claude, cursor, codex or gemini`.
+/// The agents by the names people type: `claude, cursor, codex, gemini or copilot`.
 pub fn agent_names() -> String {
     either(&Agent::ALL.map(Agent::short_name))
 }
 
-/// The agents by their names in prose: `Claude Code, Cursor, Codex or Gemini CLI`.
+/// The agents by their names in prose: `Claude Code, Cursor, Codex, Gemini CLI or Copilot CLI`.
 pub fn agent_titles() -> String {
     either(&Agent::ALL.map(Agent::display_name))
 }
@@ -65,8 +65,11 @@ mod tests {
 
     #[test]
     fn lists_read_as_prose_and_follow_the_constants() {
-        assert_eq!(agent_names(), "claude, cursor, codex or gemini");
-        assert_eq!(agent_titles(), "Claude Code, Cursor, Codex or Gemini CLI");
+        assert_eq!(agent_names(), "claude, cursor, codex, gemini or copilot");
+        assert_eq!(
+            agent_titles(),
+            "Claude Code, Cursor, Codex, Gemini CLI or Copilot CLI"
+        );
         assert_eq!(
             kinds(),
             "summary, convention, adr, gotcha, history, note or text"

@@ -1,6 +1,7 @@
 //! What the real agents showed, held in place without them: Gemini CLI's
-//! chat log is listed, read and swept; Codex's hook trust and the agents'
-//! project trust are checked by doctor. (`tests/agents/` runs the real CLIs.)
+//! chat log and Copilot CLI's session events are listed, read and swept;
+//! Codex's hook trust and the agents' project trust are checked by doctor.
+//! (`tests/agents/` runs the real CLIs.)
 
 use std::time::{Duration, SystemTime};
 
@@ -71,6 +72,174 @@ fn a_gemini_chat_log_is_listed_read_and_swept() {
             .any(|s| s.contains("agent: gemini") && s.contains("say hi")),
         "{sessions:?}"
     );
+}
+
+/// A session Copilot CLI 1.0.102 wrote (`copilot -p "say hi"`), placed in the
+/// test HOME's `~/.copilot/session-state/<id>/` with the `workspace.yaml`
+/// that says where it ran; last changed `ago`.
+fn copilot_session(p: &Project, ago: Duration) -> String {
+    let id = "997d4eb4-1695-46fb-82a1-58a79f18280b";
+    let events = std::fs::read_to_string(
+        repo_root()
+            .join("crates/thehook-core/tests/fixtures/transcripts/copilot/headless-1.0.102.jsonl"),
+    )
+    .unwrap();
+    let dir = format!("home/.copilot/session-state/{id}");
+    p.write(&format!("{dir}/events.jsonl"), events);
+    p.write(
+        &format!("{dir}/workspace.yaml"),
+        format!("id: {id}\ncwd: {}\nbranch: main\n", p.root().display()),
+    );
+    std::fs::File::options()
+        .write(true)
+        .open(p.root().join(format!("{dir}/events.jsonl")))
+        .unwrap()
+        .set_modified(SystemTime::now() - ago)
+        .unwrap();
+    id[..8].to_string()
+}
+
+#[test]
+fn a_copilot_session_is_listed_read_swept_and_captured_at_its_end() {
+    let p = Project::empty().lexical_only();
+    p.ok(&["remember", "Deploys go through the blue-green script"]);
+    let id = copilot_session(&p, hours(1));
+    // Another project's session in the same store is not this one's.
+    p.write(
+        "home/.copilot/session-state/0000aaaa-other/workspace.yaml",
+        "id: 0000aaaa-other\ncwd: /elsewhere\n",
+    );
+    p.write(
+        "home/.copilot/session-state/0000aaaa-other/events.jsonl",
+        p.read("home/.copilot/session-state/997d4eb4-1695-46fb-82a1-58a79f18280b/events.jsonl"),
+    );
+
+    let listed = p.ok(&["sessions", "--agent", "copilot"]);
+    assert!(
+        listed.contains(&id) && listed.contains("say hi"),
+        "{listed}"
+    );
+    assert_eq!(
+        listed.lines().filter(|l| l.contains("say hi")).count(),
+        1,
+        "{listed}"
+    );
+    let read = p.ok(&["read", &id]);
+    assert!(
+        read.contains("say hi") && read.contains("MOCK_REPLY_OK"),
+        "{read}"
+    );
+    assert!(
+        !read.contains("THEHOOK_MARKER"),
+        "injected memory is not the user's: {read}"
+    );
+
+    // Session end names no transcript: the session id finds it in the store.
+    let end = serde_json::json!({
+        "sessionId": "997d4eb4-1695-46fb-82a1-58a79f18280b", "timestamp": 1795651152726u64,
+        "cwd": p.root(), "reason": "complete"
+    });
+    let out = p
+        .cmd(&["capture", "--agent", "copilot"])
+        .env("THEHOOK_BACKGROUND", "0")
+        .write_stdin(end.to_string())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    // Copilot writes the session's events after its sessionEnd hooks ran.
+    copilot_session(&p, Duration::ZERO);
+    p.ok(&["capture", "--worker"]);
+    let worker = p.read(".thehook/logs/worker.log");
+    assert!(worker.contains("997d4eb4"), "{worker}");
+    let sessions: Vec<_> = std::fs::read_dir(p.thehook().join("sessions"))
+        .unwrap()
+        .flatten()
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect();
+    assert!(
+        sessions
+            .iter()
+            .any(|s| s.contains("agent: copilot") && s.contains("say hi")),
+        "{worker}\n{sessions:?}"
+    );
+}
+
+#[test]
+fn copilot_hooks_are_wired_trusted_by_doctor_and_given_back_byte_for_byte() {
+    let p = Project::empty().lexical_only();
+    let bin = assert_cmd::cargo::cargo_bin("thehook");
+    // A hooks file of the user's own beside thehook's, which stays as it is.
+    let theirs = "{\"version\": 1, \"hooks\": {\"sessionEnd\": [{\"type\": \"command\", \"bash\": \"./notify.sh\"}]}}\n";
+    p.write(".github/hooks/notify.json", theirs);
+    let init = p.ok(&["init", "--agent", "copilot", "--bin", bin.to_str().unwrap()]);
+    assert!(init.contains(".github/hooks/thehook.json"), "{init}");
+    assert!(
+        init.contains("trustedFolders"),
+        "init says how to trust: {init}"
+    );
+    let hooks: serde_json::Value =
+        serde_json::from_str(&p.read(".github/hooks/thehook.json")).unwrap();
+    assert_eq!(hooks["version"], 1);
+    let start = &hooks["hooks"]["sessionStart"][0];
+    assert!(
+        start["bash"]
+            .as_str()
+            .unwrap()
+            .ends_with(" retrieve --agent copilot"),
+        "{start}"
+    );
+    assert!(
+        start["powershell"]
+            .as_str()
+            .unwrap()
+            .ends_with(" retrieve --agent copilot"),
+        "{start}"
+    );
+    assert!(hooks["hooks"]["sessionEnd"][0]["bash"]
+        .as_str()
+        .unwrap()
+        .contains(" capture "));
+    assert!(hooks["hooks"]["userPromptSubmitted"][0]["bash"]
+        .as_str()
+        .unwrap()
+        .contains(" prompt "));
+    assert!(doctor_report(&p).contains("copilot does not trust this project"));
+
+    let root = p.root().to_string_lossy().into_owned();
+    p.write(
+        "home/.copilot/config.json",
+        format!(
+            "{{\"trustedFolders\": [{}]}}",
+            serde_json::Value::from(root)
+        ),
+    );
+    let doctor = doctor_report(&p);
+    assert!(doctor.contains("copilot trusts this project"), "{doctor}");
+    assert!(
+        doctor.contains("prompt hook    copilot: wired in .github/hooks/thehook.json")
+            || doctor.contains("copilot: wired in .github/hooks/thehook.json"),
+        "{doctor}"
+    );
+
+    p.ok(&["uninstall"]);
+    assert!(!p.root().join(".github/hooks/thehook.json").exists());
+    assert_eq!(p.read(".github/hooks/notify.json"), theirs);
+
+    // With --global: ~/.copilot/hooks/, which needs no trust.
+    p.ok(&[
+        "init",
+        "--global",
+        "--agent",
+        "copilot",
+        "--bin",
+        bin.to_str().unwrap(),
+    ]);
+    assert!(p
+        .read("home/.copilot/hooks/thehook.json")
+        .contains("retrieve --agent copilot"));
+    p.ok(&["uninstall", "--global"]);
+    assert!(!p.root().join("home/.copilot/hooks").exists());
+    assert!(p.root().join("home/.copilot/config.json").exists());
 }
 
 /// Doctor's report (it exits non-zero while a check warns).

@@ -111,12 +111,25 @@ fn gemini_payload(p: &Project) -> String {
     .to_string()
 }
 
+/// Copilot CLI 1.0.102's camelCase sessionStart payload (epoch ms).
+fn copilot_payload(p: &Project) -> String {
+    json!({
+        "sessionId": "dfa2d416-7d8b-4c55-b1a8-3c1f4b8f2b70", "timestamp": 1795651152393u64,
+        "cwd": p.root(), "source": "new", "initialPrompt": "add a health check"
+    })
+    .to_string()
+}
+
 fn context_of(stdout: &str, agent: &str) -> String {
     let v: Value = serde_json::from_str(stdout.trim())
         .unwrap_or_else(|e| panic!("stdout is not one JSON value ({e}): {stdout:?}"));
     let text = if agent == "cursor" {
         assert_eq!(v.as_object().unwrap().len(), 1, "{v}");
         v["additional_context"].as_str()
+    } else if agent == "copilot" {
+        // Copilot reads only the flat key: anything else is dropped unread.
+        assert_eq!(v.as_object().unwrap().len(), 1, "{v}");
+        v["additionalContext"].as_str()
     } else {
         assert_eq!(
             v["hookSpecificOutput"]["hookEventName"], "SessionStart",
@@ -130,13 +143,14 @@ fn context_of(stdout: &str, agent: &str) -> String {
 
 #[test]
 fn each_agent_gets_its_own_output_shape_with_cited_facts() {
-    let p = repo("claude,cursor,codex,gemini");
+    let p = repo("claude,cursor,codex,gemini,copilot");
     remember_facts(&p);
     let cases = [
         ("claude-code", claude_payload(&p, "startup"), "claude-code"),
         ("cursor", cursor_payload(&p), "cursor"),
         ("codex", codex_payload(&p), "codex"),
         ("gemini", gemini_payload(&p), "gemini"),
+        ("copilot", copilot_payload(&p), "copilot"),
     ];
     for (declared, payload, shape) in cases {
         let (code, out, err) = retrieve(&p, declared, &payload);
@@ -157,7 +171,7 @@ fn each_agent_gets_its_own_output_shape_with_cited_facts() {
         }
     }
     let log = p.read(".thehook/logs/hooks.log");
-    assert_eq!(log.matches("retrieve ").count(), 4, "{log}");
+    assert_eq!(log.matches("retrieve ").count(), 5, "{log}");
 }
 
 #[test]

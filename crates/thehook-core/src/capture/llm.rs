@@ -441,11 +441,12 @@ mod tests {
     #[test]
     fn auto_asks_the_captured_agents_own_cli_first_then_any() {
         let llm = Llm::default();
-        let (_all, all) = path_with(&["claude", "codex", "gemini"]);
+        let (_all, all) = path_with(&["claude", "codex", "gemini", "copilot"]);
         let label =
             |path: &std::ffi::OsString, agent| resolve(&llm, Some(path), agent).unwrap().label;
         assert_eq!(label(&all, Some(Agent::Codex)), "codex");
         assert_eq!(label(&all, Some(Agent::Gemini)), "gemini");
+        assert_eq!(label(&all, Some(Agent::Copilot)), "copilot");
         assert_eq!(label(&all, Some(Agent::ClaudeCode)), "claude");
         assert_eq!(label(&all, None), "claude");
         // A Codex-only user: codex, whatever the session.
@@ -454,7 +455,7 @@ mod tests {
         let none = resolve(&llm, Some(&path_with(&[]).1), None)
             .unwrap_err()
             .to_string();
-        assert!(none.contains("`codex` or `gemini`"), "{none}");
+        assert!(none.contains("`gemini` or `copilot`"), "{none}");
     }
 
     #[test]

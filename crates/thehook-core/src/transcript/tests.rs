@@ -370,6 +370,7 @@ fn memory_injected_at_session_start_never_reads_as_the_users_words() {
         ("gemini/headless-0.61.0.jsonl", Format::Gemini),
         ("codex/headless-0.169.0.jsonl", Format::Codex),
         ("claude-code/headless-2.1.328.jsonl", Format::ClaudeCode),
+        ("copilot/headless-1.0.102.jsonl", Format::Copilot),
     ] {
         let t = load(&fixtures().join(file)).unwrap();
         assert_eq!(t.format, Some(format), "{file}");
@@ -445,4 +446,85 @@ fn a_gemini_log_is_replayed_as_gemini_replays_it() {
     );
     let t = parse(reset.as_bytes()).unwrap();
     assert_eq!(user_text(&t), "only this");
+}
+
+#[test]
+fn a_real_copilot_session_reads_with_its_tool_call_and_result() {
+    let t = load(&fixtures().join("copilot/tool-call-1.0.102.jsonl")).unwrap();
+    assert_eq!(t.format, Some(Format::Copilot));
+    assert_eq!(
+        t.session_id.as_deref(),
+        Some("a8f1e0b0-e6aa-4bca-8205-15b2616150be")
+    );
+    assert_eq!(t.cwd.as_deref(), Some("/home/user/research/proj-copilot"));
+    assert_eq!(t.git_branch.as_deref(), Some("main"));
+    assert_eq!(t.agent_version.as_deref(), Some("1.0.102"));
+    assert_eq!(t.model.as_deref(), Some("mock-model"));
+    assert_eq!(user_text(&t), "run echo");
+    let calls: Vec<&ToolCall> = t.tool_calls().collect();
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].name, "bash");
+    assert_eq!(calls[0].input["command"], "echo TOOL_RAN_OK");
+    let result = calls[0]
+        .result
+        .as_ref()
+        .expect("the result is paired with its call");
+    assert!(result.text.starts_with("TOOL_RAN_OK"), "{}", result.text);
+    assert!(!result.is_error);
+    // The call and the answer after it are one assistant turn.
+    let roles: Vec<Role> = t.entries.iter().map(|e| e.role).collect();
+    assert_eq!(roles, [Role::User, Role::Assistant]);
+    assert!(t.started.is_some() && t.ended > t.started);
+}
+
+#[test]
+fn copilot_edge_cases_a_failed_tool_a_subagent_a_resume_and_a_cut_line() {
+    let log = [
+        r#"{"type":"session.start","data":{"sessionId":"c1","copilotVersion":"1.0.102","startTime":"2026-11-26T00:00:00Z","selectedModel":"gpt-5-mini","context":{"cwd":"/p","branch":"main"}},"id":"e1","timestamp":"2026-11-26T00:00:00Z","parentId":null}"#,
+        r#"{"type":"user.message","data":{"content":"fix the build","transformedContent":"<current_datetime>x</current_datetime>\n\nfix the build\n\n<system_reminder>\nTHEHOOK_RECALL\n</system_reminder>"},"id":"e2","timestamp":"2026-11-26T00:00:01Z","parentId":"e1"}"#,
+        r#"{"type":"assistant.message","data":{"content":"","reasoningText":"look first","toolRequests":[{"toolCallId":"t1","name":"view","arguments":{"path":"/p/Makefile"}}]},"id":"e3","timestamp":"2026-11-26T00:00:02Z","parentId":"e2"}"#,
+        r#"{"type":"tool.execution_complete","data":{"toolCallId":"t1","success":false,"error":{"message":"no such file"}},"id":"e4","timestamp":"2026-11-26T00:00:03Z","parentId":"e3"}"#,
+        r#"{"type":"assistant.message","agentId":"sub-1","data":{"content":"sub-agent notes"},"id":"e5","timestamp":"2026-11-26T00:00:04Z","parentId":"e4"}"#,
+        r#"{"type":"tool.execution_complete","data":{"toolCallId":"gone","success":true,"result":{"content":"orphan"}},"id":"e6","timestamp":"2026-11-26T00:00:05Z","parentId":"e5"}"#,
+        r#"{"type":"session.future_event","data":{"x":1},"id":"e7","timestamp":"2026-11-26T00:00:06Z","parentId":"e6"}"#,
+        r#"{"type":"session.shutdown","data":{},"id":"e8","timestamp":"2026-11-26T00:00:07Z","parentId":"e7"}"#,
+        r#"{"type":"session.resume","data":{"selectedModel":"gpt-5.4","context":{"cwd":"/p","branch":"fix-build"}},"id":"e9","timestamp":"2026-11-26T01:00:00Z","parentId":"e8"}"#,
+        r#"{"type":"user.message","data":{"content":"and the tests"},"id":"e10","timestamp":"2026-11-26T01:00:01Z","parentId":"e9"}"#,
+        r#"{"type":"session.error","data":{"message":"rate limited"},"id":"e11","timestamp":"2026-11-26T01:00:02Z","parentId":"e10"}"#,
+        r#"{"type":"assistant.message","data":{"content":"cut he"#,
+    ]
+    .join("\n");
+    let t = parse(log.as_bytes()).unwrap();
+    assert_eq!(t.format, Some(Format::Copilot));
+    // What the person typed, never the recall thehook added to the turn.
+    assert_eq!(user_text(&t), "fix the build\nand the tests");
+    let call = t.tool_calls().next().unwrap();
+    assert_eq!(call.name, "view");
+    let result = call.result.as_ref().unwrap();
+    assert_eq!(
+        (result.text.as_str(), result.is_error),
+        ("no such file", true)
+    );
+    assert!(t.entries[1]
+        .blocks
+        .iter()
+        .any(|b| matches!(b, Block::Thinking { text } if text == "look first")));
+    // The sub-agent's message is its own, marked as a sidechain.
+    let sub = t.entries.iter().find(|e| e.sidechain).unwrap();
+    assert_eq!(sub.role, Role::Assistant);
+    // A result whose call is elsewhere is kept on its own.
+    assert!(t.entries.iter().any(|e| e
+        .blocks
+        .iter()
+        .any(|b| matches!(b, Block::ToolResult { result, .. } if result.text == "orphan"))));
+    assert!(t.entries.iter().any(|e| e.role == Role::Event
+        && e.blocks
+            .iter()
+            .any(|b| matches!(b, Block::Text { text } if text == "error: rate limited"))));
+    // The resume names the branch and model the session went on with.
+    assert_eq!(t.git_branch.as_deref(), Some("fix-build"));
+    assert_eq!(t.model.as_deref(), Some("gpt-5.4"));
+    assert_eq!(t.session_id.as_deref(), Some("c1"));
+    assert_eq!(t.ended.as_deref(), Some("2026-11-26T01:00:02Z"));
+    assert_eq!(t.warnings.len(), 1, "{:?}", t.warnings);
 }
