@@ -1,5 +1,5 @@
-// The real agent CLIs, end to end: Claude Code, Codex CLI, Gemini CLI and
-// Copilot CLI as
+// The real agent CLIs, end to end: Claude Code, Codex CLI, Gemini CLI,
+// Copilot CLI and opencode as
 // installed from the npm registry (pinned in tests/agents/package.json;
 // scripts/test.sh installs them), run headless against a mock model server
 // on 127.0.0.1, in a temp HOME and a temp git repository wired by
@@ -131,6 +131,9 @@ function environment(home, mockUrl) {
     COPILOT_PROVIDER_BASE_URL: `${mockUrl}/v1`,
     COPILOT_MODEL: 'gpt-mock',
     COPILOT_PKG_CACHE_HOME: join(here, 'node_modules/.cache/copilot'),
+    // opencode: no models catalogue from the network, no update check.
+    OPENCODE_DISABLE_MODELS_FETCH: '1',
+    OPENCODE_DISABLE_AUTOUPDATE: '1',
   };
   return env;
 }
@@ -251,6 +254,38 @@ AGENTS.copilot = {
   },
 };
 
+AGENTS.opencode = {
+  api: 'chat',
+  prepare({ home }, mockUrl) {
+    // The mock as a provider of the user's own, and its model the default.
+    mkdirSync(join(home, '.config/opencode'), { recursive: true });
+    writeFileSync(join(home, '.config/opencode/opencode.json'), JSON.stringify({
+      $schema: 'https://opencode.ai/config.json',
+      autoupdate: false,
+      share: 'disabled',
+      model: 'mock/mock-small',
+      small_model: 'mock/mock-small',
+      provider: {
+        mock: {
+          npm: '@ai-sdk/openai-compatible',
+          name: 'Mock',
+          options: { baseURL: `${mockUrl}/v1`, apiKey: '{env:MOCK_API_KEY}' },
+          models: { 'mock-small': { name: 'Mock Small', limit: { context: 32000, output: 4000 } } },
+        },
+      },
+    }, null, 2) + '\n');
+  },
+  files: ({ repo: dir, home }) => [join(dir, '.opencode/plugins/thehook.js'), join(home, '.config/opencode/opencode.json')],
+  session: (prompt) => ['opencode', ['run', prompt]],
+  resume: (prompt) => ['opencode', ['run', '--continue', prompt]],
+  // `opencode run --pure` as thehook's agent: its prompt alone, no tools.
+  checkDistillation(request, { prompt, sentBytes }) {
+    assert.equal(request.body.model, 'mock-small');
+    assert.ok(sentBytes <= 1.3 * prompt + 2048, `${sentBytes} bytes sent for a ${prompt}-byte prompt`);
+    assert.equal((request.body.tools ?? []).length, 0, 'no tools');
+  },
+};
+
 /** Each file's bytes, or null when it does not exist. */
 function snapshot(paths) {
   return Object.fromEntries(paths.map((p) => [p, existsSync(p) ? readFileSync(p, 'latin1') : null]));
@@ -269,8 +304,11 @@ async function eventually(what, seconds, check) {
 
 /** The requests of one session: those made by the agent, not by thehook's LLM. */
 function agentRequests(mock, api, from) {
-  return mock.requests.slice(from).filter((r) => r.api === api && !r.text.includes(DISTILL));
+  return mock.requests.slice(from).filter((r) => r.api === api && !r.text.includes(DISTILL) && !r.text.includes(TITLE_REQUEST));
 }
+
+/** The start of opencode's title-generation request, which is not the session's. */
+const TITLE_REQUEST = 'You are a title generator';
 
 for (const [name, agent] of Object.entries(AGENTS)) {
   test(`${name}: memory is injected, the session is captured, the next session sees it, uninstall is exact`, { timeout: 600_000 }, async (t) => {

@@ -123,6 +123,7 @@ pub enum LlmCli {
     Codex,
     Gemini,
     Copilot,
+    Opencode,
     Command,
 }
 
@@ -525,7 +526,8 @@ fn fix_for(key: &str) -> String {
             "use a list of: conventions, architecture, history, sessions, notes".into()
         }
         "llm.cli" => {
-            "use one of: auto, claude, cursor-agent, codex, gemini, copilot, command".into()
+            "use one of: auto, claude, cursor-agent, codex, gemini, copilot, opencode, command"
+                .into()
         }
         "llm.command" => "use a list of strings, e.g. [\"my-llm\", \"--quiet\"]".into(),
         "retrieval.auto_inject"

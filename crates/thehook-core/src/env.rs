@@ -57,6 +57,15 @@ pub fn copilot_trusts_workspace() -> bool {
     var(COPILOT_ALLOW_ALL).is_some_and(|v| v == "true")
 }
 
+/// The XDG base folder for user data (opencode keeps its sessions there).
+pub const XDG_DATA_HOME: &str = "XDG_DATA_HOME";
+
+/// The user's data folder: `XDG_DATA_HOME`, else `<home>/.local/share`
+/// (on every platform, as opencode has it).
+pub fn data_home(home: &std::path::Path) -> PathBuf {
+    path(XDG_DATA_HOME).unwrap_or_else(|| home.join(".local").join("share"))
+}
+
 /// Codex's home folder: `CODEX_HOME`, else `<home>/.codex`.
 pub fn codex_home(home: &std::path::Path) -> PathBuf {
     path(CODEX_HOME).unwrap_or_else(|| home.join(".codex"))

@@ -94,7 +94,7 @@ pub enum Error {
     },
 
     /// An agent transcript could not be read.
-    #[error("transcript {path}: {problem}\n  fix: check that it is a Claude Code, Cursor, Codex, Gemini CLI or Copilot CLI transcript; thehook leaves files it cannot read alone", path = .path.display())]
+    #[error("transcript {path}: {problem}\n  fix: check that it is a Claude Code, Cursor, Codex, Gemini CLI, Copilot CLI or opencode transcript; thehook leaves files it cannot read alone", path = .path.display())]
     Transcript { path: PathBuf, problem: String },
 
     /// The LLM CLI gave no usable answer (consolidation).

@@ -566,7 +566,7 @@ fn without_any_llm_cli_the_session_is_still_captured() {
     let why = p.read(".thehook/failed/s-none.reason");
     assert!(
         why.starts_with(
-            "no LLM CLI: none of `claude`, `cursor-agent`/`agent`, `codex`, `gemini` or `copilot` is on PATH; install one"
+            "no LLM CLI: none of `claude`, `cursor-agent`/`agent`, `codex`, `gemini`, `copilot` or `opencode` is on PATH; install one"
         ),
         "{why}"
     );

@@ -9,6 +9,7 @@ mod codex;
 mod copilot;
 mod cursor;
 mod gemini;
+mod opencode;
 mod payload;
 pub(crate) mod shell;
 pub(crate) mod spec;
@@ -32,6 +33,7 @@ pub enum Agent {
     Codex,
     Gemini,
     Copilot,
+    Opencode,
 }
 
 /// The agent that writes transcripts of this format.
@@ -45,12 +47,13 @@ impl From<crate::transcript::Format> for Agent {
 }
 
 impl Agent {
-    pub const ALL: [Agent; 5] = [
+    pub const ALL: [Agent; 6] = [
         Agent::ClaudeCode,
         Agent::Cursor,
         Agent::Codex,
         Agent::Gemini,
         Agent::Copilot,
+        Agent::Opencode,
     ];
 
     /// Everything thehook knows about this agent.
@@ -61,6 +64,7 @@ impl Agent {
             Agent::Codex => &codex::Codex,
             Agent::Gemini => &gemini::Gemini,
             Agent::Copilot => &copilot::Copilot,
+            Agent::Opencode => &opencode::Opencode,
         }
     }
 
@@ -135,19 +139,18 @@ impl Agent {
     /// Whether the agent's settings under `base` (a project or `$HOME`) hold
     /// a thehook hook command.
     pub fn runs_thehook(self, base: &Path) -> bool {
-        std::fs::read_to_string(base.join(self.settings_file()))
-            .is_ok_and(|t| t.lines().any(is_thehook_command_line))
+        std::fs::read_to_string(base.join(self.settings_file())).is_ok_and(|t| {
+            HOOK_COMMANDS
+                .iter()
+                .any(|sub| self.spec().runs_hook_in(&t, sub))
+        })
     }
 
     /// Whether its settings under `base` run thehook's hook command `sub`
     /// (one of [`HOOK_COMMANDS`]).
     pub fn runs_hook(self, base: &Path, sub: &str) -> bool {
-        let runs = |part: &str| {
-            matches!(shell::words(part.trim()).as_slice(),
-                [program, s, ..] if is_thehook_program(program) && s == sub)
-        };
         std::fs::read_to_string(base.join(self.settings_file()))
-            .is_ok_and(|t| t.lines().any(|l| l.split('"').any(runs)))
+            .is_ok_and(|t| self.spec().runs_hook_in(&t, sub))
     }
 }
 
@@ -178,12 +181,6 @@ pub fn is_thehook_program(program: &str) -> bool {
         shell::file_name(program),
         "thehook" | "thehook.exe" | "thehook.js" | "thehook.cmd"
     )
-}
-
-/// Whether a line of a settings file holds a thehook hook command (a cheap
-/// check for readers that do not parse the file).
-pub fn is_thehook_command_line(line: &str) -> bool {
-    line.split('"').any(|part| is_thehook_command(part.trim()))
 }
 
 /// The agent settings files of this project that run thehook

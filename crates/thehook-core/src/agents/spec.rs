@@ -63,6 +63,21 @@ pub(crate) trait AgentSpec: Sync {
 
     /// The hooks init writes into the settings file.
     fn hooks(&self, commands: &HookCommands) -> Vec<HookSpec>;
+    /// The plugin file init writes whole (at the settings file's place) for
+    /// an agent whose hooks are code rather than settings (opencode), with
+    /// `marker` as one of its comment lines; `None` for settings hooks.
+    fn plugin(&self, _c: &HookCommands, _marker: &str) -> Option<String> {
+        None
+    }
+    /// Whether the settings (or plugin) text runs thehook's hook command
+    /// `sub`: a command line naming thehook and `sub`.
+    fn runs_hook_in(&self, text: &str, sub: &str) -> bool {
+        let runs = |part: &str| {
+            matches!(super::shell::words(part.trim()).as_slice(),
+                [program, s, ..] if super::is_thehook_program(program) && s == sub)
+        };
+        text.lines().any(|l| l.split('"').any(runs))
+    }
     /// Whether handlers sit in matcher groups (`{"matcher", "hooks": [...]}`)
     /// rather than directly under the event.
     fn nests_handlers(&self) -> bool {
@@ -217,12 +232,17 @@ pub(crate) enum McpConfig {
     },
     /// An `[mcp_servers.<name>]` table in a TOML file.
     Toml { file: &'static str },
+    /// A format init does not write (opencode's `mcp` object): the user
+    /// adds the server as this says.
+    ByHand { advice: &'static str },
 }
 
 impl McpConfig {
-    pub(crate) fn file(self) -> &'static str {
+    /// The file init writes, if it writes one.
+    pub(crate) fn file(self) -> Option<&'static str> {
         match self {
-            McpConfig::Json { file, .. } | McpConfig::Toml { file } => file,
+            McpConfig::Json { file, .. } | McpConfig::Toml { file } => Some(file),
+            McpConfig::ByHand { .. } => None,
         }
     }
 }

@@ -74,6 +74,9 @@ pub(crate) enum Output {
     /// One JSON result, as `claude -p` and `cursor-agent -p` print it with
     /// `--output-format json`: `{"result", "is_error", "usage", ...}`.
     ResultJson,
+    /// One event a line, as `opencode run --format json` prints them: the
+    /// answer in `text` events, tokens and cost in `step_finish` events.
+    EventLines,
 }
 
 /// One answer, with what the CLI reported it cost.
@@ -100,8 +103,52 @@ impl Output {
                 usage: None,
             }),
             Output::ResultJson => read_result_json(&printed),
+            Output::EventLines => read_event_lines(&printed),
         }
     }
+}
+
+/// `opencode run --format json`: `{"type": "text", "part": {"text"}}` lines
+/// make the answer; each `step_finish` part has `tokens` (`input`, `output`,
+/// `cache.read`, `cache.write`) and `cost` in dollars.
+fn read_event_lines(printed: &str) -> Result<Answer, LlmFailure> {
+    let mut text = String::new();
+    let mut usage: Option<Usage> = None;
+    for event in printed
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+    {
+        let part = &event["part"];
+        match event["type"].as_str() {
+            Some("text") => text.push_str(part["text"].as_str().unwrap_or_default()),
+            Some("step_finish") => {
+                let tokens = &part["tokens"];
+                let n = |v: &serde_json::Value| v.as_u64().unwrap_or(0);
+                let u = usage.get_or_insert_with(Usage::default);
+                u.input_tokens += n(&tokens["input"])
+                    + n(&tokens["cache"]["read"])
+                    + n(&tokens["cache"]["write"]);
+                u.output_tokens += n(&tokens["output"]);
+                if let Some(cost) = part["cost"].as_f64() {
+                    *u.cost_usd.get_or_insert(0.0) += cost;
+                }
+            }
+            Some("error") => {
+                return Err(LlmFailure::Exit {
+                    status: "an error event".into(),
+                    stderr: tail(&event["error"].to_string(), 300),
+                })
+            }
+            _ => {}
+        }
+    }
+    if text.trim().is_empty() {
+        return Err(LlmFailure::Exit {
+            status: "no answer in its events".into(),
+            stderr: tail(printed, 300),
+        });
+    }
+    Ok(Answer { text, usage })
 }
 
 fn read_result_json(printed: &str) -> Result<Answer, LlmFailure> {
@@ -230,6 +277,7 @@ pub(crate) fn resolve(
     };
     let gemini = || find("gemini").map(|program| clis::gemini(program, llm.model.as_deref()));
     let copilot = || find("copilot").map(|program| clis::copilot(program, llm.model.as_deref()));
+    let opencode = || find("opencode").map(|program| clis::opencode(program, llm.model.as_deref()));
     let cursor = || {
         ["cursor-agent", "agent"].iter().find_map(|name| {
             find(name).map(|program| clis::cursor(program, name, llm.model.as_deref()))
@@ -248,6 +296,7 @@ pub(crate) fn resolve(
                 Some(Agent::Gemini) => gemini(),
                 Some(Agent::Cursor) => cursor(),
                 Some(Agent::Copilot) => copilot(),
+                Some(Agent::Opencode) => opencode(),
                 Some(Agent::ClaudeCode) | None => None,
             };
             own.or_else(claude)
@@ -255,15 +304,17 @@ pub(crate) fn resolve(
                 .or_else(codex)
                 .or_else(gemini)
                 .or_else(copilot)
+                .or_else(opencode)
                 .ok_or_else(|| {
                     missing(
-                        "none of `claude`, `cursor-agent`/`agent`, `codex`, `gemini` or `copilot` is on PATH",
+                        "none of `claude`, `cursor-agent`/`agent`, `codex`, `gemini`, `copilot` or `opencode` is on PATH",
                     )
                 })
         }
         LlmCli::Codex => codex().ok_or_else(|| missing("`codex` is not on PATH")),
         LlmCli::Gemini => gemini().ok_or_else(|| missing("`gemini` is not on PATH")),
         LlmCli::Copilot => copilot().ok_or_else(|| missing("`copilot` is not on PATH")),
+        LlmCli::Opencode => opencode().ok_or_else(|| missing("`opencode` is not on PATH")),
         LlmCli::Claude => claude().ok_or_else(|| missing("`claude` is not on PATH")),
         LlmCli::CursorAgent => {
             cursor().ok_or_else(|| missing("`cursor-agent` (or `agent`) is not on PATH"))
@@ -447,6 +498,8 @@ mod tests {
         assert_eq!(label(&all, Some(Agent::Codex)), "codex");
         assert_eq!(label(&all, Some(Agent::Gemini)), "gemini");
         assert_eq!(label(&all, Some(Agent::Copilot)), "copilot");
+        let (_oc, opencode_too) = path_with(&["claude", "opencode"]);
+        assert_eq!(label(&opencode_too, Some(Agent::Opencode)), "opencode");
         assert_eq!(label(&all, Some(Agent::ClaudeCode)), "claude");
         assert_eq!(label(&all, None), "claude");
         // A Codex-only user: codex, whatever the session.
@@ -455,7 +508,7 @@ mod tests {
         let none = resolve(&llm, Some(&path_with(&[]).1), None)
             .unwrap_err()
             .to_string();
-        assert!(none.contains("`gemini` or `copilot`"), "{none}");
+        assert!(none.contains("`copilot` or `opencode`"), "{none}");
     }
 
     #[test]

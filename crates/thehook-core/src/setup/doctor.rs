@@ -123,7 +123,7 @@ fn llm_check(config: &Config) -> Check {
             "llm",
             format!("{why}: sessions are captured from the transcript alone (`extracted: heuristic`)"),
             fix!(
-                "install Claude Code, cursor-agent, Codex, Gemini CLI or Copilot CLI, or set `llm.cli: command`; then ",
+                "install Claude Code, cursor-agent, Codex, Gemini CLI, Copilot CLI or opencode, or set `llm.cli: command`; then ",
                 Step::RetryCaptures
             ),
         ),

@@ -75,6 +75,9 @@ pub struct Change {
 
 /// Marks the command files init writes, so uninstall removes only those.
 const MARKER: &str = "<!-- written by `thehook init`; `thehook uninstall` removes it -->";
+/// The words of [`MARKER`], which a file in another language carries in its
+/// own comment syntax.
+const MARKER_TEXT: &str = "written by `thehook init`; `thehook uninstall` removes it";
 
 /// Agents to wire when none is named: those whose folder (in `base`) or
 /// program (on PATH) is present, else Claude Code.
@@ -108,7 +111,14 @@ pub fn init(root: &Path, options: &InitOptions) -> Result<Vec<Change>> {
             ..options.clone()
         };
         let path = base.join(agent.settings_file_in(options.global));
-        changes.push(settings::wire(&path, agent, &wired)?);
+        let plugin_line = format!("// {MARKER_TEXT}");
+        match agent
+            .spec()
+            .plugin(&settings::commands(agent, &wired), &plugin_line)
+        {
+            Some(plugin) => changes.push(write_marked(&path, &plugin, "the thehook plugin")?),
+            None => changes.push(settings::wire(&path, agent, &wired)?),
+        }
         if let Some(hooks) = hook_trust(agent, &path, &options.home) {
             changes.extend(trust::trust(&hooks)?);
         }
@@ -150,7 +160,7 @@ pub fn uninstall(root: &Path, options: &InitOptions) -> Result<Vec<Change>> {
         match mcp::unregister(&base, agent) {
             Ok(change) => changes.extend(change),
             Err(e) => changes.push(Change {
-                path: base.join(mcp::file(agent)),
+                path: base.join(mcp::file(agent).unwrap_or_default()),
                 action: Action::Kept,
                 detail: format!("left as it is: {e}"),
             }),
@@ -168,15 +178,23 @@ pub fn uninstall(root: &Path, options: &InitOptions) -> Result<Vec<Change>> {
                 }),
             }
         }
-        match settings::unwire(&path, agent) {
-            Ok(Some(change)) => changes.push(change),
-            Ok(None) => {}
-            // One unreadable file must not keep the others wired.
-            Err(e) => changes.push(Change {
-                path,
-                action: Action::Kept,
-                detail: format!("left as it is: {e}"),
-            }),
+        if agent
+            .spec()
+            .plugin(&settings::commands(agent, options), "")
+            .is_some()
+        {
+            changes.extend(remove_marked(&path, "the thehook plugin")?);
+        } else {
+            match settings::unwire(&path, agent) {
+                Ok(Some(change)) => changes.push(change),
+                Ok(None) => {}
+                // One unreadable file must not keep the others wired.
+                Err(e) => changes.push(Change {
+                    path,
+                    action: Action::Kept,
+                    detail: format!("left as it is: {e}"),
+                }),
+            }
         }
         if let Some(command) = agent.spec().recall_command() {
             let path = base.join(agent.folder()).join(command.file);
@@ -308,7 +326,7 @@ fn write_marked(path: &Path, wanted: &str, what: &str) -> Result<Change> {
     let existing = std::fs::read(path).map(|b| String::from_utf8_lossy(&b).into_owned());
     let action = match existing {
         Ok(old) if old == wanted => Action::Unchanged,
-        Ok(old) if !old.contains(MARKER) => {
+        Ok(old) if !old.contains(MARKER_TEXT) => {
             return Ok(Change {
                 path: path.to_path_buf(),
                 action: Action::Kept,
@@ -332,7 +350,7 @@ fn write_marked(path: &Path, wanted: &str, what: &str) -> Result<Change> {
 
 fn remove_marked(path: &Path, what: &str) -> Result<Option<Change>> {
     match std::fs::read(path) {
-        Ok(bytes) if String::from_utf8_lossy(&bytes).contains(MARKER) => {
+        Ok(bytes) if String::from_utf8_lossy(&bytes).contains(MARKER_TEXT) => {
             std::fs::remove_file(path).at("cannot remove", path)?;
             // The folder too, when init's file was all it held.
             if let Some(dir) = path.parent() {

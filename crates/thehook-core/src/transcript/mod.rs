@@ -1,5 +1,5 @@
 //! Agent transcripts (Claude Code JSONL, Cursor agent transcripts, Codex
-//! rollouts, Gemini CLI chats, Copilot CLI session events) read into one model. The formats are sniffed from the content,
+//! rollouts, Gemini CLI chats, Copilot CLI session events, opencode exports) read into one model. The formats are sniffed from the content,
 //! never from the file name, and reading never panics: damaged lines are
 //! skipped with a warning, and a file that is not a transcript at all is a
 //! clear error.
@@ -11,6 +11,7 @@ mod copilot;
 mod cursor;
 mod gemini;
 mod lines;
+mod opencode;
 mod redact;
 
 #[cfg(test)]
@@ -38,6 +39,7 @@ pub enum Format {
     Codex,
     Gemini,
     Copilot,
+    Opencode,
 }
 
 impl Format {
@@ -48,6 +50,7 @@ impl Format {
             Format::Codex => "codex",
             Format::Gemini => "gemini",
             Format::Copilot => "copilot",
+            Format::Opencode => "opencode",
         }
     }
 }
@@ -220,9 +223,15 @@ fn parse_format(bytes: &[u8]) -> Result<Transcript, String> {
                 "a Gemini CLI chat log without its header line (sessionId)".to_string()
             })?
         }
-        // Not JSONL: perhaps one JSON document (older Gemini CLI), whatever the name.
+        Some(Format::Opencode) => unreachable!("an export is one document, never sniffed"),
+        // Not JSONL: perhaps one JSON document (an opencode export, an older
+        // Gemini CLI chat), whatever the name.
         Some(Format::Gemini) | None => {
             let doc = serde_json::from_slice::<Value>(bytes).ok();
+            if let Some(mut transcript) = doc.as_ref().and_then(opencode::parse) {
+                transcript.format = Some(Format::Opencode);
+                return Ok(transcript);
+            }
             let mut transcript = doc
                 .as_ref()
                 .and_then(gemini::parse)
@@ -349,7 +358,7 @@ fn describe_unknown(bytes: &[u8], records: &[Record]) -> String {
         return "no line of this file is a JSON object: it is not a JSONL transcript".into();
     }
     format!(
-        "{} JSON lines, but none has the shape of a Claude Code, Cursor, Codex, Gemini CLI or Copilot CLI transcript record",
+        "{} JSON lines, but none has the shape of a Claude Code, Cursor, Codex, Gemini CLI, Copilot CLI or opencode transcript record",
         records.len()
     )
 }

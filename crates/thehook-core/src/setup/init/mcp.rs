@@ -21,8 +21,8 @@ const CODEX_MARKER: &str =
 
 /// The file that registers MCP servers for `agent`, relative to the project
 /// (or home, with `--global`).
-pub(super) fn file(agent: Agent) -> PathBuf {
-    PathBuf::from(agent.spec().mcp().file())
+pub(super) fn file(agent: Agent) -> Option<PathBuf> {
+    agent.spec().mcp().file().map(PathBuf::from)
 }
 
 /// Whether an entry is one init writes: `thehook mcp` and nothing else
@@ -41,7 +41,10 @@ fn is_ours(entry: &Value) -> bool {
 
 /// Whether init's server entry is in the agent's file.
 pub(super) fn is_registered(base: &Path, agent: Agent) -> bool {
-    let path = base.join(file(agent));
+    let Some(file) = file(agent) else {
+        return false;
+    };
+    let path = base.join(file);
     if let McpConfig::Toml { .. } = agent.spec().mcp() {
         return std::fs::read_to_string(&path).is_ok_and(|t| t.contains(CODEX_MARKER));
     }
@@ -54,8 +57,18 @@ pub(super) fn is_registered(base: &Path, agent: Agent) -> bool {
 }
 
 pub(super) fn register(base: &Path, agent: Agent, o: &InitOptions) -> Result<Change> {
-    let path = base.join(file(agent));
     let typed = match agent.spec().mcp() {
+        McpConfig::ByHand { advice } => {
+            return Ok(Change {
+                path: base.join(agent.folder_in(o.global)),
+                action: Action::ToDo,
+                detail: advice.replace("{bin}", &Value::from(o.hook_bin.as_str()).to_string()),
+            })
+        }
+        _ => agent.spec().mcp(),
+    };
+    let path = base.join(file(agent).expect("a file of its own"));
+    let typed = match typed {
         McpConfig::Toml { .. } => return register_codex(&path, &o.hook_bin),
         McpConfig::Json {
             user_scope_command: Some(command),
@@ -71,6 +84,7 @@ pub(super) fn register(base: &Path, agent: Agent, o: &InitOptions) -> Result<Cha
             });
         }
         McpConfig::Json { typed, .. } => typed,
+        McpConfig::ByHand { .. } => unreachable!("answered above"),
     };
     let mut entry = Map::new();
     if typed {
@@ -134,7 +148,10 @@ pub(super) fn strip_server(obj: &mut Map<String, Value>) -> bool {
 }
 
 pub(super) fn unregister(base: &Path, agent: Agent) -> Result<Option<Change>> {
-    let path = base.join(file(agent));
+    let Some(file) = file(agent) else {
+        return Ok(None);
+    };
+    let path = base.join(file);
     if !path.exists() {
         return Ok(None);
     }

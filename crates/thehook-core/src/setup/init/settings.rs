@@ -11,18 +11,23 @@ use crate::agents::spec::{HookCommands, HookSpec};
 use crate::agents::{is_thehook_command, is_thehook_program, shell, Agent};
 use crate::error::{Error, IoContext, Result};
 
-/// The hooks init writes for `agent`, with the command each runs.
-fn specs(agent: Agent, o: &InitOptions) -> Vec<HookSpec> {
+/// The hook commands of `agent`, as init writes them.
+pub(super) fn commands(agent: Agent, o: &InitOptions) -> HookCommands<'_> {
     let program = agent.shell().program(&o.hook_bin);
     let command = |sub: &str| format!("{program} {sub} --agent {}", agent.as_str());
-    agent.spec().hooks(&HookCommands {
+    HookCommands {
         retrieve: command("retrieve"),
         capture: command("capture"),
         prompt: o.on_prompt.then(|| command("prompt")),
         inject_on: o.inject_on.iter().map(|s| s.as_str()).collect(),
         hook_bin: &o.hook_bin,
         agent: agent.as_str(),
-    })
+    }
+}
+
+/// The hooks init writes for `agent`, with the command each runs.
+fn specs(agent: Agent, o: &InitOptions) -> Vec<HookSpec> {
+    agent.spec().hooks(&commands(agent, o))
 }
 
 /// Permission rules that let the retrieval subagent run thehook's read-only
@@ -296,7 +301,7 @@ fn strip(value: &mut Value, agent: Agent) -> Vec<String> {
         return Vec::new();
     };
     let rules = strip_rules(obj);
-    if super::mcp::file(agent) == agent.settings_file() {
+    if super::mcp::file(agent) == Some(agent.settings_file()) {
         // MCP servers are kept in this file too (Gemini): init's is not the user's.
         super::mcp::strip_server(obj);
     }

@@ -1,0 +1,171 @@
+//! opencode: no command hooks, so init installs a plugin file,
+//! `.opencode/plugins/thehook.js` (or `~/.config/opencode/plugins/` with
+//! `--global`), that runs thehook's hook commands itself. Read from opencode
+//! 1.18.33's plugin API and run against a mock model server:
+//! - nothing fires at session start: `experimental.chat.system.transform`
+//!   runs before every model request (title generation too) and its effect
+//!   is not kept, so memory is looked up once per session and added each time;
+//! - `chat.message` may add a part to the person's message (synthetic);
+//! - `session.idle` fires after every turn and nothing at a session's end:
+//!   only the plugin's `dispose`, awaited as opencode exits, ends them;
+//! - sessions live in SQLite (`opencode.db`), so the plugin writes each one
+//!   as `opencode export` prints it to `~/.local/share/thehook/opencode/`,
+//!   where thehook lists, reads and sweeps them.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Map, Value};
+
+use super::spec::{
+    AgentSpec, HookCommands, HookSpec, Identity, McpConfig, StoreScope, StoredTranscript,
+};
+use super::Agent;
+use crate::transcript::Format;
+
+pub(super) struct Opencode;
+
+const IDENTITY: Identity = Identity {
+    name: "opencode",
+    short_name: "opencode",
+    display_name: "opencode",
+    aliases: &["opencode-ai", "open-code"],
+    folder: ".opencode",
+    settings_file: "plugins/thehook.js",
+    binaries: &["opencode"],
+    format: Format::Opencode,
+};
+
+/// The plugin, with `__THEHOOK_BIN__` (a JS string), `__ON_PROMPT__` and
+/// `__MARKER__` to fill in.
+const PLUGIN: &str = include_str!("opencode_plugin.js");
+
+impl AgentSpec for Opencode {
+    fn identity(&self) -> &'static Identity {
+        &IDENTITY
+    }
+
+    /// The plugin sends `hook_event_name` with opencode's session ids.
+    fn sent(&self, payload: &Map<String, Value>) -> bool {
+        payload
+            .get("session_id")
+            .and_then(Value::as_str)
+            .is_some_and(|id| id.starts_with("ses_"))
+            && !payload.contains_key("timestamp")
+    }
+    /// The plugin adds the text to the system prompt itself.
+    fn session_start_output(&self, context: &str) -> Value {
+        json!({ "additionalContext": context })
+    }
+    fn prompt_output(&self, context: &str) -> Option<Value> {
+        Some(json!({ "additionalContext": context }))
+    }
+    fn hooks(&self, _c: &HookCommands) -> Vec<HookSpec> {
+        Vec::new()
+    }
+    /// The plugin names each command it runs as `run("<sub>", ...)`; the
+    /// prompt's runs only with `ON_PROMPT` on.
+    fn runs_hook_in(&self, text: &str, sub: &str) -> bool {
+        let on = sub != "prompt" || text.contains("const ON_PROMPT = true;");
+        on && text.contains("const THEHOOK = ") && text.contains(&format!("run(\"{sub}\""))
+    }
+    fn plugin(&self, c: &HookCommands, marker: &str) -> Option<String> {
+        let program = Value::from(c.hook_bin).to_string();
+        Some(
+            PLUGIN
+                .replacen("__THEHOOK_BIN__", &program, 1)
+                .replacen(
+                    "__ON_PROMPT__",
+                    if c.prompt.is_some() { "true" } else { "false" },
+                    1,
+                )
+                .replacen("__MARKER__", marker, 1),
+        )
+    }
+    /// The plugin runs thehook without a shell, on every platform.
+    fn windows_shell(&self) -> super::shell::Shell {
+        super::shell::Shell::Posix
+    }
+    fn user_folder(&self) -> &'static str {
+        ".config/opencode"
+    }
+    /// `opencode.json` (or `.jsonc`) holds MCP servers under `mcp`, in a
+    /// shape of its own, in a file init does not edit.
+    fn mcp(&self) -> McpConfig {
+        McpConfig::ByHand {
+            advice: r#"to give opencode the MCP server, add to opencode.json: "mcp": {"thehook": {"type": "local", "command": [{bin}, "mcp"]}}"#,
+        }
+    }
+
+    /// The sessions the plugin wrote, whose `info.directory` is the project.
+    fn transcripts(&self, scope: &StoreScope) -> Vec<StoredTranscript> {
+        let Ok(entries) = std::fs::read_dir(store(scope.home)) else {
+            return Vec::new();
+        };
+        let mut found = Vec::new();
+        for path in entries.flatten().map(|e| e.path()) {
+            if path.extension().is_none_or(|x| x != "json") || !(scope.keep)(&path) {
+                continue;
+            }
+            let Some((id, cwd)) = session_of(&path) else {
+                continue;
+            };
+            if scope.belongs(&cwd) {
+                found.push(StoredTranscript {
+                    agent: Agent::Opencode,
+                    path,
+                    session_id: id,
+                    cwd,
+                });
+            }
+        }
+        found.sort_by(|a, b| a.path.cmp(&b.path));
+        found
+    }
+    fn transcript_of(&self, session_id: &str, home: &Path) -> Option<PathBuf> {
+        let path = store(home).join(format!("{session_id}.json"));
+        path.is_file().then_some(path)
+    }
+}
+
+/// Where the plugin keeps sessions: `$XDG_DATA_HOME/thehook/opencode`
+/// (default `~/.local/share`), as opencode keeps its own data.
+fn store(home: &Path) -> PathBuf {
+    crate::env::data_home(home).join("thehook").join("opencode")
+}
+
+/// A stored session's id and folder (`info.id`, `info.directory`).
+fn session_of(path: &Path) -> Option<(String, Option<PathBuf>)> {
+    #[derive(serde::Deserialize)]
+    struct Export {
+        info: Info,
+    }
+    #[derive(serde::Deserialize)]
+    struct Info {
+        id: String,
+        directory: Option<PathBuf>,
+    }
+    let text = std::fs::read(path).ok()?;
+    let export: Export = serde_json::from_slice(&text).ok()?;
+    Some((export.info.id, export.info.directory))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_plugin_runs_the_program_it_was_given_quoted_as_js() {
+        let c = HookCommands {
+            retrieve: String::new(),
+            capture: String::new(),
+            prompt: None,
+            inject_on: vec![],
+            hook_bin: r#"C:\Program Files\it's "thehook".exe"#,
+            agent: "opencode",
+        };
+        let plugin = Opencode.plugin(&c, "// MARK").unwrap();
+        assert!(plugin.contains(r#"const THEHOOK = "C:\\Program Files\\it's \"thehook\".exe";"#));
+        assert!(plugin.contains("// MARK"));
+        assert!(!plugin.contains("__"), "every placeholder is filled");
+    }
+}
