@@ -77,7 +77,7 @@ export interface InitChange {
 /** Options of `init`. */
 export interface InitOptions {
   projectDir?: string
-  /** Agents to wire: claude, cursor, codex, gemini or copilot (default: those found, else Claude Code). */
+  /** Agents to wire: claude, cursor, codex, gemini, copilot or opencode (default: those found, else Claude Code). */
   agents?: Array<string>
   /** Also register the MCP server (`thehook mcp`). */
   mcp?: boolean
@@ -202,7 +202,7 @@ export declare function retrieve(payload: string, options?: RetrieveOptions | un
 export interface RetrieveOptions {
   /** Where the session runs when the payload has no `cwd` (default: `process.cwd()`). */
   projectDir?: string
-  /** The agent the payload comes from: claude, cursor, codex, gemini or copilot (its shape can overrule it). */
+  /** The agent the payload comes from: claude, cursor, codex, gemini, copilot or opencode (its shape can overrule it). */
   agent?: string
 }
 

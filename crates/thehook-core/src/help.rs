@@ -16,12 +16,12 @@ fn either(names: &[&str]) -> String {
     }
 }
 
-/// The agents by the names people type: `claude, cursor, codex, gemini or copilot`.
+/// The agents by the names people type: `claude, cursor, codex, gemini, copilot or opencode`.
 pub fn agent_names() -> String {
     either(&Agent::ALL.map(Agent::short_name))
 }
 
-/// The agents by their names in prose: `Claude Code, Cursor, Codex, Gemini CLI or Copilot CLI`.
+/// The agents by their names in prose: `Claude Code, Cursor, Codex, Gemini CLI, Copilot CLI or opencode`.
 pub fn agent_titles() -> String {
     either(&Agent::ALL.map(Agent::display_name))
 }
@@ -65,10 +65,13 @@ mod tests {
 
     #[test]
     fn lists_read_as_prose_and_follow_the_constants() {
-        assert_eq!(agent_names(), "claude, cursor, codex, gemini or copilot");
+        assert_eq!(
+            agent_names(),
+            "claude, cursor, codex, gemini, copilot or opencode"
+        );
         assert_eq!(
             agent_titles(),
-            "Claude Code, Cursor, Codex, Gemini CLI or Copilot CLI"
+            "Claude Code, Cursor, Codex, Gemini CLI, Copilot CLI or opencode"
         );
         assert_eq!(
             kinds(),

@@ -24,7 +24,7 @@ fn agent(name: Option<&str>) -> Result<Option<Agent>, Failure> {
 pub struct RetrieveOptions {
     /// Where the session runs when the payload has no `cwd` (default: `process.cwd()`).
     pub project_dir: Option<String>,
-    /// The agent the payload comes from: claude, cursor, codex, gemini or copilot (its shape can overrule it).
+    /// The agent the payload comes from: claude, cursor, codex, gemini, copilot or opencode (its shape can overrule it).
     pub agent: Option<String>,
 }
 
@@ -150,7 +150,7 @@ pub fn consolidate(
 #[derive(Default)]
 pub struct InitOptions {
     pub project_dir: Option<String>,
-    /// Agents to wire: claude, cursor, codex, gemini or copilot (default: those found, else Claude Code).
+    /// Agents to wire: claude, cursor, codex, gemini, copilot or opencode (default: those found, else Claude Code).
     pub agents: Option<Vec<String>>,
     /// Also register the MCP server (`thehook mcp`).
     pub mcp: Option<bool>,

@@ -1,5 +1,6 @@
 //! What the real agents showed, held in place without them: Gemini CLI's
-//! chat log and Copilot CLI's session events are listed, read and swept;
+//! chat log, Copilot CLI's session events and the sessions thehook's
+//! opencode plugin keeps are listed, read and swept;
 //! Codex's hook trust and the agents' project trust are checked by doctor.
 //! (`tests/agents/` runs the real CLIs.)
 
@@ -240,6 +241,139 @@ fn copilot_hooks_are_wired_trusted_by_doctor_and_given_back_byte_for_byte() {
     p.ok(&["uninstall", "--global"]);
     assert!(!p.root().join("home/.copilot/hooks").exists());
     assert!(p.root().join("home/.copilot/config.json").exists());
+}
+
+/// A session opencode 1.18.33 ran, as thehook's plugin keeps it in
+/// `~/.local/share/thehook/opencode/` (its folder made this project's);
+/// last changed `ago`.
+fn opencode_session(p: &Project, ago: Duration) -> std::path::PathBuf {
+    let export = std::fs::read_to_string(
+        repo_root()
+            .join("crates/thehook-core/tests/fixtures/transcripts/opencode/tool-call-1.18.33.json"),
+    )
+    .unwrap();
+    let root = serde_json::Value::from(p.root().to_string_lossy()).to_string();
+    let export = export.replace("\"/home/user/research/proj-opencode\"", &root);
+    let file = "home/.local/share/thehook/opencode/ses_dea703ca4ffeSLFX28P4KoU339.json";
+    p.write(file, export);
+    let path = p.root().join(file);
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(SystemTime::now() - ago)
+        .unwrap();
+    path
+}
+
+#[test]
+fn an_opencode_session_the_plugin_kept_is_listed_read_and_swept() {
+    let p = Project::empty().lexical_only();
+    p.ok(&["remember", "Deploys go through the blue-green script"]);
+    // thehook was set up 3 hours ago: the sweep looks back that far.
+    p.write(".thehook/config.yaml", "capture:\n  enabled: true\n");
+    std::fs::File::options()
+        .write(true)
+        .open(p.thehook().join("config.yaml"))
+        .unwrap()
+        .set_modified(SystemTime::now() - hours(3))
+        .unwrap();
+    opencode_session(&p, hours(1));
+    // Another project's session in the same folder is not this one's.
+    p.write(
+        "home/.local/share/thehook/opencode/ses_other.json",
+        r#"{"info": {"id": "ses_other", "directory": "/elsewhere"}, "messages": []}"#,
+    );
+    let listed = p.ok(&["sessions", "--agent", "opencode"]);
+    // Ids cut to the shortest prefix that tells the listed ones apart.
+    assert!(listed.starts_with("ses_dea7 "), "{listed}");
+    assert!(!listed.contains("ses_other"), "{listed}");
+    let read = p.ok(&["read", "ses_dea703ca"]);
+    assert!(
+        read.contains("echo hi-from-bash") && read.contains("MOCK-REPLY"),
+        "{read}"
+    );
+
+    // The plugin never reached its exit (opencode was killed): the sweep
+    // at the next session start queues it and captures it.
+    p.ok(&["retrieve", "--agent", "opencode", "--background"]);
+    let log = p.read(".thehook/logs/hooks.log");
+    assert!(log.contains("queued 1 uncaptured session(s)"), "{log}");
+    let sessions: Vec<_> = std::fs::read_dir(p.thehook().join("sessions"))
+        .unwrap()
+        .flatten()
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect();
+    assert!(
+        sessions
+            .iter()
+            .any(|s| s.contains("agent: opencode") && s.contains("USE-TOOL")),
+        "{sessions:?}"
+    );
+}
+
+#[test]
+fn the_opencode_plugin_is_valid_js_wired_and_given_back_exactly() {
+    let p = Project::empty().lexical_only();
+    let bin = assert_cmd::cargo::cargo_bin("thehook");
+    let bin = bin.to_str().unwrap();
+    let theirs = "export default { id: \"mine\", server: async () => ({}) };\n";
+    p.write(".opencode/plugins/mine.js", theirs);
+    let init = p.ok(&["init", "--agent", "opencode", "--bin", bin]);
+    assert!(init.contains(".opencode/plugins/thehook.js"), "{init}");
+    let plugin = p.read(".opencode/plugins/thehook.js");
+    assert!(
+        plugin.contains(&format!(
+            "const THEHOOK = {};",
+            serde_json::Value::from(bin)
+        )),
+        "{plugin}"
+    );
+    assert!(plugin.contains("const ON_PROMPT = true;"));
+    assert!(plugin.contains("`thehook uninstall` removes it"));
+    // opencode loads it as an ES module: it must at least parse.
+    if let Ok(out) = std::process::Command::new("node")
+        .arg("--check")
+        .arg(p.root().join(".opencode/plugins/thehook.js"))
+        .output()
+    {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let doctor = doctor_report(&p);
+    assert!(doctor.contains(".opencode/plugins/thehook.js"), "{doctor}");
+    assert!(p
+        .ok(&["init", "--agent", "opencode", "--bin", bin])
+        .contains("unchanged"));
+
+    // With the prompt hook off, the plugin looks nothing up at prompts.
+    p.write(".thehook/config.yaml", "retrieval:\n  on_prompt: false\n");
+    p.ok(&["init", "--agent", "opencode", "--bin", bin]);
+    assert!(p
+        .read(".opencode/plugins/thehook.js")
+        .contains("const ON_PROMPT = false;"));
+
+    p.ok(&["uninstall"]);
+    assert!(!p.root().join(".opencode/plugins/thehook.js").exists());
+    assert_eq!(p.read(".opencode/plugins/mine.js"), theirs);
+
+    // A thehook.js of the user's own is never overwritten or removed.
+    p.write(".opencode/plugins/thehook.js", theirs);
+    let init = p.ok(&["init", "--agent", "opencode", "--bin", bin]);
+    assert!(init.contains("of your own"), "{init}");
+    p.ok(&["uninstall"]);
+    assert_eq!(p.read(".opencode/plugins/thehook.js"), theirs);
+
+    // With --global: ~/.config/opencode/plugins/.
+    p.ok(&["init", "--global", "--agent", "opencode", "--bin", bin]);
+    assert!(p
+        .read("home/.config/opencode/plugins/thehook.js")
+        .contains("const THEHOOK"));
+    p.ok(&["uninstall", "--global"]);
+    assert!(!p.root().join("home/.config/opencode").exists());
 }
 
 /// Doctor's report (it exits non-zero while a check warns).

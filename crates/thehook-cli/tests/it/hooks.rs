@@ -120,13 +120,22 @@ fn copilot_payload(p: &Project) -> String {
     .to_string()
 }
 
+/// What thehook's opencode plugin sends at a session's first model request.
+fn opencode_payload(p: &Project) -> String {
+    json!({
+        "session_id": "ses_dea704c05ffe1tJq7CVqVEVEqk", "cwd": p.root(),
+        "hook_event_name": "SessionStart", "source": "startup"
+    })
+    .to_string()
+}
+
 fn context_of(stdout: &str, agent: &str) -> String {
     let v: Value = serde_json::from_str(stdout.trim())
         .unwrap_or_else(|e| panic!("stdout is not one JSON value ({e}): {stdout:?}"));
     let text = if agent == "cursor" {
         assert_eq!(v.as_object().unwrap().len(), 1, "{v}");
         v["additional_context"].as_str()
-    } else if agent == "copilot" {
+    } else if agent == "copilot" || agent == "opencode" {
         // Copilot reads only the flat key: anything else is dropped unread.
         assert_eq!(v.as_object().unwrap().len(), 1, "{v}");
         v["additionalContext"].as_str()
@@ -143,7 +152,7 @@ fn context_of(stdout: &str, agent: &str) -> String {
 
 #[test]
 fn each_agent_gets_its_own_output_shape_with_cited_facts() {
-    let p = repo("claude,cursor,codex,gemini,copilot");
+    let p = repo("claude,cursor,codex,gemini,copilot,opencode");
     remember_facts(&p);
     let cases = [
         ("claude-code", claude_payload(&p, "startup"), "claude-code"),
@@ -151,6 +160,8 @@ fn each_agent_gets_its_own_output_shape_with_cited_facts() {
         ("codex", codex_payload(&p), "codex"),
         ("gemini", gemini_payload(&p), "gemini"),
         ("copilot", copilot_payload(&p), "copilot"),
+        // The plugin reads the flat key too.
+        ("opencode", opencode_payload(&p), "opencode"),
     ];
     for (declared, payload, shape) in cases {
         let (code, out, err) = retrieve(&p, declared, &payload);
@@ -171,7 +182,7 @@ fn each_agent_gets_its_own_output_shape_with_cited_facts() {
         }
     }
     let log = p.read(".thehook/logs/hooks.log");
-    assert_eq!(log.matches("retrieve ").count(), 5, "{log}");
+    assert_eq!(log.matches("retrieve ").count(), 6, "{log}");
 }
 
 #[test]

@@ -129,6 +129,11 @@ fn prompt_payload(agent: &str, session: &str, prompt: &str, root: &Path) -> Stri
     } else {
         "UserPromptSubmit"
     };
+    if agent == "opencode" {
+        let session = format!("ses_{session}");
+        return json!({"session_id": session, "cwd": root, "hook_event_name": "UserPromptSubmit", "prompt": prompt})
+            .to_string();
+    }
     if agent == "copilot" {
         return json!({"sessionId": session, "timestamp": 1795651152580u64, "cwd": root, "prompt": prompt})
             .to_string();
@@ -164,7 +169,7 @@ const ASK: &str = "the parser drops nested lists again, look at src/parser.rs";
 #[test]
 fn the_prompt_hook_speaks_each_agents_protocol() {
     let p = repository_with_history();
-    for agent in ["claude-code", "codex", "gemini", "copilot"] {
+    for agent in ["claude-code", "codex", "gemini", "copilot", "opencode"] {
         let out = on_prompt(&p, agent, &format!("{agent}-1"), ASK);
         let answer: Value = serde_json::from_str(&out).unwrap();
         insta::assert_snapshot!(agent, serde_json::to_string_pretty(&answer).unwrap());

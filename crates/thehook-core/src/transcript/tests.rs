@@ -28,7 +28,12 @@ pub(crate) fn transcript_files(dir: &Path) -> Vec<PathBuf> {
         .filter_map(|e| e.ok())
         .filter(|e| e.file_type().is_file())
         .map(|e| e.into_path())
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        // JSONL logs, and opencode's exports (one JSON document each).
+        .filter(|p| {
+            p.extension().is_some_and(|x| x == "jsonl")
+                || (p.extension().is_some_and(|x| x == "json")
+                    && p.parent().is_some_and(|d| d.ends_with("opencode")))
+        })
         .collect();
     files.sort();
     files
@@ -68,6 +73,10 @@ fn every_real_transcript_parses_with_conversation() {
             Format::Cursor
         } else if expected.contains("/other/") || expected.contains("/gemini/") {
             Format::Gemini
+        } else if expected.contains("/copilot/") {
+            Format::Copilot
+        } else if expected.contains("/opencode/") {
+            Format::Opencode
         } else {
             Format::ClaudeCode
         };
@@ -527,4 +536,86 @@ fn copilot_edge_cases_a_failed_tool_a_subagent_a_resume_and_a_cut_line() {
     assert_eq!(t.session_id.as_deref(), Some("c1"));
     assert_eq!(t.ended.as_deref(), Some("2026-11-26T01:00:02Z"));
     assert_eq!(t.warnings.len(), 1, "{:?}", t.warnings);
+}
+
+#[test]
+fn a_real_opencode_export_reads_without_the_recall_thehook_added() {
+    let t = load(&fixtures().join("opencode/plugin-1.18.33.json")).unwrap();
+    assert_eq!(t.format, Some(Format::Opencode));
+    assert_eq!(
+        t.session_id.as_deref(),
+        Some("ses_dea704c05ffe1tJq7CVqVEVEqk")
+    );
+    assert_eq!(t.cwd.as_deref(), Some("/home/user/research/proj-opencode"));
+    assert_eq!(t.agent_version.as_deref(), Some("1.18.33"));
+    assert_eq!(t.model.as_deref(), Some("mock-small"));
+    assert_eq!(t.title.as_deref(), Some("MOCK-REPLY: hello from mock"));
+    // `opencode run "<words>"` keeps the quotes it was given.
+    assert_eq!(user_text(&t), "\"how do deploys work here, blue-green?\"");
+    let condensed = condense(&t, &CondenseOptions::default());
+    assert!(
+        !condensed.contains("# Project memory (thehook)"),
+        "{condensed}"
+    );
+    assert!(t.started.is_some() && t.ended >= t.started);
+
+    let t = load(&fixtures().join("opencode/tool-call-1.18.33.json")).unwrap();
+    let calls: Vec<&ToolCall> = t.tool_calls().collect();
+    assert_eq!(calls.len(), 1);
+    assert_eq!(
+        (calls[0].name.as_str(), calls[0].id.as_deref()),
+        ("bash", Some("call_1"))
+    );
+    assert_eq!(calls[0].input["command"], "echo hi-from-bash");
+    let result = calls[0].result.as_ref().unwrap();
+    assert_eq!(
+        (result.text.as_str(), result.is_error),
+        ("hi-from-bash\n", false)
+    );
+    // The tool step and the answer step are one assistant turn.
+    let roles: Vec<Role> = t.entries.iter().map(|e| e.role).collect();
+    assert_eq!(roles, [Role::User, Role::Assistant]);
+}
+
+#[test]
+fn opencode_edge_cases_a_failed_tool_one_still_running_reasoning_and_synthetic_parts() {
+    let export = serde_json::json!({
+        "info": {"id": "ses_1", "directory": "/p", "title": "t", "version": "1.18.33",
+                 "time": {"created": 1795657827630u64, "updated": 1795657830491u64}},
+        "messages": [
+            {"info": {"role": "user", "time": {"created": 1795657827700u64}},
+             "parts": [{"type": "text", "text": "@src/a.rs contents", "synthetic": true}]},
+            {"info": {"role": "user", "time": {"created": 1795657827721u64}},
+             "parts": [{"type": "text", "text": "fix it"}, {"type": "file", "url": "file:///p/src/a.rs"}]},
+            {"info": {"role": "assistant", "modelID": "gpt-5", "time": {"created": 1795657828000u64}},
+             "parts": [{"type": "step-start"}, {"type": "reasoning", "text": "read first"},
+                       {"type": "tool", "tool": "read", "callID": "c1", "state": {"status": "error", "input": {"filePath": "/p/x"}, "error": "no such file"}},
+                       {"type": "tool", "tool": "bash", "callID": "c2", "state": {"status": "running", "input": {"command": "cargo test"}}},
+                       {"type": "patch", "files": ["/p/src/a.rs"]}, {"type": "step-finish"}]},
+            {"info": {"role": "system"}, "parts": [{"type": "text", "text": "ignored"}]},
+            {"parts": [{"type": "text", "text": "no info"}]}
+        ]
+    });
+    // Pretty-printed, as `opencode export` prints it.
+    let t = parse(serde_json::to_string_pretty(&export).unwrap().as_bytes()).unwrap();
+    assert_eq!(t.format, Some(Format::Opencode));
+    let roles: Vec<Role> = t.entries.iter().map(|e| e.role).collect();
+    assert_eq!(roles, [Role::Context, Role::User, Role::Assistant]);
+    assert_eq!(user_text(&t), "fix it");
+    assert_eq!(t.model.as_deref(), Some("gpt-5"));
+    let calls: Vec<&ToolCall> = t.tool_calls().collect();
+    let failed = calls[0].result.as_ref().unwrap();
+    assert_eq!(
+        (failed.text.as_str(), failed.is_error),
+        ("no such file", true)
+    );
+    assert_eq!(calls[1].result, None, "still running: no result yet");
+    assert!(t.entries[2]
+        .blocks
+        .iter()
+        .any(|b| matches!(b, Block::Thinking { text } if text == "read first")));
+    assert_eq!(t.started.as_deref(), Some("2026-11-26T01:50:27.63Z"));
+    // Not an export: a clear error, not a panic.
+    let not = parse(br#"{"info": {"id": "x"}, "messages": []}"#).unwrap_err();
+    assert!(not.contains("JSON"), "{not}");
 }

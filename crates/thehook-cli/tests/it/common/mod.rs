@@ -131,7 +131,13 @@ impl Project {
         let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("thehook"));
         cmd.arg("-C").arg(self.root()).args(args);
         for (var, _) in std::env::vars() {
-            let agents_own = ["CODEX_HOME", "GEMINI_CLI_TRUST_WORKSPACE"];
+            let agents_own = [
+                "CODEX_HOME",
+                "GEMINI_CLI_TRUST_WORKSPACE",
+                "COPILOT_HOME",
+                "COPILOT_ALLOW_ALL",
+                "XDG_DATA_HOME",
+            ];
             if var.starts_with("THEHOOK_")
                 || var == "ORT_DYLIB_PATH"
                 || var == "NO_COLOR"
