@@ -216,6 +216,8 @@ fn copilot_hooks_are_wired_trusted_by_doctor_and_given_back_byte_for_byte() {
     );
     let doctor = doctor_report(&p);
     assert!(doctor.contains("copilot trusts this project"), "{doctor}");
+    // Whether its program is on PATH is said for each agent wired.
+    assert!(doctor.contains("Copilot CLI: "), "{doctor}");
     assert!(
         doctor.contains("prompt hook    copilot: wired in .github/hooks/thehook.json")
             || doctor.contains("copilot: wired in .github/hooks/thehook.json"),

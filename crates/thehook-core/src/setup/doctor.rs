@@ -66,6 +66,7 @@ pub fn doctor(root: &Path, paths: &SearchPaths) -> Vec<Check> {
         checks.push(permissions_check(&project));
     }
     checks.push(hooks_check(root));
+    checks.extend(installed_checks(root, crate::env::path_var().as_deref()));
     checks.extend(prompt_hook_checks(root, config.retrieval.on_prompt));
     if project.dir().is_dir() {
         checks.push(merge_check(&project));
@@ -330,6 +331,31 @@ fn prompt_hook_checks(root: &Path, on_prompt: bool) -> Vec<Check> {
         }
     }
     checks
+}
+
+/// For each agent wired here: is its program on PATH? Not a problem when it
+/// is not (an agent may run from an app with a PATH of its own), so said,
+/// not warned.
+fn installed_checks(root: &Path, path_var: Option<&std::ffi::OsStr>) -> Vec<Check> {
+    crate::agents::Agent::ALL
+        .into_iter()
+        .filter(|agent| agent.runs_thehook(root))
+        .map(|agent| {
+            let found = agent
+                .binaries()
+                .iter()
+                .find_map(|b| path_var.and_then(|p| crate::env::find_on_path(p, b)));
+            let detail = match found {
+                Some(program) => format!("{}: {}", agent.display_name(), program.display()),
+                None => format!(
+                    "{}: `{}` is not on PATH here (fine if it runs from an app of its own)",
+                    agent.display_name(),
+                    agent.binaries()[0]
+                ),
+            };
+            ok("agent", detail)
+        })
+        .collect()
 }
 
 fn hooks_check(root: &Path) -> Check {
