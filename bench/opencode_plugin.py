@@ -82,7 +82,7 @@ def main() -> None:
     ap.add_argument("--calls", type=int, default=40)
     ap.add_argument("--binary", default=str(REPO / "target/release/thehook"))
     args = ap.parse_args()
-    for what, path in [("opencode (npm ci in tests/agents)", OPENCODE), ("the addon (scripts/release.sh)", ADDON)]:
+    for what, path in [("opencode (npm install in tests/agents)", OPENCODE), ("the addon (scripts/release.sh)", ADDON)]:
         if not path.exists():
             sys.exit(f"{what} missing: {path}")
     env = base_env()

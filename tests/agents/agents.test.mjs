@@ -29,7 +29,7 @@ const repo = join(here, '../..');
 const THEHOOK = join(repo, 'target/release/thehook');
 const AGENT_BIN = join(here, 'node_modules/.bin');
 
-for (const [what, path] of [['the agent CLIs (npm ci in tests/agents)', join(AGENT_BIN, 'claude')], ['the release build', THEHOOK]]) {
+for (const [what, path] of [['the agent CLIs (npm install in tests/agents)', join(AGENT_BIN, 'claude')], ['the release build', THEHOOK]]) {
   if (!existsSync(path)) throw new Error(`${what} missing: ${path}; scripts/test.sh installs and builds it`);
 }
 

@@ -8,6 +8,15 @@ use std::time::{Duration, SystemTime};
 
 use crate::common::{hours, repo_root, Project};
 
+/// The text of every session file captured in the project.
+fn session_files(p: &Project) -> Vec<String> {
+    std::fs::read_dir(p.thehook().join("sessions"))
+        .unwrap()
+        .flatten()
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect()
+}
+
 /// A chat log written by Gemini CLI 0.61.0, placed in the test HOME's store
 /// as Gemini places it, for the project; last changed `ago`.
 fn gemini_chat(p: &Project, ago: Duration) -> String {
@@ -62,11 +71,7 @@ fn a_gemini_chat_log_is_listed_read_and_swept() {
     p.ok(&["retrieve", "--agent", "gemini", "--background"]);
     let log = p.read(".thehook/logs/hooks.log");
     assert!(log.contains("queued 1 uncaptured session(s)"), "{log}");
-    let sessions: Vec<_> = std::fs::read_dir(p.thehook().join("sessions"))
-        .unwrap()
-        .flatten()
-        .map(|e| std::fs::read_to_string(e.path()).unwrap())
-        .collect();
+    let sessions = session_files(&p);
     assert!(
         sessions
             .iter()
@@ -152,11 +157,7 @@ fn a_copilot_session_is_listed_read_swept_and_captured_at_its_end() {
     p.ok(&["capture", "--worker"]);
     let worker = p.read(".thehook/logs/worker.log");
     assert!(worker.contains("997d4eb4"), "{worker}");
-    let sessions: Vec<_> = std::fs::read_dir(p.thehook().join("sessions"))
-        .unwrap()
-        .flatten()
-        .map(|e| std::fs::read_to_string(e.path()).unwrap())
-        .collect();
+    let sessions = session_files(&p);
     assert!(
         sessions
             .iter()
@@ -301,11 +302,7 @@ fn an_opencode_session_the_plugin_kept_is_listed_read_and_swept() {
     p.ok(&["retrieve", "--agent", "opencode", "--background"]);
     let log = p.read(".thehook/logs/hooks.log");
     assert!(log.contains("queued 1 uncaptured session(s)"), "{log}");
-    let sessions: Vec<_> = std::fs::read_dir(p.thehook().join("sessions"))
-        .unwrap()
-        .flatten()
-        .map(|e| std::fs::read_to_string(e.path()).unwrap())
-        .collect();
+    let sessions = session_files(&p);
     assert!(
         sessions
             .iter()

@@ -163,9 +163,9 @@ mod tests {
             hook_bin: r#"C:\Program Files\it's "thehook".exe"#,
             agent: "opencode",
         };
-        let plugin = Opencode.plugin(&c, "// MARK").unwrap();
+        let plugin = Opencode.plugin(&c, "MARK").unwrap();
         assert!(plugin.contains(r#"const THEHOOK = "C:\\Program Files\\it's \"thehook\".exe";"#));
-        assert!(plugin.contains("// MARK"));
+        assert!(plugin.contains("\n// MARK\n"));
         assert!(!plugin.contains("__"), "every placeholder is filled");
     }
 }

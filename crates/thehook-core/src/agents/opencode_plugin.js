@@ -1,6 +1,7 @@
 // thehook's plugin for opencode: project memory at each session's model
 // requests, what memory knows of each prompt, and the session captured when
-// opencode closes. __MARKER__
+// opencode closes.
+// __MARKER__
 // It runs the thehook program below as opencode's hooks would run a
 // command (JSON on stdin, JSON on stdout) and never throws: without thehook,
 // opencode works as before.

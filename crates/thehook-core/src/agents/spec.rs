@@ -65,7 +65,7 @@ pub(crate) trait AgentSpec: Sync {
     fn hooks(&self, commands: &HookCommands) -> Vec<HookSpec>;
     /// The plugin file init writes whole (at the settings file's place) for
     /// an agent whose hooks are code rather than settings (opencode), with
-    /// `marker` as one of its comment lines; `None` for settings hooks.
+    /// the words `marker` in one of its comments; `None` for settings hooks.
     fn plugin(&self, _c: &HookCommands, _marker: &str) -> Option<String> {
         None
     }

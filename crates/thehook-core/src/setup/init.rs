@@ -111,10 +111,9 @@ pub fn init(root: &Path, options: &InitOptions) -> Result<Vec<Change>> {
             ..options.clone()
         };
         let path = base.join(agent.settings_file_in(options.global));
-        let plugin_line = format!("// {MARKER_TEXT}");
         match agent
             .spec()
-            .plugin(&settings::commands(agent, &wired), &plugin_line)
+            .plugin(&settings::commands(agent, &wired), MARKER_TEXT)
         {
             Some(plugin) => changes.push(write_marked(&path, &plugin, "the thehook plugin")?),
             None => changes.push(settings::wire(&path, agent, &wired)?),
@@ -180,7 +179,7 @@ pub fn uninstall(root: &Path, options: &InitOptions) -> Result<Vec<Change>> {
         }
         if agent
             .spec()
-            .plugin(&settings::commands(agent, options), "")
+            .plugin(&settings::commands(agent, options), MARKER_TEXT)
             .is_some()
         {
             changes.extend(remove_marked(&path, "the thehook plugin")?);
