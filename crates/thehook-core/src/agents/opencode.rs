@@ -59,6 +59,13 @@ impl AgentSpec for Opencode {
     fn prompt_output(&self, context: &str) -> Option<Value> {
         Some(json!({ "additionalContext": context }))
     }
+    /// Its folder, or a project config file (`opencode.json`, `.jsonc`).
+    fn used_in(&self, base: &Path) -> bool {
+        base.join(".opencode").is_dir()
+            || ["opencode.json", "opencode.jsonc"]
+                .iter()
+                .any(|f| base.join(f).is_file())
+    }
     fn hooks(&self, _c: &HookCommands) -> Vec<HookSpec> {
         Vec::new()
     }

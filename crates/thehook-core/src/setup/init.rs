@@ -463,6 +463,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn agents_are_found_by_their_own_folders_or_programs_not_by_a_plain_github_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let nothing = |_: &str| false;
+        // Most repositories have .github/ (workflows): not Copilot's sign.
+        std::fs::create_dir_all(dir.path().join(".github/workflows")).unwrap();
+        assert_eq!(detect_agents(dir.path(), nothing), [Agent::ClaudeCode]);
+        std::fs::create_dir_all(dir.path().join(".github/hooks")).unwrap();
+        std::fs::write(dir.path().join("opencode.json"), "{}").unwrap();
+        assert_eq!(
+            detect_agents(dir.path(), nothing),
+            [Agent::Copilot, Agent::Opencode]
+        );
+        let empty = tempfile::tempdir().unwrap();
+        let found = detect_agents(empty.path(), |name| name == "copilot" || name == "opencode");
+        assert_eq!(found, [Agent::Copilot, Agent::Opencode]);
+    }
+
+    #[test]
     fn the_subagent_front_matter_is_valid_yaml_with_its_tools() {
         for (mcp, tools) in [
             (false, "Bash(/opt/bin/thehook recall:*), Bash(/opt/bin/thehook sessions:*), Bash(/opt/bin/thehook read:*)"),
