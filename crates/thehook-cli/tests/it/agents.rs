@@ -220,8 +220,7 @@ fn copilot_hooks_are_wired_trusted_by_doctor_and_given_back_byte_for_byte() {
     // Whether its program is on PATH is said for each agent wired.
     assert!(doctor.contains("Copilot CLI: "), "{doctor}");
     assert!(
-        doctor.contains("prompt hook    copilot: wired in .github/hooks/thehook.json")
-            || doctor.contains("copilot: wired in .github/hooks/thehook.json"),
+        doctor.contains("copilot: wired in .github/hooks/thehook.json"),
         "{doctor}"
     );
 

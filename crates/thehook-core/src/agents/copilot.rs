@@ -49,6 +49,14 @@ impl AgentSpec for Copilot {
     fn sent(&self, payload: &Map<String, Value>) -> bool {
         payload.contains_key("sessionId") && !payload.contains_key("session_id")
     }
+    /// It says `new` for what the others call `startup`.
+    fn session_source<'a>(&self, source: &'a str) -> &'a str {
+        if source == "new" {
+            "startup"
+        } else {
+            source
+        }
+    }
     /// Anything else on stdout (Claude Code's `hookSpecificOutput`, plain
     /// text) is dropped without a word.
     fn session_start_output(&self, context: &str) -> Value {
@@ -205,17 +213,16 @@ fn last_event(path: &Path) -> Option<String> {
     event.get("type")?.as_str().map(str::to_string)
 }
 
-/// The `cwd:` line of a session's `workspace.yaml` (a flat list of
-/// `key: value` lines; a value in quotes is YAML's quoted string).
+/// The `cwd` of a session's `workspace.yaml` (id, cwd, git_root, branch,
+/// name, times).
 fn workspace_cwd(path: &Path) -> Option<PathBuf> {
+    #[derive(serde::Deserialize)]
+    struct Workspace {
+        cwd: Option<PathBuf>,
+    }
     let text = std::fs::read_to_string(path).ok()?;
-    let value = text.lines().find_map(|l| l.strip_prefix("cwd:"))?.trim();
-    let value: String = if value.starts_with(['"', '\'']) {
-        serde_yaml::from_str(value).ok()?
-    } else {
-        value.to_string()
-    };
-    (!value.is_empty()).then(|| PathBuf::from(value))
+    let workspace: Workspace = serde_yaml::from_str(&text).ok()?;
+    workspace.cwd.filter(|cwd| !cwd.as_os_str().is_empty())
 }
 
 #[cfg(test)]

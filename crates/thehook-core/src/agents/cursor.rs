@@ -3,6 +3,8 @@
 //! `~/.cursor/projects/<slug>/agent-transcripts/<id>.jsonl`. Cursor also runs
 //! Claude Code's hooks, with its own payload (see `HookPayload::is_cursor_echo`).
 
+use std::path::{Path, PathBuf};
+
 use serde_json::{json, Map, Value};
 
 use super::claude_code::slug;
@@ -78,6 +80,15 @@ impl AgentSpec for Cursor {
         })
     }
 
+    /// Its CLI's payloads say `transcript_path: null`: the id is the file's
+    /// name in one of the projects' folders.
+    fn transcript_of(&self, session_id: &str, home: &Path) -> Option<PathBuf> {
+        let name = format!("{session_id}.jsonl");
+        subdirs(&home.join(".cursor/projects"))
+            .into_iter()
+            .map(|d| d.join("agent-transcripts").join(&name))
+            .find(|p| p.is_file())
+    }
     /// The records carry no cwd, so the folder name decides.
     fn transcripts(&self, scope: &StoreScope) -> Vec<StoredTranscript> {
         let slug = slug(scope.root);

@@ -98,7 +98,7 @@ impl Agent {
 
     /// The settings file with the agent's hooks, relative to the project.
     pub fn settings_file(self) -> PathBuf {
-        Path::new(self.folder()).join(self.spec().identity().settings_file)
+        self.settings_file_in(false)
     }
 
     /// The folder of its settings: the user's (in `$HOME`) with `global`,

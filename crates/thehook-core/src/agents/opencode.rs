@@ -162,14 +162,8 @@ mod tests {
 
     #[test]
     fn the_plugin_runs_the_program_it_was_given_quoted_as_js() {
-        let c = HookCommands {
-            retrieve: String::new(),
-            capture: String::new(),
-            prompt: None,
-            inject_on: vec![],
-            hook_bin: r#"C:\Program Files\it's "thehook".exe"#,
-            agent: "opencode",
-        };
+        let bin = r#"C:\Program Files\it's "thehook".exe"#;
+        let c = HookCommands::new(Agent::Opencode, bin, false, vec![]);
         let plugin = Opencode.plugin(&c, "MARK").unwrap();
         assert!(plugin.contains(r#"const THEHOOK = "C:\\Program Files\\it's \"thehook\".exe";"#));
         assert!(plugin.contains("\n// MARK\n"));

@@ -72,10 +72,7 @@ impl HookPayload {
             session_id: session_id.map(str::to_string),
             transcript_path: transcript.map(PathBuf::from),
             cwd,
-            // Copilot CLI says `new` for what the others call `startup`.
-            source: s("source")
-                .map(|source| if source == "new" { "startup" } else { source })
-                .map(str::to_string),
+            source: s("source").map(|source| agent.spec().session_source(source).to_string()),
             reason: s("reason").map(str::to_string),
             hook_event_name: event.map(str::to_string),
             prompt: s("prompt").map(str::to_string),

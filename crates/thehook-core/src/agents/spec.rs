@@ -40,6 +40,11 @@ pub(crate) trait AgentSpec: Sync {
     fn sent(&self, _payload: &Map<String, Value>) -> bool {
         false
     }
+    /// A payload's session-start `source` in the words of
+    /// `retrieval.inject_on` (startup, resume, clear, compact).
+    fn session_source<'a>(&self, source: &'a str) -> &'a str {
+        source
+    }
     /// The session-start output that adds `context` to the session.
     fn session_start_output(&self, context: &str) -> Value {
         json!({
@@ -171,7 +176,30 @@ pub(crate) struct HookCommands<'a> {
     pub(crate) agent: &'static str,
 }
 
-impl HookCommands<'_> {
+impl<'a> HookCommands<'a> {
+    /// The commands that run `hook_bin` for `agent`, written for the shell
+    /// it runs hooks in; the prompt's only with `on_prompt`.
+    pub(crate) fn new(
+        agent: Agent,
+        hook_bin: &'a str,
+        on_prompt: bool,
+        inject_on: Vec<&'a str>,
+    ) -> HookCommands<'a> {
+        let mut c = HookCommands {
+            retrieve: String::new(),
+            capture: String::new(),
+            prompt: None,
+            inject_on,
+            hook_bin,
+            agent: agent.as_str(),
+        };
+        let shell = agent.shell();
+        c.retrieve = c.command(shell, "retrieve");
+        c.capture = c.command(shell, "capture");
+        c.prompt = on_prompt.then(|| c.command(shell, "prompt"));
+        c
+    }
+
     /// The hook command `sub` as `shell` runs it, for a hooks file that
     /// names a command for each shell (Copilot CLI's `bash`/`powershell`).
     pub(crate) fn command(&self, shell: super::shell::Shell, sub: &str) -> String {

@@ -436,22 +436,11 @@ impl<'a> Worker<'a> {
         if let Some(p) = job.transcript_path.as_ref().filter(|p| p.is_file()) {
             return Some(p.clone());
         }
+        // Cursor's CLI and Copilot CLI name none: the session id finds it
+        // in the agent's store (as a file name, so a payload's id never
+        // walks out of the folder).
         let home = self.around.home.as_ref()?;
-        // Copilot CLI's session end names no transcript: its id does.
-        if let Some(path) =
-            crate::agents::transcript_of(job.agent, &file_stem(&job.session_id), home)
-        {
-            return Some(path);
-        }
-        // Cursor's CLI sends `transcript_path: null`.
-        // The id as a file name: a payload's id never walks out of the folder.
-        let name = format!("{}.jsonl", file_stem(&job.session_id));
-        std::fs::read_dir(home.join(".cursor/projects"))
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|d| d.path().join("agent-transcripts").join(&name))
-            .find(|p| p.is_file())
+        crate::agents::transcript_of(job.agent, &file_stem(&job.session_id), home)
     }
 
     fn meta(&self, job: &Job, t: &Transcript, d: &Distilled, heuristic: bool) -> SessionMeta {

@@ -223,10 +223,9 @@ fn parse_format(bytes: &[u8]) -> Result<Transcript, String> {
                 "a Gemini CLI chat log without its header line (sessionId)".to_string()
             })?
         }
-        Some(Format::Opencode) => unreachable!("an export is one document, never sniffed"),
         // Not JSONL: perhaps one JSON document (an opencode export, an older
-        // Gemini CLI chat), whatever the name.
-        Some(Format::Gemini) | None => {
+        // Gemini CLI chat), whatever the name. (An export is never sniffed.)
+        Some(Format::Gemini | Format::Opencode) | None => {
             let doc = serde_json::from_slice::<Value>(bytes).ok();
             if let Some(mut transcript) = doc.as_ref().and_then(opencode::parse) {
                 transcript.format = Some(Format::Opencode);

@@ -57,18 +57,16 @@ pub(super) fn is_registered(base: &Path, agent: Agent) -> bool {
 }
 
 pub(super) fn register(base: &Path, agent: Agent, o: &InitOptions) -> Result<Change> {
+    // The agent's own folder, for an agent whose file init does not write.
+    let path = base.join(file(agent).unwrap_or_else(|| agent.folder_in(o.global).into()));
     let typed = match agent.spec().mcp() {
         McpConfig::ByHand { advice } => {
             return Ok(Change {
-                path: base.join(agent.folder_in(o.global)),
+                path,
                 action: Action::ToDo,
                 detail: advice.replace("{bin}", &Value::from(o.hook_bin.as_str()).to_string()),
             })
         }
-        _ => agent.spec().mcp(),
-    };
-    let path = base.join(file(agent).expect("a file of its own"));
-    let typed = match typed {
         McpConfig::Toml { .. } => return register_codex(&path, &o.hook_bin),
         McpConfig::Json {
             user_scope_command: Some(command),
@@ -84,7 +82,6 @@ pub(super) fn register(base: &Path, agent: Agent, o: &InitOptions) -> Result<Cha
             });
         }
         McpConfig::Json { typed, .. } => typed,
-        McpConfig::ByHand { .. } => unreachable!("answered above"),
     };
     let mut entry = Map::new();
     if typed {

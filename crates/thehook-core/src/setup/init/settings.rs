@@ -13,16 +13,8 @@ use crate::error::{Error, IoContext, Result};
 
 /// The hook commands of `agent`, as init writes them.
 pub(super) fn commands(agent: Agent, o: &InitOptions) -> HookCommands<'_> {
-    let program = agent.shell().program(&o.hook_bin);
-    let command = |sub: &str| format!("{program} {sub} --agent {}", agent.as_str());
-    HookCommands {
-        retrieve: command("retrieve"),
-        capture: command("capture"),
-        prompt: o.on_prompt.then(|| command("prompt")),
-        inject_on: o.inject_on.iter().map(|s| s.as_str()).collect(),
-        hook_bin: &o.hook_bin,
-        agent: agent.as_str(),
-    }
+    let inject_on = o.inject_on.iter().map(|s| s.as_str()).collect();
+    HookCommands::new(agent, &o.hook_bin, o.on_prompt, inject_on)
 }
 
 /// The hooks init writes for `agent`, with the command each runs.
