@@ -4,6 +4,7 @@
 //! distilled into memory again).
 
 pub(crate) mod redact;
+pub mod safety;
 
 /// The first line of the block session start injects.
 pub const MEMORY_HEADING: &str = "# Project memory (thehook)";

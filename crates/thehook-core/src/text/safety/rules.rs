@@ -1,0 +1,410 @@
+//! The rules an item of memory must not break to reach an agent, each a
+//! name, what it catches and its patterns (case-insensitive). A pattern is
+//! a shape an attack takes, not a word: "ignore lint warnings in generated
+//! files" passes, "ignore all previous instructions" does not. The benign
+//! look-alikes and the planted corpus in `safety/tests.rs` hold them to it.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+/// A class of planted text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rule {
+    /// Words addressed to the model: an override, a new role, approvals.
+    AddressedToModel,
+    /// Keeping something from the user.
+    Concealment,
+    /// Code fetched from the network and run.
+    RemoteCode,
+    /// Keys and credentials read, or pointed at.
+    CredentialRead,
+    /// Data sent out: URLs that carry a placeholder or a secret, uploads.
+    Exfiltration,
+    /// Chat-role and system delimiters.
+    RoleDelimiter,
+    /// An encoded payload to decode and run.
+    EncodedPayload,
+}
+
+impl Rule {
+    pub const ALL: [Rule; 7] = [
+        Rule::AddressedToModel,
+        Rule::Concealment,
+        Rule::RemoteCode,
+        Rule::CredentialRead,
+        Rule::Exfiltration,
+        Rule::RoleDelimiter,
+        Rule::EncodedPayload,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::AddressedToModel => "addressed-to-model",
+            Rule::Concealment => "concealment",
+            Rule::RemoteCode => "remote-code",
+            Rule::CredentialRead => "credential-read",
+            Rule::Exfiltration => "exfiltration",
+            Rule::RoleDelimiter => "role-delimiter",
+            Rule::EncodedPayload => "encoded-payload",
+        }
+    }
+
+    /// What the rule catches, in a few words (review, docs/security.md).
+    pub fn what(self) -> &'static str {
+        match self {
+            Rule::AddressedToModel => {
+                "tells the model to override its instructions, take a new role or approve tool calls"
+            }
+            Rule::Concealment => "tells the model to keep something from the user",
+            Rule::RemoteCode => "runs code fetched from the network",
+            Rule::CredentialRead => "reads or points at keys and credentials",
+            Rule::Exfiltration => "sends data out (a URL with a placeholder or a secret, an upload)",
+            Rule::RoleDelimiter => "carries a chat-role or system delimiter",
+            Rule::EncodedPayload => "carries an encoded payload to decode and run",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Rule> {
+        Rule::ALL.into_iter().find(|r| r.name() == name)
+    }
+}
+
+impl std::fmt::Display for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The first rule `text` breaks, with the text that matched.
+pub(super) fn first_match(text: &str) -> Option<(Rule, &str)> {
+    if text.trim().is_empty() {
+        return None;
+    }
+    for check in CHECKS.iter() {
+        if let Some(found) = (check.find)(text) {
+            return Some((check.rule, found));
+        }
+    }
+    // Cheap gate before the three-part check.
+    let lower = text.to_ascii_lowercase();
+    if ["decode", "atob", "base64"].iter().any(|w| lower.contains(w)) {
+        if let Some(blob) = encoded_payload(text) {
+            return Some((Rule::EncodedPayload, blob));
+        }
+    }
+    None
+}
+
+struct Check {
+    rule: Rule,
+    find: fn(&str) -> Option<&str>,
+}
+
+static CHECKS: LazyLock<Vec<Check>> = LazyLock::new(|| {
+    vec![
+        Check {
+            rule: Rule::RoleDelimiter,
+            find: role_delimiter,
+        },
+        Check {
+            rule: Rule::AddressedToModel,
+            find: |t| first(&ADDRESSED, t),
+        },
+        Check {
+            rule: Rule::Concealment,
+            find: |t| first(&CONCEALMENT, t),
+        },
+        Check {
+            rule: Rule::RemoteCode,
+            find: remote_code,
+        },
+        Check {
+            rule: Rule::CredentialRead,
+            find: credential_read,
+        },
+        Check {
+            rule: Rule::Exfiltration,
+            find: exfiltration,
+        },
+    ]
+});
+
+fn compile(patterns: &[&str]) -> Vec<Regex> {
+    patterns
+        .iter()
+        .map(|p| Regex::new(&format!("(?i){p}")).expect("a safety pattern compiles"))
+        .collect()
+}
+
+fn first<'t>(patterns: &[Regex], text: &'t str) -> Option<&'t str> {
+    patterns.iter().find_map(|p| p.find(text)).map(|m| m.as_str())
+}
+
+static ADDRESSED: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    compile(&[
+        // Overrides: "ignore all previous instructions", "disregard your rules".
+        r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|any|the|of|these|those|every|your|my)\s+){0,3}(?:previous|prior|above|earlier|preceding|original|system|safety|developer|all|your|any|other)\s+(?:\w+\s+)?(?:instructions?|prompts?|rules|guidelines|directives|guardrails|constraints|messages)\b",
+        // A new role.
+        r"\byou\s+are\s+(?:now|no\s+longer)\b",
+        r"\bfrom\s+now\s+on,?\s+(?:you|the\s+(?:assistant|agent|model|ai))\b",
+        r"\b(?:new|updated|real|actual|true)\s+(?:system\s+)?instructions?\s*:",
+        r"\b(?:enter|enable|activate|switch\s+to)\s+(?:developer|god|jailbreak|dan|unrestricted)\s+mode\b",
+        r"\bpretend\s+(?:to\s+be|you\s+are)\b",
+        r"\b(?:act|behave|respond)\s+as\s+(?:if\s+you\s+(?:are|were)\s+)?(?:an?\s+)?(?:unrestricted|unfiltered|jailbroken|evil|malicious|dan)\b",
+        // Approvals: "approve every tool call", "without asking the user".
+        r"\b(?:auto-?approve|approve|accept|allow|grant|confirm)\s+(?:all|every|any|each)\s+(?:\w+\s+)?(?:tool\s*(?:calls?|uses?|requests?)|permission\s*(?:requests?|prompts?)?|permissions|shell\s+commands?|commands?)\b",
+        r"\bwithout\s+(?:asking|prompting|confirmation\s+from|checking\s+with|consulting)\s+(?:the\s+)?(?:user|human|developer|operator)\b",
+        // Addressed to the model by name.
+        r"\b(?:note|message)\s+to\s+(?:the\s+|any\s+|all\s+)?(?:ai|llm|assistant|agents?|model|claude|codex|gemini|copilot)\b",
+        r"\bif\s+you\s+are\s+(?:an?\s+)?(?:ai|llm|language\s+model|assistant|coding\s+agent|agent|claude|codex|gemini|copilot|chatgpt)\b",
+        r"\b(?:ai|llm)\s+(?:agents?|assistants?|models?)\s+(?:reading|processing|that\s+reads?)\s+this\b",
+        r"\b(?:reveal|print|show|output|repeat|leak|dump|override|replace)\s+(?:your|the)\s+(?:system\s+prompt|hidden\s+instructions|instructions\s+above)\b",
+    ])
+});
+
+static CONCEALMENT: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    compile(&[
+        r"\b(?:do\s+not|don't|dont|never|without)\s+(?:tell|telling|inform|informing|mention|mentioning|notify|notifying|alert|alerting|reveal|revealing|disclose|disclosing|report|reporting|show|showing)\s+(?:this\s+|it\s+|that\s+|anything\s+|any\s+of\s+this\s+)?(?:to\s+)?(?:the\s+)?(?:user|human|developer|operator|reviewer)s?\b",
+        r"\b(?:hide|conceal|keep)\s+(?:this|it|that|these|them|the)\s+(?:\w+\s+)?(?:(?:secret|hidden)\s+)?from\s+(?:the\s+)?(?:user|human|developer|reviewer|operator)s?\b",
+        r"\b(?:silently|secretly|covertly|invisibly)\s+(?:run|execute|send|upload|post|install|download|modify|exfiltrate|copy|insert|append|push|commit)\b",
+        r"\b(?:do\s+not|don't|never)\s+(?:mention|reveal|disclose|acknowledge)\s+(?:this|these|that)\s+(?:instructions?|note|message|step|line)\b",
+        r"\bthe\s+user\s+(?:must|should)\s+(?:not|never)\s+(?:know|see|notice|be\s+told)\b",
+    ])
+});
+
+static PIPE_TO_SHELL: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    compile(&[
+        // curl ... | sh, wget -O- ... | sudo bash, iwr ... | iex
+        r"\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^\n|;&]*\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:sh|bash|zsh|ksh|dash|fish|python[0-9.]*|perl|ruby|node|deno|bun|php|iex|invoke-expression|pwsh|powershell|source)\b",
+        // bash <(curl ...), sh -c "$(curl ...)", python -c "$(wget ...)", eval "$(curl ...)"
+        r#"\b(?:sh|bash|zsh|ksh|dash|python[0-9.]*|perl|ruby|node|eval|source)\s+(?:-c\s+)?["']?\s*[<$]\(\s*(?:curl|wget|iwr|irm)\b"#,
+        // iex (iwr ...), Invoke-Expression (New-Object Net.WebClient).DownloadString(...)
+        r"\b(?:iex|invoke-expression)\b[^\n]{0,80}?(?:\b(?:iwr|irm|invoke-webrequest|invoke-restmethod|start-bitstransfer)\b|downloadstring|downloadfile|net\.webclient)",
+        // Downloaded, then run.
+        r"\b(?:curl|wget)\b[^\n]*?\s(?:-o|-O|--output)\s*\S+[^\n]*?(?:&&|;)\s*(?:sudo\s+)?(?:sh|bash|zsh|python[0-9.]*|chmod\s+\+x)\b",
+    ])
+});
+
+fn remote_code(text: &str) -> Option<&str> {
+    PIPE_TO_SHELL
+        .iter()
+        .flat_map(|p| p.find_iter(text))
+        .map(|m| m.as_str())
+        .find(|found| !only_loopback(found))
+}
+
+/// Pointing at these is pointing at a secret, whatever the verb.
+static SECRET_STORES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    compile(&[
+        r"\.ssh/[\w.*-]+",
+        r"\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?:\.pub\b)?",
+        r"\.aws/credentials\b",
+        r"\.config/gcloud/(?:credentials|application_default_credentials|legacy_credentials|access_tokens)",
+        r"\.azure/(?:accessTokens|msal_token_cache)",
+        r"\.git-credentials\b",
+        r"(?:^|[\s/~'`])[._]netrc\b",
+        r"\.pgpass\b",
+        r"\.gnupg/(?:private-keys|secring)",
+        r"\.password-store\b",
+        r"\.vault-token\b",
+        r"/etc/(?:shadow|gshadow|sudoers)\b",
+        r"\bsecurity\s+(?:find-(?:generic|internet)-password|dump-keychain)\b",
+        r"\blogin\.keychain\b",
+    ])
+});
+
+/// Files that hold secrets in a project, read or sent by a command.
+static SECRET_FILE_READ: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    compile(&[
+        r"\b(?:cat|less|more|head|tail|get-content|base64|xxd|strings|print|dump|display|show|output|upload|send|post|paste|exfiltrate|leak|scp|rsync|attach)\b[^\n]{0,60}?(?:(?:^|[\s/~'`(])\.env(?:\.(?:local|production|prod|development|dev|staging|test))?\b|\.npmrc\b|\.pypirc\b|\.kube/config\b|\.docker/config\.json\b|\bcredentials\.json\b|\bsecrets?\.(?:json|ya?ml|toml|env)\b|service[-_]?account[\w.-]*\.json\b|[\w-]+\.(?:pem|key|p12|pfx|kdbx)\b)",
+        r"\b(?:echo|print|printf|printenv|cat|write-output|write-host|log|output)\b[^\n]{0,20}?\$(?:env:)?\{?[A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|ACCESS_KEY|CREDENTIALS?)[A-Za-z0-9_]*",
+    ])
+});
+
+fn credential_read(text: &str) -> Option<&str> {
+    let store = SECRET_STORES
+        .iter()
+        .flat_map(|p| p.find_iter(text))
+        .map(|m| m.as_str())
+        .find(|found| !public_ssh_file(found));
+    store.or_else(|| first(&SECRET_FILE_READ, text))
+}
+
+/// `~/.ssh/known_hosts`, `config`, `authorized_keys` and public keys are
+/// not secrets.
+fn public_ssh_file(found: &str) -> bool {
+    let name = found.rsplit('/').next().unwrap_or(found);
+    let name = name.trim_end_matches(['.', ',', ';', ':', '*']);
+    name.ends_with(".pub") || matches!(name, "known_hosts" | "config" | "authorized_keys")
+}
+
+static UPLOADS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    compile(&[
+        // A network command sending a secret: curl -d "$(cat ~/.aws/...)",
+        // curl -F f=@.env https://..., wget --post-file=..., nc host < .env
+        r"\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|nc|ncat|netcat|scp|http)\b[^\n]*?(?:\s-d|\s--data[\w-]*|\s-F|\s--form|\s-T|\s--upload-file|\s--post-(?:data|file)|\s-Body|\s-InFile|\s<)[=\s]*[^\n]*?(?:\.env\b|\.ssh/|\.aws/|credentials|/etc/passwd|\$\(\s*(?:cat|env|printenv|history)\b|\$\{?[A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|API_?KEY|CREDENTIALS?)|\bprintenv\b)",
+        // Prose: "send the API keys to https://...".
+        r"\b(?:send|post|upload|exfiltrate|forward|transmit|leak|email)\s+(?:(?:all|the|your|any|its|their|every|of)\s+)*(?:[\w.-]+\s+){0,2}?(?:secrets?|tokens?|keys?|credentials?|passwords?|env(?:ironment)?\s+variables?|\.env|conversation|chat\s+history|source\s+code|cookies?)\b[^\n]{0,80}?\b(?:to|at|via|into)\s+(?:https?://\S+|\S+@\S+\.[a-z]{2,}|(?:[a-z0-9-]+\.)+[a-z]{2,}\b)",
+    ])
+});
+
+static URL: LazyLock<Regex> = LazyLock::new(|| {
+    // `$(...)` inside a URL is kept whole: it is the data the URL carries.
+    Regex::new(r#"(?i)\b(?:https?|ftp|wss?)://(?:\$\([^)\n]*\)|[^\s<>"'`()])+"#)
+        .expect("the URL pattern compiles")
+});
+
+/// Placeholders a URL is filled with to carry data: `{secret}`,
+/// `{{conversation}}`, `<TOKEN>`, `[DATA]`, `$API_KEY`, `$(cat ...)`.
+static PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\$\(|\$\{|\$[A-Za-z_]|\{\{?[^{}]*\}\}?|<[^<>]*>|\[[^\[\]]*\]|%7B|%3C|%5B|%24")
+        .expect("the placeholder pattern compiles")
+});
+
+/// Words that name the data a placeholder or parameter would carry.
+static DATA_WORD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)secret|token|key|pass|cred|auth|cookie|session|env|data|content|conversation|chat|history|context|memory|prompt|ssh|private|summary|redacted")
+        .expect("the data-word pattern compiles")
+});
+
+fn exfiltration(text: &str) -> Option<&str> {
+    let upload = UPLOADS
+        .iter()
+        .flat_map(|p| p.find_iter(text))
+        .map(|m| m.as_str())
+        .find(|found| !only_loopback(found));
+    upload.or_else(|| {
+        URL.find_iter(text)
+            .map(|m| m.as_str())
+            .find(|u| carries_data(u))
+    })
+}
+
+/// A URL to another host whose query, fragment or path is filled with
+/// data: a command's output, a variable, a placeholder naming data, or a
+/// parameter named for a secret with a value.
+fn carries_data(raw: &str) -> bool {
+    let raw = raw.trim_end_matches(['.', ',', ';', ':', '!', '?', '*']);
+    if loopback_url(raw) {
+        return false;
+    }
+    let Some((_, after_host)) = raw.split_once("://").and_then(|(_, r)| {
+        r.find(['/', '?', '#'])
+            .map(|at| r.split_at(at))
+            .or(Some((r, "")))
+    }) else {
+        return false;
+    };
+    if after_host.contains("$(") || after_host.contains("${") {
+        return true;
+    }
+    let (path, query) = after_host.split_once(['?', '#']).unwrap_or((after_host, ""));
+    let placeholder_naming_data = |part: &str| {
+        PLACEHOLDER
+            .find_iter(part)
+            .any(|m| DATA_WORD.is_match(m.as_str()) || m.as_str().starts_with('$'))
+    };
+    if placeholder_naming_data(query) || path.contains("$(") {
+        return true;
+    }
+    // `?token=...`, `&api_key=...`: a parameter named for a secret, with a value.
+    query.split(['&', ';', '#', '?']).any(|pair| {
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        SECRET_PARAMETER.is_match(name) && value.len() >= 4
+    })
+}
+
+static SECRET_PARAMETER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(?:token|secret|key|api[_-]?key|apikey|access[_-]?token|auth|password|passwd|pwd|credentials?|session|cookie|ssh[_-]?key|private[_-]?key|env|data)$")
+        .expect("the secret-parameter pattern compiles")
+});
+
+/// Whether every network target in `found` is this machine.
+fn only_loopback(found: &str) -> bool {
+    let urls: Vec<&str> = URL.find_iter(found).map(|m| m.as_str()).collect();
+    if urls.is_empty() {
+        return LOOPBACK_HOST.is_match(found);
+    }
+    urls.iter().all(|u| loopback_url(u))
+}
+
+static LOOPBACK_HOST: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?:^|[\s@/])(?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[::1\])(?::\d+)?(?:[/\s]|$)")
+        .expect("the loopback pattern compiles")
+});
+
+fn loopback_url(raw: &str) -> bool {
+    let Ok(url) = url::Url::parse(raw) else {
+        return false;
+    };
+    match url.host() {
+        Some(url::Host::Domain(d)) => d == "localhost" || d.ends_with(".localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback() || ip.is_unspecified(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
+}
+
+static ROLE_DELIMITERS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    compile(&[
+        r"<\|\s*(?:im_start|im_end|im_sep|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id|begin_of_text|end_of_turn|start_of_turn)\s*\|>",
+        r"\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>",
+        r"</?\s*(?:system|system[-_ ]?(?:prompt|reminder|message|instructions?)|assistant|human|user[-_ ]?(?:prompt|query|instructions?|message)|instructions|developer|tool[-_ ]?(?:result|output)|function[-_ ]?results?|important)\s*>",
+        r"(?m)^\s*(?:[-*+]\s+)?(?:#{1,6}\s*)?(?:system|assistant|human|developer)\s*(?:message|prompt)?\s*:",
+    ])
+});
+
+/// A delimiter outside a `code span` (inside one, it is shown as quoted code).
+fn role_delimiter(text: &str) -> Option<&str> {
+    let spans = code_spans(text);
+    ROLE_DELIMITERS
+        .iter()
+        .flat_map(|p| p.find_iter(text))
+        .find(|m| !spans.iter().any(|s| s.start <= m.start() && m.end() <= s.end))
+        .map(|m| m.as_str())
+}
+
+/// Byte ranges of the inline code spans of `text`.
+fn code_spans(text: &str) -> Vec<std::ops::Range<usize>> {
+    let mut spans = Vec::new();
+    let mut at = 0;
+    while let Some(open) = text[at..].find('`').map(|o| at + o) {
+        let run = text[open..].len() - text[open..].trim_start_matches('`').len();
+        let fence = &text[open..open + run];
+        match text[open + run..].find(fence) {
+            Some(close) => {
+                let end = open + run + close + run;
+                spans.push(open..end);
+                at = end;
+            }
+            None => at = open + run,
+        }
+    }
+    spans
+}
+
+static BLOB: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"[A-Za-z0-9+/_-]{24,}={0,2}").expect("the blob pattern compiles")
+});
+static DECODE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bbase64\s+(?:-d|--decode|-D)\b|\bb64decode\b|\batob\b|frombase64string|\bdecode[ds]?\b|\bbase64[- ]decod")
+        .expect("the decode pattern compiles")
+});
+static RUN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\|\s*(?:sudo\s+)?(?:sh|bash|zsh|python[0-9.]*|node|perl|iex|invoke-expression|pwsh)\b|\b(?:run|execute|eval|exec|follow|obey|invoke)\b")
+        .expect("the run pattern compiles")
+});
+
+/// A base64 blob (mixed case and digits, so not a hash or a word) with
+/// words to decode it and to run or follow what it says.
+fn encoded_payload(text: &str) -> Option<&str> {
+    let blob = BLOB.find_iter(text).map(|m| m.as_str()).find(|b| {
+        b.chars().any(|c| c.is_ascii_uppercase())
+            && b.chars().any(|c| c.is_ascii_lowercase())
+            && b.chars().any(|c| c.is_ascii_digit())
+    })?;
+    (DECODE.is_match(text) && RUN.is_match(text)).then_some(blob)
+}
