@@ -37,7 +37,7 @@ pub enum Command {
     Remember(RememberArgs),
     /// Remove an item from its markdown file and from the index.
     Forget(ForgetArgs),
-    /// List stale items (a cited path or symbol is gone, a decision was superseded), or confirm, rewrite or forget one.
+    /// List what is withheld from agents (a safety rule broken) and what is stale (a cited path or symbol gone, a decision superseded); release, confirm, rewrite or forget one.
     Review(ReviewArgs),
     /// Check the install (model, ONNX Runtime, index, permissions, hooks) and print fixes.
     Doctor(JsonFlag),
@@ -211,6 +211,11 @@ pub struct ReviewArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum ReviewAction {
+    /// A withheld item or title is safe: agents are given it (recorded in this clone only, in .git/thehook/released.txt; never committed).
+    Release {
+        /// The item's id as `review` prints it (a unique prefix of 4+ characters).
+        id: String,
+    },
     /// The item is still true: it stops being stale (recorded in .thehook/confirmed.txt).
     Confirm {
         /// The item's id as `review` prints it (a unique prefix of 4+ characters).
@@ -223,7 +228,7 @@ pub enum ReviewAction {
         /// The new text.
         text: String,
     },
-    /// Remove the item from its markdown file and the index.
+    /// Remove the item (or a withheld session title) from its markdown file and the index.
     Forget {
         /// The item's id as `review` prints it (a unique prefix of 4+ characters).
         id: String,

@@ -19,6 +19,7 @@ use thehook_core::error::Words;
 use thehook_core::help;
 use thehook_core::memory::embed::SearchPaths;
 use thehook_core::memory::shared::with_memory;
+use thehook_core::text::safety;
 use thehook_core::{env, Error, ItemRef, Memory, Project, RecallRequest, RememberRequest};
 
 use crate::output::Output;
@@ -154,12 +155,14 @@ impl Server {
     ) -> Result<CallToolResult, ErrorData> {
         self.answer(move |state| {
             let types: Vec<String> = p.kind.into_iter().collect();
-            let request = RecallRequest::parse(p.query, p.k, &types, p.since.as_deref(), None)?;
+            let request =
+                RecallRequest::parse(p.query, p.k, &types, p.since.as_deref(), None)?.for_agents();
             let hits = state.with_memory(false, |m| m.recall(&request))?;
             if hits.is_empty() {
                 return Ok(format!("nothing in memory matches {:?}", request.query));
             }
-            Ok(hits_text(&hits, &|_, s| s.to_string()))
+            let text = hits_text(&hits, &|_, s| s.to_string());
+            Ok(format!("{}\n{text}", thehook_core::text::MEMORY_IS_DATA))
         })
         .await
     }
@@ -198,7 +201,7 @@ impl Server {
             if listing.sessions.is_empty() {
                 return Ok("no past sessions of this project were found".into());
             }
-            Ok(browse::render_listing(&listing))
+            Ok(safety::guard_lines(&browse::render_listing(&listing)))
         })
         .await
     }
@@ -219,7 +222,7 @@ impl Server {
             )?;
             let source = browse::find(&state.project(), &home, &p.id, false)?;
             let reading = browse::read(&browse::open(&source)?, &options);
-            Ok(reading.text)
+            Ok(safety::guard_lines(&reading.text))
         })
         .await
     }

@@ -19,6 +19,12 @@ pub(crate) fn hits_text(hits: &[Hit], paint: &dyn Fn(Style, &str) -> String) -> 
             paint(Style::Dim, &item.id),
         ));
         lines.push(format!("  {}", one_line(&item.text, 400)));
+        if let Some(w) = &item.withheld {
+            lines.push(paint(
+                Style::Warn,
+                &format!("  withheld from agents: {}: {}", w.rule, w.rule.what()),
+            ));
+        }
         if let Some(why) = &hit.stale {
             lines.push(paint(Style::Warn, &format!("  stale: {why}")));
         }

@@ -130,6 +130,13 @@ impl RecallRequest {
         }
     }
 
+    /// The same request answering an agent (the MCP tools, the hooks):
+    /// withheld items are left out, never shown marked.
+    pub fn for_agents(mut self) -> RecallRequest {
+        self.filter.agents_only = true;
+        self
+    }
+
     /// The same request for another query (one query a line).
     pub fn with_query(&self, query: impl Into<String>) -> RecallRequest {
         RecallRequest {
@@ -175,6 +182,7 @@ impl RecallRequest {
         request.filter = Filter {
             kinds: types.iter().map(|t| parse_kind(t)).collect::<Result<_>>()?,
             since: since.map(parse_since).transpose()?,
+            agents_only: false,
         };
         if let Some(mode) = mode {
             request.mode = parse_mode(mode)?;

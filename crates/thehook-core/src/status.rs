@@ -22,6 +22,9 @@ pub struct Status {
     /// Items that cite a path or symbol gone from the checkout, or that are
     /// superseded (the symbols as last checked): `thehook review` lists them.
     pub stale_items: usize,
+    /// Items and session titles a safety rule withholds from agents:
+    /// `thehook review` lists them, to release or forget.
+    pub withheld_items: usize,
     pub failed_captures: usize,
     pub queued_captures: usize,
     pub index_path: String,
@@ -65,9 +68,11 @@ impl Status {
             .iter()
             .filter(|i| staleness.reason(i).is_some())
             .count();
+        let withheld_items = crate::memory::withheld::entries(memory.index())?.len();
         Ok(Status {
             project: memory.project().root().display().to_string(),
             stale_items,
+            withheld_items,
             sessions: count_files(&memory.project().sessions_dir(), "md"),
             knowledge_files: count_files(&memory.project().knowledge_dir(), "md"),
             failed_captures,

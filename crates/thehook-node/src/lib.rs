@@ -131,6 +131,9 @@ pub struct RecallHit {
     /// Why the item may no longer be true (a path or symbol gone from the
     /// checkout, a superseded decision); absent when it is not stale.
     pub stale: Option<String>,
+    /// The safety rule that withholds the item from agents and why
+    /// (`rule: what it catches`); absent when agents may be given it.
+    pub withheld: Option<String>,
 }
 
 /// The core's hit, every field of it (the CLI's `recall --json` prints the same).
@@ -149,6 +152,10 @@ impl From<Hit> for RecallHit {
             score: h.score as f64,
             duplicates: h.duplicates,
             stale: h.stale,
+            withheld: h
+                .item
+                .withheld
+                .map(|w| format!("{}: {}", w.rule, w.rule.what())),
         }
     }
 }

@@ -137,6 +137,9 @@ pub struct StatusResult {
     /// Items that cite a path or symbol gone from the checkout, or that a
     /// later decision superseded: never injected (`thehook review` lists them).
     pub stale_items: u32,
+    /// Items and session titles a safety rule withholds from agents
+    /// (`thehook review` lists them).
+    pub withheld_items: u32,
     pub failed_captures: u32,
     pub queued_captures: u32,
     /// The embedding model in use, or null when thehook runs lexical-only.
@@ -193,6 +196,7 @@ pub fn status(options: Option<ProjectOptions>) -> AsyncTask<CoreTask<StatusResul
             items: s.index.items as u32,
             vectors: s.index.vectors as u32,
             stale_items: s.stale_items as u32,
+            withheld_items: s.withheld_items as u32,
             failed_captures: s.failed_captures as u32,
             queued_captures: s.queued_captures as u32,
             llm_today: (&s.llm.today).into(),

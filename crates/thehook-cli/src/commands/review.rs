@@ -1,7 +1,10 @@
-//! `review`: the stale items, and what a person decides about each.
+//! `review`: what is withheld from agents and what is stale, and what a
+//! person decides about each.
 
 use serde_json::json;
 use thehook_core::memory::embed::SearchPaths;
+use thehook_core::memory::item::Item;
+use thehook_core::memory::withheld::WithheldEntry;
 use thehook_core::{ItemRef, Project, RewriteRequest};
 
 use crate::args::{ReviewAction, ReviewArgs};
@@ -17,7 +20,15 @@ pub(super) fn review(
 ) -> CommandResult {
     let mut memory = super::memory::open(project, paths, false, out)?;
     let (done, item) = match &args.action {
-        None => return list(&memory.stale_items()?, args.json, out),
+        None => {
+            let withheld = memory.withheld()?;
+            let stale = memory.stale_items()?;
+            return list(&withheld, &stale, args.json, out);
+        }
+        Some(ReviewAction::Release { id }) => {
+            let entry = memory.release(&ItemRef::parse(id)?)?;
+            return released(&entry, args.json, out);
+        }
         Some(ReviewAction::Confirm { id }) => ("confirmed", memory.confirm(&ItemRef::parse(id)?)?),
         Some(ReviewAction::Rewrite { id, text }) => (
             "rewrote",
@@ -33,22 +44,59 @@ pub(super) fn review(
     Ok(Exit::Success)
 }
 
+fn released(entry: &WithheldEntry, as_json: bool, out: &mut Output) -> CommandResult {
+    if as_json {
+        out.print(&json!({ "done": "released", "item": entry }).to_string());
+    } else {
+        out.print(&format!(
+            "released {} ({}): agents are given it from now on, in this clone only",
+            entry.id, entry.citation
+        ));
+    }
+    Ok(Exit::Success)
+}
+
 fn list(
-    stale: &[(thehook_core::memory::item::Item, String)],
+    withheld: &[WithheldEntry],
+    stale: &[(Item, String)],
     as_json: bool,
     out: &mut Output,
 ) -> CommandResult {
     if as_json {
-        let items: Vec<_> = stale
+        let stale: Vec<_> = stale
             .iter()
             .map(|(item, why)| json!({ "item": item, "citation": item.citation(), "stale": why }))
             .collect();
-        out.print(&serde_json::to_string_pretty(&json!({ "stale": items })).expect("json"));
+        let listing = json!({ "withheld": withheld, "stale": stale });
+        out.print(&serde_json::to_string_pretty(&listing).expect("json"));
         return Ok(Exit::Success);
     }
-    if stale.is_empty() {
-        out.print("nothing is stale: every cited path and symbol is in the checkout");
-        return Ok(Exit::Success);
+    for entry in withheld {
+        out.print(&format!(
+            "{}  {}  {}",
+            out.paint(Style::Path, &entry.citation),
+            out.paint(Style::Kind, &entry.kind),
+            out.paint(Style::Dim, &entry.id),
+        ));
+        out.print(&format!("  {}", one_line(&entry.text, 200)));
+        out.print(&out.paint(
+            Style::Warn,
+            &format!(
+                "  withheld: {}: {} (matched \"{}\")",
+                entry.withheld.rule,
+                entry.withheld.rule.what(),
+                entry.withheld.matched
+            ),
+        ));
+        let by = entry.committed_by.as_deref().unwrap_or("not committed");
+        out.print(&out.paint(Style::Dim, &format!("  committed by: {by}")));
+    }
+    if !withheld.is_empty() {
+        out.print(&format!(
+            "\n{} item(s) withheld from agents. For each: `thehook review release <id>` (safe: \
+             agents get it, in this clone only) or `thehook review forget <id>`.\n",
+            withheld.len()
+        ));
     }
     for (item, why) in stale {
         out.print(&format!(
@@ -59,6 +107,10 @@ fn list(
         ));
         out.print(&format!("  {}", one_line(&item.text, 200)));
         out.print(&out.paint(Style::Warn, &format!("  stale: {why}")));
+    }
+    if stale.is_empty() {
+        out.print("nothing is stale: every cited path and symbol is in the checkout");
+        return Ok(Exit::Success);
     }
     out.print(&format!(
         "\n{} stale item(s), never injected at session start. For each: \

@@ -43,6 +43,14 @@ pub(super) fn status(
     out.print(&format!(
         "stale        {stale} (not injected; see `thehook review`)"
     ));
+    let withheld = format!("{}", status.withheld_items);
+    let withheld = match status.withheld_items {
+        0 => withheld,
+        _ => out.paint(Style::Warn, &withheld),
+    };
+    out.print(&format!(
+        "withheld     {withheld} (a safety rule keeps them from agents; see `thehook review`)"
+    ));
     let failed = format!("{}", status.failed_captures);
     let failed = if status.failed_captures > 0 {
         out.paint(Style::Warn, &failed)

@@ -23,6 +23,8 @@ pub enum Step {
     Sessions,
     /// Read a past session.
     Read,
+    /// Review what memory withholds or holds stale (to find an id).
+    Review,
     /// Redo the captures that failed.
     RetryCaptures,
     /// Run in another project folder.
@@ -67,6 +69,8 @@ impl Step {
             (Read, Cli) => "run `thehook read <id>`",
             (Read, Node) => "run `npx thehook read <id>`",
             (Read, Mcp) => "use the `read` tool",
+            (Review, Cli | Mcp) => "run `thehook review`",
+            (Review, Node) => "run `npx thehook review`",
             (RetryCaptures, Cli | Mcp) => "run `thehook capture --retry`",
             (RetryCaptures, Node) => "call `capture({ retry: true })`",
             (ProjectDir, Cli | Mcp) => "run thehook from that project (`-C DIR`)",

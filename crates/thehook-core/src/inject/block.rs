@@ -12,6 +12,8 @@ use crate::text::clip_chars;
 pub(crate) const MAX_CHARS: usize = 9_500;
 
 const HEADER: &str = crate::text::MEMORY_HEADING;
+/// The line under the heading: what the notes are, and are not.
+const PREAMBLE: &str = crate::text::MEMORY_IS_DATA;
 
 /// One line of the block, under its section.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,11 +79,14 @@ pub(crate) fn render(
         .iter()
         .map(String::as_str)
         .chain(lines.iter().map(|l| l.text.as_str()))
-        .chain([HEADER])
+        .chain([HEADER, PREAMBLE])
         .chain(notice.as_deref());
     let counter = TokenCounter::new(availability, token_budget, every_text, stored_counts);
-    let mut used_chars = HEADER.len() + 1 + notice.as_ref().map_or(0, |n| n.len() + 1);
-    let mut used_tokens = counter.count(HEADER) + notice.as_ref().map_or(0, |n| counter.count(n));
+    let mut used_chars =
+        HEADER.len() + 1 + PREAMBLE.len() + 1 + notice.as_ref().map_or(0, |n| n.len() + 1);
+    let mut used_tokens = counter.count(HEADER)
+        + counter.count(PREAMBLE)
+        + notice.as_ref().map_or(0, |n| counter.count(n));
     let mut kept: Vec<Vec<&BlockLine>> = vec![Vec::new(); headings.len()];
     for line in lines {
         let heading = kept[line.section]
@@ -99,7 +104,7 @@ pub(crate) fn render(
         used_tokens += tokens;
         kept[line.section].push(line);
     }
-    let mut text = String::from(HEADER);
+    let mut text = format!("{HEADER}\n{PREAMBLE}");
     let mut cited = Vec::new();
     for (section, lines) in kept.iter().enumerate().filter(|(_, l)| !l.is_empty()) {
         text.push('\n');

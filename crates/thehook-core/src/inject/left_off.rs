@@ -174,6 +174,7 @@ mod tests {
             title: Some(format!("session {n}")),
             files: files.iter().map(|f| f.to_string()).collect(),
             gist: None,
+            withheld_title: None,
             line: 7,
         }
     }

@@ -136,7 +136,7 @@ pub fn on_prompt(
         let cited: Vec<&str> = lines.iter().map(|f| f.cited.as_str()).collect();
         given.add(&cited)?;
     }
-    let mut text = String::from(HEADING);
+    let mut text = format!("{HEADING}\n{}", crate::text::MEMORY_IS_DATA);
     for found in &lines {
         text.push('\n');
         text.push_str(&found.line);
@@ -268,7 +268,7 @@ fn by_words(
     let query_terms: HashSet<String> = analyzer.terms(&query).into_iter().collect();
     let candidates = memory
         .index()
-        .candidates(&query, None, POOL, &Filter::default())?
+        .candidates(&query, None, POOL, &Filter::for_agents())?
         .lexical;
     let Some(best) = candidates.first().map(|(_, s)| *s) else {
         return Ok(Vec::new());

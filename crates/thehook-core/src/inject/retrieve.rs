@@ -280,7 +280,8 @@ fn section_titles() -> impl Iterator<Item = &'static str> {
 }
 
 /// Items for each group, in group order, at most `max` in all. Stale
-/// items (a path or symbol gone, a superseded decision) are never picked.
+/// items (a path or symbol gone, a superseded decision) and withheld ones
+/// (a safety rule broken) are never picked.
 fn pick(
     memory: &Memory,
     query: &str,
@@ -295,7 +296,7 @@ fn pick(
     } else {
         memory
             .index()
-            .candidates(query, vector, CANDIDATE_POOL, &Filter::default())?
+            .candidates(query, vector, CANDIDATE_POOL, &Filter::for_agents())?
     };
     let mode = if vector.is_some() {
         Mode::Hybrid
@@ -338,7 +339,10 @@ fn pick(
             .into_iter()
             .chain(then)
             .filter(|i| {
-                included(i, include) && seen.insert(i.id.clone()) && staleness.reason(i).is_none()
+                i.for_agents()
+                    && included(i, include)
+                    && seen.insert(i.id.clone())
+                    && staleness.reason(i).is_none()
             })
             .collect();
         if !group.by_recency {
@@ -469,7 +473,10 @@ pub fn warm(root: &Path, paths: &SearchPaths) -> Result<String> {
     let config = memory.config().retrieval.clone();
     let mut texts: Vec<String> = section_titles()
         .map(|t| format!("## {t}"))
-        .chain([crate::text::MEMORY_HEADING.to_string()])
+        .chain([
+            crate::text::MEMORY_HEADING.to_string(),
+            crate::text::MEMORY_IS_DATA.to_string(),
+        ])
         .collect();
     let sessions = left_off_sessions(&memory, &context, None, &config)?;
     for v in [None, vector.as_deref()] {

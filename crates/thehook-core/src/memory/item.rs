@@ -3,6 +3,8 @@
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::text::safety::Withheld;
+
 /// What kind of fact an item is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "lowercase")]
@@ -87,9 +89,18 @@ pub struct Item {
     pub date: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
+    /// The safety rule the text breaks: never given to an agent until a
+    /// person releases it (`thehook review`). Judged when it is indexed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub withheld: Option<Withheld>,
 }
 
 impl Item {
+    /// Whether an agent may be given this item.
+    pub fn for_agents(&self) -> bool {
+        self.withheld.is_none()
+    }
+
     /// `path:line` as printed in citations.
     pub fn citation(&self) -> String {
         format!("{}:{}", self.path, self.line_start)

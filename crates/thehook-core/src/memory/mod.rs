@@ -10,6 +10,7 @@ pub(crate) mod index;
 pub mod item;
 pub(crate) mod lexical;
 mod query_model;
+pub(crate) mod released;
 mod requests;
 pub mod search;
 pub(crate) mod session;
@@ -17,6 +18,7 @@ pub mod shared;
 pub(crate) mod stale;
 pub mod store;
 pub(crate) mod when;
+pub mod withheld;
 
 use std::path::Path;
 
@@ -29,6 +31,7 @@ use crate::memory::lexical::Analyzer;
 use crate::memory::query_model::QueryModel;
 use crate::memory::search::{fuse, Hit, Mode};
 use crate::memory::stale::Staleness;
+use crate::memory::withheld::WithheldEntry;
 use crate::project::Project;
 pub use requests::{ItemRef, RecallRequest, RememberRequest, RewriteRequest};
 
@@ -305,6 +308,52 @@ impl Memory {
             .collect())
     }
 
+    /// Every item and session title a safety rule withholds from agents,
+    /// with who committed its line when git knows (`thehook review`).
+    pub fn withheld(&self) -> Result<Vec<WithheldEntry>> {
+        let mut entries = withheld::entries(&self.index)?;
+        withheld::blame(self.project.root(), &mut entries);
+        Ok(entries)
+    }
+
+    /// Releases a withheld item or title: agents are given it after all.
+    /// Recorded in this clone's own state ([`released`]), never in a
+    /// committed file; an edit of its text withholds it again.
+    pub fn release(&mut self, item: &ItemRef) -> Result<WithheldEntry> {
+        self.sync(&|_, _| {})?;
+        let entry = self.find_withheld(item)?;
+        let _lock = self.project.lock()?;
+        released::Released::add(&self.project, &entry.id)?;
+        self.index.reread(&entry.path)?;
+        self.sync(&|_, _| {})?;
+        Ok(entry)
+    }
+
+    /// The one withheld entry whose id starts with `item`'s prefix.
+    fn find_withheld(&self, item: &ItemRef) -> Result<WithheldEntry> {
+        let prefix = item.as_str();
+        let mut found: Vec<WithheldEntry> = withheld::entries(&self.index)?
+            .into_iter()
+            .filter(|e| e.id.starts_with(prefix))
+            .collect();
+        match found.len() {
+            1 => Ok(found.remove(0)),
+            0 => Err(Error::ItemNotFound {
+                miss: ItemMiss::NoMatch {
+                    prefix: prefix.to_string(),
+                },
+                fix: fix!(Step::Review, " to see the ids of what is withheld"),
+            }),
+            _ => Err(Error::ItemNotFound {
+                miss: ItemMiss::Ambiguous {
+                    prefix: prefix.to_string(),
+                    candidates: found.into_iter().map(|e| (e.id, e.citation)).collect(),
+                },
+                fix: "give more characters of the id".into(),
+            }),
+        }
+    }
+
     /// Re-checks the symbols items cite against the checkout, for the fast
     /// paths (session start, `recall`, `status`) that only read the result.
     pub fn check_stale_symbols(&self) -> Result<()> {
@@ -345,11 +394,39 @@ impl Memory {
     /// Removes the item whose id starts with `id_prefix` from its markdown
     /// file and from the index.
     pub fn forget(&mut self, item: &ItemRef) -> Result<Item> {
-        let item = self.find_item(item)?;
+        let item = match self.find_item(item) {
+            Err(Error::ItemNotFound {
+                miss: ItemMiss::NoMatch { .. },
+                ..
+            }) if self.find_withheld(item).is_ok_and(|e| e.kind == "title") => {
+                return self.forget_title(self.find_withheld(item)?);
+            }
+            found => found?,
+        };
         let _lock = self.project.lock()?;
         store::remove_item(&self.project, &item)?;
         self.sync(&|_, _| {})?;
         Ok(item)
+    }
+
+    /// Removes a withheld session title from its file's front matter; the
+    /// session's items stay. Returned as an item of type text, for the
+    /// same report as an item's forget.
+    fn forget_title(&mut self, entry: WithheldEntry) -> Result<Item> {
+        let _lock = self.project.lock()?;
+        store::remove_front_matter_line(&self.project, &entry.path, entry.line, "title:")?;
+        self.sync(&|_, _| {})?;
+        Ok(Item {
+            id: entry.id,
+            kind: crate::memory::item::ItemKind::Text,
+            text: entry.text,
+            path: entry.path,
+            line_start: entry.line,
+            line_end: entry.line,
+            date: String::new(),
+            session_id: None,
+            withheld: Some(entry.withheld),
+        })
     }
 
     /// Records that a person checked the item and it is true: it is no

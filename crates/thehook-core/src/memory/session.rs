@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::memory::item::ItemKind;
 use crate::memory::store::ParsedFile;
+use crate::text::safety::Withheld;
 
 /// One captured session, as its file says.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -29,6 +30,18 @@ pub(crate) struct SessionRecord {
     pub gist: Option<String>,
     /// The line cited for the session: its gist's, else its first item's.
     pub line: usize,
+    /// A title that breaks a safety rule, its line and the rule: kept for
+    /// review, never in `title`, so no agent is shown it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub withheld_title: Option<WithheldTitle>,
+}
+
+/// A session's title withheld from agents.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct WithheldTitle {
+    pub title: String,
+    pub line: usize,
+    pub withheld: Withheld,
 }
 
 /// Labels of summary items that say what a session did, best first: the
@@ -39,22 +52,39 @@ impl SessionRecord {
     /// The record of a session file (`None` for a file without items).
     pub(crate) fn of(path: &str, parsed: &ParsedFile) -> Option<SessionRecord> {
         let first = parsed.items.first()?;
-        let summaries = || parsed.items.iter().filter(|i| i.kind == ItemKind::Summary);
+        let summaries = || {
+            parsed
+                .items
+                .iter()
+                .filter(|i| i.kind == ItemKind::Summary && i.for_agents())
+        };
         let gist = GIST_LABELS
             .iter()
             .find_map(|label| summaries().find_map(|i| Some((i, unlabel(&i.text, label)?))));
         let fm = &parsed.front_matter;
+        let withheld_title = parsed
+            .withheld_title
+            .as_ref()
+            .map(|(line, withheld)| WithheldTitle {
+                title: fm.title.clone().unwrap_or_default(),
+                line: *line,
+                withheld: withheld.clone(),
+            });
         Some(SessionRecord {
             path: path.to_string(),
             session_id: fm.session_id.clone(),
             date: first.date.clone(),
             branch: fm.branch.clone().filter(|b| !b.trim().is_empty()),
-            title: fm.title.clone().filter(|t| !t.trim().is_empty()),
+            title: fm
+                .title
+                .clone()
+                .filter(|t| !t.trim().is_empty() && withheld_title.is_none()),
             files: fm.files.clone(),
             line: gist
                 .as_ref()
                 .map_or(first.line_start, |(i, _)| i.line_start),
             gist: gist.map(|(_, text)| text),
+            withheld_title,
         })
     }
 

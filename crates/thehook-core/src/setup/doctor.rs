@@ -70,11 +70,35 @@ pub fn doctor(root: &Path, paths: &SearchPaths) -> Vec<Check> {
     checks.extend(prompt_hook_checks(root, config.retrieval.on_prompt));
     if project.dir().is_dir() {
         checks.push(merge_check(&project));
+        checks.push(withheld_check(root, paths));
     }
     if let Some(home) = crate::env::home() {
         checks.extend(trust_checks(root, &home));
     }
     checks
+}
+
+/// What the safety rules withhold from agents, as last indexed.
+fn withheld_check(root: &Path, paths: &SearchPaths) -> Check {
+    let found = crate::memory::Memory::open(root, paths, false).and_then(|mut memory| {
+        memory.sync_deferring_embeddings()?;
+        crate::memory::withheld::entries(memory.index())
+    });
+    match found {
+        Ok(entries) if entries.is_empty() => ok(
+            "safety",
+            "no item of memory breaks a safety rule: all of it may reach agents".into(),
+        ),
+        Ok(entries) => warn(
+            "safety",
+            format!(
+                "{} item(s) of memory break a safety rule and are withheld from agents (planted instructions, remote code, credential reads...)",
+                entries.len()
+            ),
+            fix!(Step::Review, " to release or forget each"),
+        ),
+        Err(e) => warn("safety", format!("memory not checked: {e}"), fix!(Step::Reindex)),
+    }
 }
 
 /// Whether the project has memory, and a usable `.thehook/`.

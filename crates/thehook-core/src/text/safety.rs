@@ -37,7 +37,13 @@ pub struct Withheld {
 
 impl std::fmt::Display for Withheld {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {} (\"{}\")", self.rule, self.rule.what(), self.matched)
+        write!(
+            f,
+            "{}: {} (\"{}\")",
+            self.rule,
+            self.rule.what(),
+            self.matched
+        )
     }
 }
 

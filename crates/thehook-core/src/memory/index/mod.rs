@@ -51,7 +51,7 @@ use crate::project::Project;
 use crate::memory::embed::LEXICAL_ONLY;
 
 /// Bump when the stored layout or the analyzer changes: old indexes rebuild.
-pub(crate) const SCHEMA_VERSION: u32 = 6;
+pub(crate) const SCHEMA_VERSION: u32 = 7;
 
 const ARROY_INDEX: u16 = 0;
 
@@ -93,14 +93,26 @@ pub(crate) struct FileRecord {
 pub struct Filter {
     pub kinds: Vec<ItemKind>,
     pub since: Option<jiff::Timestamp>,
+    /// Only what an agent may be given: no withheld item
+    /// ([`crate::text::safety`]). Every agent-facing search sets it.
+    pub agents_only: bool,
 }
 
 impl Filter {
+    /// What an agent may be given, of any type and date.
+    pub fn for_agents() -> Filter {
+        Filter {
+            agents_only: true,
+            ..Filter::default()
+        }
+    }
+    /// No type or date bound (what the `recent` keys can pre-select).
     pub fn is_empty(&self) -> bool {
         self.kinds.is_empty() && self.since.is_none()
     }
     pub fn accepts(&self, item: &Item) -> bool {
-        (self.kinds.is_empty() || self.kinds.contains(&item.kind))
+        (!self.agents_only || item.for_agents())
+            && (self.kinds.is_empty() || self.kinds.contains(&item.kind))
             && self.since.is_none_or(|since| {
                 item.date
                     .parse::<jiff::Timestamp>()
@@ -283,6 +295,17 @@ impl Index {
             out.insert(k.to_string(), v);
         }
         Ok(out)
+    }
+
+    /// Makes the next sync read the file `rel` again: a release changes
+    /// the verdicts of its items, not its bytes.
+    pub(crate) fn reread(&self, rel: &str) -> Result<()> {
+        let mut wtxn = self.env.write_txn()?;
+        if let Some(mut record) = self.dbs.files.get(&wtxn, rel)? {
+            record.mtime_ns = i128::MIN;
+            self.dbs.files.put(&mut wtxn, rel, &record)?;
+        }
+        Ok(wtxn.commit()?)
     }
 
     /// Both retrievers' candidates for a query, in one read transaction.

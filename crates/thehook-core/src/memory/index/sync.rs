@@ -18,8 +18,9 @@ use super::{FileRecord, Header, Index};
 use crate::error::{Error, Result};
 use crate::memory::embed::{embed_all, Availability};
 use crate::memory::item::Item;
+use crate::memory::released::Released;
 use crate::memory::session::SessionRecord;
-use crate::memory::store::{list_sources, read_source, SourceFile};
+use crate::memory::store::{list_sources, read_source, title_id, ParsedFile, SourceFile};
 use crate::project::Project;
 use plan::ItemPlan;
 
@@ -128,7 +129,8 @@ impl Index {
         if changed.is_empty() && !plan.rebuild && !backfill {
             return Ok(stats);
         }
-        let changes = read_changes(changed, &mut stats.warnings);
+        let released = Released::load(project);
+        let changes = read_changes(changed, &released, &mut stats.warnings);
         stats.files_changed = changes.len();
 
         let items = ItemPlan::new(self, &wtxn, &records, &changes, &mut header)?;
@@ -213,6 +215,7 @@ fn changed_files(
 /// A file that cannot be read now is left out: its items stay as indexed.
 fn read_changes(
     changed: Vec<(String, Option<SourceFile>)>,
+    released: &Released,
     warnings: &mut Vec<String>,
 ) -> Vec<FileChange> {
     let parsed: Vec<_> = changed
@@ -226,6 +229,7 @@ fn read_changes(
     for (rel, source, read) in parsed {
         let (items, replies, session) = match read {
             Some(Ok(mut file)) => {
+                release(&rel, &mut file, released);
                 let session = rel
                     .starts_with(crate::project::SESSIONS_PREFIX)
                     .then(|| SessionRecord::of(&rel, &file))
@@ -267,6 +271,20 @@ fn embed(
     })?;
     stats.items_embedded = vectors.len();
     Ok(Some(vectors))
+}
+
+/// Clears the verdicts a person released in this clone: those items, and
+/// the title, go to agents after all.
+fn release(rel: &str, file: &mut ParsedFile, released: &Released) {
+    for item in &mut file.items {
+        if item.withheld.is_some() && released.contains(&item.id) {
+            item.withheld = None;
+        }
+    }
+    let title = file.front_matter.title.as_deref().unwrap_or_default();
+    if file.withheld_title.is_some() && released.contains(&title_id(rel, title)) {
+        file.withheld_title = None;
+    }
 }
 
 /// Whether an index needs vectors for items stored without one.

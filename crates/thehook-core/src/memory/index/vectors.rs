@@ -145,7 +145,7 @@ impl Index {
                     .expect("read above")
                     .nearest(query, allowed.as_ref(), limit);
             drop(cache);
-            return self.items_at(rtxn, nearest);
+            return self.items_at(rtxn, nearest, filter);
         }
         let allowed;
         let mut q = reader.nns(limit);
@@ -158,18 +158,24 @@ impl Index {
             q.candidates(&allowed);
         }
         let hits = q.by_vector(rtxn, query)?;
-        self.items_at(rtxn, hits)
+        self.items_at(rtxn, hits, filter)
     }
 
-    /// The items of vector search hits, with similarity scores.
+    /// The items of vector search hits, with similarity scores; withheld
+    /// ones left out when `filter` is for agents (they are few: the pool
+    /// is a little shorter, never wrong).
     pub(super) fn items_at(
         &self,
         rtxn: &heed::RoTxn<WithoutTls>,
         hits: Vec<(u32, f32)>,
+        filter: &Filter,
     ) -> Result<Vec<(Item, f32)>> {
         let mut out = Vec::with_capacity(hits.len());
         for (key, distance) in hits {
             if let Some(item) = self.dbs.items.get(rtxn, &key)? {
+                if filter.agents_only && !item.for_agents() {
+                    continue;
+                }
                 // arroy's cosine distance is 1 - cos, halved into [0, 1].
                 out.push((item, 1.0 - 2.0 * distance.clamp(0.0, 1.0)));
             }

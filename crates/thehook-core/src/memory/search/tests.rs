@@ -11,6 +11,7 @@ fn item(id: &str, text: &str, date: &str) -> Item {
         line_end: id.len(),
         date: date.into(),
         session_id: None,
+        withheld: None,
     }
 }
 

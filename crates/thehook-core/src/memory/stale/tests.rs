@@ -12,6 +12,7 @@ fn item(id: &str, text: &str) -> Item {
         line_end: 3,
         date: "2026-01-02T00:00:00Z".into(),
         session_id: None,
+        withheld: None,
     }
 }
 

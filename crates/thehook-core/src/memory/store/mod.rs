@@ -9,7 +9,7 @@ mod walk;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-pub use parse::{parse_date, parse_markdown, FrontMatter, ParsedFile};
+pub use parse::{parse_date, parse_markdown, title_id, FrontMatter, ParsedFile};
 
 use crate::error::{fix, Error, Fix, IoContext, Result, Step};
 use crate::memory::item::{Item, ItemKind};
@@ -241,6 +241,37 @@ pub fn replace_item(project: &Project, item: &Item, text: Option<&str>) -> Resul
             .into_iter()
             .find(|i| i.line_start == found.line_start)
     }))
+}
+
+/// Removes line `line` of the file at `rel` when it still opens with
+/// `key` (a front-matter field such as `title:`), else says the file changed.
+pub fn remove_front_matter_line(
+    project: &Project,
+    rel: &str,
+    line: usize,
+    key: &str,
+) -> Result<()> {
+    let path = project.root().join(rel);
+    let text = read_for_rewrite(&path, line, "save it as UTF-8, or edit it by hand".into())?;
+    let mut kept = String::with_capacity(text.len());
+    let mut removed = false;
+    for (i, l) in text.split_inclusive('\n').enumerate() {
+        if i + 1 == line && l.trim_start().starts_with(key) {
+            removed = true;
+        } else {
+            kept.push_str(l);
+        }
+    }
+    if !removed {
+        return Err(Error::ItemNotFound {
+            miss: crate::error::ItemMiss::Gone {
+                id: format!("{key} line {line}"),
+                path: rel.to_string(),
+            },
+            fix: fix!(Step::Reindex, ", then ", Step::Review, " to find it again"),
+        });
+    }
+    write_atomic(&path, kept.as_bytes())
 }
 
 /// The indent, list marker and type tag that open an item's first line.

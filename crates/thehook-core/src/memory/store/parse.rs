@@ -7,6 +7,7 @@ use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use serde::Deserialize;
 
 use crate::memory::item::{item_id, Item, ItemKind};
+use crate::text::safety::{self, Withheld};
 
 /// Front matter of a session file; every field optional because files may be
 /// written by hand.
@@ -36,7 +37,32 @@ pub struct ParsedFile {
     /// it answers.
     pub replies: Vec<(usize, usize)>,
     pub front_matter: FrontMatter,
+    /// The line of the title and the rule it breaks, when it breaks one:
+    /// the title is then never shown to an agent (see [`title_id`]).
+    pub withheld_title: Option<(usize, Withheld)>,
     pub warnings: Vec<String>,
+}
+
+impl FrontMatter {
+    /// Strips hidden text from the fields an agent is shown (title,
+    /// branch, files) and judges them: the rule the title or the branch
+    /// breaks, if one does (a branch that breaks one is dropped).
+    fn make_visible(&mut self) -> Option<Withheld> {
+        let visible = |s: &mut String| *s = safety::strip_hidden(s).into_owned();
+        self.title.iter_mut().for_each(visible);
+        self.branch.iter_mut().for_each(visible);
+        self.files.iter_mut().for_each(visible);
+        if self.branch.as_deref().and_then(safety::judge).is_some() {
+            self.branch = None;
+        }
+        self.title.as_deref().and_then(safety::judge)
+    }
+}
+
+/// The id a session's title is released by: titles are not items, but a
+/// person reviews and releases them the same way.
+pub fn title_id(path: &str, title: &str) -> String {
+    item_id(path, &format!("title: {title}"), 0)
 }
 
 /// Parses `text` (the file at project-relative `path`). `file_date` is the
@@ -124,10 +150,17 @@ impl FileParser<'_> {
     fn front_matter(&mut self, range: std::ops::Range<usize>) {
         let yaml = strip_fences(&self.text[range.clone()]);
         match serde_yaml::from_str::<FrontMatter>(yaml) {
-            Ok(fm) => {
+            Ok(mut fm) => {
                 if let Some(d) = fm.date.as_ref().and_then(yaml_date) {
                     self.file_date = d;
                 }
+                let title_line = self.lines.line_of(range.start)
+                    + yaml
+                        .lines()
+                        .position(|l| l.starts_with("title:"))
+                        .unwrap_or(0)
+                    + 1;
+                self.out.withheld_title = fm.make_visible().map(|w| (title_line, w));
                 self.out.front_matter = fm;
             }
             Err(e) => self.out.warnings.push(format!(
@@ -177,9 +210,13 @@ impl FileParser<'_> {
             None => body,
         };
         let own_date = leading.or_else(|| opening_day(&body));
+        // What an agent may be given is what a person sees: hidden text
+        // out, then the rules (crate::text::safety).
+        let body = safety::strip_hidden(&body).into_owned();
         if body.trim().is_empty() {
             return;
         }
+        let withheld = safety::judge(&body);
         self.out.items.push(Item {
             id,
             kind: tag_kind.unwrap_or(self.section.unwrap_or(self.default_kind)),
@@ -193,6 +230,7 @@ impl FileParser<'_> {
                 .or_else(|| self.heading_date.as_ref().map(|(_, d)| d.clone()))
                 .unwrap_or_else(|| self.file_date.clone()),
             session_id: None,
+            withheld,
         });
         let this = self.out.items.len() - 1;
         if let Some(previous) = self.previous_in_section.replace(this) {

@@ -90,7 +90,10 @@ pub(super) fn first_match(text: &str) -> Option<(Rule, &str)> {
     }
     // Cheap gate before the three-part check.
     let lower = text.to_ascii_lowercase();
-    if ["decode", "atob", "base64"].iter().any(|w| lower.contains(w)) {
+    if ["decode", "atob", "base64"]
+        .iter()
+        .any(|w| lower.contains(w))
+    {
         if let Some(blob) = encoded_payload(text) {
             return Some((Rule::EncodedPayload, blob));
         }
@@ -140,7 +143,10 @@ fn compile(patterns: &[&str]) -> Vec<Regex> {
 }
 
 fn first<'t>(patterns: &[Regex], text: &'t str) -> Option<&'t str> {
-    patterns.iter().find_map(|p| p.find(text)).map(|m| m.as_str())
+    patterns
+        .iter()
+        .find_map(|p| p.find(text))
+        .map(|m| m.as_str())
 }
 
 static ADDRESSED: LazyLock<Vec<Regex>> = LazyLock::new(|| {
@@ -301,7 +307,9 @@ fn carries_data(raw: &str) -> bool {
     if after_host.contains("$(") || after_host.contains("${") {
         return true;
     }
-    let (path, query) = after_host.split_once(['?', '#']).unwrap_or((after_host, ""));
+    let (path, query) = after_host
+        .split_once(['?', '#'])
+        .unwrap_or((after_host, ""));
     let placeholder_naming_data = |part: &str| {
         PLACEHOLDER
             .find_iter(part)
@@ -332,8 +340,10 @@ fn only_loopback(found: &str) -> bool {
 }
 
 static LOOPBACK_HOST: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?:^|[\s@/])(?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[::1\])(?::\d+)?(?:[/\s]|$)")
-        .expect("the loopback pattern compiles")
+    Regex::new(
+        r"(?i)(?:^|[\s@/])(?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[::1\])(?::\d+)?(?:[/\s]|$)",
+    )
+    .expect("the loopback pattern compiles")
 });
 
 fn loopback_url(raw: &str) -> bool {
@@ -363,7 +373,11 @@ fn role_delimiter(text: &str) -> Option<&str> {
     ROLE_DELIMITERS
         .iter()
         .flat_map(|p| p.find_iter(text))
-        .find(|m| !spans.iter().any(|s| s.start <= m.start() && m.end() <= s.end))
+        .find(|m| {
+            !spans
+                .iter()
+                .any(|s| s.start <= m.start() && m.end() <= s.end)
+        })
         .map(|m| m.as_str())
 }
 
@@ -386,9 +400,8 @@ fn code_spans(text: &str) -> Vec<std::ops::Range<usize>> {
     spans
 }
 
-static BLOB: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"[A-Za-z0-9+/_-]{24,}={0,2}").expect("the blob pattern compiles")
-});
+static BLOB: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"[A-Za-z0-9+/_-]{24,}={0,2}").expect("the blob pattern compiles"));
 static DECODE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\bbase64\s+(?:-d|--decode|-D)\b|\bb64decode\b|\batob\b|frombase64string|\bdecode[ds]?\b|\bbase64[- ]decod")
         .expect("the decode pattern compiles")

@@ -1,0 +1,129 @@
+//! Items a person released in review: withheld by a safety rule
+//! ([`crate::text::safety`]), given to agents after all.
+//!
+//! A release is this clone's own decision. It is kept where no commit,
+//! pull or checkout can write: in git's own folder (`.git/thehook/
+//! released.txt`, the common folder, so every worktree of the clone shares
+//! it), and outside git in `.thehook/index/`. A list committed to the
+//! repository releases nothing, or a pull request could approve its own
+//! payload. An id covers the item's path and text: edit the text, and it
+//! is judged again.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use crate::error::{IoContext, Result};
+use crate::memory::store::write_atomic;
+use crate::project::Project;
+
+const FILE: &str = "released.txt";
+const HEADER: &str = "# Items released by `thehook review release`: given to agents although a\n\
+                      # safety rule withholds them. This clone's own; never committed.\n";
+
+/// The released ids of one clone.
+#[derive(Debug, Default)]
+pub(crate) struct Released {
+    ids: BTreeSet<String>,
+}
+
+impl Released {
+    pub(crate) fn load(project: &Project) -> Released {
+        let ids = std::fs::read_to_string(path(project))
+            .map(|text| {
+                text.lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+        Released { ids }
+    }
+
+    pub(crate) fn contains(&self, id: &str) -> bool {
+        self.ids.contains(id)
+    }
+
+    /// Records the release of `id` (a no-op when it is there).
+    pub(crate) fn add(project: &Project, id: &str) -> Result<()> {
+        let mut released = Released::load(project);
+        if !released.ids.insert(id.to_string()) {
+            return Ok(());
+        }
+        let path = path(project);
+        let folder = path.parent().expect("the list is in a folder");
+        std::fs::create_dir_all(folder).at("cannot create folder", folder)?;
+        let mut text = HEADER.to_string();
+        for id in &released.ids {
+            text.push_str(id);
+            text.push('\n');
+        }
+        write_atomic(&path, text.as_bytes())
+    }
+}
+
+/// Where the releases of `project`'s clone are kept.
+pub(crate) fn path(project: &Project) -> PathBuf {
+    match git_common_dir(project.root()) {
+        Some(git) => git.join("thehook").join(FILE),
+        None => project.index_dir().join(FILE),
+    }
+}
+
+/// The clone's git folder shared by its worktrees, found without running
+/// git (the hooks run no git command): `.git` in the root or above, a
+/// folder, or a file naming the worktree's folder whose `commondir` names
+/// the shared one.
+fn git_common_dir(root: &Path) -> Option<PathBuf> {
+    let dot_git = root
+        .ancestors()
+        .map(|d| d.join(".git"))
+        .find(|g| g.exists())?;
+    if dot_git.is_dir() {
+        return Some(dot_git);
+    }
+    let text = std::fs::read_to_string(&dot_git).ok()?;
+    let named = text.trim().strip_prefix("gitdir:")?.trim();
+    let worktree = dot_git.parent()?.join(named);
+    match std::fs::read_to_string(worktree.join("commondir")) {
+        Ok(common) => Some(worktree.join(common.trim())),
+        Err(_) => Some(worktree),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_worktree_shares_its_clones_releases() {
+        let dir = tempfile::tempdir().unwrap();
+        let main = dir.path().join("main");
+        let git = main.join(".git");
+        std::fs::create_dir_all(git.join("worktrees/wt")).unwrap();
+        std::fs::write(git.join("worktrees/wt/commondir"), "../..\n").unwrap();
+        let wt = dir.path().join("wt");
+        std::fs::create_dir_all(&wt).unwrap();
+        std::fs::write(
+            wt.join(".git"),
+            format!("gitdir: {}\n", git.join("worktrees/wt").display()),
+        )
+        .unwrap();
+        let in_main = path(&Project::at(&main));
+        let in_wt = path(&Project::at(&wt));
+        assert_eq!(in_main, git.join("thehook/released.txt"));
+        assert_eq!(in_wt.canonicalize().ok(), None, "not written yet");
+        Released::add(&Project::at(&wt), "abc123").unwrap();
+        assert!(Released::load(&Project::at(&main)).contains("abc123"));
+    }
+
+    #[test]
+    fn outside_git_releases_stay_in_the_machine_local_index_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = Project::at(dir.path());
+        assert_eq!(path(&project), project.index_dir().join(FILE));
+        Released::add(&project, "def456").unwrap();
+        assert!(Released::load(&project).contains("def456"));
+        assert!(!Released::load(&project).contains("def45"));
+    }
+}

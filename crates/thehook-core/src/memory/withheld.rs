@@ -1,0 +1,115 @@
+//! What the safety rules withhold from agents, as a person reviews it:
+//! each item or session title with its rule, what matched, its citation and
+//! who committed its line (`git blame`, when git knows).
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use serde::Serialize;
+
+use crate::error::Result;
+use crate::memory::index::Index;
+use crate::memory::store::title_id;
+use crate::text::safety::Withheld;
+
+/// One withheld item or title.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WithheldEntry {
+    /// The id a release or a forget names.
+    pub id: String,
+    /// The item's type, or `title` for a session's title.
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub text: String,
+    pub path: String,
+    pub line: usize,
+    pub citation: String,
+    pub withheld: Withheld,
+    /// The author of the commit that last changed the line, when git knows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub committed_by: Option<String>,
+}
+
+/// Every withheld item and title in the index, in path and line order,
+/// without who committed them (see [`blame`]).
+pub(crate) fn entries(index: &Index) -> Result<Vec<WithheldEntry>> {
+    let items = index.all_items()?.into_iter().filter_map(|item| {
+        let withheld = item.withheld.clone()?;
+        Some(WithheldEntry {
+            citation: item.citation(),
+            kind: item.kind.to_string(),
+            line: item.line_start,
+            id: item.id,
+            text: item.text,
+            path: item.path,
+            withheld,
+            committed_by: None,
+        })
+    });
+    let titles = index.sessions()?.into_iter().filter_map(|session| {
+        let t = session.withheld_title?;
+        Some(WithheldEntry {
+            id: title_id(&session.path, &t.title),
+            kind: "title".into(),
+            citation: format!("{}:{}", session.path, t.line),
+            text: t.title,
+            line: t.line,
+            path: session.path,
+            withheld: t.withheld,
+            committed_by: None,
+        })
+    });
+    let mut all: Vec<WithheldEntry> = items.chain(titles).collect();
+    all.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
+    Ok(all)
+}
+
+/// Fills in who committed each entry's line: one `git blame` a file.
+/// Lines git does not know (uncommitted, outside git) stay `None`.
+pub(crate) fn blame(root: &Path, entries: &mut [WithheldEntry]) {
+    let mut i = 0;
+    while i < entries.len() {
+        let path = entries[i].path.clone();
+        let end = entries[i..]
+            .iter()
+            .position(|e| e.path != path)
+            .map_or(entries.len(), |n| i + n);
+        let authors = authors_by_line(root, &path);
+        for entry in &mut entries[i..end] {
+            entry.committed_by = authors.get(&entry.line).cloned();
+        }
+        i = end;
+    }
+}
+
+/// `line -> author` of one file, from `git blame --line-porcelain`.
+fn authors_by_line(root: &Path, path: &str) -> std::collections::HashMap<usize, String> {
+    let mut out = std::collections::HashMap::new();
+    let Ok(done) = Command::new("git")
+        .args(["blame", "--line-porcelain", "--", path])
+        .current_dir(root)
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+    else {
+        return out;
+    };
+    if !done.status.success() {
+        return out;
+    }
+    let text = String::from_utf8_lossy(&done.stdout);
+    let (mut line, mut uncommitted) = (0usize, false);
+    for l in text.lines() {
+        let mut words = l.split(' ');
+        let first = words.next().unwrap_or_default();
+        if first.len() == 40 && first.bytes().all(|b| b.is_ascii_hexdigit()) {
+            uncommitted = first.bytes().all(|b| b == b'0');
+            line = words.nth(1).and_then(|n| n.parse().ok()).unwrap_or(0);
+        } else if let Some(author) = l.strip_prefix("author ") {
+            if !uncommitted {
+                out.insert(line, author.to_string());
+            }
+        }
+    }
+    out
+}
