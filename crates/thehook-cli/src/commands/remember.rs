@@ -25,6 +25,17 @@ pub(super) fn remember(
             item.id,
             out.paint(Style::Path, &item.citation())
         ));
+        if let Some(w) = &item.withheld {
+            out.print(&out.paint(
+                Style::Warn,
+                &format!(
+                    "withheld from agents: {}: {}; `thehook review release {}` if it is safe",
+                    w.rule,
+                    w.rule.what(),
+                    item.id
+                ),
+            ));
+        }
     }
     Ok(Exit::Success)
 }

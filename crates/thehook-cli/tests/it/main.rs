@@ -23,5 +23,6 @@ mod hooks;
 mod mcp;
 mod output;
 mod prompt;
+mod safety;
 mod stale;
 mod team;

@@ -9,7 +9,7 @@ use std::time::Duration;
 use crate::common::{repo_root, Project};
 use serde_json::{json, Value};
 
-struct Client {
+pub(crate) struct Client {
     child: Child,
     stdin: ChildStdin,
     replies: Receiver<Value>,
@@ -17,7 +17,7 @@ struct Client {
 
 impl Client {
     /// Starts the server and completes the handshake.
-    fn start(p: &Project) -> Client {
+    pub(crate) fn start(p: &Project) -> Client {
         let mut child = p
             .std_cmd(&["mcp"])
             .stdin(Stdio::piped())
@@ -73,7 +73,7 @@ impl Client {
     }
 
     /// Calls a tool; returns its text and whether it is an error answer.
-    fn call(&mut self, id: u64, tool: &str, arguments: Value) -> (String, bool) {
+    pub(crate) fn call(&mut self, id: u64, tool: &str, arguments: Value) -> (String, bool) {
         let reply = self.request(
             id,
             "tools/call",

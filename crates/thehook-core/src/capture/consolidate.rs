@@ -331,6 +331,8 @@ fn apply(project: &Project, files: &[(String, String)]) -> Result<()> {
     let mut moves = Vec::new();
     for (i, (target, text)) in files.iter().enumerate() {
         let name = format!("{i}.md");
+        // The LLM's answer: nothing hidden is written.
+        let text = crate::text::safety::strip_hidden(text);
         write_atomic(&dir.join(&name), text.as_bytes())?;
         moves.push((name, target.clone()));
     }

@@ -385,6 +385,7 @@ impl Memory {
             true => crate::text::redact::redact(text),
             false => std::borrow::Cow::Borrowed(text),
         };
+        let text = crate::text::safety::strip_hidden(&text);
         ensure_merge_attributes(&self.project)?;
         let item = store::append_note(&self.project, kind, &text, &today)?;
         self.sync(&|_, _| {})?;
@@ -447,6 +448,7 @@ impl Memory {
             true => crate::text::redact::redact(text),
             false => std::borrow::Cow::Borrowed(text),
         };
+        let text = crate::text::safety::strip_hidden(&text);
         let _lock = self.project.lock()?;
         let rewritten = store::replace_item(&self.project, &item, Some(&text))?;
         self.sync(&|_, _| {})?;

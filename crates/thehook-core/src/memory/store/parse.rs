@@ -154,12 +154,9 @@ impl FileParser<'_> {
                 if let Some(d) = fm.date.as_ref().and_then(yaml_date) {
                     self.file_date = d;
                 }
-                let title_line = self.lines.line_of(range.start)
-                    + yaml
-                        .lines()
-                        .position(|l| l.starts_with("title:"))
-                        .unwrap_or(0)
-                    + 1;
+                let block = &self.text[range.clone()];
+                let title_at = block.find("\ntitle:").map_or(0, |at| at + 1);
+                let title_line = self.lines.line_of(range.start + title_at);
                 self.out.withheld_title = fm.make_visible().map(|w| (title_line, w));
                 self.out.front_matter = fm;
             }

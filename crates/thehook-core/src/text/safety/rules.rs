@@ -363,7 +363,8 @@ static ROLE_DELIMITERS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         r"<\|\s*(?:im_start|im_end|im_sep|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id|begin_of_text|end_of_turn|start_of_turn)\s*\|>",
         r"\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>",
         r"</?\s*(?:system|system[-_ ]?(?:prompt|reminder|message|instructions?)|assistant|human|user[-_ ]?(?:prompt|query|instructions?|message)|instructions|developer|tool[-_ ]?(?:result|output)|function[-_ ]?results?|important)\s*>",
-        r"(?m)^\s*(?:[-*+]\s+)?(?:#{1,6}\s*)?(?:system|assistant|human|developer)\s*(?:message|prompt)?\s*:",
+        // A role label opening a line, or after a label's colon.
+        r"(?m)(?:^|:\**)\s*(?:[-*+]\s+)?(?:#{1,6}\s*)?(?:system|assistant|human|developer)\s*(?:message|prompt)?\s*:",
     ])
 });
 
