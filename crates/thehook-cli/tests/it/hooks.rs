@@ -168,10 +168,11 @@ fn each_agent_gets_its_own_output_shape_with_cited_facts() {
         assert_eq!(code, 0, "{err}");
         assert!(err.is_empty(), "stderr must stay empty: {err}");
         let context = context_of(&out, shape);
-        assert!(
-            context.starts_with("# Project memory (thehook)\n## Conventions\n"),
-            "{context}"
+        let opening = format!(
+            "# Project memory (thehook)\n{}\n## Conventions\n",
+            thehook_core::text::MEMORY_IS_DATA
         );
+        assert!(context.starts_with(&opening), "{context}");
         for needle in [
             "- Tests are colocated in __tests__ next to the source files (.thehook/knowledge/notes.md:3)",
             "## Decisions\n- JWT auth with refresh token rotation instead of server sessions, 20",

@@ -290,9 +290,10 @@ fn forget_is_offered_only_when_the_config_allows_it() {
     let mut c = Client::start(&p);
     assert!(c.tools(2).contains(&"forget".to_string()));
     let (text, _) = c.call(3, "recall", json!({"query": "staging database reset"}));
+    // The first line says what memory is; the first hit's line follows.
     let id = text
         .lines()
-        .next()
+        .nth(1)
         .unwrap()
         .split_whitespace()
         .last()

@@ -80,6 +80,15 @@ pub fn doctor(root: &Path, paths: &SearchPaths) -> Vec<Check> {
 
 /// What the safety rules withhold from agents, as last indexed.
 fn withheld_check(root: &Path, paths: &SearchPaths) -> Check {
+    // Opening a damaged index would rebuild it; doctor only reports.
+    let data = Project::at(root).index_dir().join("data.mdb");
+    if data.exists() && check_data_file(&data).is_err() {
+        return warn(
+            "safety",
+            "memory not checked: the index is damaged (see above)".into(),
+            fix!(Step::Reindex),
+        );
+    }
     let found = crate::memory::Memory::open(root, paths, false).and_then(|mut memory| {
         memory.sync_deferring_embeddings()?;
         crate::memory::withheld::entries(memory.index())
