@@ -31,7 +31,6 @@ use crate::memory::lexical::Analyzer;
 use crate::memory::query_model::QueryModel;
 use crate::memory::search::{fuse, Hit, Mode};
 use crate::memory::stale::Staleness;
-use crate::memory::withheld::WithheldEntry;
 use crate::project::Project;
 pub use requests::{ItemRef, RecallRequest, RememberRequest, RewriteRequest};
 
@@ -308,52 +307,6 @@ impl Memory {
             .collect())
     }
 
-    /// Every item and session title a safety rule withholds from agents,
-    /// with who committed its line when git knows (`thehook review`).
-    pub fn withheld(&self) -> Result<Vec<WithheldEntry>> {
-        let mut entries = withheld::entries(&self.index)?;
-        withheld::blame(self.project.root(), &mut entries);
-        Ok(entries)
-    }
-
-    /// Releases a withheld item or title: agents are given it after all.
-    /// Recorded in this clone's own state ([`released`]), never in a
-    /// committed file; an edit of its text withholds it again.
-    pub fn release(&mut self, item: &ItemRef) -> Result<WithheldEntry> {
-        self.sync(&|_, _| {})?;
-        let entry = self.find_withheld(item)?;
-        let _lock = self.project.lock()?;
-        released::Released::add(&self.project, &entry.id)?;
-        self.index.reread(&entry.path)?;
-        self.sync(&|_, _| {})?;
-        Ok(entry)
-    }
-
-    /// The one withheld entry whose id starts with `item`'s prefix.
-    fn find_withheld(&self, item: &ItemRef) -> Result<WithheldEntry> {
-        let prefix = item.as_str();
-        let mut found: Vec<WithheldEntry> = withheld::entries(&self.index)?
-            .into_iter()
-            .filter(|e| e.id.starts_with(prefix))
-            .collect();
-        match found.len() {
-            1 => Ok(found.remove(0)),
-            0 => Err(Error::ItemNotFound {
-                miss: ItemMiss::NoMatch {
-                    prefix: prefix.to_string(),
-                },
-                fix: fix!(Step::Review, " to see the ids of what is withheld"),
-            }),
-            _ => Err(Error::ItemNotFound {
-                miss: ItemMiss::Ambiguous {
-                    prefix: prefix.to_string(),
-                    candidates: found.into_iter().map(|e| (e.id, e.citation)).collect(),
-                },
-                fix: "give more characters of the id".into(),
-            }),
-        }
-    }
-
     /// Re-checks the symbols items cite against the checkout, for the fast
     /// paths (session start, `recall`, `status`) that only read the result.
     pub fn check_stale_symbols(&self) -> Result<()> {
@@ -379,13 +332,7 @@ impl Memory {
         // Held until indexed, so concurrent `remember`s neither lose a write
         // nor report each other's item.
         let _lock = self.project.lock()?;
-        // Memory is committed to git: a secret pasted into a fact (by a
-        // person or an agent through MCP) is redacted like a transcript's.
-        let text = match self.config().capture.redact_secrets {
-            true => crate::text::redact::redact(text),
-            false => std::borrow::Cow::Borrowed(text),
-        };
-        let text = crate::text::safety::strip_hidden(&text);
+        let text = self.as_written(text);
         ensure_merge_attributes(&self.project)?;
         let item = store::append_note(&self.project, kind, &text, &today)?;
         self.sync(&|_, _| {})?;
@@ -399,35 +346,13 @@ impl Memory {
             Err(Error::ItemNotFound {
                 miss: ItemMiss::NoMatch { .. },
                 ..
-            }) if self.find_withheld(item).is_ok_and(|e| e.kind == "title") => {
-                return self.forget_title(self.find_withheld(item)?);
-            }
+            }) if self.names_withheld_title(item)? => return self.forget_title(item),
             found => found?,
         };
         let _lock = self.project.lock()?;
         store::remove_item(&self.project, &item)?;
         self.sync(&|_, _| {})?;
         Ok(item)
-    }
-
-    /// Removes a withheld session title from its file's front matter; the
-    /// session's items stay. Returned as an item of type text, for the
-    /// same report as an item's forget.
-    fn forget_title(&mut self, entry: WithheldEntry) -> Result<Item> {
-        let _lock = self.project.lock()?;
-        store::remove_front_matter_line(&self.project, &entry.path, entry.line, "title:")?;
-        self.sync(&|_, _| {})?;
-        Ok(Item {
-            id: entry.id,
-            kind: crate::memory::item::ItemKind::Text,
-            text: entry.text,
-            path: entry.path,
-            line_start: entry.line,
-            line_end: entry.line,
-            date: String::new(),
-            session_id: None,
-            withheld: Some(entry.withheld),
-        })
     }
 
     /// Records that a person checked the item and it is true: it is no
@@ -444,11 +369,7 @@ impl Memory {
     pub fn rewrite(&mut self, request: &RewriteRequest) -> Result<Item> {
         let text = request.text.as_str();
         let item = self.find_item(&request.item)?;
-        let text = match self.config().capture.redact_secrets {
-            true => crate::text::redact::redact(text),
-            false => std::borrow::Cow::Borrowed(text),
-        };
-        let text = crate::text::safety::strip_hidden(&text);
+        let text = self.as_written(text);
         let _lock = self.project.lock()?;
         let rewritten = store::replace_item(&self.project, &item, Some(&text))?;
         self.sync(&|_, _| {})?;
@@ -458,6 +379,18 @@ impl Memory {
             },
             fix: fix!(Step::Recall, " to find it"),
         })
+    }
+
+    /// `text` as a person's fact is written under `.thehook/`: memory is
+    /// committed to git, so a secret pasted into it (by a person, or an
+    /// agent through MCP) is redacted like a transcript's, and nothing
+    /// hidden is written.
+    fn as_written(&self, text: &str) -> String {
+        let text = match self.config().capture.redact_secrets {
+            true => crate::text::redact::redact(text),
+            false => std::borrow::Cow::Borrowed(text),
+        };
+        crate::text::safety::strip_hidden(&text).into_owned()
     }
 
     /// The one item whose id starts with `item`'s prefix.

@@ -7,10 +7,17 @@ use std::process::{Command, Stdio};
 
 use serde::Serialize;
 
-use crate::error::Result;
+use crate::error::{fix, Error, ItemMiss, Result, Step};
 use crate::memory::index::Index;
-use crate::memory::store::title_id;
+use crate::memory::item::{Item, ItemKind};
+use crate::memory::released::Released;
+use crate::memory::store::{self, title_id};
+use crate::memory::requests::ItemRef;
+use crate::memory::Memory;
 use crate::text::safety::Withheld;
+
+/// The `type` of a withheld session title.
+const TITLE: &str = "title";
 
 /// One withheld item or title.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -28,6 +35,91 @@ pub struct WithheldEntry {
     /// The author of the commit that last changed the line, when git knows.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub committed_by: Option<String>,
+}
+
+impl WithheldEntry {
+    /// Whether this is a session's title rather than an item.
+    pub fn is_title(&self) -> bool {
+        self.kind == TITLE
+    }
+}
+
+impl Memory {
+    /// Every item and session title a safety rule withholds from agents,
+    /// with who committed its line when git knows (`thehook review`).
+    pub fn withheld(&self) -> Result<Vec<WithheldEntry>> {
+        let mut entries = entries(&self.index)?;
+        blame(self.project.root(), &mut entries);
+        Ok(entries)
+    }
+
+    /// Releases a withheld item or title: agents are given it after all.
+    /// Recorded in this clone's own state ([`Released`]), never in a
+    /// committed file; an edit of its text withholds it again.
+    pub fn release(&mut self, item: &ItemRef) -> Result<WithheldEntry> {
+        self.sync(&|_, _| {})?;
+        let entry = self.find_withheld(item)?;
+        let _lock = self.project.lock()?;
+        Released::add(&self.project, &entry.id)?;
+        // Its bytes did not change, its verdict did: read the file again.
+        self.index.reread(&entry.path)?;
+        self.sync(&|_, _| {})?;
+        Ok(entry)
+    }
+
+    /// Whether `item` names exactly one withheld title.
+    pub(super) fn names_withheld_title(&self, item: &ItemRef) -> Result<bool> {
+        match self.find_withheld(item) {
+            Ok(entry) => Ok(entry.is_title()),
+            Err(Error::ItemNotFound { .. }) => Ok(false),
+            Err(other) => Err(other),
+        }
+    }
+
+    /// Removes a withheld session title from its file's front matter; the
+    /// session's items stay. Reported like an item's forget, as text.
+    pub(super) fn forget_title(&mut self, item: &ItemRef) -> Result<Item> {
+        let entry = self.find_withheld(item)?;
+        let _lock = self.project.lock()?;
+        store::remove_front_matter_line(&self.project, &entry.path, entry.line, "title:")?;
+        self.sync(&|_, _| {})?;
+        Ok(Item {
+            id: entry.id,
+            kind: ItemKind::Text,
+            text: entry.text,
+            path: entry.path,
+            line_start: entry.line,
+            line_end: entry.line,
+            date: String::new(),
+            session_id: None,
+            withheld: Some(entry.withheld),
+        })
+    }
+
+    /// The one withheld entry whose id starts with `item`'s prefix.
+    fn find_withheld(&self, item: &ItemRef) -> Result<WithheldEntry> {
+        let prefix = item.as_str();
+        let mut found: Vec<WithheldEntry> = entries(&self.index)?
+            .into_iter()
+            .filter(|e| e.id.starts_with(prefix))
+            .collect();
+        match found.len() {
+            1 => Ok(found.remove(0)),
+            0 => Err(Error::ItemNotFound {
+                miss: ItemMiss::NoMatch {
+                    prefix: prefix.to_string(),
+                },
+                fix: fix!(Step::Review, " to see the ids of what is withheld"),
+            }),
+            _ => Err(Error::ItemNotFound {
+                miss: ItemMiss::Ambiguous {
+                    prefix: prefix.to_string(),
+                    candidates: found.into_iter().map(|e| (e.id, e.citation)).collect(),
+                },
+                fix: "give more characters of the id".into(),
+            }),
+        }
+    }
 }
 
 /// Every withheld item and title in the index, in path and line order,
@@ -50,7 +142,7 @@ pub(crate) fn entries(index: &Index) -> Result<Vec<WithheldEntry>> {
         let t = session.withheld_title?;
         Some(WithheldEntry {
             id: title_id(&session.path, &t.title),
-            kind: "title".into(),
+            kind: TITLE.into(),
             citation: format!("{}:{}", session.path, t.line),
             text: t.title,
             line: t.line,
