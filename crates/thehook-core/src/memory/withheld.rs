@@ -11,8 +11,8 @@ use crate::error::{fix, Error, ItemMiss, Result, Step};
 use crate::memory::index::Index;
 use crate::memory::item::{Item, ItemKind};
 use crate::memory::released::Released;
-use crate::memory::store::{self, title_id};
 use crate::memory::requests::ItemRef;
+use crate::memory::store::{self, title_id};
 use crate::memory::Memory;
 use crate::text::safety::Withheld;
 
