@@ -146,6 +146,11 @@ export interface RecallHit {
    * checkout, a superseded decision); absent when it is not stale.
    */
   stale?: string
+  /**
+   * The safety rule that withholds the item from agents and why
+   * (`rule: what it catches`); absent when agents may be given it.
+   */
+  withheld?: string
 }
 
 /** Options of `recall`. */
@@ -229,6 +234,11 @@ export interface StatusResult {
    * later decision superseded: never injected (`thehook review` lists them).
    */
   staleItems: number
+  /**
+   * Items and session titles a safety rule withholds from agents
+   * (`thehook review` lists them).
+   */
+  withheldItems: number
   failedCaptures: number
   queuedCaptures: number
   /** The embedding model in use, or null when thehook runs lexical-only. */
