@@ -213,31 +213,31 @@ pub struct ReviewArgs {
 pub enum ReviewAction {
     /// A withheld item or title is safe: agents are given it (recorded in this clone only, in .git/thehook/released.txt; never committed).
     Release {
-        /// The item's id as `review` prints it (a unique prefix of 4+ characters).
+        #[arg(help = help::item_id("review"))]
         id: String,
     },
     /// The item is still true: it stops being stale (recorded in .thehook/confirmed.txt).
     Confirm {
-        /// The item's id as `review` prints it (a unique prefix of 4+ characters).
+        #[arg(help = help::item_id("review"))]
         id: String,
     },
     /// Replace the item's text in its markdown file.
     Rewrite {
-        /// The item's id as `review` prints it (a unique prefix of 4+ characters).
+        #[arg(help = help::item_id("review"))]
         id: String,
         /// The new text.
         text: String,
     },
     /// Remove the item (or a withheld session title) from its markdown file and the index.
     Forget {
-        /// The item's id as `review` prints it (a unique prefix of 4+ characters).
+        #[arg(help = help::item_id("review"))]
         id: String,
     },
 }
 
 #[derive(Debug, Args)]
 pub struct ForgetArgs {
-    /// The item's id as `recall` prints it (a unique prefix of 4+ characters is enough).
+    #[arg(help = help::item_id("recall"))]
     pub id: String,
     #[arg(long)]
     pub json: bool,

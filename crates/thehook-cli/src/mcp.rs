@@ -81,7 +81,7 @@ pub(crate) struct ReadParams {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct ForgetParams {
-    /// The item's id as `recall` shows it (a unique prefix of 4+ characters).
+    #[schemars(description = help::item_id("recall"))]
     pub item_id: String,
 }
 

@@ -231,7 +231,7 @@ pub const ENV_OVERRIDES: &[(&str, &str)] = &[
     ("THEHOOK_LLM_TIMEOUT_SECS", "llm.timeout_secs"),
     ("THEHOOK_LLM_DAILY_BUDGET", "llm.daily_budget"),
     ("THEHOOK_EMBEDDING_MODEL", "embedding.model"),
-    ("THEHOOK_MODEL_DIR", "embedding.model_dir"),
+    (crate::env::MODEL_DIR, "embedding.model_dir"),
 ];
 
 impl Config {

@@ -102,8 +102,8 @@ pub fn home() -> Option<PathBuf> {
 }
 
 /// The home folder, or an error that says what needs it.
-pub fn require_home(needed_for: &str) -> crate::Result<PathBuf> {
-    home().ok_or_else(|| crate::Error::Usage {
+pub fn require_home(needed_for: &str) -> crate::error::Result<PathBuf> {
+    home().ok_or_else(|| crate::error::Error::Usage {
         problem: format!("HOME is not set, so {needed_for} cannot be found"),
         fix: "set HOME to your home folder and run the command again".into(),
     })
@@ -245,6 +245,32 @@ mod tests {
         assert_eq!(
             executable_names("thehook.exe", Some(DEFAULT_PATHEXT)),
             ["thehook.exe"]
+        );
+    }
+
+    #[test]
+    fn no_source_file_but_this_one_reads_the_environment() {
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let readers: Vec<String> = walkdir::WalkDir::new(&src)
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| e.path().extension().is_some_and(|x| x == "rs"))
+            .filter(|e| {
+                let name = e.file_name().to_string_lossy();
+                // Tests may set up their own environment.
+                name != "env.rs"
+                    && name != "tests.rs"
+                    && !e.path().components().any(|c| c.as_os_str() == "tests")
+            })
+            .filter(|e| {
+                let text = std::fs::read_to_string(e.path()).unwrap_or_default();
+                text.contains("std::env::var") || text.contains("env::var_os(")
+            })
+            .map(|e| e.path().strip_prefix(&src).unwrap().display().to_string())
+            .collect();
+        assert!(
+            readers.is_empty(),
+            "read the environment outside env.rs: {readers:?}"
         );
     }
 }

@@ -5,7 +5,7 @@
 
 use crate::agents::Agent;
 use crate::memory::item::ItemKind;
-use crate::request::{DEFAULT_K, DEFAULT_SESSION_LIMIT, MAX_K, REMEMBERABLE};
+use crate::request::{DEFAULT_K, DEFAULT_SESSION_LIMIT, MAX_K, MIN_ID_PREFIX, REMEMBERABLE};
 
 /// `a, b, c or d`.
 fn either(names: &[&str]) -> String {
@@ -39,6 +39,13 @@ pub fn rememberable_kinds() -> String {
 /// The recall's `k`.
 pub fn k() -> String {
     format!("How many results (default {DEFAULT_K}, at most {MAX_K}).")
+}
+
+/// An item's id argument, as the command `shown_by` prints ids.
+pub fn item_id(shown_by: &str) -> String {
+    format!(
+        "The item's id as `{shown_by}` prints it (a unique prefix of {MIN_ID_PREFIX}+ characters)."
+    )
 }
 
 /// The dates `since` takes, for `what` (e.g. "items dated").

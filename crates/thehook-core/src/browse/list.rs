@@ -49,7 +49,7 @@ impl ListOptions {
         agent: Option<&str>,
         since: Option<&str>,
         limit: Option<usize>,
-    ) -> crate::Result<ListOptions> {
+    ) -> crate::error::Result<ListOptions> {
         Ok(ListOptions {
             agent: agent.map(crate::request::parse_agent).transpose()?,
             since: since.map(crate::request::parse_since).transpose()?,

@@ -44,11 +44,11 @@ impl ReadOptions {
         lines: Option<&str>,
         full: bool,
         grep: Option<&str>,
-    ) -> crate::Result<ReadOptions> {
+    ) -> crate::error::Result<ReadOptions> {
         let lines = lines.map(Selection::parse).transpose()?;
         let grep = grep
             .map(|g| {
-                Regex::new(g).map_err(|e| crate::Error::Usage {
+                Regex::new(g).map_err(|e| crate::error::Error::Usage {
                     problem: format!("grep {g:?} is not a regular expression: {e}"),
                     fix: "escape special characters, or use a simpler pattern".into(),
                 })

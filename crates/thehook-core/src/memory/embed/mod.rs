@@ -158,8 +158,8 @@ pub fn locate(config: &Config, paths: &SearchPaths) -> Availability {
 fn locate_model(config: &Config, paths: &SearchPaths) -> Result<Located, (String, String)> {
     // An explicit folder is used or reported, never silently skipped.
     if let Some(dir) = &config.embedding.model_dir {
-        let source = if std::env::var_os("THEHOOK_MODEL_DIR").is_some() {
-            "THEHOOK_MODEL_DIR"
+        let source = if crate::env::model_dir_is_set() {
+            crate::env::MODEL_DIR
         } else {
             "config"
         };
