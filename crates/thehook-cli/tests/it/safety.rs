@@ -13,6 +13,7 @@ use serde_json::json;
 
 const PLANTED: &str = include_str!("../../../thehook-core/tests/fixtures/safety/planted.tsv");
 const HIDDEN: &str = include_str!("../../../thehook-core/tests/fixtures/safety/hidden.tsv");
+const LOOK_ALIKES: &str = include_str!("../../../thehook-core/tests/fixtures/safety/benign.tsv");
 
 const BENIGN: &str =
     "Run database migrations with npx prisma migrate dev before the integration tests.";
@@ -198,6 +199,30 @@ fn no_planted_line_reaches_the_prompt_hook_or_the_mcp_tools() {
         leaked.is_empty(),
         "reached an agent:\n{}",
         leaked.join("\n")
+    );
+}
+
+#[test]
+fn every_benign_look_alike_reaches_an_agent_as_written() {
+    let p = project();
+    let lines: Vec<&str> = LOOK_ALIKES
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .collect();
+    plant(&p, Place::Notes, &lines);
+    assert_eq!(p.ok(&["review", "--json"]).matches("\"rule\"").count(), 0);
+    let mut mcp = Client::start(&p);
+    let mut missing = Vec::new();
+    for (n, line) in lines.iter().enumerate() {
+        let (recalled, _) = mcp.call(n as u64 + 10, "recall", json!({"query": line, "k": 3}));
+        if !recalled.contains(&probe(line)) {
+            missing.push(format!("{line}\n{recalled}"));
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "not delivered:\n{}",
+        missing.join("\n\n")
     );
 }
 
