@@ -9,6 +9,32 @@ pub const THEHOOK_DIR: &str = ".thehook";
 /// The project-relative path every session file's starts with.
 pub const SESSIONS_PREFIX: &str = ".thehook/sessions/";
 
+/// The git folder of the work tree holding `root` (its own `.git`, else the
+/// nearest ancestor's), found without starting git: a `.git` file (a linked
+/// worktree, a submodule) names the real folder.
+pub(crate) fn git_dir(root: &Path) -> Option<PathBuf> {
+    let dot_git = root
+        .ancestors()
+        .map(|d| d.join(".git"))
+        .find(|g| g.exists())?;
+    if dot_git.is_dir() {
+        return Some(dot_git);
+    }
+    let text = std::fs::read_to_string(&dot_git).ok()?;
+    let named = text.trim().strip_prefix("gitdir:")?.trim();
+    Some(dot_git.parent()?.join(named))
+}
+
+/// The git folder a clone's worktrees share: [`git_dir`], or the folder its
+/// `commondir` names in a linked worktree.
+pub(crate) fn git_common_dir(root: &Path) -> Option<PathBuf> {
+    let git = git_dir(root)?;
+    Some(match std::fs::read_to_string(git.join("commondir")) {
+        Ok(common) => git.join(common.trim()),
+        Err(_) => git,
+    })
+}
+
 /// The paths of one project. Cheap to build; touches the disk only in
 /// [`Project::discover`] and [`Project::check_layout`].
 #[derive(Debug, Clone, PartialEq, Eq)]

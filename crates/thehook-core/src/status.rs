@@ -62,13 +62,12 @@ impl Status {
         let mut llm = capture::bill::usage(memory.project(), &jiff::Zoned::now());
         llm.budget_spent = capture::budget::spent(&memory.config().llm.daily_budget, &llm.today);
         let staleness = Staleness::load(memory.project());
-        let stale_items = memory
-            .index()
-            .all_items()?
+        let items = memory.index().all_items()?;
+        let stale_items = items
             .iter()
             .filter(|i| staleness.reason(i).is_some())
             .count();
-        let withheld_items = crate::memory::withheld::entries(memory.index())?.len();
+        let withheld_items = crate::memory::withheld::count(&items, &memory.index().sessions()?);
         Ok(Status {
             project: memory.project().root().display().to_string(),
             stale_items,

@@ -35,28 +35,15 @@ pub(super) fn status(
         status.index.items,
         types.join(", ")
     ));
-    let stale = format!("{}", status.stale_items);
-    let stale = match status.stale_items {
-        0 => stale,
-        _ => out.paint(Style::Warn, &stale),
-    };
+    let stale = warn_unless_zero(out, status.stale_items);
     out.print(&format!(
         "stale        {stale} (not injected; see `thehook review`)"
     ));
-    let withheld = format!("{}", status.withheld_items);
-    let withheld = match status.withheld_items {
-        0 => withheld,
-        _ => out.paint(Style::Warn, &withheld),
-    };
+    let withheld = warn_unless_zero(out, status.withheld_items);
     out.print(&format!(
         "withheld     {withheld} (a safety rule keeps them from agents; see `thehook review`)"
     ));
-    let failed = format!("{}", status.failed_captures);
-    let failed = if status.failed_captures > 0 {
-        out.paint(Style::Warn, &failed)
-    } else {
-        failed
-    };
+    let failed = warn_unless_zero(out, status.failed_captures);
     out.print(&format!(
         "failed       {failed} (retry with `thehook capture --retry`)"
     ));
@@ -113,4 +100,12 @@ pub(super) fn status(
         }
     }
     Ok(Exit::Success)
+}
+
+/// A count that asks for attention when it is not zero.
+fn warn_unless_zero(out: &Output, n: usize) -> String {
+    match n {
+        0 => n.to_string(),
+        _ => out.paint(Style::Warn, &n.to_string()),
+    }
 }

@@ -5,6 +5,8 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+use crate::project::{git_common_dir, git_dir};
+
 /// How many recent commits speak for the context.
 const RECENT_COMMITS: usize = 8;
 /// A cap on the query, so a huge diff does not make a huge search.
@@ -135,13 +137,10 @@ fn commits(text: &str) -> (Vec<String>, Vec<String>) {
 /// Whether the repository has a local branch `name` (a loose ref, or one
 /// in `packed-refs`), read without starting git.
 fn has_branch(root: &Path, name: &str) -> bool {
-    let Some(git_dir) = git_dir(root) else {
+    // In a linked worktree, refs live in the main repository's folder.
+    let Some(common) = git_common_dir(root) else {
         return false;
     };
-    // In a linked worktree, refs live in the main repository's folder.
-    let common = std::fs::read_to_string(git_dir.join("commondir"))
-        .map(|c| git_dir.join(c.trim()))
-        .unwrap_or(git_dir);
     common.join("refs/heads").join(name).is_file()
         || std::fs::read_to_string(common.join("packed-refs")).is_ok_and(|p| {
             p.lines()
@@ -168,19 +167,6 @@ fn branch(root: &Path) -> Option<String> {
     head.trim()
         .strip_prefix("ref: refs/heads/")
         .map(str::to_string)
-}
-
-/// The repository's git folder (a `.git` file points to the real folder in
-/// worktrees and submodules).
-fn git_dir(root: &Path) -> Option<std::path::PathBuf> {
-    let dot_git = root.join(".git");
-    if dot_git.is_file() {
-        let text = std::fs::read_to_string(&dot_git).ok()?;
-        let dir = text.trim().strip_prefix("gitdir:")?.trim().to_string();
-        Some(root.join(dir))
-    } else {
-        Some(dot_git)
-    }
 }
 
 /// `src/auth/jwt_refresh.rs` → `src auth jwt refresh rs`.

@@ -343,10 +343,16 @@ impl Memory {
     /// file and from the index.
     pub fn forget(&mut self, item: &ItemRef) -> Result<Item> {
         let item = match self.find_item(item) {
-            Err(Error::ItemNotFound {
-                miss: ItemMiss::NoMatch { .. },
-                ..
-            }) if self.names_withheld_title(item)? => return self.forget_title(item),
+            // Not an item: perhaps a withheld session title (`review forget`).
+            Err(
+                missing @ Error::ItemNotFound {
+                    miss: ItemMiss::NoMatch { .. },
+                    ..
+                },
+            ) => match self.withheld_title(item)? {
+                Some(title) => return self.forget_title(title),
+                None => return Err(missing),
+            },
             found => found?,
         };
         let _lock = self.project.lock()?;

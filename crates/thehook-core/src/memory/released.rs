@@ -10,11 +10,11 @@
 //! is judged again.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::error::{IoContext, Result};
 use crate::memory::store::write_atomic;
-use crate::project::Project;
+use crate::project::{git_common_dir, Project};
 
 const FILE: &str = "released.txt";
 const HEADER: &str = "# Items released by `thehook review release`: given to agents although a\n\
@@ -62,32 +62,13 @@ impl Released {
     }
 }
 
-/// Where the releases of `project`'s clone are kept.
+/// Where the releases of `project`'s clone are kept: found without running
+/// git (the hooks run no git command), in the clone's shared git folder even
+/// when `.thehook/` sits below the work tree's root.
 pub(crate) fn path(project: &Project) -> PathBuf {
     match git_common_dir(project.root()) {
         Some(git) => git.join("thehook").join(FILE),
         None => project.index_dir().join(FILE),
-    }
-}
-
-/// The clone's git folder shared by its worktrees, found without running
-/// git (the hooks run no git command): `.git` in the root or above, a
-/// folder, or a file naming the worktree's folder whose `commondir` names
-/// the shared one.
-fn git_common_dir(root: &Path) -> Option<PathBuf> {
-    let dot_git = root
-        .ancestors()
-        .map(|d| d.join(".git"))
-        .find(|g| g.exists())?;
-    if dot_git.is_dir() {
-        return Some(dot_git);
-    }
-    let text = std::fs::read_to_string(&dot_git).ok()?;
-    let named = text.trim().strip_prefix("gitdir:")?.trim();
-    let worktree = dot_git.parent()?.join(named);
-    match std::fs::read_to_string(worktree.join("commondir")) {
-        Ok(common) => Some(worktree.join(common.trim())),
-        Err(_) => Some(worktree),
     }
 }
 
@@ -109,12 +90,13 @@ mod tests {
             format!("gitdir: {}\n", git.join("worktrees/wt").display()),
         )
         .unwrap();
-        let in_main = path(&Project::at(&main));
-        let in_wt = path(&Project::at(&wt));
-        assert_eq!(in_main, git.join("thehook/released.txt"));
-        assert_eq!(in_wt.canonicalize().ok(), None, "not written yet");
+        assert_eq!(path(&Project::at(&main)), git.join("thehook/released.txt"));
         Released::add(&Project::at(&wt), "abc123").unwrap();
         assert!(Released::load(&Project::at(&main)).contains("abc123"));
+        // A project below the work tree's root keeps them in git's folder too.
+        let nested = main.join("services/api");
+        std::fs::create_dir_all(&nested).unwrap();
+        assert!(Released::load(&Project::at(&nested)).contains("abc123"));
     }
 
     #[test]

@@ -12,6 +12,7 @@ use crate::memory::index::Index;
 use crate::memory::item::{Item, ItemKind};
 use crate::memory::released::Released;
 use crate::memory::requests::ItemRef;
+use crate::memory::session::SessionRecord;
 use crate::memory::store::{self, title_id};
 use crate::memory::Memory;
 use crate::text::safety::Withheld;
@@ -67,19 +68,18 @@ impl Memory {
         Ok(entry)
     }
 
-    /// Whether `item` names exactly one withheld title.
-    pub(super) fn names_withheld_title(&self, item: &ItemRef) -> Result<bool> {
+    /// The withheld title `item` names, if it names exactly one.
+    pub(super) fn withheld_title(&self, item: &ItemRef) -> Result<Option<WithheldEntry>> {
         match self.find_withheld(item) {
-            Ok(entry) => Ok(entry.is_title()),
-            Err(Error::ItemNotFound { .. }) => Ok(false),
+            Ok(entry) => Ok(entry.is_title().then_some(entry)),
+            Err(Error::ItemNotFound { .. }) => Ok(None),
             Err(other) => Err(other),
         }
     }
 
     /// Removes a withheld session title from its file's front matter; the
     /// session's items stay. Reported like an item's forget, as text.
-    pub(super) fn forget_title(&mut self, item: &ItemRef) -> Result<Item> {
-        let entry = self.find_withheld(item)?;
+    pub(super) fn forget_title(&mut self, entry: WithheldEntry) -> Result<Item> {
         let _lock = self.project.lock()?;
         store::remove_front_matter_line(&self.project, &entry.path, entry.line, "title:")?;
         self.sync(&|_, _| {})?;
@@ -120,6 +120,16 @@ impl Memory {
             }),
         }
     }
+}
+
+/// How many of `items` and of the `sessions`' titles are withheld, for
+/// the counts of `status` (which reads every item once for all its counts).
+pub(crate) fn count(items: &[Item], sessions: &[SessionRecord]) -> usize {
+    items.iter().filter(|i| !i.for_agents()).count()
+        + sessions
+            .iter()
+            .filter(|s| s.withheld_title.is_some())
+            .count()
 }
 
 /// Every withheld item and title in the index, in path and line order,

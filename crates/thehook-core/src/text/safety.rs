@@ -88,6 +88,6 @@ pub fn guard_lines(text: &str) -> String {
 }
 
 /// What stands in for a withheld line.
-pub fn withheld_line(rule: Rule) -> String {
+fn withheld_line(rule: Rule) -> String {
     format!("[line withheld by thehook: {rule}]")
 }

@@ -191,18 +191,37 @@ impl Project {
             "hook_event_name": "SessionStart",
             "source": "startup",
         });
+        let out = self.claude_hook("retrieve", &payload);
+        let answer: serde_json::Value = serde_json::from_str(&out).unwrap();
+        answer["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    /// What the prompt hook adds for a Claude Code prompt in `session` (the
+    /// whole JSON answer; empty when it adds nothing).
+    pub fn prompted(&self, session: &str, prompt: &str) -> String {
+        let payload = serde_json::json!({
+            "session_id": session,
+            "cwd": self.root(),
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": prompt,
+        });
+        self.claude_hook("prompt", &payload)
+    }
+
+    /// Runs the hook `command` as Claude Code does, `payload` on stdin and
+    /// its background half off; asserts it exits 0 and returns its stdout.
+    fn claude_hook(&self, command: &str, payload: &serde_json::Value) -> String {
         let out = self
-            .cmd(&["retrieve", "--agent", "claude-code"])
+            .cmd(&[command, "--agent", "claude-code"])
             .env("THEHOOK_BACKGROUND", "0")
             .write_stdin(payload.to_string())
             .output()
             .unwrap();
         assert!(out.status.success());
-        let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        answer["hookSpecificOutput"]["additionalContext"]
-            .as_str()
-            .unwrap()
-            .to_string()
+        String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
     pub fn recall_json(&self, query: &str, extra: &[&str]) -> serde_json::Value {

@@ -66,10 +66,6 @@ impl Rule {
             Rule::EncodedPayload => "carries an encoded payload to decode and run",
         }
     }
-
-    pub fn parse(name: &str) -> Option<Rule> {
-        Rule::ALL.into_iter().find(|r| r.name() == name)
-    }
 }
 
 impl std::fmt::Display for Rule {
@@ -83,57 +79,24 @@ pub(super) fn first_match(text: &str) -> Option<(Rule, &str)> {
     if text.trim().is_empty() {
         return None;
     }
-    for check in CHECKS.iter() {
-        if let Some(found) = (check.find)(text) {
-            return Some((check.rule, found));
-        }
-    }
-    // Cheap gate before the three-part check.
-    let lower = text.to_ascii_lowercase();
-    if ["decode", "atob", "base64"]
+    CHECKS
         .iter()
-        .any(|w| lower.contains(w))
-    {
-        if let Some(blob) = encoded_payload(text) {
-            return Some((Rule::EncodedPayload, blob));
-        }
-    }
-    None
+        .find_map(|(rule, find)| find(text).map(|found| (*rule, found)))
 }
 
-struct Check {
-    rule: Rule,
-    find: fn(&str) -> Option<&str>,
-}
+/// How a rule finds its match in a text.
+type Find = fn(&str) -> Option<&str>;
 
-static CHECKS: LazyLock<Vec<Check>> = LazyLock::new(|| {
-    vec![
-        Check {
-            rule: Rule::RoleDelimiter,
-            find: role_delimiter,
-        },
-        Check {
-            rule: Rule::AddressedToModel,
-            find: |t| first(&ADDRESSED, t),
-        },
-        Check {
-            rule: Rule::Concealment,
-            find: |t| first(&CONCEALMENT, t),
-        },
-        Check {
-            rule: Rule::RemoteCode,
-            find: remote_code,
-        },
-        Check {
-            rule: Rule::CredentialRead,
-            find: credential_read,
-        },
-        Check {
-            rule: Rule::Exfiltration,
-            find: exfiltration,
-        },
-    ]
-});
+/// Each rule and how it finds its match, in the order they are tried.
+const CHECKS: [(Rule, Find); 7] = [
+    (Rule::RoleDelimiter, role_delimiter),
+    (Rule::AddressedToModel, addressed_to_model),
+    (Rule::Concealment, concealment),
+    (Rule::RemoteCode, remote_code),
+    (Rule::CredentialRead, credential_read),
+    (Rule::Exfiltration, exfiltration),
+    (Rule::EncodedPayload, encoded_payload),
+];
 
 fn compile(patterns: &[&str]) -> Vec<Regex> {
     patterns
@@ -142,11 +105,29 @@ fn compile(patterns: &[&str]) -> Vec<Regex> {
         .collect()
 }
 
-fn first<'t>(patterns: &[Regex], text: &'t str) -> Option<&'t str> {
+/// The first match of any of `patterns` that is not `excused`.
+fn first_unexcused<'t>(
+    patterns: &[Regex],
+    text: &'t str,
+    excused: impl Fn(&str) -> bool,
+) -> Option<&'t str> {
     patterns
         .iter()
-        .find_map(|p| p.find(text))
+        .flat_map(|p| p.find_iter(text))
         .map(|m| m.as_str())
+        .find(|found| !excused(found))
+}
+
+fn first<'t>(patterns: &[Regex], text: &'t str) -> Option<&'t str> {
+    first_unexcused(patterns, text, |_| false)
+}
+
+fn addressed_to_model(text: &str) -> Option<&str> {
+    first(&ADDRESSED, text)
+}
+
+fn concealment(text: &str) -> Option<&str> {
+    first(&CONCEALMENT, text)
 }
 
 static ADDRESSED: LazyLock<Vec<Regex>> = LazyLock::new(|| {
@@ -195,11 +176,7 @@ static PIPE_TO_SHELL: LazyLock<Vec<Regex>> = LazyLock::new(|| {
 });
 
 fn remote_code(text: &str) -> Option<&str> {
-    PIPE_TO_SHELL
-        .iter()
-        .flat_map(|p| p.find_iter(text))
-        .map(|m| m.as_str())
-        .find(|found| !only_loopback(found))
+    first_unexcused(&PIPE_TO_SHELL, text, only_loopback)
 }
 
 /// Pointing at these is pointing at a secret, whatever the verb.
@@ -231,12 +208,8 @@ static SECRET_FILE_READ: LazyLock<Vec<Regex>> = LazyLock::new(|| {
 });
 
 fn credential_read(text: &str) -> Option<&str> {
-    let store = SECRET_STORES
-        .iter()
-        .flat_map(|p| p.find_iter(text))
-        .map(|m| m.as_str())
-        .find(|found| !public_ssh_file(found));
-    store.or_else(|| first(&SECRET_FILE_READ, text))
+    first_unexcused(&SECRET_STORES, text, public_ssh_file)
+        .or_else(|| first(&SECRET_FILE_READ, text))
 }
 
 /// `~/.ssh/known_hosts`, `config`, `authorized_keys` and public keys are
@@ -277,12 +250,7 @@ static DATA_WORD: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 fn exfiltration(text: &str) -> Option<&str> {
-    let upload = UPLOADS
-        .iter()
-        .flat_map(|p| p.find_iter(text))
-        .map(|m| m.as_str())
-        .find(|found| !only_loopback(found));
-    upload.or_else(|| {
+    first_unexcused(&UPLOADS, text, only_loopback).or_else(|| {
         URL.find_iter(text)
             .map(|m| m.as_str())
             .find(|u| carries_data(u))
@@ -415,10 +383,12 @@ static RUN: LazyLock<Regex> = LazyLock::new(|| {
 /// A base64 blob (mixed case and digits, so not a hash or a word) with
 /// words to decode it and to run or follow what it says.
 fn encoded_payload(text: &str) -> Option<&str> {
-    let blob = BLOB.find_iter(text).map(|m| m.as_str()).find(|b| {
+    if !DECODE.is_match(text) || !RUN.is_match(text) {
+        return None;
+    }
+    BLOB.find_iter(text).map(|m| m.as_str()).find(|b| {
         b.chars().any(|c| c.is_ascii_uppercase())
             && b.chars().any(|c| c.is_ascii_lowercase())
             && b.chars().any(|c| c.is_ascii_digit())
-    })?;
-    (DECODE.is_match(text) && RUN.is_match(text)).then_some(blob)
+    })
 }

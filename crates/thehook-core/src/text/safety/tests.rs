@@ -97,9 +97,8 @@ fn loopback_fetches_are_not_remote_code() {
 }
 
 #[test]
-fn rule_names_round_trip() {
+fn rules_are_stored_by_their_names() {
     for rule in Rule::ALL {
-        assert_eq!(Rule::parse(rule.name()), Some(rule));
         let json = serde_json::to_string(&rule).unwrap();
         assert_eq!(json, format!("\"{}\"", rule.name()));
     }
