@@ -94,8 +94,14 @@ pub enum Error {
     },
 
     /// An agent transcript could not be read.
-    #[error("transcript {path}: {problem}\n  fix: check that it is a Claude Code, Cursor, Codex, Gemini CLI, Copilot CLI or opencode transcript; thehook leaves files it cannot read alone", path = .path.display())]
-    Transcript { path: PathBuf, problem: String },
+    /// `formats` names the agents whose transcripts thehook reads.
+    #[error("transcript {path}: {problem}\n  fix: check that it is a {formats} transcript; thehook leaves files it cannot read alone", path = .path.display())]
+    Transcript {
+        path: PathBuf,
+        #[source]
+        problem: crate::transcript::NotATranscript,
+        formats: &'static str,
+    },
 
     /// The LLM CLI gave no usable answer (consolidation).
     #[error("{problem}\n  fix: {fix}")]

@@ -7,33 +7,24 @@ use crate::agents::Agent;
 use crate::memory::item::ItemKind;
 use crate::request::{DEFAULT_K, DEFAULT_SESSION_LIMIT, MAX_K, MIN_ID_PREFIX, REMEMBERABLE};
 
-/// `a, b, c or d`.
-fn either(names: &[&str]) -> String {
-    match names {
-        [] => String::new(),
-        [one] => one.to_string(),
-        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
-    }
-}
-
 /// The agents by the names people type: `claude, cursor, codex, gemini, copilot or opencode`.
 pub fn agent_names() -> String {
-    either(&Agent::ALL.map(Agent::short_name))
+    crate::text::either(&Agent::ALL.map(Agent::short_name))
 }
 
 /// The agents by their names in prose: `Claude Code, Cursor, Codex, Gemini CLI, Copilot CLI or opencode`.
 pub fn agent_titles() -> String {
-    either(&Agent::ALL.map(Agent::display_name))
+    crate::agents::titles().to_string()
 }
 
 /// Every item type: `summary, convention, ... or text`.
 pub fn kinds() -> String {
-    either(&ItemKind::ALL.map(ItemKind::as_str))
+    crate::text::either(&ItemKind::ALL.map(ItemKind::as_str))
 }
 
 /// The types `remember` takes: `convention, adr, gotcha or note`.
 pub fn rememberable_kinds() -> String {
-    either(&REMEMBERABLE.map(ItemKind::as_str))
+    crate::text::either(&REMEMBERABLE.map(ItemKind::as_str))
 }
 
 /// The recall's `k`.
@@ -94,13 +85,14 @@ mod tests {
     fn lower_layers_name_every_agent_as_help_does() {
         let e = crate::error::Error::Transcript {
             path: "t.jsonl".into(),
-            problem: "unreadable".into(),
+            problem: crate::transcript::NotATranscript::NotJsonl,
+            formats: crate::agents::titles(),
         };
         assert!(e.to_string().contains(&agent_titles()), "{e}");
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.jsonl");
         std::fs::write(&path, "{\"a\": 1}\n{\"b\": 2}\n").unwrap();
-        let e = crate::transcript::load(&path).unwrap_err().to_string();
+        let e = crate::agents::read::load(&path).unwrap_err().to_string();
         assert!(e.contains(&agent_titles()), "{e}");
     }
 }

@@ -11,6 +11,7 @@ mod cursor;
 mod gemini;
 mod opencode;
 mod payload;
+pub mod read;
 pub(crate) mod shell;
 pub(crate) mod spec;
 mod store;
@@ -19,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-pub use payload::{cursor_runs_thehook, session_start_output, BadPayload, HookPayload};
+pub use payload::{session_start_output, BadPayload, HookEvent, HookPayload};
 pub use spec::StoredTranscript;
 
 use spec::AgentSpec;
@@ -36,17 +37,12 @@ pub enum Agent {
     Opencode,
 }
 
-/// The agent that writes transcripts of this format.
-impl From<crate::transcript::Format> for Agent {
-    fn from(format: crate::transcript::Format) -> Agent {
-        Agent::ALL
-            .into_iter()
-            .find(|a| a.spec().identity().format == format)
-            .expect("every transcript format has its agent")
-    }
-}
-
 impl Agent {
+    /// The agent assumed when nothing says which: a payload of no other
+    /// agent's shape is its, and init wires it when no agent is found. Its
+    /// conventions are the ones the others copied.
+    pub const DEFAULT: Agent = Agent::ClaudeCode;
+
     pub const ALL: [Agent; 6] = [
         Agent::ClaudeCode,
         Agent::Cursor,
@@ -80,6 +76,12 @@ impl Agent {
     /// The name in prose (`Claude Code`).
     pub fn display_name(self) -> &'static str {
         self.spec().identity().display_name
+    }
+
+    /// The agent whose transcript or payload this is, by its name in a
+    /// session file, a job or a transcript ([`Agent::as_str`]).
+    pub fn named(name: &str) -> Option<Agent> {
+        Agent::ALL.into_iter().find(|a| a.as_str() == name)
     }
 
     /// Accepts the names people use: `claude`, `claude-code`, `cursor`, ...
@@ -160,6 +162,13 @@ impl std::fmt::Display for Agent {
     }
 }
 
+/// Every agent by its name in prose: `Claude Code, Cursor, ... or opencode`.
+pub fn titles() -> &'static str {
+    static TITLES: std::sync::LazyLock<String> =
+        std::sync::LazyLock::new(|| crate::text::either(&Agent::ALL.map(Agent::display_name)));
+    &TITLES
+}
+
 /// Whether a hook command runs one of thehook's [`HOOK_COMMANDS`], whatever
 /// path, quoting (for a Unix shell or PowerShell) or arguments it was
 /// written with.
@@ -231,7 +240,7 @@ mod tests {
                 assert_eq!(Agent::parse(name), Some(agent), "{name}");
                 assert_eq!(Agent::parse(&name.to_uppercase()), Some(agent), "{name}");
             }
-            assert_eq!(Agent::from(id.format), agent);
+            assert_eq!(Agent::named(agent.as_str()), Some(agent));
         }
         assert_eq!(Agent::parse("vim"), None);
     }

@@ -59,7 +59,7 @@ impl HookPayload {
             .into_iter()
             .find(|a| a.spec().sent(o))
             .or(declared)
-            .unwrap_or(Agent::ClaudeCode);
+            .unwrap_or(Agent::DEFAULT);
         let cwd = s("cwd").map(PathBuf::from).or_else(|| {
             o.get("workspace_roots")
                 .and_then(Value::as_array)
@@ -79,25 +79,53 @@ impl HookPayload {
         })
     }
 
-    /// Whether this is Cursor running a hook written for Claude Code while
-    /// Cursor's own hooks run thehook too: then those answer and this one
-    /// stays silent, so a session is injected and captured once.
-    pub fn is_cursor_echo(
+    /// When the agent that sent this payload ran a hook written for another
+    /// agent (`declared`) while its own hooks run thehook too: the log line
+    /// saying which of its own hooks answers instead. Then this one stays
+    /// silent, so a session is injected and captured once.
+    pub fn echo(
         &self,
         declared: Option<Agent>,
+        event: HookEvent,
         project_root: &Path,
         home: Option<&Path>,
-    ) -> bool {
-        self.agent == Agent::Cursor
-            && declared == Some(Agent::ClaudeCode)
-            && cursor_runs_thehook(project_root, home)
+    ) -> Option<String> {
+        let declared = declared.filter(|d| *d != self.agent)?;
+        let own_event = self.agent.spec().runs_hooks_of(declared, event)?;
+        let own_hooks = self.agent.runs_thehook(project_root)
+            || home.is_some_and(|h| self.agent.runs_thehook(h));
+        let verb = match event {
+            HookEvent::SessionEnd => "captures",
+            _ => "answers",
+        };
+        own_hooks.then(|| {
+            format!(
+                "{} ran {}'s hook; its own {own_event} hook {verb}",
+                self.agent.display_name(),
+                declared.display_name()
+            )
+        })
     }
 }
 
-/// Whether Cursor has thehook in its own hooks (the project's or the
-/// user's); see [`HookPayload::is_cursor_echo`].
-pub fn cursor_runs_thehook(project_root: &Path, home: Option<&Path>) -> bool {
-    Agent::Cursor.runs_thehook(project_root) || home.is_some_and(|h| Agent::Cursor.runs_thehook(h))
+/// The moments agents run thehook's hooks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookEvent {
+    SessionStart,
+    Prompt,
+    SessionEnd,
+}
+
+impl HookEvent {
+    /// The thehook command an agent's hook runs for it (one of
+    /// [`super::HOOK_COMMANDS`]).
+    pub fn command(self) -> &'static str {
+        match self {
+            HookEvent::SessionStart => "retrieve",
+            HookEvent::Prompt => "prompt",
+            HookEvent::SessionEnd => "capture",
+        }
+    }
 }
 
 /// The session-start output that makes `agent` add `context` to the session.

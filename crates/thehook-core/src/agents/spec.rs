@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Map, Value};
 
 use super::Agent;
-use crate::transcript::Format;
+use crate::transcript::{NotATranscript, Record, Transcript};
 
 /// Who an agent is: its names, where its settings are, how to spot it.
 pub(crate) struct Identity {
@@ -27,8 +27,6 @@ pub(crate) struct Identity {
     pub(crate) settings_file: &'static str,
     /// Programs whose presence on PATH says it is installed.
     pub(crate) binaries: &'static [&'static str],
-    /// The format its transcripts are written in.
-    pub(crate) format: Format,
 }
 
 /// One agent's identity, hook protocol and transcript store.
@@ -39,6 +37,16 @@ pub(crate) trait AgentSpec: Sync {
     /// fallback, so it claims none.
     fn sent(&self, _payload: &Map<String, Value>) -> bool {
         false
+    }
+    /// The name of its own hook event that answers for `event` when it runs
+    /// the hooks written for `other` agent's settings too (it sends its own
+    /// payload to them); `None` when it runs no other agent's hooks.
+    fn runs_hooks_of(
+        &self,
+        _other: Agent,
+        _event: super::payload::HookEvent,
+    ) -> Option<&'static str> {
+        None
     }
     /// A payload's session-start `source` in the words of
     /// `retrieval.inject_on` (startup, resume, clear, compact).
@@ -160,6 +168,23 @@ pub(crate) trait AgentSpec: Sync {
     /// Transcripts of a session's subagents kept in files of their own.
     fn subagent_transcripts(&self, _session: &Path, _session_id: &str) -> Vec<PathBuf> {
         Vec::new()
+    }
+    /// Whether a JSONL record has the shape of its transcripts' records.
+    fn sniffs(&self, _record: &Map<String, Value>) -> bool {
+        false
+    }
+    /// Its transcript from JSONL records it sniffed; `None` when it writes
+    /// none (only JSON documents).
+    fn read_records(&self, _records: &[Record]) -> Option<Result<Transcript, NotATranscript>> {
+        None
+    }
+    /// Its transcript from one JSON document, or `None` when `doc` is not one.
+    fn read_document(&self, _doc: &Value) -> Option<Transcript> {
+        None
+    }
+    /// Whether it writes transcripts as JSON documents ([`Self::read_document`]).
+    fn writes_documents(&self) -> bool {
+        false
     }
 }
 

@@ -40,3 +40,13 @@ pub(super) fn name_of(path: &Path) -> String {
         .to_string_lossy()
         .into_owned()
 }
+
+/// A project's folder name in a store keyed by path (Claude Code's, and
+/// Cursor's after it): every non-alphanumeric character of the path
+/// becomes `-`.
+pub(super) fn slug(root: &Path) -> String {
+    root.to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}

@@ -16,7 +16,7 @@ use crate::error::{fix, Error, Result, SessionMiss, Step};
 use crate::project::Project;
 use crate::text::redact::{redact, Findings};
 use crate::transcript::redact_transcript;
-use crate::transcript::{self, clip_chars, first_line, Block, Role, Transcript};
+use crate::transcript::{clip_chars, first_line, Block, Role, Transcript};
 
 /// Characters of a summary in the listing.
 const SUMMARY: usize = 100;
@@ -189,7 +189,7 @@ pub(super) fn list_sources(
 
 /// Reads a transcript with every secret redacted.
 pub fn open(source: &Source) -> Result<Transcript> {
-    let mut t = transcript::load(&source.path)?;
+    let mut t = crate::agents::read::load(&source.path)?;
     redact_transcript(&mut t, &mut Findings::default());
     Ok(t)
 }
@@ -296,7 +296,7 @@ pub fn find(project: &Project, home: &Path, query: &str, paths: bool) -> Result<
             .is_some_and(|(w, r)| w.starts_with(r))
         {
             return Ok(Source {
-                agent: agent_of_file(as_path),
+                agent: crate::agents::read::agent_of_file(as_path),
                 path: as_path.to_path_buf(),
                 id: query.to_string(),
                 failed_copy: false,
@@ -358,16 +358,4 @@ pub fn find(project: &Project, home: &Path, query: &str, paths: bool) -> Result<
             fix: "give more of the id".into(),
         }),
     }
-}
-
-/// Which agent wrote a transcript file, from its first records (a file that
-/// is no JSONL at all may be a Gemini CLI session).
-fn agent_of_file(path: &Path) -> Agent {
-    use std::io::Read;
-    let mut head = Vec::new();
-    if let Ok(f) = std::fs::File::open(path) {
-        let _ = f.take(64 * 1024).read_to_end(&mut head);
-    }
-    let (records, _) = transcript::read_records(&head);
-    transcript::sniff(&records).map_or(Agent::Gemini, Agent::from)
 }

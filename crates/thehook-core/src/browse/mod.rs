@@ -110,7 +110,7 @@ fn header(t: &Transcript, total: usize) -> String {
             .or_else(|| t.session_id.clone())
             .unwrap_or_default()
     )];
-    fields.extend(t.format.map(|f| f.as_str().to_string()));
+    fields.extend(t.format.map(str::to_string));
     fields.extend(t.started.clone());
     fields.extend(t.cwd.clone());
     fields.extend(t.git_branch.as_ref().map(|b| format!("branch {b}")));

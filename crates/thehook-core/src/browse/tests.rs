@@ -3,9 +3,9 @@ use std::path::{Path, PathBuf};
 
 use super::list::list_sources;
 use super::*;
+use crate::agents::read::load;
+use crate::agents::read::tests::{corpus, transcript_files};
 use crate::agents::Agent;
-use crate::transcript::load;
-use crate::transcript::tests::{corpus, transcript_files};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/transcripts")
@@ -23,7 +23,7 @@ fn snapshot_name(path: &Path) -> String {
 fn source(path: &Path) -> Source {
     let t = load(path).unwrap();
     Source {
-        agent: t.format.map_or(Agent::Gemini, Agent::from),
+        agent: t.format.and_then(Agent::named).unwrap_or(Agent::Gemini),
         path: path.to_path_buf(),
         id: t.session_id.unwrap_or_default(),
         failed_copy: false,
@@ -372,7 +372,7 @@ fn empty_searches_say_so_but_other_tools_one_line_output_is_kept() {
         call("4", "Read", serde_json::json!({"file_path": "/p/NOTES"})),
         result("4", "No entry yet"),
     ];
-    let t = crate::transcript::parse(lines.join("\n").as_bytes()).unwrap();
+    let t = crate::agents::read::parse(lines.join("\n").as_bytes()).unwrap();
     let text = read(&t, &ReadOptions::default()).text;
     let body: Vec<&str> = text.lines().skip(1).collect();
     assert_eq!(

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::agents::{Agent, HookPayload};
+use crate::agents::{Agent, HookEvent, HookPayload};
 use crate::capture::queue::{capture_enabled, enqueue, Job, JOB_VERSION};
 use crate::logs;
 use crate::project::Project;
@@ -53,15 +53,13 @@ pub fn session_end(
         return ignored("capture: no .thehook/ here".into());
     }
     let mut start_worker = false;
+    let echo = payload.echo(declared, HookEvent::SessionEnd, project.root(), home);
     let log = match (&payload.session_id, declared) {
         // A config that cannot be read does not lose the session: it is queued.
         _ if !capture_enabled(&project).unwrap_or(true) => {
             "capture: capture.enabled is off".to_string()
         }
-        // Cursor also runs Claude Code's hooks: its own sessionEnd hook captures.
-        _ if payload.is_cursor_echo(declared, project.root(), home) => {
-            "capture: Cursor ran Claude Code's hook; its own sessionEnd hook captures".to_string()
-        }
+        _ if echo.is_some() => format!("capture: {}", echo.unwrap_or_default()),
         (None, _) => "capture: the payload has no session_id".to_string(),
         (Some(id), _) => {
             let job = Job {

@@ -13,6 +13,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::agents::Agent;
 use crate::capture::extract::{self, Distilled, SessionMeta};
 use crate::capture::llm::LlmFailure;
 use crate::capture::paths;
@@ -25,7 +26,7 @@ use crate::memory::store::{self, write_atomic};
 use crate::memory::Memory;
 use crate::project::Project;
 use crate::text::redact::{self, Findings};
-use crate::transcript::{self, CondenseOptions, Role, Transcript};
+use crate::transcript::{self, CondenseOptions, NotATranscript, Role, Transcript};
 
 mod files;
 pub(crate) mod retry;
@@ -282,16 +283,17 @@ impl<'a> Worker<'a> {
 
     /// Captures one transcript file given by hand.
     pub fn capture_file(&mut self, path: &Path) -> Result<Outcome> {
-        let t = transcript::load(path)?;
-        let format = t.format.unwrap_or(transcript::Format::ClaudeCode);
+        let t = crate::agents::read::load(path)?;
+        let agent = t.format.and_then(Agent::named).unwrap_or(Agent::DEFAULT);
         let session_id = t.session_id.clone().ok_or_else(|| Error::Transcript {
             path: path.to_path_buf(),
-            problem: "it names no session id".into(),
+            problem: NotATranscript::NoSessionId,
+            formats: crate::agents::titles(),
         })?;
         let job = Job {
             version: crate::capture::queue::JOB_VERSION,
             session_id,
-            agent: format.into(),
+            agent,
             transcript_path: Some(std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())),
             cwd: None,
             origin: "manual".into(),
@@ -318,7 +320,7 @@ impl<'a> Worker<'a> {
             };
             return self.fail_without_file(job, None, reason);
         };
-        let mut t = match transcript::load(&path) {
+        let mut t = match crate::agents::read::load(&path) {
             Ok(t) => t,
             Err(e) => return self.fail_without_file(job, Some(&path), first_line(&e.to_string())),
         };

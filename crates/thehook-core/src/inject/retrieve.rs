@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::agents::{session_start_output, Agent, HookPayload};
+use crate::agents::{session_start_output, Agent, HookEvent, HookPayload};
 use crate::config::Include;
 use crate::error::Result;
 use crate::inject::block::{cited_line, render, BlockLine, Waiting};
@@ -135,8 +135,8 @@ pub fn retrieve(
         return Ok(out);
     }
     out.project = Some(project.root().to_path_buf());
-    if payload.is_cursor_echo(declared, project.root(), home) {
-        out.log = "Cursor ran Claude Code's hook; its own sessionStart hook answers".into();
+    if let Some(echo) = payload.echo(declared, HookEvent::SessionStart, project.root(), home) {
+        out.log = echo;
         return Ok(out);
     }
     out.background = true;

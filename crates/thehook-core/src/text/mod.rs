@@ -21,3 +21,12 @@ pub fn clip_chars(s: &str, max: usize) -> String {
         None => s.to_string(),
     }
 }
+
+/// `a, b, c or d`.
+pub fn either(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    }
+}

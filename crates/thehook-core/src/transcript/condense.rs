@@ -217,8 +217,8 @@ pub fn condense_lines(t: &Transcript, o: &CondenseOptions) -> Condensed {
     let mut head: Vec<String> = Vec::new();
     if let Some(f) = t.format {
         head.push(match &t.agent_version {
-            Some(v) => format!("{} {v}", f.as_str()),
-            None => f.as_str().to_string(),
+            Some(v) => format!("{f} {v}"),
+            None => f.to_string(),
         });
     }
     head.extend(t.session_id.iter().map(|s| format!("session {s}")));

@@ -1,21 +1,14 @@
-//! Agent transcripts (Claude Code JSONL, Cursor agent transcripts, Codex
-//! rollouts, Gemini CLI chats, Copilot CLI session events, opencode exports) read into one model. The formats are sniffed from the content,
-//! never from the file name, and reading never panics: damaged lines are
-//! skipped with a warning, and a file that is not a transcript at all is a
-//! clear error.
+//! The one model every agent's transcript is read into (each agent's parser
+//! lives in its own module under `agents/`, and `agents/read.rs` picks one
+//! by the content, never by the file name), and what is done with it:
+//! condensed for the LLM, redacted, its lines read. Reading never panics:
+//! damaged lines are skipped with a warning, and a file that is not a
+//! transcript at all is a clear error ([`NotATranscript`]).
 
-mod claude;
-mod codex;
 mod condense;
-mod copilot;
-mod cursor;
-mod gemini;
 mod lines;
-mod opencode;
+mod not_a_transcript;
 mod redact;
-
-#[cfg(test)]
-pub(crate) mod tests;
 
 use std::path::{Path, PathBuf};
 
@@ -26,34 +19,8 @@ pub(crate) use crate::text::clip_chars;
 pub use condense::{condense, condense_lines, facts, CondenseOptions, Condensed, Facts, Weight};
 pub(crate) use condense::{first_line, patch_files, path_argument, strip_base64};
 pub use lines::{read_records, Record};
+pub use not_a_transcript::NotATranscript;
 pub use redact::redact_transcript;
-
-use crate::error::{Error, IoContext, Result};
-
-/// The agent that wrote a transcript.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Format {
-    ClaudeCode,
-    Cursor,
-    Codex,
-    Gemini,
-    Copilot,
-    Opencode,
-}
-
-impl Format {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Format::ClaudeCode => "claude-code",
-            Format::Cursor => "cursor",
-            Format::Codex => "codex",
-            Format::Gemini => "gemini",
-            Format::Copilot => "copilot",
-            Format::Opencode => "opencode",
-        }
-    }
-}
 
 /// Who speaks in an entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -120,7 +87,9 @@ pub struct Entry {
 /// A transcript read into the common model.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Transcript {
-    pub format: Option<Format>,
+    /// The name of the agent whose format it is (`claude-code`), set by
+    /// the parser that read it.
+    pub format: Option<&'static str>,
     pub session_id: Option<String>,
     /// The working folder the agent ran in, from the records.
     pub cwd: Option<String>,
@@ -164,7 +133,7 @@ impl Transcript {
             })
     }
 
-    fn note_time(&mut self, timestamp: Option<&str>) {
+    pub(crate) fn note_time(&mut self, timestamp: Option<&str>) {
         let Some(t) = timestamp else { return };
         if self.started.is_none() {
             self.started = Some(t.to_string());
@@ -173,83 +142,11 @@ impl Transcript {
     }
 }
 
-/// Reads the transcript at `path`. For Claude Code, the subagents' own files
-/// (`<session>/subagents/agent-*.jsonl`, or `agent-*.jsonl` beside the
-/// session with its session id) are read too.
-pub fn load(path: &Path) -> Result<Transcript> {
-    let bytes = std::fs::read(path).at("cannot read the transcript", path)?;
-    let mut transcript = parse(&bytes).map_err(|problem| Error::Transcript {
-        path: path.to_path_buf(),
-        problem,
-    })?;
-    if transcript.session_id.is_none() {
-        // Cursor lines carry no ids: the file is named after the conversation.
-        transcript.session_id = path.file_stem().map(|s| s.to_string_lossy().into_owned());
-    }
-    if transcript.format == Some(Format::ClaudeCode) && transcript.agent_id.is_none() {
-        for sub in claude_subagent_files(path, transcript.session_id.as_deref()) {
-            match std::fs::read(&sub)
-                .map_err(|e| e.to_string())
-                .and_then(|b| parse(&b))
-            {
-                Ok(t) => transcript.subagents.push(t),
-                Err(why) => transcript
-                    .warnings
-                    .push(format!("subagent transcript {}: {why}", sub.display())),
-            }
-        }
-    }
-    Ok(transcript)
-}
-
-/// Parses transcript bytes of any supported format. The error says what the
-/// content looks like instead.
-pub fn parse(bytes: &[u8]) -> Result<Transcript, String> {
-    let mut transcript = parse_format(bytes)?;
-    strip_injected_memory(&mut transcript);
-    Ok(transcript)
-}
-
-fn parse_format(bytes: &[u8]) -> Result<Transcript, String> {
-    let (records, mut warnings) = read_records(bytes);
-    let format = sniff(&records);
-    let mut transcript = match format {
-        Some(Format::ClaudeCode) => claude::parse(&records),
-        Some(Format::Codex) => codex::parse(&records),
-        Some(Format::Cursor) => cursor::parse(&records),
-        Some(Format::Copilot) => copilot::parse(&records),
-        Some(Format::Gemini) if !records.is_empty() => {
-            gemini::parse_log(&records).ok_or_else(|| {
-                "a Gemini CLI chat log without its header line (sessionId)".to_string()
-            })?
-        }
-        // Not JSONL: perhaps one JSON document (an opencode export, an older
-        // Gemini CLI chat), whatever the name. (An export is never sniffed.)
-        Some(Format::Gemini | Format::Opencode) | None => {
-            let doc = serde_json::from_slice::<Value>(bytes).ok();
-            if let Some(mut transcript) = doc.as_ref().and_then(opencode::parse) {
-                transcript.format = Some(Format::Opencode);
-                return Ok(transcript);
-            }
-            let mut transcript = doc
-                .as_ref()
-                .and_then(gemini::parse)
-                .ok_or_else(|| describe_unknown(bytes, &records))?;
-            transcript.format = Some(Format::Gemini);
-            return Ok(transcript);
-        }
-    };
-    transcript.format = format;
-    warnings.append(&mut transcript.warnings);
-    transcript.warnings = warnings;
-    Ok(transcript)
-}
-
 /// Takes thehook's own injected memory out of a transcript, so that memory
 /// never feeds on itself: Gemini CLI prepends it to the first user turn as
 /// `<hook_context>...</hook_context>`; anywhere else, a text that starts with
 /// the injected block's heading is context, not something the user said.
-fn strip_injected_memory(t: &mut Transcript) {
+pub(crate) fn strip_injected_memory(t: &mut Transcript) {
     for entry in &mut t.entries {
         for block in &mut entry.blocks {
             if let Block::Text { text } = block {
@@ -294,95 +191,6 @@ fn without_hook_context(text: &str) -> String {
     }
 }
 
-/// Which agent wrote these records, from their shape.
-pub fn sniff(records: &[Record]) -> Option<Format> {
-    // A few records decide: foreign header lines may come first.
-    records.iter().take(50).find_map(|r| {
-        let o = r.value.as_object()?;
-        if gemini::is_log_record(o) {
-            return Some(Format::Gemini);
-        }
-        if copilot::is_event(o) {
-            return Some(Format::Copilot);
-        }
-        let ty = o.get("type").and_then(Value::as_str);
-        if o.contains_key("payload")
-            && matches!(
-                ty,
-                Some("session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted")
-            )
-        {
-            return Some(Format::Codex);
-        }
-        if matches!(
-            ty,
-            Some(
-                "user"
-                    | "assistant"
-                    | "system"
-                    | "summary"
-                    | "progress"
-                    | "queue-operation"
-                    | "file-history-snapshot"
-            )
-        ) && ["uuid", "sessionId", "leafUuid", "messageId", "parentUuid"]
-            .iter()
-            .any(|k| o.contains_key(*k))
-        {
-            return Some(Format::ClaudeCode);
-        }
-        let role = o.get("role").and_then(Value::as_str);
-        if matches!(role, Some("user" | "assistant"))
-            && o.get("message").is_some_and(Value::is_object)
-        {
-            return Some(Format::Cursor);
-        }
-        None
-    })
-}
-
-fn describe_unknown(bytes: &[u8], records: &[Record]) -> String {
-    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]);
-    let start = text.trim_start();
-    if bytes.iter().all(|b| b.is_ascii_whitespace()) {
-        return "the file is empty".into();
-    }
-    if records.is_empty() && start.starts_with('{') {
-        return "this is a JSON document spread over several lines, not a JSONL transcript (one JSON object per line)".into();
-    }
-    if start.starts_with("## SpecStory") || start.starts_with('#') {
-        return "this is a markdown file (an exported chat?), not an agent transcript".into();
-    }
-    if records.is_empty() {
-        return "no line of this file is a JSON object: it is not a JSONL transcript".into();
-    }
-    format!(
-        "{} JSON lines, but none has the shape of a Claude Code, Cursor, Codex, Gemini CLI, Copilot CLI or opencode transcript record",
-        records.len()
-    )
-}
-
-/// Claude Code subagent files that belong to the session at `path`.
-pub(crate) fn claude_subagent_files(path: &Path, session_id: Option<&str>) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    if let Some(stem) = path.file_stem() {
-        let nested = path.with_file_name(stem).join("subagents");
-        out.extend(jsonl_files(&nested));
-    }
-    // 2.0.x: flat `agent-<id>.jsonl` files beside the session, any session's.
-    if let (Some(dir), Some(session_id)) = (path.parent(), session_id) {
-        for file in jsonl_files(dir) {
-            let is_agent = file
-                .file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("agent-"));
-            if is_agent && file != path && first_session_id(&file).as_deref() == Some(session_id) {
-                out.push(file);
-            }
-        }
-    }
-    out
-}
-
 /// The `*.jsonl` files directly in `dir`, sorted.
 pub(crate) fn jsonl_files(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -396,21 +204,24 @@ pub(crate) fn jsonl_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// The `sessionId` of the first records of a Claude Code file, read cheaply.
-fn first_session_id(path: &Path) -> Option<String> {
-    use std::io::BufRead;
-    let file = std::fs::File::open(path).ok()?;
-    std::io::BufReader::new(file)
-        .split(b'\n')
-        .take(5)
-        .filter_map(|l| l.ok())
-        .find_map(|l| {
-            let v: Value = serde_json::from_slice(&l).ok()?;
-            v.get("sessionId")?.as_str().map(str::to_string)
-        })
+/// A string field of a JSON object.
+pub(crate) fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(Value::as_str)
 }
 
-/// A string field of a JSON object.
-fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
-    v.get(key).and_then(Value::as_str)
+/// Text of a string, or of a list of `text`/`image` blocks.
+pub(crate) fn content_text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|p| match str_field(p, "type") {
+                Some("text") => str_field(p, "text").map(str::to_string),
+                Some("image") => Some("[image]".to_string()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
 }

@@ -70,11 +70,11 @@ fn facts_alone_too_long_keep_their_start_and_end_at_line_boundaries() {
 /// (`--nocapture`): p90 within 24 KB.
 #[test]
 fn prompts_for_real_transcripts_stay_small() {
-    use crate::transcript::tests::{corpus, transcript_files};
+    use crate::agents::read::tests::{corpus, transcript_files};
     let (mut sizes, mut uncut): (Vec<usize>, Vec<usize>) = transcript_files(&corpus())
         .iter()
         .filter(|p| !p.to_string_lossy().contains("agent-"))
-        .filter_map(|p| transcript::load(p).ok())
+        .filter_map(|p| crate::agents::read::load(p).ok())
         .filter(has_conversation)
         .map(|mut t| {
             crate::transcript::redact_transcript(&mut t, &mut Findings::default());
@@ -223,7 +223,7 @@ fn the_facts_a_reviewer_marked_survive_the_cut() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/marked-facts");
     let mut lost = Vec::new();
     for (file, facts) in MARKED_FACTS {
-        let mut t = transcript::load(&dir.join(file)).unwrap();
+        let mut t = crate::agents::read::load(&dir.join(file)).unwrap();
         crate::transcript::redact_transcript(&mut t, &mut Findings::default());
         let input = llm_input(&t);
         let sent = crate::capture::extract::prompt(&input);
@@ -244,7 +244,7 @@ fn the_facts_a_reviewer_marked_survive_the_cut() {
 /// inside the repository.
 #[test]
 fn session_files_from_real_transcripts_hold_no_absolute_or_home_path() {
-    use crate::transcript::tests::{corpus, transcript_files};
+    use crate::agents::read::tests::{corpus, transcript_files};
     let home_path = regex::Regex::new(r"/Users/[^/\s]|/home/[^/\s]|[A-Za-z]:\\Users\\").unwrap();
     let project = tempfile::tempdir().unwrap();
     let paths = SearchPaths::default();
@@ -260,7 +260,7 @@ fn session_files_from_real_transcripts_hold_no_absolute_or_home_path() {
         .iter()
         .filter(|p| !p.to_string_lossy().contains("agent-"))
     {
-        let Ok(t) = transcript::load(path) else {
+        let Ok(t) = crate::agents::read::load(path) else {
             continue;
         };
         if t.session_id.is_none() || !has_conversation(&t) {

@@ -190,7 +190,7 @@ fn entropy_tells_random_from_words() {
 /// test fails when it grows past what was reviewed.
 #[test]
 fn redactions_in_real_transcripts_are_rare() {
-    use crate::transcript::tests::{corpus, transcript_files};
+    use crate::agents::read::tests::{corpus, transcript_files};
     let mut bytes = 0usize;
     let mut strings = 0usize;
     let mut hits: Vec<String> = Vec::new();

@@ -12,8 +12,7 @@
 
 use serde_json::{Map, Value};
 
-use super::lines::Record;
-use super::{str_field, Block, Entry, Role, ToolCall, ToolResult, Transcript};
+use crate::transcript::{str_field, Block, Entry, Record, Role, ToolCall, ToolResult, Transcript};
 
 /// Whether a JSONL record is one of Gemini's: the header, a `$set` or a
 /// `$rewindTo` line.

@@ -4,6 +4,8 @@
 //! sweep reads when SessionEnd did not fire; MCP servers in
 //! `.codex/config.toml`. Measured with Codex 0.169.0 (`tests/agents/`).
 
+mod transcript;
+
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
@@ -15,7 +17,7 @@ use super::spec::{
 };
 use super::store::head_records;
 use super::Agent;
-use crate::transcript::Format;
+use crate::transcript::{NotATranscript, Record, Transcript};
 
 pub(super) struct Codex;
 
@@ -27,7 +29,6 @@ const IDENTITY: Identity = Identity {
     folder: ".codex",
     settings_file: "hooks.json",
     binaries: &["codex"],
-    format: Format::Codex,
 };
 
 impl AgentSpec for Codex {
@@ -134,6 +135,17 @@ impl AgentSpec for Codex {
             }
         }
         found
+    }
+    fn sniffs(&self, record: &Map<String, Value>) -> bool {
+        let ty = record.get("type").and_then(Value::as_str);
+        record.contains_key("payload")
+            && matches!(
+                ty,
+                Some("session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted")
+            )
+    }
+    fn read_records(&self, records: &[Record]) -> Option<Result<Transcript, NotATranscript>> {
+        Some(Ok(transcript::parse(records)))
     }
 }
 

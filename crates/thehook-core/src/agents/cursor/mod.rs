@@ -3,18 +3,20 @@
 //! `~/.cursor/projects/<slug>/agent-transcripts/<id>.jsonl`. Cursor also runs
 //! Claude Code's hooks, with its own payload (see `HookPayload::is_cursor_echo`).
 
+mod transcript;
+
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
-use super::claude_code::slug;
+use super::payload::HookEvent;
 use super::spec::{
     AgentSpec, HookCommands, HookSpec, Identity, McpConfig, RecallCommand, StoreScope,
     StoredTranscript,
 };
-use super::store::{name_of, subdirs};
+use super::store::{name_of, slug, subdirs};
 use super::Agent;
-use crate::transcript::{self, Format};
+use crate::transcript::{NotATranscript, Record, Transcript};
 
 pub(super) struct Cursor;
 
@@ -26,7 +28,6 @@ const IDENTITY: Identity = Identity {
     folder: ".cursor",
     settings_file: "hooks.json",
     binaries: &["cursor-agent", "cursor"],
-    format: Format::Cursor,
 };
 
 impl AgentSpec for Cursor {
@@ -39,6 +40,14 @@ impl AgentSpec for Cursor {
     }
     fn session_start_output(&self, context: &str) -> Value {
         json!({ "additional_context": context })
+    }
+    /// It runs the hooks of the agent whose conventions the others copied.
+    fn runs_hooks_of(&self, other: Agent, event: HookEvent) -> Option<&'static str> {
+        (other == Agent::DEFAULT).then_some(match event {
+            HookEvent::SessionStart => "sessionStart",
+            HookEvent::Prompt => "beforeSubmitPrompt",
+            HookEvent::SessionEnd => "sessionEnd",
+        })
     }
 
     fn hooks(&self, c: &HookCommands) -> Vec<HookSpec> {
@@ -98,7 +107,7 @@ impl AgentSpec for Cursor {
             if name != slug && name != slug.trim_start_matches('-') {
                 continue;
             }
-            let files = transcript::jsonl_files(&dir.join("agent-transcripts"));
+            let files = crate::transcript::jsonl_files(&dir.join("agent-transcripts"));
             for path in files.into_iter().filter(|p| (scope.keep)(p)) {
                 let id = path
                     .file_stem()
@@ -114,5 +123,13 @@ impl AgentSpec for Cursor {
             }
         }
         found
+    }
+    fn sniffs(&self, record: &Map<String, Value>) -> bool {
+        let role = record.get("role").and_then(Value::as_str);
+        matches!(role, Some("user" | "assistant"))
+            && record.get("message").is_some_and(Value::is_object)
+    }
+    fn read_records(&self, records: &[Record]) -> Option<Result<Transcript, NotATranscript>> {
+        Some(Ok(transcript::parse(records)))
     }
 }

@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::{str_field, Block, Entry, Record, Role, ToolCall, ToolResult, Transcript};
+use crate::transcript::{str_field, Block, Entry, Record, Role, ToolCall, ToolResult, Transcript};
 
 pub(super) fn parse(records: &[Record]) -> Transcript {
     let mut t = Transcript::default();

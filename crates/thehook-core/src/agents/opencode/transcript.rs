@@ -15,7 +15,7 @@
 
 use serde_json::Value;
 
-use super::{str_field, Block, Entry, Role, ToolCall, ToolResult, Transcript};
+use crate::transcript::{str_field, Block, Entry, Role, ToolCall, ToolResult, Transcript};
 
 /// Whether `doc` is an opencode session export.
 pub(super) fn is_export(doc: &Value) -> bool {

@@ -1,6 +1,8 @@
 //! Gemini CLI: `.gemini/settings.json` holds hooks (timeouts in
 //! milliseconds, matchers exact strings) and MCP servers both.
 
+mod transcript;
+
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
@@ -11,7 +13,7 @@ use super::spec::{
 };
 use super::store::{head_records, subdirs};
 use super::Agent;
-use crate::transcript::Format;
+use crate::transcript::{NotATranscript, Record, Transcript};
 
 pub(super) struct Gemini;
 
@@ -23,7 +25,6 @@ const IDENTITY: Identity = Identity {
     folder: ".gemini",
     settings_file: "settings.json",
     binaries: &["gemini"],
-    format: Format::Gemini,
 };
 
 impl AgentSpec for Gemini {
@@ -153,6 +154,22 @@ impl AgentSpec for Gemini {
             }
         }
         found
+    }
+    fn sniffs(&self, record: &Map<String, Value>) -> bool {
+        transcript::is_log_record(record)
+    }
+    fn read_records(&self, records: &[Record]) -> Option<Result<Transcript, NotATranscript>> {
+        Some(
+            transcript::parse_log(records).ok_or(NotATranscript::Incomplete(
+                "a Gemini CLI chat log without its header line (sessionId)",
+            )),
+        )
+    }
+    fn read_document(&self, doc: &Value) -> Option<Transcript> {
+        transcript::parse(doc)
+    }
+    fn writes_documents(&self) -> bool {
+        true
     }
 }
 

@@ -8,8 +8,9 @@ use std::collections::VecDeque;
 
 use serde_json::Value;
 
-use super::claude::content_text;
-use super::{str_field, Block, Entry, Record, Role, ToolCall, ToolResult, Transcript};
+use crate::transcript::{
+    content_text, str_field, Block, Entry, Record, Role, ToolCall, ToolResult, Transcript,
+};
 
 pub(super) fn parse(records: &[Record]) -> Transcript {
     let mut t = Transcript::default();

@@ -10,6 +10,8 @@
 //!   each prompt (a `<system_reminder>` in that turn's message);
 //! - repository hooks run only in a folder the user trusted.
 
+mod transcript;
+
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
@@ -20,7 +22,7 @@ use super::spec::{
 };
 use super::store::subdirs;
 use super::Agent;
-use crate::transcript::Format;
+use crate::transcript::{NotATranscript, Record, Transcript};
 
 pub(super) struct Copilot;
 
@@ -32,7 +34,6 @@ const IDENTITY: Identity = Identity {
     folder: ".github",
     settings_file: "hooks/thehook.json",
     binaries: &["copilot"],
-    format: Format::Copilot,
 };
 
 /// How long Copilot waits for each hook (its default is 30 s, and session
@@ -193,6 +194,12 @@ impl AgentSpec for Copilot {
             .and_then(|m| m.modified())
             .is_ok_and(|t| t >= ended);
         written_after && last_event(path).as_deref() == Some("session.shutdown")
+    }
+    fn sniffs(&self, record: &Map<String, Value>) -> bool {
+        transcript::is_event(record)
+    }
+    fn read_records(&self, records: &[Record]) -> Option<Result<Transcript, NotATranscript>> {
+        Some(Ok(transcript::parse(records)))
     }
 }
 

@@ -12,6 +12,8 @@
 //!   as `opencode export` prints it to `~/.local/share/thehook/opencode/`,
 //!   where thehook lists, reads and sweeps them.
 
+mod transcript;
+
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
@@ -20,7 +22,7 @@ use super::spec::{
     AgentSpec, HookCommands, HookSpec, Identity, McpConfig, StoreScope, StoredTranscript,
 };
 use super::Agent;
-use crate::transcript::Format;
+use crate::transcript::Transcript;
 
 pub(super) struct Opencode;
 
@@ -32,12 +34,11 @@ const IDENTITY: Identity = Identity {
     folder: ".opencode",
     settings_file: "plugins/thehook.js",
     binaries: &["opencode"],
-    format: Format::Opencode,
 };
 
 /// The plugin, with `__THEHOOK_BIN__` (a JS string), `__ON_PROMPT__` and
 /// `__MARKER__` to fill in.
-const PLUGIN: &str = include_str!("opencode_plugin.js");
+const PLUGIN: &str = include_str!("plugin.js");
 
 impl AgentSpec for Opencode {
     fn identity(&self) -> &'static Identity {
@@ -131,6 +132,12 @@ impl AgentSpec for Opencode {
     fn transcript_of(&self, session_id: &str, home: &Path) -> Option<PathBuf> {
         let path = store(home).join(format!("{session_id}.json"));
         path.is_file().then_some(path)
+    }
+    fn read_document(&self, doc: &Value) -> Option<Transcript> {
+        transcript::parse(doc)
+    }
+    fn writes_documents(&self) -> bool {
+        true
     }
 }
 

@@ -1,15 +1,19 @@
 //! Claude Code: `.claude/settings.json` hooks (timeouts in seconds),
 //! transcripts in `~/.claude/projects/<slug>/<session>.jsonl`.
 
+mod transcript;
+
 use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
 
 use super::spec::{
     command_hooks, AgentSpec, HookCommands, HookSpec, Identity, McpConfig, RecallCommand,
     StoreScope, StoredTranscript,
 };
-use super::store::{head_records, name_of, subdirs};
+use super::store::{head_records, name_of, slug, subdirs};
 use super::Agent;
-use crate::transcript::{self, Format};
+use crate::transcript::{NotATranscript, Record, Transcript};
 
 pub(super) struct ClaudeCode;
 
@@ -21,7 +25,6 @@ const IDENTITY: Identity = Identity {
     folder: ".claude",
     settings_file: "settings.json",
     binaries: &["claude"],
-    format: Format::ClaudeCode,
 };
 
 impl AgentSpec for ClaudeCode {
@@ -71,7 +74,7 @@ impl AgentSpec for ClaudeCode {
             if name != slug && !name.starts_with(&format!("{slug}-")) {
                 continue;
             }
-            for path in transcript::jsonl_files(&dir)
+            for path in crate::transcript::jsonl_files(&dir)
                 .into_iter()
                 .filter(|p| (scope.keep)(p))
             {
@@ -100,15 +103,26 @@ impl AgentSpec for ClaudeCode {
         found
     }
     fn subagent_transcripts(&self, session: &Path, session_id: &str) -> Vec<PathBuf> {
-        transcript::claude_subagent_files(session, Some(session_id))
+        transcript::subagent_files(session, Some(session_id))
     }
-}
-
-/// Claude Code's folder name for a project: every non-alphanumeric
-/// character of the path becomes `-`.
-pub(super) fn slug(root: &Path) -> String {
-    root.to_string_lossy()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect()
+    fn sniffs(&self, record: &Map<String, Value>) -> bool {
+        let ty = record.get("type").and_then(Value::as_str);
+        matches!(
+            ty,
+            Some(
+                "user"
+                    | "assistant"
+                    | "system"
+                    | "summary"
+                    | "progress"
+                    | "queue-operation"
+                    | "file-history-snapshot"
+            )
+        ) && ["uuid", "sessionId", "leafUuid", "messageId", "parentUuid"]
+            .iter()
+            .any(|k| record.contains_key(*k))
+    }
+    fn read_records(&self, records: &[Record]) -> Option<Result<Transcript, NotATranscript>> {
+        Some(Ok(transcript::parse(records)))
+    }
 }

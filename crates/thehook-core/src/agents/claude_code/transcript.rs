@@ -2,13 +2,17 @@
 //! `assistant` records (one content block each, same `message.id`): they are
 //! merged. Tool results arrive in later `user` records and are paired with
 //! their call by `tool_use_id`. Subagents appear inline (`isSidechain`, 1.0.x)
-//! or in files of their own (see [`super::load`]).
+//! or in files of their own (see [`subagent_files`]).
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{str_field, Block, Entry, Record, Role, ToolCall, ToolResult, Transcript};
+use crate::transcript::{
+    content_text, jsonl_files, str_field, Block, Entry, Record, Role, ToolCall, ToolResult,
+    Transcript,
+};
 
 pub(super) fn parse(records: &[Record]) -> Transcript {
     let mut p = Parser::default();
@@ -349,23 +353,6 @@ fn tool_result(part: &Value, tool_use_result: Option<&Value>) -> ToolResult {
     }
 }
 
-/// Text of a string, or of a list of `text`/`image` blocks.
-pub(super) fn content_text(content: Option<&Value>) -> String {
-    match content {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .filter_map(|p| match str_field(p, "type") {
-                Some("text") => str_field(p, "text").map(str::to_string),
-                Some("image") => Some("[image]".to_string()),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
-}
-
 fn use_result_text(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
@@ -378,4 +365,39 @@ fn use_result_text(v: &Value) -> String {
             .to_string(),
         _ => String::new(),
     }
+}
+
+/// Subagent files that belong to the session at `path`.
+pub(super) fn subagent_files(path: &Path, session_id: Option<&str>) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Some(stem) = path.file_stem() {
+        let nested = path.with_file_name(stem).join("subagents");
+        out.extend(jsonl_files(&nested));
+    }
+    // 2.0.x: flat `agent-<id>.jsonl` files beside the session, any session's.
+    if let (Some(dir), Some(session_id)) = (path.parent(), session_id) {
+        for file in jsonl_files(dir) {
+            let is_agent = file
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("agent-"));
+            if is_agent && file != path && first_session_id(&file).as_deref() == Some(session_id) {
+                out.push(file);
+            }
+        }
+    }
+    out
+}
+
+/// The `sessionId` of the first records of a file, read cheaply.
+fn first_session_id(path: &Path) -> Option<String> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path).ok()?;
+    std::io::BufReader::new(file)
+        .split(b'\n')
+        .take(5)
+        .filter_map(|l| l.ok())
+        .find_map(|l| {
+            let v: Value = serde_json::from_slice(&l).ok()?;
+            v.get("sessionId")?.as_str().map(str::to_string)
+        })
 }

@@ -20,7 +20,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use super::{str_field, Block, Entry, Record, Role, ToolCall, ToolResult, Transcript};
+use crate::transcript::{str_field, Block, Entry, Record, Role, ToolCall, ToolResult, Transcript};
 
 /// Whether a JSONL record is a Copilot CLI event: a dotted `type` with a
 /// `data` object.
