@@ -117,8 +117,9 @@ pub struct InitArgs {
         value_delimiter = ',',
         value_parser = parse_agent,
         help = format!(
-            "Agents to wire (comma-separated): {}. Default: those whose folder or program is present, else Claude Code.",
-            help::agent_names()
+            "Agents to wire (comma-separated): {}. Default: those whose folder or program is present, else {}.",
+            help::agent_names(),
+            help::default_agent()
         )
     )]
     pub agents: Vec<Agent>,

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::agents::Agent;
 use crate::error::{Error, Result};
 
 /// The whole configuration. Every field has a default, so an empty or absent
@@ -114,17 +115,64 @@ impl Default for DailyBudget {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+/// `llm.cli`: which CLI distils sessions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LlmCli {
+    /// The captured agent's own CLI, else the first one installed.
     Auto,
-    Claude,
-    CursorAgent,
-    Codex,
-    Gemini,
-    Copilot,
-    Opencode,
+    /// An agent's CLI, by the name its spec gives it (`claude`, `cursor-agent`).
+    Agent(Agent),
+    /// `llm.command`'s argv.
     Command,
+}
+
+impl LlmCli {
+    /// Every value `llm.cli` takes, in the order they are listed.
+    pub fn all() -> Vec<LlmCli> {
+        let agents = Agent::ALL.into_iter().map(LlmCli::Agent);
+        std::iter::once(LlmCli::Auto)
+            .chain(agents)
+            .chain([LlmCli::Command])
+            .collect()
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LlmCli::Auto => "auto",
+            LlmCli::Agent(agent) => agent.distill_cli_name(),
+            LlmCli::Command => "command",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<LlmCli> {
+        LlmCli::all().into_iter().find(|cli| cli.as_str() == name)
+    }
+}
+
+impl Serialize for LlmCli {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for LlmCli {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        // Every value's name, as serde names the variants it expected.
+        static NAMES: std::sync::LazyLock<Vec<&'static str>> =
+            std::sync::LazyLock::new(|| LlmCli::all().into_iter().map(LlmCli::as_str).collect());
+        struct Name;
+        impl serde::de::Visitor<'_> for Name {
+            type Value = LlmCli;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("the name of an LLM CLI")
+            }
+            // Inside the deserializer, so the error names the key (`llm.cli`).
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> std::result::Result<LlmCli, E> {
+                LlmCli::parse(name).ok_or_else(|| E::unknown_variant(name, &NAMES))
+            }
+        }
+        d.deserialize_str(Name)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -526,8 +574,8 @@ fn fix_for(key: &str) -> String {
             "use a list of: conventions, architecture, history, sessions, notes".into()
         }
         "llm.cli" => {
-            "use one of: auto, claude, cursor-agent, codex, gemini, copilot, opencode, command"
-                .into()
+            let names: Vec<&str> = LlmCli::all().into_iter().map(LlmCli::as_str).collect();
+            format!("use one of: {}", names.join(", "))
         }
         "llm.command" => "use a list of strings, e.g. [\"my-llm\", \"--quiet\"]".into(),
         "retrieval.auto_inject"

@@ -2,7 +2,9 @@
 //! does, and the one function that reads it. Nothing else in the workspace
 //! calls `std::env::var`. The configuration overrides (`THEHOOK_LLM_CLI` and
 //! the others that mirror a key of `config.yaml`) are listed in
-//! [`crate::config`], which reads them through [`var`].
+//! [`crate::config`], and an agent's own variables (where it keeps its
+//! settings, whether it trusts a folder) in its module under `agents/`:
+//! both read them through [`var`] and [`path`].
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -35,27 +37,6 @@ pub const ORT_DISABLE_TELEMETRY: &str = "ORT_DISABLE_TELEMETRY";
 pub const XDG_CACHE_HOME: &str = "XDG_CACHE_HOME";
 /// Any non-empty value turns color off (<https://no-color.org>).
 pub const NO_COLOR: &str = "NO_COLOR";
-/// Codex CLI's own: the folder of its `config.toml` and sessions (default `~/.codex`).
-pub const CODEX_HOME: &str = "CODEX_HOME";
-/// Gemini CLI's own: `true` trusts the folder it runs in (project hooks run).
-pub const GEMINI_CLI_TRUST_WORKSPACE: &str = "GEMINI_CLI_TRUST_WORKSPACE";
-
-/// Copilot CLI's own: the folder of its `config.json`, user hooks and
-/// sessions (default `~/.copilot`); it exports it to the hooks it runs.
-pub const COPILOT_HOME: &str = "COPILOT_HOME";
-/// Copilot CLI's own: exactly `true` allows every tool and trusts the folder
-/// it runs in (its repository hooks run).
-pub const COPILOT_ALLOW_ALL: &str = "COPILOT_ALLOW_ALL";
-
-/// Copilot CLI's home folder: `COPILOT_HOME`, else `<home>/.copilot`.
-pub fn copilot_home(home: &std::path::Path) -> PathBuf {
-    path(COPILOT_HOME).unwrap_or_else(|| home.join(".copilot"))
-}
-
-/// Whether Copilot CLI is told to trust whatever folder it runs in.
-pub fn copilot_trusts_workspace() -> bool {
-    var(COPILOT_ALLOW_ALL).is_some_and(|v| v == "true")
-}
 
 /// The XDG base folder for user data (opencode keeps its sessions there).
 pub const XDG_DATA_HOME: &str = "XDG_DATA_HOME";
@@ -64,16 +45,6 @@ pub const XDG_DATA_HOME: &str = "XDG_DATA_HOME";
 /// (on every platform, as opencode has it).
 pub fn data_home(home: &std::path::Path) -> PathBuf {
     path(XDG_DATA_HOME).unwrap_or_else(|| home.join(".local").join("share"))
-}
-
-/// Codex's home folder: `CODEX_HOME`, else `<home>/.codex`.
-pub fn codex_home(home: &std::path::Path) -> PathBuf {
-    path(CODEX_HOME).unwrap_or_else(|| home.join(".codex"))
-}
-
-/// Whether Gemini CLI is told to trust whatever folder it runs in.
-pub fn gemini_trusts_workspace() -> bool {
-    var(GEMINI_CLI_TRUST_WORKSPACE).is_some_and(|v| v.eq_ignore_ascii_case("true") || v == "1")
 }
 
 /// A variable as text; `None` when unset or not UTF-8.
@@ -85,7 +56,8 @@ fn var_os(name: &str) -> Option<OsString> {
     std::env::var_os(name).filter(|v| !v.is_empty())
 }
 
-fn path(name: &str) -> Option<PathBuf> {
+/// A variable naming a folder or file; `None` when unset or empty.
+pub fn path(name: &str) -> Option<PathBuf> {
     var_os(name).map(PathBuf::from)
 }
 

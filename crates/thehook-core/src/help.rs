@@ -17,6 +17,11 @@ pub fn agent_titles() -> String {
     crate::agents::titles().to_string()
 }
 
+/// The agent init wires when it finds none, in prose (`Claude Code`).
+pub fn default_agent() -> &'static str {
+    Agent::DEFAULT.display_name()
+}
+
 /// Every item type: `summary, convention, ... or text`.
 pub fn kinds() -> String {
     crate::text::either(&ItemKind::ALL.map(ItemKind::as_str))

@@ -1,7 +1,7 @@
 //! `thehook sessions`: the agents' past sessions of this project.
 
 use thehook_core::browse::{self, ListOptions};
-use thehook_core::{env, Project};
+use thehook_core::{env, help, Project};
 
 use crate::args::SessionsArgs;
 use crate::output::Output;
@@ -29,8 +29,9 @@ pub(super) fn sessions(project: &Project, args: SessionsArgs, out: &mut Output) 
     }
     if listing.sessions.is_empty() && !args.json {
         out.note(&format!(
-            "no sessions of {} found in the Claude Code, Cursor or Codex transcript stores under {}",
+            "no sessions of {} found in the {} transcript stores under {}",
             project.root().display(),
+            help::agent_titles(),
             home.display()
         ));
     }

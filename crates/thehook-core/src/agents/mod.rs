@@ -9,6 +9,7 @@ mod codex;
 mod copilot;
 mod cursor;
 mod gemini;
+mod llm;
 mod opencode;
 mod payload;
 pub mod read;
@@ -76,6 +77,11 @@ impl Agent {
     /// The name in prose (`Claude Code`).
     pub fn display_name(self) -> &'static str {
         self.spec().identity().display_name
+    }
+
+    /// Its CLI's name as `llm.cli` gives it (`claude`, `cursor-agent`).
+    pub fn distill_cli_name(self) -> &'static str {
+        self.spec().distill_cli().name
     }
 
     /// The agent whose transcript or payload this is, by its name in a
@@ -169,6 +175,12 @@ pub fn titles() -> &'static str {
     &TITLES
 }
 
+/// Every agent's CLI as the distilling LLM, by the name to install it by:
+/// `Claude Code, cursor-agent, ... or opencode`.
+pub fn distill_cli_titles() -> String {
+    crate::text::either(&Agent::ALL.map(|a| a.spec().distill_cli().title))
+}
+
 /// Whether a hook command runs one of thehook's [`HOOK_COMMANDS`], whatever
 /// path, quoting (for a Unix shell or PowerShell) or arguments it was
 /// written with.
@@ -229,45 +241,4 @@ pub fn subagent_transcripts(agent: Agent, session: &Path, session_id: &str) -> V
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_agent_answers_to_its_names_and_its_spec_is_its_own() {
-        for agent in Agent::ALL {
-            let id = agent.spec().identity();
-            for name in [id.name, id.short_name].iter().chain(id.aliases) {
-                assert_eq!(Agent::parse(name), Some(agent), "{name}");
-                assert_eq!(Agent::parse(&name.to_uppercase()), Some(agent), "{name}");
-            }
-            assert_eq!(Agent::named(agent.as_str()), Some(agent));
-        }
-        assert_eq!(Agent::parse("vim"), None);
-    }
-
-    #[test]
-    fn thehook_commands_are_recognised_by_program_and_subcommand() {
-        for ours in [
-            "thehook retrieve",
-            "/usr/local/bin/thehook capture --agent cursor",
-            "'/Users/a b/bin/thehook' retrieve --agent claude-code",
-            "node_modules/.bin/thehook.js retrieve",
-            r"& 'C:\Program Files\thehook\thehook.exe' retrieve --agent codex",
-            r"C:\Users\ann\AppData\Roaming\npm\thehook.exe capture --agent gemini",
-            "'C:/Program Files/thehook/thehook.exe' capture --agent claude-code",
-            r"C:\Users\ann\AppData\Roaming\npm\thehook.cmd retrieve --agent codex",
-        ] {
-            assert!(is_thehook_command(ours), "{ours}");
-        }
-        for foreign in [
-            "thehook recall x",
-            "echo thehook retrieve",
-            "./lint.sh",
-            "thehookx retrieve",
-            r"C:\tools\thehook.bat retrieve",
-            "",
-        ] {
-            assert!(!is_thehook_command(foreign), "{foreign}");
-        }
-    }
-}
+mod tests;

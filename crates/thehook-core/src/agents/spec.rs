@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Map, Value};
 
 use super::Agent;
+use crate::process::llm_command::LlmCommand;
 use crate::transcript::{NotATranscript, Record, Transcript};
 
 /// Who an agent is: its names, where its settings are, how to spot it.
@@ -27,6 +28,19 @@ pub(crate) struct Identity {
     pub(crate) settings_file: &'static str,
     /// Programs whose presence on PATH says it is installed.
     pub(crate) binaries: &'static [&'static str],
+}
+
+/// An agent's CLI as the LLM that distils sessions (`llm.cli`).
+pub(crate) struct DistillCli {
+    /// Its value of `llm.cli` (`claude`, `cursor-agent`).
+    pub(crate) name: &'static str,
+    /// What to install to have it (`Claude Code`, `cursor-agent`).
+    pub(crate) title: &'static str,
+    /// The programs that run it, looked up on `PATH` in this order.
+    pub(crate) programs: &'static [&'static str],
+    /// Its one-shot command line: the program found, the name it was found
+    /// by, and `llm.model`.
+    pub(crate) command: fn(PathBuf, &str, Option<&str>) -> LlmCommand,
 }
 
 /// One agent's identity, hook protocol and transcript store.
@@ -123,13 +137,16 @@ pub(crate) trait AgentSpec: Sync {
     }
     /// Where and how it registers MCP servers.
     fn mcp(&self) -> McpConfig;
+    /// Its CLI as the LLM that distils sessions.
+    fn distill_cli(&self) -> &'static DistillCli;
     /// The `/recall` command file, for agents with file commands.
     fn recall_command(&self) -> Option<RecallCommand> {
         None
     }
-    /// Whether it has file-defined subagents (init installs the retrieval one).
-    fn has_subagents(&self) -> bool {
-        false
+    /// The folder (relative to its own) of its file-defined subagents,
+    /// where init installs the retrieval one; `None` without them.
+    fn subagents_folder(&self) -> Option<&'static str> {
+        None
     }
 
     /// The most tokens of injected context the agent passes on whole, if it
@@ -338,6 +355,8 @@ pub struct StoredTranscript {
 /// (Codex's `config.toml`): one entry per thehook hook.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct HookTrust {
+    /// The agent that keeps it.
+    pub(crate) agent: Agent,
     pub(crate) file: PathBuf,
     /// (key, hash), in the order of the hooks file.
     pub(crate) entries: Vec<(String, String)>,

@@ -8,7 +8,8 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::capture::llm::{Answer, LlmCommand, LlmFailure, Usage};
+use crate::capture::llm::{Answer, LlmFailure, Usage};
+use crate::process::llm_command::LlmCommand;
 use crate::project::Project;
 
 /// The log the calls are recorded in (rotated like every log).

@@ -11,73 +11,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::agents::Agent;
 use crate::config::{Llm, LlmCli};
+use crate::process::llm_command::{LlmCommand, Output, PromptIn};
 use crate::process::Tree;
-
-mod clis;
-
-/// A resolved LLM command line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct LlmCommand {
-    pub program: PathBuf,
-    pub args: Vec<String>,
-    /// What to call it in logs and messages (`claude`, `command`).
-    pub label: String,
-    /// How its answer is printed.
-    pub output: Output,
-    /// The model it was told to run, if thehook chose one.
-    pub model: Option<String>,
-    /// Variables set for it besides `THEHOOK_CHILD`.
-    pub env: Vec<(String, String)>,
-    /// Where it runs, when not in the project (Gemini CLI records a chat
-    /// for the folder it runs in, and the sweep must not find it).
-    pub cwd: Option<PathBuf>,
-    /// Files it reads, written just before it runs (when they differ).
-    pub setup: Vec<(PathBuf, &'static str)>,
-    /// How it gets the prompt.
-    pub prompt_in: PromptIn,
-    /// A file it writes its usage to (Copilot CLI's `--usage-output-file`).
-    pub usage_file: Option<PathBuf>,
-}
-
-/// Where a CLI reads the prompt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum PromptIn {
-    Stdin,
-    /// As its last argument: for a CLI that ignores piped stdin.
-    LastArgument,
-}
-
-impl LlmCommand {
-    /// `program args...`, answering in plain text, run in the project.
-    pub(crate) fn new(program: PathBuf, args: Vec<String>, label: &str) -> LlmCommand {
-        LlmCommand {
-            program,
-            args,
-            label: label.to_string(),
-            output: Output::Text,
-            model: None,
-            env: Vec::new(),
-            cwd: None,
-            setup: Vec::new(),
-            prompt_in: PromptIn::Stdin,
-            usage_file: None,
-        }
-    }
-}
-
-/// How a CLI prints its answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Output {
-    /// The answer's text, as is.
-    Text,
-    /// One JSON result, as `claude -p` and `cursor-agent -p` print it with
-    /// `--output-format json`: `{"result", "is_error", "usage", ...}`.
-    ResultJson,
-    /// One event a line, as `opencode run --format json` prints them: the
-    /// answer in `text` events, tokens and cost in `step_finish` events.
-    EventLines,
-}
 
 /// One answer, with what the CLI reported it cost.
 #[derive(Debug, Clone, PartialEq)]
@@ -262,25 +199,13 @@ impl std::fmt::Display for LlmFailure {
 pub(crate) fn resolve(
     llm: &Llm,
     path_var: Option<&OsStr>,
-    agent: Option<crate::agents::Agent>,
+    agent: Option<Agent>,
 ) -> Result<LlmCommand, LlmFailure> {
     let find = |name: &str| path_var.and_then(|p| crate::env::find_on_path(p, name));
-    let claude = || find("claude").map(|program| clis::claude(program, llm.model.as_deref()));
-    let codex = || {
-        find("codex").map(|program| {
-            clis::codex(
-                program,
-                llm.model.as_deref(),
-                clis::codex_user_config().as_ref(),
-            )
-        })
-    };
-    let gemini = || find("gemini").map(|program| clis::gemini(program, llm.model.as_deref()));
-    let copilot = || find("copilot").map(|program| clis::copilot(program, llm.model.as_deref()));
-    let opencode = || find("opencode").map(|program| clis::opencode(program, llm.model.as_deref()));
-    let cursor = || {
-        ["cursor-agent", "agent"].iter().find_map(|name| {
-            find(name).map(|program| clis::cursor(program, name, llm.model.as_deref()))
+    let installed = |agent: Agent| {
+        let cli = agent.spec().distill_cli();
+        cli.programs.iter().find_map(|name| {
+            find(name).map(|program| (cli.command)(program, name, llm.model.as_deref()))
         })
     };
     let missing = |what: &str| {
@@ -289,36 +214,37 @@ pub(crate) fn resolve(
         ))
     };
     match llm.cli {
-        LlmCli::Auto => {
-            use crate::agents::Agent;
-            let own = match agent {
-                Some(Agent::Codex) => codex(),
-                Some(Agent::Gemini) => gemini(),
-                Some(Agent::Cursor) => cursor(),
-                Some(Agent::Copilot) => copilot(),
-                Some(Agent::Opencode) => opencode(),
-                Some(Agent::ClaudeCode) | None => None,
-            };
-            own.or_else(claude)
-                .or_else(cursor)
-                .or_else(codex)
-                .or_else(gemini)
-                .or_else(copilot)
-                .or_else(opencode)
-                .ok_or_else(|| {
-                    missing(
-                        "none of `claude`, `cursor-agent`/`agent`, `codex`, `gemini`, `copilot` or `opencode` is on PATH",
-                    )
-                })
-        }
-        LlmCli::Codex => codex().ok_or_else(|| missing("`codex` is not on PATH")),
-        LlmCli::Gemini => gemini().ok_or_else(|| missing("`gemini` is not on PATH")),
-        LlmCli::Copilot => copilot().ok_or_else(|| missing("`copilot` is not on PATH")),
-        LlmCli::Opencode => opencode().ok_or_else(|| missing("`opencode` is not on PATH")),
-        LlmCli::Claude => claude().ok_or_else(|| missing("`claude` is not on PATH")),
-        LlmCli::CursorAgent => {
-            cursor().ok_or_else(|| missing("`cursor-agent` (or `agent`) is not on PATH"))
-        }
+        LlmCli::Auto => agent
+            .into_iter()
+            .chain(Agent::ALL)
+            .find_map(installed)
+            .ok_or_else(|| {
+                let every = Agent::ALL.map(|a| {
+                    let programs: Vec<String> = a
+                        .spec()
+                        .distill_cli()
+                        .programs
+                        .iter()
+                        .map(|p| format!("`{p}`"))
+                        .collect();
+                    programs.join("/")
+                });
+                let every: Vec<&str> = every.iter().map(String::as_str).collect();
+                missing(&format!(
+                    "none of {} is on PATH",
+                    crate::text::either(&every)
+                ))
+            }),
+        LlmCli::Agent(agent) => installed(agent).ok_or_else(|| {
+            let (first, others) = agent
+                .spec()
+                .distill_cli()
+                .programs
+                .split_first()
+                .expect("a CLI has a program");
+            let others: String = others.iter().map(|p| format!(" (or `{p}`)")).collect();
+            missing(&format!("`{first}`{others} is not on PATH"))
+        }),
         LlmCli::Command => {
             let Some((program, args)) = llm.command.split_first() else {
                 return Err(LlmFailure::Unavailable(
@@ -474,7 +400,6 @@ fn tail(s: &str, max: usize) -> String {
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
-    use crate::agents::Agent;
 
     /// A PATH holding executables with these names.
     fn path_with(names: &[&str]) -> (tempfile::TempDir, std::ffi::OsString) {
@@ -515,7 +440,7 @@ mod tests {
     fn codex_and_gemini_run_as_one_shot_completions_on_their_small_model() {
         let (_dir, path) = path_with(&["codex", "gemini"]);
         let mut llm = Llm {
-            cli: LlmCli::Codex,
+            cli: LlmCli::Agent(Agent::Codex),
             ..Llm::default()
         };
         let codex = resolve(&llm, Some(&path), None).unwrap();
@@ -524,7 +449,7 @@ mod tests {
             .starts_with(&["exec".into(), "--ephemeral".into()]));
         assert!(codex.args.windows(2).any(|w| w == ["--disable", "hooks"]));
         assert_eq!(codex.args.last().map(String::as_str), Some("-"));
-        llm.cli = LlmCli::Gemini;
+        llm.cli = LlmCli::Agent(Agent::Gemini);
         let gemini = resolve(&llm, Some(&path), None).unwrap();
         assert_eq!(gemini.model.as_deref(), Some("flash-lite"));
         assert!(gemini.args.windows(2).any(|w| w == ["-e", "none"]));
@@ -544,7 +469,7 @@ mod tests {
         assert!(settings.contains(r#""tools":{"core":[]}"#));
         assert!(system.starts_with("You turn coding session transcripts"));
         // Codex: its instructions replaced, its tools off, its small model.
-        llm.cli = LlmCli::Codex;
+        llm.cli = LlmCli::Agent(Agent::Codex);
         let codex = resolve(&llm, Some(&path), None).unwrap();
         assert!(codex
             .args

@@ -6,6 +6,7 @@
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
+pub mod llm_command;
 #[cfg(unix)]
 mod unix;
 #[cfg(unix)]

@@ -151,13 +151,22 @@ fn llm_check(config: &Config) -> Check {
     match crate::capture::llm::resolve(&config.llm, path_var.as_deref(), None) {
         Ok(cmd) => ok(
             "llm",
-            format!("captures are distilled by {} ({})", cmd.program.display(), cmd.label),
+            format!(
+                "captures are distilled by {} ({})",
+                cmd.program.display(),
+                cmd.label
+            ),
         ),
         Err(why) => warn(
             "llm",
-            format!("{why}: sessions are captured from the transcript alone (`extracted: heuristic`)"),
+            format!(
+                "{why}: sessions are captured from the transcript alone (`extracted: heuristic`)"
+            ),
             fix!(
-                "install Claude Code, cursor-agent, Codex, Gemini CLI, Copilot CLI or opencode, or set `llm.cli: command`; then ",
+                format!(
+                    "install {}, or set `llm.cli: command`; then ",
+                    crate::agents::distill_cli_titles()
+                ),
                 Step::RetryCaptures
             ),
         ),

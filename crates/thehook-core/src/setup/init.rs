@@ -87,7 +87,7 @@ pub fn detect_agents(base: &Path, on_path: impl Fn(&str) -> bool) -> Vec<Agent> 
         .filter(|a| a.used_in(base) || a.binaries().iter().any(|b| on_path(b)))
         .collect();
     if found.is_empty() {
-        vec![Agent::ClaudeCode]
+        vec![Agent::DEFAULT]
     } else {
         found
     }
@@ -136,13 +136,9 @@ pub fn init(root: &Path, options: &InitOptions) -> Result<Vec<Change>> {
                 "the /recall command",
             )?);
         }
-        if agent.spec().has_subagents() {
+        if let Some(file) = subagent_file(&base, agent) {
             let wanted = recall_subagent(&agent.shell().program(&options.hook_bin), wired.mcp);
-            changes.push(write_marked(
-                &base.join(SUBAGENT_FILE),
-                &wanted,
-                "the thehook-recall subagent",
-            )?);
+            changes.push(write_marked(&file, &wanted, "the thehook-recall subagent")?);
         }
     }
     Ok(changes)
@@ -199,11 +195,8 @@ pub fn uninstall(root: &Path, options: &InitOptions) -> Result<Vec<Change>> {
             let path = base.join(agent.folder()).join(command.file);
             changes.extend(remove_marked(&path, "the /recall command")?);
         }
-        if agent.spec().has_subagents() {
-            changes.extend(remove_marked(
-                &base.join(SUBAGENT_FILE),
-                "the thehook-recall subagent",
-            )?);
+        if let Some(file) = subagent_file(&base, agent) {
+            changes.extend(remove_marked(&file, "the thehook-recall subagent")?);
         }
         // The agent's folder too, when what init put there was all it held.
         let _ = std::fs::remove_dir(base.join(agent.folder_in(options.global)));
@@ -282,8 +275,15 @@ fn recall_command(command: RecallCommand, bin: &str) -> String {
     }
 }
 
-/// Where init puts the retrieval subagent (Claude Code).
-const SUBAGENT_FILE: &str = ".claude/agents/thehook-recall.md";
+/// The retrieval subagent's file, in an agent's subagents folder.
+const SUBAGENT_FILE: &str = "thehook-recall.md";
+
+/// Where init puts the retrieval subagent for `agent` under `base`, if
+/// the agent has file-defined subagents.
+fn subagent_file(base: &Path, agent: Agent) -> Option<PathBuf> {
+    let folder = agent.spec().subagents_folder()?;
+    Some(base.join(agent.folder()).join(folder).join(SUBAGENT_FILE))
+}
 
 /// The retrieval subagent: the main agent hands it history questions; it
 /// searches with recall, sessions and read, overview first, and answers with
@@ -306,7 +306,7 @@ fn recall_subagent(bin: &str, mcp: bool) -> String {
     } else {
         (
             format!("`{bin} recall \"<the question in words>\" -k 8`"),
-            format!("`{bin} sessions` (`--since 2w`, `--agent codex`)"),
+            format!("`{bin} sessions` (`--since 2w`, `--agent <agent>`)"),
             format!("`{bin} read <id>`, then `{bin} read <id> 12-15` (or `--grep <regex>`)"),
         )
     };

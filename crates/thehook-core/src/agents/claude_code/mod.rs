@@ -1,6 +1,7 @@
 //! Claude Code: `.claude/settings.json` hooks (timeouts in seconds),
 //! transcripts in `~/.claude/projects/<slug>/<session>.jsonl`.
 
+mod llm;
 mod transcript;
 
 use std::path::{Path, PathBuf};
@@ -8,8 +9,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::spec::{
-    command_hooks, AgentSpec, HookCommands, HookSpec, Identity, McpConfig, RecallCommand,
-    StoreScope, StoredTranscript,
+    command_hooks, AgentSpec, DistillCli, HookCommands, HookSpec, Identity, McpConfig,
+    RecallCommand, StoreScope, StoredTranscript,
 };
 use super::store::{head_records, name_of, slug, subdirs};
 use super::Agent;
@@ -25,6 +26,13 @@ const IDENTITY: Identity = Identity {
     folder: ".claude",
     settings_file: "settings.json",
     binaries: &["claude"],
+};
+
+const DISTILL_CLI: DistillCli = DistillCli {
+    name: "claude",
+    title: "Claude Code",
+    programs: &["claude"],
+    command: llm::command,
 };
 
 impl AgentSpec for ClaudeCode {
@@ -59,8 +67,8 @@ impl AgentSpec for ClaudeCode {
             runs_inline: true,
         })
     }
-    fn has_subagents(&self) -> bool {
-        true
+    fn subagents_folder(&self) -> Option<&'static str> {
+        Some("agents")
     }
 
     /// Sessions started in a subfolder have a longer slug; the records' cwd
@@ -124,5 +132,8 @@ impl AgentSpec for ClaudeCode {
     }
     fn read_records(&self, records: &[Record]) -> Option<Result<Transcript, NotATranscript>> {
         Some(Ok(transcript::parse(records)))
+    }
+    fn distill_cli(&self) -> &'static DistillCli {
+        &DISTILL_CLI
     }
 }

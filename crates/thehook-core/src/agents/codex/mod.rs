@@ -4,6 +4,7 @@
 //! sweep reads when SessionEnd did not fire; MCP servers in
 //! `.codex/config.toml`. Measured with Codex 0.169.0 (`tests/agents/`).
 
+mod llm;
 mod transcript;
 
 use std::path::{Path, PathBuf};
@@ -12,8 +13,8 @@ use serde_json::{Map, Value};
 
 use super::is_thehook_command;
 use super::spec::{
-    command_hooks, transcript_path, AgentSpec, HookCommands, HookSpec, HookTrust, Identity,
-    McpConfig, StoreScope, StoredTranscript,
+    command_hooks, transcript_path, AgentSpec, DistillCli, HookCommands, HookSpec, HookTrust,
+    Identity, McpConfig, StoreScope, StoredTranscript,
 };
 use super::store::head_records;
 use super::Agent;
@@ -29,6 +30,13 @@ const IDENTITY: Identity = Identity {
     folder: ".codex",
     settings_file: "hooks.json",
     binaries: &["codex"],
+};
+
+const DISTILL_CLI: DistillCli = DistillCli {
+    name: "codex",
+    title: "Codex",
+    programs: &["codex"],
+    command: llm::command,
 };
 
 impl AgentSpec for Codex {
@@ -88,7 +96,8 @@ impl AgentSpec for Codex {
             }
         }
         Some(HookTrust {
-            file: crate::env::codex_home(home).join("config.toml"),
+            agent: Agent::Codex,
+            file: codex_home(home).join("config.toml"),
             entries,
         })
     }
@@ -102,7 +111,7 @@ impl AgentSpec for Codex {
     /// the cwd.
     fn transcripts(&self, scope: &StoreScope) -> Vec<StoredTranscript> {
         let mut found = Vec::new();
-        let store = crate::env::codex_home(scope.home).join("sessions");
+        let store = codex_home(scope.home).join("sessions");
         for entry in walkdir::WalkDir::new(&store).into_iter().flatten() {
             let path = entry.path();
             let is_rollout = entry.file_type().is_file()
@@ -147,11 +156,14 @@ impl AgentSpec for Codex {
     fn read_records(&self, records: &[Record]) -> Option<Result<Transcript, NotATranscript>> {
         Some(Ok(transcript::parse(records)))
     }
+    fn distill_cli(&self) -> &'static DistillCli {
+        &DISTILL_CLI
+    }
 }
 
 /// The user's Codex config, parsed (`None` when missing or unreadable).
 fn read_config(home: &Path) -> Option<toml_edit::DocumentMut> {
-    let path = crate::env::codex_home(home).join("config.toml");
+    let path = codex_home(home).join("config.toml");
     std::fs::read_to_string(path).ok()?.parse().ok()
 }
 
@@ -217,6 +229,13 @@ pub(crate) fn hook_hash(event: &str, matcher: Option<&str>, handler: &Value) -> 
     };
     let json = serde_json::to_string(&identity).expect("plain data serializes");
     format!("sha256:{}", crate::hash::sha256_hex(json.as_bytes()))
+}
+
+/// Codex CLI's own: the folder of its `config.toml` and sessions (default `~/.codex`).
+const CODEX_HOME: &str = "CODEX_HOME";
+/// Codex's home folder: `CODEX_HOME`, else `<home>/.codex`.
+fn codex_home(home: &std::path::Path) -> PathBuf {
+    crate::env::path(CODEX_HOME).unwrap_or_else(|| home.join(".codex"))
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 //!   each prompt (a `<system_reminder>` in that turn's message);
 //! - repository hooks run only in a folder the user trusted.
 
+mod llm;
 mod transcript;
 
 use std::path::{Path, PathBuf};
@@ -18,7 +19,8 @@ use serde_json::{json, Map, Value};
 
 use super::shell::Shell;
 use super::spec::{
-    AgentSpec, HookCommands, HookSpec, Identity, McpConfig, StoreScope, StoredTranscript,
+    AgentSpec, DistillCli, HookCommands, HookSpec, Identity, McpConfig, StoreScope,
+    StoredTranscript,
 };
 use super::store::subdirs;
 use super::Agent;
@@ -34,6 +36,13 @@ const IDENTITY: Identity = Identity {
     folder: ".github",
     settings_file: "hooks/thehook.json",
     binaries: &["copilot"],
+};
+
+const DISTILL_CLI: DistillCli = DistillCli {
+    name: "copilot",
+    title: "Copilot CLI",
+    programs: &["copilot"],
+    command: llm::command,
 };
 
 /// How long Copilot waits for each hook (its default is 30 s, and session
@@ -125,14 +134,13 @@ impl AgentSpec for Copilot {
     /// in `~/.copilot/config.json` (where its trust dialog records the
     /// answer) that is the project or a folder above it.
     fn project_trusted(&self, root: &Path, home: &Path) -> Option<bool> {
-        if crate::env::copilot_trusts_workspace() {
+        if copilot_trusts_workspace() {
             return Some(true);
         }
-        let config: Value =
-            std::fs::read_to_string(crate::env::copilot_home(home).join("config.json"))
-                .ok()
-                .and_then(|t| serde_json::from_str(&t).ok())
-                .unwrap_or_default();
+        let config: Value = std::fs::read_to_string(copilot_home(home).join("config.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default();
         let trusted = config
             .get("trustedFolders")
             .and_then(Value::as_array)
@@ -153,7 +161,7 @@ impl AgentSpec for Copilot {
     /// beside it names the folder the session ran in (`cwd:`).
     fn transcripts(&self, scope: &StoreScope) -> Vec<StoredTranscript> {
         let mut found = Vec::new();
-        for dir in subdirs(&crate::env::copilot_home(scope.home).join("session-state")) {
+        for dir in subdirs(&copilot_home(scope.home).join("session-state")) {
             let path = dir.join("events.jsonl");
             if !path.is_file() || !(scope.keep)(&path) {
                 continue;
@@ -176,7 +184,7 @@ impl AgentSpec for Copilot {
     }
     /// Session end says no transcript path: the session's id names it.
     fn transcript_of(&self, session_id: &str, home: &Path) -> Option<PathBuf> {
-        let path = crate::env::copilot_home(home)
+        let path = copilot_home(home)
             .join("session-state")
             .join(session_id)
             .join("events.jsonl");
@@ -200,6 +208,9 @@ impl AgentSpec for Copilot {
     }
     fn read_records(&self, records: &[Record]) -> Option<Result<Transcript, NotATranscript>> {
         Some(Ok(transcript::parse(records)))
+    }
+    fn distill_cli(&self) -> &'static DistillCli {
+        &DISTILL_CLI
     }
 }
 
@@ -230,6 +241,23 @@ fn workspace_cwd(path: &Path) -> Option<PathBuf> {
     let text = std::fs::read_to_string(path).ok()?;
     let workspace: Workspace = serde_yaml::from_str(&text).ok()?;
     workspace.cwd.filter(|cwd| !cwd.as_os_str().is_empty())
+}
+
+/// Copilot CLI's own: the folder of its `config.json`, user hooks and
+/// sessions (default `~/.copilot`); it exports it to the hooks it runs.
+const COPILOT_HOME: &str = "COPILOT_HOME";
+/// Copilot CLI's own: exactly `true` allows every tool and trusts the folder
+/// it runs in (its repository hooks run).
+const COPILOT_ALLOW_ALL: &str = "COPILOT_ALLOW_ALL";
+
+/// Copilot CLI's home folder: `COPILOT_HOME`, else `<home>/.copilot`.
+fn copilot_home(home: &std::path::Path) -> PathBuf {
+    crate::env::path(COPILOT_HOME).unwrap_or_else(|| home.join(".copilot"))
+}
+
+/// Whether Copilot CLI is told to trust whatever folder it runs in.
+fn copilot_trusts_workspace() -> bool {
+    crate::env::var(COPILOT_ALLOW_ALL).is_some_and(|v| v == "true")
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! `~/.cursor/projects/<slug>/agent-transcripts/<id>.jsonl`. Cursor also runs
 //! Claude Code's hooks, with its own payload (see `HookPayload::is_cursor_echo`).
 
+mod llm;
 mod transcript;
 
 use std::path::{Path, PathBuf};
@@ -11,7 +12,7 @@ use serde_json::{json, Map, Value};
 
 use super::payload::HookEvent;
 use super::spec::{
-    AgentSpec, HookCommands, HookSpec, Identity, McpConfig, RecallCommand, StoreScope,
+    AgentSpec, DistillCli, HookCommands, HookSpec, Identity, McpConfig, RecallCommand, StoreScope,
     StoredTranscript,
 };
 use super::store::{name_of, slug, subdirs};
@@ -28,6 +29,13 @@ const IDENTITY: Identity = Identity {
     folder: ".cursor",
     settings_file: "hooks.json",
     binaries: &["cursor-agent", "cursor"],
+};
+
+const DISTILL_CLI: DistillCli = DistillCli {
+    name: "cursor-agent",
+    title: "cursor-agent",
+    programs: &["cursor-agent", "agent"],
+    command: llm::command,
 };
 
 impl AgentSpec for Cursor {
@@ -131,5 +139,8 @@ impl AgentSpec for Cursor {
     }
     fn read_records(&self, records: &[Record]) -> Option<Result<Transcript, NotATranscript>> {
         Some(Ok(transcript::parse(records)))
+    }
+    fn distill_cli(&self) -> &'static DistillCli {
+        &DISTILL_CLI
     }
 }

@@ -1,6 +1,7 @@
 //! Gemini CLI: `.gemini/settings.json` holds hooks (timeouts in
 //! milliseconds, matchers exact strings) and MCP servers both.
 
+mod llm;
 mod transcript;
 
 use std::path::{Path, PathBuf};
@@ -8,8 +9,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Map, Value};
 
 use super::spec::{
-    transcript_path, AgentSpec, HookCommands, HookSpec, Identity, McpConfig, StoreScope,
-    StoredTranscript,
+    transcript_path, AgentSpec, DistillCli, HookCommands, HookSpec, Identity, McpConfig,
+    StoreScope, StoredTranscript,
 };
 use super::store::{head_records, subdirs};
 use super::Agent;
@@ -25,6 +26,13 @@ const IDENTITY: Identity = Identity {
     folder: ".gemini",
     settings_file: "settings.json",
     binaries: &["gemini"],
+};
+
+const DISTILL_CLI: DistillCli = DistillCli {
+    name: "gemini",
+    title: "Gemini CLI",
+    programs: &["gemini"],
+    command: llm::command,
 };
 
 impl AgentSpec for Gemini {
@@ -89,7 +97,7 @@ impl AgentSpec for Gemini {
     /// (`TRUST_FOLDER` covers a folder and what is under it, `TRUST_PARENT`
     /// its parent's, `DO_NOT_TRUST` takes trust away).
     fn project_trusted(&self, root: &Path, home: &Path) -> Option<bool> {
-        if crate::env::gemini_trusts_workspace() {
+        if gemini_trusts_workspace() {
             return Some(true);
         }
         let rules: Map<String, Value> =
@@ -171,6 +179,9 @@ impl AgentSpec for Gemini {
     fn writes_documents(&self) -> bool {
         true
     }
+    fn distill_cli(&self) -> &'static DistillCli {
+        &DISTILL_CLI
+    }
 }
 
 /// Gemini CLI's id of a project: the SHA-256 of its path, in hex.
@@ -192,6 +203,15 @@ fn chat_files(dir: &Path) -> Vec<PathBuf> {
         .collect();
     files.sort();
     files
+}
+
+/// Gemini CLI's own: `true` trusts the folder it runs in (project hooks run).
+const GEMINI_CLI_TRUST_WORKSPACE: &str = "GEMINI_CLI_TRUST_WORKSPACE";
+
+/// Whether Gemini CLI is told to trust whatever folder it runs in.
+fn gemini_trusts_workspace() -> bool {
+    crate::env::var(GEMINI_CLI_TRUST_WORKSPACE)
+        .is_some_and(|v| v.eq_ignore_ascii_case("true") || v == "1")
 }
 
 #[cfg(test)]

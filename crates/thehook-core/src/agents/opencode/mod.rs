@@ -12,6 +12,7 @@
 //!   as `opencode export` prints it to `~/.local/share/thehook/opencode/`,
 //!   where thehook lists, reads and sweeps them.
 
+mod llm;
 mod transcript;
 
 use std::path::{Path, PathBuf};
@@ -19,7 +20,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Map, Value};
 
 use super::spec::{
-    AgentSpec, HookCommands, HookSpec, Identity, McpConfig, StoreScope, StoredTranscript,
+    AgentSpec, DistillCli, HookCommands, HookSpec, Identity, McpConfig, StoreScope,
+    StoredTranscript,
 };
 use super::Agent;
 use crate::transcript::Transcript;
@@ -34,6 +36,13 @@ const IDENTITY: Identity = Identity {
     folder: ".opencode",
     settings_file: "plugins/thehook.js",
     binaries: &["opencode"],
+};
+
+const DISTILL_CLI: DistillCli = DistillCli {
+    name: "opencode",
+    title: "opencode",
+    programs: &["opencode"],
+    command: llm::command,
 };
 
 /// The plugin, with `__THEHOOK_BIN__` (a JS string), `__ON_PROMPT__` and
@@ -138,6 +147,9 @@ impl AgentSpec for Opencode {
     }
     fn writes_documents(&self) -> bool {
         true
+    }
+    fn distill_cli(&self) -> &'static DistillCli {
+        &DISTILL_CLI
     }
 }
 

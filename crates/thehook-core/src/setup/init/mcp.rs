@@ -1,6 +1,6 @@
 //! Registering the MCP server (`thehook mcp`) with each agent, for
 //! `thehook init --mcp`, and taking it out again. JSON files get an
-//! `mcpServers.thehook` entry; Codex's TOML gets a marked block. An entry
+//! `mcpServers.thehook` entry; a TOML config gets a marked block. An entry
 //! named `thehook` that runs something else is the user's and is left alone.
 
 use std::path::{Path, PathBuf};
@@ -16,7 +16,7 @@ use crate::error::{Error, IoContext, Result};
 use crate::memory::store::write_atomic;
 
 const NAME: &str = "thehook";
-const CODEX_MARKER: &str =
+const TOML_MARKER: &str =
     "# thehook's MCP server (written by `thehook init --mcp`; `thehook uninstall` removes it)";
 
 /// The file that registers MCP servers for `agent`, relative to the project
@@ -46,7 +46,7 @@ pub(super) fn is_registered(base: &Path, agent: Agent) -> bool {
     };
     let path = base.join(file);
     if let McpConfig::Toml { .. } = agent.spec().mcp() {
-        return std::fs::read_to_string(&path).is_ok_and(|t| t.contains(CODEX_MARKER));
+        return std::fs::read_to_string(&path).is_ok_and(|t| t.contains(TOML_MARKER));
     }
     read(&path).is_ok_and(|s| {
         s.value
@@ -67,7 +67,7 @@ pub(super) fn register(base: &Path, agent: Agent, o: &InitOptions) -> Result<Cha
                 detail: advice.replace("{bin}", &Value::from(o.hook_bin.as_str()).to_string()),
             })
         }
-        McpConfig::Toml { .. } => return register_codex(&path, &o.hook_bin),
+        McpConfig::Toml { .. } => return register_toml(&path, agent, &o.hook_bin),
         McpConfig::Json {
             user_scope_command: Some(command),
             ..
@@ -153,7 +153,7 @@ pub(super) fn unregister(base: &Path, agent: Agent) -> Result<Option<Change>> {
         return Ok(None);
     }
     if let McpConfig::Toml { .. } = agent.spec().mcp() {
-        return unregister_codex(&path);
+        return unregister_toml(&path, agent);
     }
     let mut s = read(&path)?;
     let obj = s.value.as_object_mut().expect("checked on read");
@@ -182,23 +182,23 @@ pub(super) fn unregister(base: &Path, agent: Agent) -> Result<Option<Change>> {
     }))
 }
 
-fn codex_block(program: &str) -> String {
+fn toml_block(program: &str) -> String {
     let quoted = serde_json::to_string(program).expect("a string serialises");
-    format!("{CODEX_MARKER}\n[mcp_servers.{NAME}]\ncommand = {quoted}\nargs = [\"mcp\"]\n")
+    format!("{TOML_MARKER}\n[mcp_servers.{NAME}]\ncommand = {quoted}\nargs = [\"mcp\"]\n")
 }
 
-fn register_codex(path: &Path, program: &str) -> Result<Change> {
-    let block = codex_block(program);
+fn register_toml(path: &Path, agent: Agent, program: &str) -> Result<Change> {
+    let block = toml_block(program);
     let text = match std::fs::read_to_string(path) {
         Ok(t) => Some(t),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(Error::io("cannot read", path, e)),
     };
     let old = text.clone().unwrap_or_default();
-    let detail = format!("the {NAME} MCP server for codex");
+    let detail = format!("the {NAME} MCP server for {agent}");
     let (action, new) = if old.contains(&block) {
         (Action::Unchanged, old)
-    } else if let Some(start) = old.find(CODEX_MARKER) {
+    } else if let Some(start) = old.find(TOML_MARKER) {
         // Ours, written for another program: replace the four lines.
         let end = old[start..]
             .match_indices('\n')
@@ -208,7 +208,7 @@ fn register_codex(path: &Path, program: &str) -> Result<Change> {
             Action::Updated,
             format!("{}{block}{}", &old[..start], &old[end..]),
         )
-    } else if defines_codex_server(&old) {
+    } else if defines_toml_server(&old) {
         return Ok(Change {
             path: path.to_path_buf(),
             action: Action::Kept,
@@ -242,10 +242,10 @@ fn register_codex(path: &Path, program: &str) -> Result<Change> {
     })
 }
 
-/// Whether Codex's config already defines a server named thehook, in any
+/// Whether a TOML config already defines a server named thehook, in any
 /// TOML spelling (`[mcp_servers.thehook]`, a quoted name, a dotted or inline
 /// key under `[mcp_servers]`).
-fn defines_codex_server(toml: &str) -> bool {
+fn defines_toml_server(toml: &str) -> bool {
     toml.lines().any(|line| {
         let line: String = line
             .chars()
@@ -259,9 +259,9 @@ fn defines_codex_server(toml: &str) -> bool {
     })
 }
 
-fn unregister_codex(path: &Path) -> Result<Option<Change>> {
+fn unregister_toml(path: &Path, agent: Agent) -> Result<Option<Change>> {
     let old = std::fs::read_to_string(path).at("cannot read", path)?;
-    let Some(start) = old.find(CODEX_MARKER) else {
+    let Some(start) = old.find(TOML_MARKER) else {
         return Ok(None);
     };
     let end = old[start..]
@@ -270,7 +270,7 @@ fn unregister_codex(path: &Path) -> Result<Option<Change>> {
         .map_or(old.len(), |(i, _)| start + i + 1);
     let new = format!("{}{}", &old[..start], &old[end..]);
     let new = new.trim_end().to_string();
-    let detail = format!("the {NAME} MCP server for codex");
+    let detail = format!("the {NAME} MCP server for {agent}");
     if new.is_empty() {
         std::fs::remove_file(path).at("cannot remove", path)?;
         return Ok(Some(Change {

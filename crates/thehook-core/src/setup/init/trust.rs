@@ -1,5 +1,5 @@
 //! Trust an agent keeps outside its settings file, for the hooks init
-//! wrote: Codex runs a project hook only once `[hooks.state."<key>"]
+//! wrote (each agent's spec says what, [`HookTrust`]): Codex runs a project hook only once `[hooks.state."<key>"]
 //! trusted_hash` in its `config.toml` matches the hook. Init writes those
 //! entries (the user asked for the hooks by running it), uninstall takes
 //! exactly them out again; the rest of the file keeps its bytes.
@@ -18,7 +18,7 @@ pub(super) fn trust(t: &HookTrust) -> Result<Option<Change>> {
     if t.entries.is_empty() {
         return Ok(None);
     }
-    let (mut doc, existed) = read(&t.file)?;
+    let (mut doc, existed) = read(t)?;
     let state = state_table(&mut doc, &t.file)?;
     let mut changed = 0;
     for (key, hash) in &t.entries {
@@ -36,7 +36,7 @@ pub(super) fn trust(t: &HookTrust) -> Result<Option<Change>> {
         return Ok(Some(change(
             t,
             Action::Unchanged,
-            "thehook's Codex hooks already trusted",
+            &format!("thehook's {} hooks already trusted", t.agent.display_name()),
         )));
     }
     write_atomic(&t.file, doc.to_string().as_bytes())?;
@@ -46,7 +46,8 @@ pub(super) fn trust(t: &HookTrust) -> Result<Option<Change>> {
         Action::Created
     };
     let detail = format!(
-        "trusted {changed} thehook hook(s) by hash (Codex runs no hook it has not trusted)"
+        "trusted {changed} thehook hook(s) by hash ({} runs no hook it has not trusted)",
+        t.agent.display_name()
     );
     Ok(Some(change(t, action, &detail)))
 }
@@ -56,7 +57,7 @@ pub(super) fn untrust(t: &HookTrust) -> Result<Option<Change>> {
     if t.entries.is_empty() || !t.file.exists() {
         return Ok(None);
     }
-    let (mut doc, _) = read(&t.file)?;
+    let (mut doc, _) = read(t)?;
     let Some(state) = doc
         .get_mut("hooks")
         .and_then(|h| h.get_mut("state"))
@@ -94,7 +95,7 @@ pub(super) fn untrust(t: &HookTrust) -> Result<Option<Change>> {
 /// Which of the entries of `t` are not trusted as they are now:
 /// (key, `untrusted` or `modified`).
 pub(crate) fn untrusted(t: &HookTrust) -> Vec<(String, &'static str)> {
-    let doc = read(&t.file).map(|(d, _)| d).unwrap_or_default();
+    let doc = read(t).map(|(d, _)| d).unwrap_or_default();
     let state = doc.get("hooks").and_then(|h| h.get("state"));
     t.entries
         .iter()
@@ -109,7 +110,8 @@ pub(crate) fn untrusted(t: &HookTrust) -> Vec<(String, &'static str)> {
         .collect()
 }
 
-fn read(path: &Path) -> Result<(DocumentMut, bool)> {
+fn read(t: &HookTrust) -> Result<(DocumentMut, bool)> {
+    let path = &t.file;
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -120,7 +122,11 @@ fn read(path: &Path) -> Result<(DocumentMut, bool)> {
     let doc = text.parse::<DocumentMut>().map_err(|e| Error::Settings {
         path: path.to_path_buf(),
         problem: format!("is not valid TOML: {e}"),
-        fix: "fix the file (Codex cannot read it either), then run the command again".into(),
+        fix: format!(
+            "fix the file ({} cannot read it either), then run the command again",
+            t.agent.display_name()
+        )
+        .into(),
     })?;
     Ok((doc, true))
 }
@@ -168,6 +174,7 @@ mod tests {
 
     fn trust_for(file: &Path) -> HookTrust {
         HookTrust {
+            agent: crate::agents::Agent::Codex,
             file: file.to_path_buf(),
             entries: vec![
                 (
