@@ -132,6 +132,15 @@ test('retrieve answers a session-start payload with the memory to inject', async
   const output = JSON.parse(answer.output);
   assert.equal(output.hookSpecificOutput.hookEventName, 'SessionStart');
   assert.match(output.hookSpecificOutput.additionalContext, /^# Project memory \(thehook\)/);
+  // Like the `retrieve` hook: its line in the hook log, and the background
+  // half (the native binary, detached) warming the caches after it.
+  const hookLog = join(projectDir, '.thehook/logs/hooks.log');
+  assert.match(readFileSync(hookLog, 'utf8'), /retrieve claude-code: \d+ items/);
+  const deadline = Date.now() + 30000;
+  while (!readFileSync(hookLog, 'utf8').includes('retrieve --background') && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  assert.match(readFileSync(hookLog, 'utf8'), /retrieve --background/);
   const ignored = await thehook.retrieve('not json', { projectDir });
   assert.equal(ignored.output, undefined);
   assert.match(ignored.log, /ignored the payload/);

@@ -109,6 +109,34 @@ pub struct CaptureArgs {
     pub json: bool,
 }
 
+/// What a `capture` invocation is: an agent's session-end hook, the
+/// detached worker it starts, or a person capturing by hand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CaptureRole {
+    Hook,
+    Worker,
+    ByHand,
+}
+
+impl CaptureRole {
+    /// `--worker`, else `--retry` or `--transcript` (typed by a person), else the hook.
+    pub fn of(worker: bool, retry: bool, transcript: bool) -> CaptureRole {
+        if worker {
+            CaptureRole::Worker
+        } else if retry || transcript {
+            CaptureRole::ByHand
+        } else {
+            CaptureRole::Hook
+        }
+    }
+}
+
+impl CaptureArgs {
+    pub fn role(&self) -> CaptureRole {
+        CaptureRole::of(self.worker, self.retry, self.transcript.is_some())
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct InitArgs {
     #[arg(

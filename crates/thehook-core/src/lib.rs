@@ -16,6 +16,7 @@ pub mod env;
 pub mod error;
 mod hash;
 pub mod help;
+pub mod hook;
 pub mod inject;
 pub mod logs;
 pub mod memory;

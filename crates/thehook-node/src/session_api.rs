@@ -5,8 +5,9 @@ use std::path::Path;
 
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
-use thehook_core::agents::Agent;
+use thehook_core::agents::{Agent, HookEvent};
 use thehook_core::capture::{with_worker, OutcomeReport};
+use thehook_core::hook::{self, HookCall};
 use thehook_core::request::parse_agent;
 use thehook_core::setup::plan::{InitPlan, InitRequest};
 use thehook_core::Project;
@@ -38,7 +39,8 @@ pub struct RetrieveResult {
 }
 
 /// The session-start hook in-process: `payload` is the agent's stdin JSON.
-/// Unlike the `thehook retrieve` command, it starts no background half.
+/// Like the `thehook retrieve` command, it logs in the hook log and starts
+/// the background half (the package's native binary) that warms the caches.
 #[napi(ts_return_type = "Promise<RetrieveResult>")]
 pub fn retrieve(
     payload: String,
@@ -47,16 +49,20 @@ pub fn retrieve(
     let o = options.unwrap_or_default();
     AsyncTask::new(CoreTask::new(move || {
         let cwd = start_dir(o.project_dir.as_deref())?;
-        let r = thehook_core::inject::retrieve::retrieve(
-            &payload,
-            agent(o.agent.as_deref())?,
-            &cwd,
-            thehook_core::env::home().as_deref(),
-            &search_paths(),
-        )?;
+        let answer = hook::answer(&HookCall {
+            event: HookEvent::SessionStart,
+            declared: agent(o.agent.as_deref())?,
+            payload: payload.as_bytes(),
+            cwd: &cwd,
+            home: thehook_core::env::home().as_deref(),
+            paths: &search_paths(),
+        });
+        if let (Some(detached), Some(exe)) = (&answer.detached, native_binary()) {
+            detached.start(&exe);
+        }
         Ok(RetrieveResult {
-            output: r.output.map(|v| v.to_string()),
-            log: r.log,
+            output: answer.stdout,
+            log: answer.log,
         })
     }))
 }

@@ -22,7 +22,9 @@ use std::path::PathBuf;
 use thehook_core::memory::embed::SearchPaths;
 use thehook_core::Project;
 
-use crate::args::{Cli, Command};
+use thehook_core::agents::HookEvent;
+
+use crate::args::{CaptureRole, Cli, Command};
 use crate::output::Output;
 use crate::CommandResult;
 
@@ -40,13 +42,25 @@ pub(crate) fn dispatch(cli: Cli, out: &mut Output) -> CommandResult {
         Command::Doctor(args) => doctor::doctor(&project, &paths, args, out),
         Command::Init(args) => init::init(&start, args, out),
         Command::Uninstall(args) => init::uninstall(&start, args, out),
-        Command::Retrieve(args) => Ok(hooks::retrieve(&start, &paths, args, out)),
-        Command::Prompt(args) => Ok(hooks::on_prompt(&start, &paths, args, out)),
-        Command::Capture(args) if args.worker => Ok(capture::worker(&start, &paths)),
-        Command::Capture(args) if args.retry || args.transcript.is_some() => {
-            capture::by_hand(&project, &paths, args, out)
-        }
-        Command::Capture(args) => Ok(hooks::capture(&start, args.hook, out)),
+        Command::Retrieve(args) => Ok(hooks::run(
+            HookEvent::SessionStart,
+            &start,
+            &paths,
+            args,
+            out,
+        )),
+        Command::Prompt(args) => Ok(hooks::run(HookEvent::Prompt, &start, &paths, args, out)),
+        Command::Capture(args) => match args.role() {
+            CaptureRole::Worker => Ok(capture::worker(&start, &paths)),
+            CaptureRole::ByHand => capture::by_hand(&project, &paths, args, out),
+            CaptureRole::Hook => Ok(hooks::run(
+                HookEvent::SessionEnd,
+                &start,
+                &paths,
+                args.hook,
+                out,
+            )),
+        },
         Command::Consolidate(args) => consolidate::consolidate(&project, &paths, args, out),
         Command::Sessions(args) => sessions::sessions(&project, args, out),
         Command::Read(args) => read::read(&project, args, out),

@@ -10,11 +10,10 @@
 //! a prompt about nothing memory knows adds nothing.
 
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
 
 use serde_json::Value;
 
-use crate::agents::{Agent, HookPayload};
+use crate::agents::HookPayload;
 use crate::error::Result;
 use crate::inject::context::Context;
 use crate::inject::given::Given;
@@ -67,26 +66,15 @@ pub struct Prompted {
     pub output: Option<Value>,
     /// One line for the hook log.
     pub log: String,
-    /// The project, when it has memory.
-    pub project: Option<std::path::PathBuf>,
 }
 
-/// Answers a prompt payload.
+/// Answers a prompt payload in `project`, which has memory (the hook
+/// protocol, `crate::hook`, checked).
 pub fn on_prompt(
-    stdin: &str,
-    declared: Option<Agent>,
-    cwd: &Path,
+    payload: &HookPayload,
+    project: &Project,
     paths: &SearchPaths,
 ) -> Result<Prompted> {
-    let payload = match HookPayload::parse(stdin, declared) {
-        Ok(p) => p,
-        Err(why) => {
-            return Ok(Prompted {
-                log: format!("prompt: ignored the payload: {why}"),
-                ..Prompted::default()
-            })
-        }
-    };
     let said = |log: String| {
         Ok(Prompted {
             log,
@@ -94,43 +82,29 @@ pub fn on_prompt(
         })
     };
     let Some(prompt) = payload.prompt.as_deref().filter(|p| !p.trim().is_empty()) else {
-        return said("prompt: the payload has no prompt".into());
+        return said("the payload has no prompt".into());
     };
     if payload.agent.spec().prompt_output("").is_none() {
-        return said(format!(
-            "prompt: {} cannot add context at a prompt",
-            payload.agent
-        ));
+        return said(format!("{} cannot add context at a prompt", payload.agent));
     }
     if let Some(source) = payload.source.as_deref().filter(|s| NOT_TYPED.contains(s)) {
-        return said(format!("prompt: not typed by a person (source `{source}`)"));
-    }
-    let start = payload.cwd.clone().unwrap_or_else(|| cwd.to_path_buf());
-    let project = Project::discover(&start);
-    if !project.check_layout()? {
-        return said(format!(
-            "prompt: no .thehook/ at {}",
-            project.root().display()
-        ));
+        return said(format!("not typed by a person (source `{source}`)"));
     }
     let mut memory = Memory::open(project.root(), paths, false)?;
     if !memory.config().retrieval.on_prompt {
-        return said("prompt: retrieval.on_prompt is off".into());
+        return said("retrieval.on_prompt is off".into());
     }
     memory.sync_deferring_embeddings()?;
     let given = payload
         .session_id
         .as_deref()
-        .map(|id| Given::of(&project, id));
+        .map(|id| Given::of(project, id));
     let already = given.as_ref().map(Given::load).unwrap_or_default();
     let context = Context::of(project.root());
     let found = relevant(&memory, prompt, &context, &already)?;
     let lines = fit(&found);
     if lines.is_empty() {
-        return said(format!(
-            "prompt: {}: nothing new cleared the floor",
-            payload.agent
-        ));
+        return said(format!("{}: nothing new cleared the floor", payload.agent));
     }
     if let Some(given) = &given {
         let cited: Vec<&str> = lines.iter().map(|f| f.cited.as_str()).collect();
@@ -142,9 +116,8 @@ pub fn on_prompt(
         text.push_str(&found.line);
     }
     Ok(Prompted {
-        project: Some(project.root().to_path_buf()),
         log: format!(
-            "prompt: {}: {} items, {} chars",
+            "{}: {} items, {} chars",
             payload.agent,
             lines.len(),
             text.len()

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::agents::{session_start_output, Agent, HookEvent, HookPayload};
+use crate::agents::{session_start_output, HookPayload};
 use crate::config::Include;
 use crate::error::Result;
 use crate::inject::block::{cited_line, render, BlockLine, Waiting};
@@ -94,52 +94,21 @@ pub struct Retrieved {
     pub output: Option<Value>,
     /// One line for the hook log.
     pub log: String,
-    /// The project, when it has memory.
-    pub project: Option<PathBuf>,
     /// Whether the background half should run for it.
     pub background: bool,
-    pub agent: Option<Agent>,
-    pub session_id: Option<String>,
 }
 
-/// Answers a session-start payload. `home` is where user-level agent
-/// settings live.
+/// Answers a session-start payload in `project`, which has memory (the
+/// hook protocol, `crate::hook`, checked).
 pub fn retrieve(
-    stdin: &str,
-    declared: Option<Agent>,
-    cwd: &Path,
-    home: Option<&Path>,
+    payload: &HookPayload,
+    project: &Project,
     paths: &SearchPaths,
 ) -> Result<Retrieved> {
-    let payload = match HookPayload::parse(stdin, declared) {
-        Ok(p) => p,
-        Err(why) => {
-            return Ok(Retrieved {
-                log: format!("ignored the payload: {why}"),
-                ..Retrieved::default()
-            })
-        }
-    };
-    let start = payload.cwd.clone().unwrap_or_else(|| cwd.to_path_buf());
-    let project = Project::discover(&start);
     let mut out = Retrieved {
-        agent: Some(payload.agent),
-        session_id: payload.session_id.clone(),
+        background: true,
         ..Retrieved::default()
     };
-    if !project.check_layout()? {
-        out.log = format!(
-            "no .thehook/ at {}: nothing to inject",
-            project.root().display()
-        );
-        return Ok(out);
-    }
-    out.project = Some(project.root().to_path_buf());
-    if let Some(echo) = payload.echo(declared, HookEvent::SessionStart, project.root(), home) {
-        out.log = echo;
-        return Ok(out);
-    }
-    out.background = true;
     let mut memory = Memory::open(project.root(), paths, false)?;
     let config = memory.config().retrieval.clone();
     if !config.auto_inject {
@@ -156,7 +125,7 @@ pub fn retrieve(
     memory.sync_deferring_embeddings()?;
     let context = Context::of(project.root());
     let query = context.query();
-    let vector = cached_query_vector(&project, &query, memory.availability());
+    let vector = cached_query_vector(project, &query, memory.availability());
     let sessions = left_off_sessions(&memory, &context, payload.session_id.as_deref(), &config)?;
     let picked = pick(
         &memory,
@@ -166,11 +135,11 @@ pub fn retrieve(
         &config.include,
         &continued(&sessions),
     )?;
-    let (failed, queued) = crate::capture::queue::counts(&project);
+    let (failed, queued) = crate::capture::queue::counts(project);
     // Only a failed capture can be waiting for the budget: the bill is read
     // only then, to keep session start fast.
     let budget_spent = (failed > 0)
-        .then(|| crate::capture::budget::spent_today(&project, &memory.config().llm.daily_budget))
+        .then(|| crate::capture::budget::spent_today(project, &memory.config().llm.daily_budget))
         .flatten();
     // An agent that cuts long context (Codex) gets at most what it passes on.
     let budget = payload
@@ -191,12 +160,12 @@ pub fn retrieve(
         &waiting,
         budget,
         memory.availability(),
-        || TokenCounts::load(&project, memory.availability()),
+        || TokenCounts::load(project, memory.availability()),
     );
     if let Some(id) = payload.session_id.as_deref() {
         // The prompt hook gives this session only what it was not given.
         let cited: Vec<&str> = block.cited.iter().map(String::as_str).collect();
-        if let Err(e) = crate::inject::given::Given::of(&project, id).add(&cited) {
+        if let Err(e) = crate::inject::given::Given::of(project, id).add(&cited) {
             out.log = format!("could not record what was given: {e}; ");
         }
     }
