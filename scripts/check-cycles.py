@@ -9,6 +9,10 @@ module tree); a name the ancestor only re-exports (`pub use sibling::Item`)
 counts as the edge to the sibling that defines it. Prints every strongly connected component of more than one
 file and exits 1 when there is one.
 
+A name taken through an ancestor's re-export (`crate::Error` where lib.rs
+re-exports `error::Error`) is refused outright: the import runs back up the
+tree, and what it hides is the edge to the module that defines the name.
+
 Folders are checked the same way, at every depth: sibling modules (a folder
 and the file of the same name are one module, `x.rs` beside `x/`) must not
 use each other in a loop, counting what any file inside each uses. So the
@@ -78,14 +82,17 @@ def resolve(modules: dict, reexports: dict, here: list[str], path: str):
         base = base[:-1]
         segs = segs[1:]
     cand = base + segs
-    while cand:
+    # Down to the crate root itself: `crate::Item` may be a name lib.rs
+    # re-exports, which is the edge to the module that defines it.
+    while True:
         if tuple(cand) in modules:
             rest = (base + segs)[len(cand):]
             if rest and (tuple(cand), rest[0]) in reexports:
                 return reexports[(tuple(cand), rest[0])]
             return tuple(cand)
+        if not cand:
+            return None
         cand = cand[:-1]
-    return None
 
 
 def reexports_of(modules: dict) -> dict:
@@ -100,6 +107,25 @@ def reexports_of(modules: dict) -> dict:
                 if source is not None and source != m and name not in ("*", "self"):
                     out[(m, name)] = source
     return out
+
+
+def through_ancestors(src_root: Path) -> list[str]:
+    """Names a module takes from an ancestor that only re-exports them
+    (`crate::Error` in a module of the crate): the import runs back up the
+    tree and hides the edge to the module that defines the name."""
+    files = [f for f in src_root.rglob("*.rs") if "tests" not in f.parts and f.name != "tests.rs"]
+    modules = {tuple(module_of(src_root, f)): f for f in files}
+    reexports = reexports_of(modules)
+    out = []
+    for m, f in modules.items():
+        for path in expand_use_groups(strip_comments(f.read_text())):
+            via = resolve(modules, {}, list(m), path)
+            source = resolve(modules, reexports, list(m), path)
+            is_ancestor = via is not None and len(via) < len(m) and m[: len(via)] == via
+            if is_ancestor and source != via and source != m:
+                name = "::".join(m) or "lib"
+                out.append(f"{name} uses {path} through a re-export: import it from {'::'.join(source)}")
+    return sorted(set(out))
 
 
 def edges_of(src_root: Path) -> dict:
@@ -176,7 +202,8 @@ def folder_edges(edges: dict) -> dict:
 def check(src_root: Path) -> list[str]:
     edges = edges_of(src_root)
     name = lambda c: "::".join(c) or "lib"
-    out = [f"import cycle among files {', '.join(name(c) for c in comp)}" for comp in cycles(edges)]
+    out = through_ancestors(src_root)
+    out += [f"import cycle among files {', '.join(name(c) for c in comp)}" for comp in cycles(edges)]
     for comp in cycles(folder_edges(edges)):
         # one file-level example of each folder-level edge of the loop
         example = {}
@@ -202,7 +229,10 @@ def main() -> int:
             bad += 1
             print(f"{crate.name}: {problem}")
     if bad:
-        print(f"{bad} import cycle(s): move the shared part into a module both can depend on")
+        print(
+            f"{bad} problem(s): import a name from the module that defines it, and break a"
+            " cycle by moving the shared part into a module both can depend on"
+        )
     return 1 if bad else 0
 
 

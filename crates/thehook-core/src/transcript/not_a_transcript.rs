@@ -1,7 +1,7 @@
 //! Why bytes could not be read as a transcript, said as what they look like
 //! instead.
 
-use super::Record;
+use super::lines::Record;
 
 /// Bytes that are no agent's transcript.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
