@@ -75,7 +75,13 @@ pub enum Error {
 
     /// The embedding model or ONNX Runtime could not be loaded or run.
     #[error("embedding model: {problem}\n  fix: {fix}")]
-    Model { problem: String, fix: Fix },
+    Model {
+        problem: String,
+        /// What the library that failed said, when one did.
+        #[source]
+        source: Option<ModelFailure>,
+        fix: Fix,
+    },
 
     /// The caller asked for something that does not make sense.
     #[error("{problem}\n  fix: {fix}")]
@@ -246,6 +252,38 @@ pub enum IndexFailure {
     /// A record that does not have the shape this version writes.
     #[error("{0}")]
     Damaged(Cow<'static, str>),
+}
+
+/// What the model's libraries reported: ONNX Runtime, the tokenizer, the
+/// file system. Shared (`Arc`): a runtime that failed to load is remembered
+/// for the process, with its error.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ModelFailure {
+    /// ONNX Runtime's errors: loading the library, running a session.
+    #[error(transparent)]
+    Runtime(std::sync::Arc<dyn std::error::Error + Send + Sync>),
+    #[error(transparent)]
+    Tokenizer(std::sync::Arc<dyn std::error::Error + Send + Sync>),
+    #[error("{}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::sync::Arc<std::io::Error>,
+    },
+    #[error("ONNX Runtime wrote no {}", .0.display())]
+    NotWritten(PathBuf),
+}
+
+impl From<ort::Error> for ModelFailure {
+    fn from(e: ort::Error) -> ModelFailure {
+        ModelFailure::Runtime(std::sync::Arc::new(e))
+    }
+}
+
+impl From<tokenizers::Error> for ModelFailure {
+    fn from(e: tokenizers::Error) -> ModelFailure {
+        ModelFailure::Tokenizer(std::sync::Arc::from(e))
+    }
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

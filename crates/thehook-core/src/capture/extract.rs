@@ -84,7 +84,7 @@ pub(crate) struct Distilled {
 /// What is wrong with an LLM answer (written to the `.reason` file of the
 /// session it failed).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum UnusableAnswer {
+pub enum UnusableAnswer {
     #[error("the answer was empty")]
     Empty,
     #[error("line {line}: unexpected heading `{heading}`; expected the four sections")]

@@ -28,6 +28,6 @@ pub(crate) mod worker;
 
 pub use run::{run_worker, with_worker, WorkerRun};
 pub use worker::{
-    failed_jobs, queued_jobs, summary, worker_lock, Outcome, OutcomeReport, Surroundings, Worker,
-    LOG,
+    failed_jobs, queued_jobs, summary, worker_lock, Outcome, OutcomeReport, Surroundings,
+    WithoutLlm, Worker, LOG,
 };

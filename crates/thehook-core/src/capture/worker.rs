@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::agents::Agent;
-use crate::capture::extract::{self, Distilled, SessionMeta};
+use crate::capture::extract::{self, Distilled, SessionMeta, UnusableAnswer};
 use crate::capture::llm::LlmFailure;
 use crate::capture::paths;
 use crate::capture::queue::{file_stem, Job};
@@ -76,12 +76,21 @@ pub enum Outcome {
     Heuristic {
         session_id: String,
         file: String,
-        reason: String,
+        reason: WithoutLlm,
     },
     /// Nothing could be written (no transcript); the job is in `failed/`.
     Failed { session_id: String, reason: String },
     /// Nothing to capture (an empty conversation).
     Skipped { session_id: String, why: String },
+}
+
+/// Why a session was written from its transcript alone.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WithoutLlm {
+    #[error("{0}")]
+    Failed(LlmFailure),
+    #[error("the LLM's answer was not usable: {0}")]
+    Unusable(UnusableAnswer),
 }
 
 /// One session's outcome as every front end reports it: the CLI's
@@ -109,15 +118,24 @@ impl Outcome {
                 session_id,
                 file,
                 reason,
-            } => (session_id, "heuristic", Some(file), Some(reason)),
-            Outcome::Failed { session_id, reason } => (session_id, "failed", None, Some(reason)),
-            Outcome::Skipped { session_id, why } => (session_id, "skipped", None, Some(why)),
+            } => (
+                session_id,
+                "heuristic",
+                Some(file),
+                Some(reason.to_string()),
+            ),
+            Outcome::Failed { session_id, reason } => {
+                (session_id, "failed", None, Some(reason.clone()))
+            }
+            Outcome::Skipped { session_id, why } => {
+                (session_id, "skipped", None, Some(why.clone()))
+            }
         };
         OutcomeReport {
             session_id: session_id.clone(),
             status,
             file: file.cloned(),
-            reason: reason.cloned(),
+            reason,
         }
     }
 }
@@ -344,14 +362,13 @@ impl<'a> Worker<'a> {
         }
         let asked = self.ask(&extract::prompt(&condensed), Some(job.agent));
         let over_budget = matches!(asked, Err(LlmFailure::OverBudget(_)));
-        let answer = asked.map_err(|e| e.to_string()).and_then(|answer| {
+        let answer = asked.map_err(WithoutLlm::Failed).and_then(|answer| {
             let answer = if redacting {
                 redact::redact(&answer).into_owned()
             } else {
                 answer
             };
-            extract::parse_answer(&answer)
-                .map_err(|e| format!("the LLM's answer was not usable: {e}"))
+            extract::parse_answer(&answer).map_err(WithoutLlm::Unusable)
         });
         let mut facts = transcript::facts(&t);
         facts.files_changed = paths::relative_files(&facts.files_changed, cwd.as_deref());
@@ -382,7 +399,8 @@ impl<'a> Worker<'a> {
                 }
             }
             Some(reason) => {
-                if let Err(e) = self.keep_failed(job, Some(&path), &reason, over_budget) {
+                if let Err(e) = self.keep_failed(job, Some(&path), &reason.to_string(), over_budget)
+                {
                     self.log(&format!("could not keep {id} in failed/: {e}"));
                 }
                 Outcome::Heuristic {

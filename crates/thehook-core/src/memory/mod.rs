@@ -208,7 +208,7 @@ impl Memory {
             ..SyncPlan::new(&self.availability, progress)
         };
         match self.index.sync(&self.project, &plan) {
-            Err(Error::Model { problem, fix }) => {
+            Err(Error::Model { problem, fix, .. }) => {
                 // The failed sync changed nothing; redo it without vectors
                 // (the index keeps the ones it has for when the model works).
                 self.fall_back_to_lexical(problem, fix);
@@ -267,7 +267,7 @@ impl Memory {
         let query_vector = || match options.mode {
             Mode::Lexical => Ok(None),
             _ => match model.embed(availability, query) {
-                Err(Error::Model { problem, fix }) => {
+                Err(Error::Model { problem, fix, .. }) => {
                     model_failed = Some((problem, fix));
                     Ok(None)
                 }

@@ -77,6 +77,7 @@ impl QueryModel {
             } => {
                 let (embedder, vector) = thread.join().map_err(|_| Error::Model {
                     problem: "loading the embedding model crashed".into(),
+                    source: None,
                     fix: crate::error::Step::Doctor.into(),
                 })??;
                 self.state = State::Loaded(Box::new(embedder));

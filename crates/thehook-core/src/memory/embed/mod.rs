@@ -17,6 +17,7 @@ pub(crate) use model::tokenizer;
 pub use model::{embed_all, Embedder, Workload};
 
 use crate::config::Config;
+use crate::error::{Error, ModelFailure, Step};
 
 /// The fingerprint of an index that holds no vectors.
 pub const LEXICAL_ONLY: &str = "lexical-only";
@@ -259,6 +260,25 @@ fn fingerprint(model: &str, dir: &Path) -> String {
         .unwrap_or(0);
     let hex = crate::hash::sha256_hex(&head[..n]);
     format!("{model}:{size}:{}", &hex[..12])
+}
+
+/// Embedding failed: `e` says why, and is the library's own error when
+/// it comes from one.
+fn failed<E: std::fmt::Display + Into<ModelFailure>>(e: E) -> Error {
+    Error::Model {
+        problem: format!("embedding failed: {e}"),
+        source: Some(e.into()),
+        fix: Step::Doctor.into(),
+    }
+}
+
+/// Embedding failed for a reason of thehook's own (no library's error).
+fn failed_because(why: String) -> Error {
+    Error::Model {
+        problem: format!("embedding failed: {why}"),
+        source: None,
+        fix: Step::Doctor.into(),
+    }
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use tokenizers::{Tokenizer, TruncationParams};
 
 use super::native::Bert;
 use super::onnx_runtime;
-use super::{Availability, FETCH_FIX};
+use super::{failed, failed_because, Availability, FETCH_FIX};
 use crate::error::{Error, Result, Step};
 
 /// Items longer than this many tokens are embedded by their beginning
@@ -58,6 +58,7 @@ impl Embedder {
         else {
             return Err(Error::Model {
                 problem: "no model is available".into(),
+                source: None,
                 fix: FETCH_FIX.into(),
             });
         };
@@ -84,12 +85,14 @@ impl Embedder {
                         "the built-in encoder cannot read {}, and ONNX Runtime was not found",
                         dir.join("model.onnx").display()
                     ),
+                    source: None,
                     fix: FETCH_FIX.into(),
                 }),
             };
             let tokenizer = tokenizer.join().unwrap_or_else(|_| {
                 Err(Error::Model {
                     problem: "loading the tokenizer crashed".into(),
+                    source: None,
                     fix: Step::Doctor.into(),
                 })
             });
@@ -122,7 +125,7 @@ impl Embedder {
         match &mut self.engine {
             Engine::Native(bert) => embed_native(bert, &self.tokenizer, text),
             Engine::OnnxRuntime(session) => {
-                let encoding = self.tokenizer.encode(text, true).map_err(|e| failed(&e))?;
+                let encoding = self.tokenizer.encode(text, true).map_err(failed)?;
                 let (tokens, dims) = session.run(encoding.get_ids(), encoding.get_type_ids())?;
                 Ok(mean_pool_normalised(&tokens, dims))
             }
@@ -144,18 +147,11 @@ impl Embedder {
     }
 }
 
-fn failed(e: &dyn std::fmt::Display) -> Error {
-    Error::Model {
-        problem: format!("embedding failed: {e}"),
-        fix: Step::Doctor.into(),
-    }
-}
-
 fn embed_native(bert: &Bert, tokenizer: &Tokenizer, text: &str) -> Result<Vec<f32>> {
-    let encoding = tokenizer.encode(text, true).map_err(|e| failed(&e))?;
+    let encoding = tokenizer.encode(text, true).map_err(failed)?;
     let ids = encoding.get_ids();
     let tokens = bert.forward(ids, encoding.get_type_ids()).ok_or_else(|| {
-        failed(&format!(
+        failed_because(format!(
             "the built-in encoder cannot read {} tokens",
             ids.len()
         ))
@@ -196,6 +192,7 @@ pub(crate) fn tokenizer(path: &Path, truncate_at: Option<usize>) -> tokenizers::
 fn load_tokenizer(path: &Path) -> Result<Tokenizer> {
     tokenizer(path, Some(MAX_TOKENS)).map_err(|e| Error::Model {
         problem: format!("cannot read the tokenizer {}: {e}", path.display()),
+        source: Some(e.into()),
         fix: format!("check the file, or {FETCH_FIX}").into(),
     })
 }

@@ -17,8 +17,9 @@ use ort::session::builder::GraphOptimizationLevel;
 use ort::session::InMemorySession;
 use ort::value::Tensor;
 
+use super::{failed, failed_because};
 use super::{optimized, FETCH_FIX};
-use crate::error::{Error, Result, Step};
+use crate::error::{Error, ModelFailure, Result};
 
 /// An ONNX Runtime session over the model.
 pub(super) struct Session {
@@ -66,6 +67,7 @@ impl Session {
             )
             .map_err(|e| Error::Model {
                 problem: format!("cannot load the model in {}: {e}", dir.display()),
+                source: Some(e),
                 fix: format!("check the files, or {FETCH_FIX}").into(),
             })?,
         };
@@ -82,13 +84,9 @@ impl Session {
 
     /// The token vectors, `[tokens, dimensions]` row-major, and `dimensions`.
     pub(super) fn run(&mut self, ids: &[u32], type_ids: &[u32]) -> Result<(Vec<f32>, usize)> {
-        let failed = |e: &dyn std::fmt::Display| Error::Model {
-            problem: format!("embedding failed: {e}"),
-            fix: Step::Doctor.into(),
-        };
         let n = ids.len();
         let as_i64 = |v: &[u32]| v.iter().map(|&x| i64::from(x)).collect::<Vec<_>>();
-        let tensor = |v: Vec<i64>| Tensor::from_array(([1usize, n], v)).map_err(|e| failed(&e));
+        let tensor = |v: Vec<i64>| Tensor::from_array(([1usize, n], v)).map_err(failed);
         let mut inputs = vec![
             ("input_ids", tensor(as_i64(ids))?.into_dyn()),
             ("attention_mask", tensor(vec![1; n])?.into_dyn()),
@@ -96,15 +94,13 @@ impl Session {
         if self.token_type_ids {
             inputs.push(("token_type_ids", tensor(as_i64(type_ids))?.into_dyn()));
         }
-        let outputs = self.session.run(inputs).map_err(|e| failed(&e))?;
+        let outputs = self.session.run(inputs).map_err(failed)?;
         // The token embeddings, [1, tokens, dimensions]: the first output
         // (`last_hidden_state` in sentence-transformers exports).
-        let (shape, values) = outputs[0]
-            .try_extract_tensor::<f32>()
-            .map_err(|e| failed(&e))?;
+        let (shape, values) = outputs[0].try_extract_tensor::<f32>().map_err(failed)?;
         let dims = shape.last().copied().unwrap_or(0) as usize;
         if dims == 0 || values.len() != n * dims {
-            return Err(failed(&format!(
+            return Err(failed_because(format!(
                 "the model returned a tensor of shape {shape:?} for {n} tokens"
             )));
         }
@@ -119,12 +115,15 @@ fn open_session(
     level: GraphOptimizationLevel,
     threads: usize,
     prepack: bool,
-) -> std::result::Result<(InMemorySession<'static>, memmap2::Mmap), String> {
-    let opened = std::fs::File::open(file).map_err(|e| format!("{}: {e}", file.display()))?;
+) -> std::result::Result<(InMemorySession<'static>, memmap2::Mmap), ModelFailure> {
+    let unreadable = |e: std::io::Error| ModelFailure::Read {
+        path: file.to_path_buf(),
+        source: std::sync::Arc::new(e),
+    };
+    let opened = std::fs::File::open(file).map_err(unreadable)?;
     // SAFETY: model files are replaced by a rename, never changed in place,
     // so the mapped bytes stay what they were.
-    let bytes =
-        unsafe { memmap2::Mmap::map(&opened) }.map_err(|e| format!("{}: {e}", file.display()))?;
+    let bytes = unsafe { memmap2::Mmap::map(&opened) }.map_err(unreadable)?;
     // SAFETY: the session borrows the mapped bytes for as long as it lives.
     // Both go into one Embedder, which drops the session first (field
     // order), and the mapping's address does not move when the Mmap does.
@@ -134,30 +133,35 @@ fn open_session(
         .and_then(|b| Ok(b.with_optimization_level(level)?))
         .and_then(|b| Ok(b.with_prepacking(prepack)?))
         .and_then(|b| Ok(b.with_intra_threads(threads.max(1))?))
-        .and_then(|mut b| b.commit_from_memory_directly(static_bytes))
-        .map_err(|e| e.to_string())?;
+        .and_then(|mut b| b.commit_from_memory_directly(static_bytes))?;
     Ok((session, bytes))
 }
 
 /// ONNX Runtime can be loaded once per process; later calls share the result.
 pub(super) fn runtime_environment(lib: &Path) -> Result<ort::environment::Environment> {
-    static ENV: OnceLock<std::result::Result<ort::environment::Environment, String>> =
-        OnceLock::new();
+    type Loaded = std::result::Result<ort::environment::Environment, (String, ModelFailure)>;
+    static ENV: OnceLock<Loaded> = OnceLock::new();
     ENV.get_or_init(|| {
         // ORT_DISABLE_TELEMETRY is set by the front end before any thread
         // starts (crate::env::quiet_onnx_runtime_before_threads).
-        let builder =
-            ort::init_from(lib).map_err(|e| format!("cannot load {}: {e}", lib.display()))?;
+        let builder = ort::init_from(lib).map_err(|e| {
+            let problem = format!("cannot load {}: {e}", lib.display());
+            (problem, ModelFailure::Runtime(std::sync::Arc::new(e)))
+        })?;
         builder
             .with_name("thehook")
             // A local memory tool reports nothing anywhere.
             .with_telemetry(false)
             .build()
-            .map_err(|e| format!("cannot start ONNX Runtime from {}: {e}", lib.display()))
+            .map_err(|e| {
+                let problem = format!("cannot start ONNX Runtime from {}: {e}", lib.display());
+                (problem, e.into())
+            })
     })
     .clone()
-    .map_err(|problem| Error::Model {
+    .map_err(|(problem, source)| Error::Model {
         problem,
+        source: Some(source),
         fix: format!("check that the file is ONNX Runtime 1.31 for this platform, or {FETCH_FIX}")
             .into(),
     })

@@ -11,6 +11,8 @@
 use std::path::{Path, PathBuf};
 
 use ort::environment::Environment;
+
+use crate::error::ModelFailure;
 use ort::session::builder::GraphOptimizationLevel;
 
 /// The ORT-format copy of the model in `model_dir`, made now if it does not
@@ -76,17 +78,16 @@ fn path_for(cache: &Path, fingerprint: &str, runtime: &Path) -> PathBuf {
 /// Lets ONNX Runtime optimise `onnx` and save the result in ORT format.
 /// Extended optimisations (level 2), not layout ones: the saved graph then
 /// holds only operators every CPU build of the runtime has.
-fn write(env: &Environment, onnx: &Path, out: &Path) -> Result<(), String> {
+fn write(env: &Environment, onnx: &Path, out: &Path) -> Result<(), ModelFailure> {
     let session = ort::session::Session::builder(env)
         .and_then(|b| Ok(b.with_optimization_level(GraphOptimizationLevel::Level2)?))
         .and_then(|b| Ok(b.with_optimized_model_path(out)?))
         .and_then(|b| Ok(b.with_config_entry("session.save_model_format", "ORT")?))
-        .and_then(|mut b| b.commit_from_file(onnx))
-        .map_err(|e| e.to_string())?;
+        .and_then(|mut b| b.commit_from_file(onnx))?;
     drop(session);
     match out.is_file() {
         true => Ok(()),
-        false => Err(format!("ONNX Runtime wrote no {}", out.display())),
+        false => Err(ModelFailure::NotWritten(out.to_path_buf())),
     }
 }
 

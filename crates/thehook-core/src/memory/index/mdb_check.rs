@@ -7,7 +7,7 @@
 //! refuse a file that does not add up.
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 const MDB_MAGIC: u32 = 0xBEEF_C0DE;
 const MDB_DATA_VERSION: u32 = 1;
@@ -25,35 +25,80 @@ struct Meta {
     main_root: u64,
 }
 
+/// Why `data.mdb` cannot be opened safely.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum Unsound {
+    #[error("cannot {action} {}: {source}", path.display())]
+    Unreadable {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the file is {len} bytes, too short to hold LMDB's meta pages")]
+    NoMetaPages { len: u64 },
+    #[error("meta page {page}: {problem}")]
+    BadMeta { page: u64, problem: BadMeta },
+    #[error("the file is {len} bytes, shorter than its two {page_size}-byte meta pages")]
+    ShorterThanMetaPages { len: u64, page_size: u64 },
+    #[error("cannot read meta page 1: {0}")]
+    SecondMetaUnreadable(#[source] std::io::Error),
+    #[error("the two meta pages disagree on the page size")]
+    PageSizesDisagree,
+    #[error("the meta page claims an impossible size")]
+    ImpossibleSize,
+    #[error("the file is {len} bytes but its meta page says it holds {pages} pages ({needed} bytes): it was truncated")]
+    Truncated { len: u64, pages: u64, needed: u64 },
+    #[error("the {tree} tree's root page {root} lies past the last page {last}")]
+    RootPastEnd {
+        tree: &'static str,
+        root: u64,
+        last: u64,
+    },
+}
+
+/// Why a page is not a meta page this check can read.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum BadMeta {
+    #[error("not an LMDB meta page")]
+    NotMeta,
+    #[error("wrong magic number: this is not an LMDB file")]
+    WrongMagic,
+    #[error("unsupported LMDB data version {0}")]
+    Version(u32),
+    #[error("implausible page size {0}")]
+    PageSize(u64),
+}
+
 /// `Ok(())` when the file is absent (a new index) or consistent, else the
 /// reason it cannot be opened safely.
-pub(crate) fn check_data_file(path: &Path) -> Result<(), String> {
+pub(crate) fn check_data_file(path: &Path) -> Result<(), Unsound> {
+    let unreadable = |action, source| Unsound::Unreadable {
+        action,
+        path: path.to_path_buf(),
+        source,
+    };
     let mut file = match std::fs::File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+        Err(e) => return Err(unreadable("read", e)),
     };
-    let len = file
-        .metadata()
-        .map_err(|e| format!("cannot stat {}: {e}", path.display()))?
-        .len();
+    let len = file.metadata().map_err(|e| unreadable("stat", e))?.len();
     let mut first = [0u8; 160];
     file.read_exact(&mut first)
-        .map_err(|_| format!("the file is {len} bytes, too short to hold LMDB's meta pages"))?;
-    let meta0 = parse_meta(&first, 0).map_err(|e| format!("meta page 0: {e}"))?;
+        .map_err(|_| Unsound::NoMetaPages { len })?;
+    let meta0 = parse_meta(&first, 0).map_err(|problem| Unsound::BadMeta { page: 0, problem })?;
     let page_size = meta0.page_size;
     if len < 2 * page_size {
-        return Err(format!(
-            "the file is {len} bytes, shorter than its two {page_size}-byte meta pages"
-        ));
+        return Err(Unsound::ShorterThanMetaPages { len, page_size });
     }
     let mut second = [0u8; 160];
     std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(page_size))
         .and_then(|_| file.read_exact(&mut second))
-        .map_err(|e| format!("cannot read meta page 1: {e}"))?;
-    let meta1 = parse_meta(&second, 1).map_err(|e| format!("meta page 1: {e}"))?;
+        .map_err(Unsound::SecondMetaUnreadable)?;
+    let meta1 = parse_meta(&second, 1).map_err(|problem| Unsound::BadMeta { page: 1, problem })?;
     if meta1.page_size != page_size {
-        return Err("the two meta pages disagree on the page size".into());
+        return Err(Unsound::PageSizesDisagree);
     }
     // LMDB uses the meta page of the newest committed transaction.
     let live = if meta1.txn_id > meta0.txn_id {
@@ -63,45 +108,47 @@ pub(crate) fn check_data_file(path: &Path) -> Result<(), String> {
     };
     let needed = (live.last_page + 1)
         .checked_mul(page_size)
-        .ok_or("the meta page claims an impossible size")?;
+        .ok_or(Unsound::ImpossibleSize)?;
     if len < needed {
-        return Err(format!(
-            "the file is {len} bytes but its meta page says it holds {} pages ({needed} bytes): it was truncated",
-            live.last_page + 1
-        ));
+        return Err(Unsound::Truncated {
+            len,
+            pages: live.last_page + 1,
+            needed,
+        });
     }
-    for (name, root) in [("free-list", live.free_root), ("main", live.main_root)] {
+    for (tree, root) in [("free-list", live.free_root), ("main", live.main_root)] {
         if root != P_INVALID && root > live.last_page {
-            return Err(format!(
-                "the {name} tree's root page {root} lies past the last page {}",
-                live.last_page
-            ));
+            return Err(Unsound::RootPastEnd {
+                tree,
+                root,
+                last: live.last_page,
+            });
         }
     }
     Ok(())
 }
 
-fn parse_meta(page: &[u8; 160], expected_pgno: u64) -> Result<Meta, String> {
+fn parse_meta(page: &[u8; 160], expected_pgno: u64) -> Result<Meta, BadMeta> {
     let u16_at = |o: usize| u16::from_le_bytes(page[o..o + 2].try_into().expect("2 bytes"));
     let u32_at = |o: usize| u32::from_le_bytes(page[o..o + 4].try_into().expect("4 bytes"));
     let u64_at = |o: usize| u64::from_le_bytes(page[o..o + 8].try_into().expect("8 bytes"));
     // MDB_page header: pgno (8), pad (2), flags (2), lower/upper (4) = 16 bytes.
     if u64_at(0) != expected_pgno || u16_at(10) & P_META == 0 {
-        return Err("not an LMDB meta page".into());
+        return Err(BadMeta::NotMeta);
     }
     // MDB_meta: magic (4), version (4), address (8), mapsize (8), then two
     // MDB_db of 48 bytes (free list first; its md_pad holds the page size),
     // then last_pg (8) and txnid (8).
     let m = 16;
     if u32_at(m) != MDB_MAGIC {
-        return Err("wrong magic number: this is not an LMDB file".into());
+        return Err(BadMeta::WrongMagic);
     }
     if u32_at(m + 4) != MDB_DATA_VERSION {
-        return Err(format!("unsupported LMDB data version {}", u32_at(m + 4)));
+        return Err(BadMeta::Version(u32_at(m + 4)));
     }
     let page_size = u32_at(m + 24) as u64;
     if !(512..=65536).contains(&page_size) || !page_size.is_power_of_two() {
-        return Err(format!("implausible page size {page_size}"));
+        return Err(BadMeta::PageSize(page_size));
     }
     Ok(Meta {
         page_size,
@@ -163,7 +210,7 @@ mod tests {
         for cut in [0, 10, 100, 4096, 8192, full.len() / 2, full.len() - 1] {
             std::fs::write(&path, &full[..cut]).unwrap();
             let err = check_data_file(&path).unwrap_err();
-            assert!(!err.is_empty(), "cut at {cut} passed");
+            assert!(!err.to_string().is_empty(), "cut at {cut} passed");
         }
     }
 
@@ -175,6 +222,9 @@ mod tests {
             .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
             .collect();
         std::fs::write(&path, garbage).unwrap();
-        assert!(check_data_file(&path).unwrap_err().contains("meta page 0"));
+        assert!(check_data_file(&path)
+            .unwrap_err()
+            .to_string()
+            .contains("meta page 0"));
     }
 }
