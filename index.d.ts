@@ -199,7 +199,8 @@ export interface RememberOptions {
 
 /**
  * The session-start hook in-process: `payload` is the agent's stdin JSON.
- * Unlike the `thehook retrieve` command, it starts no background half.
+ * Like the `thehook retrieve` command, it logs in the hook log and starts
+ * the background half (the package's native binary) that warms the caches.
  */
 export declare function retrieve(payload: string, options?: RetrieveOptions | undefined | null): Promise<RetrieveResult>
 
