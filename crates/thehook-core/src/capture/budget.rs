@@ -1,7 +1,7 @@
 //! The daily budget (`llm.daily_budget`): checked before every LLM call
 //! against the bill of the local day. Past it no call is made; the capture
 //! is written from the transcript alone and waits in `failed/` until the
-//! next day, when the worker tries it again (see `worker/retry.rs`).
+//! next day, when the worker tries it again (see `capture/retry.rs`).
 
 use crate::capture::bill::{self, Spend};
 use crate::config::DailyBudget;

@@ -23,6 +23,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::capture::context::LOG;
+use crate::capture::locked;
 use crate::capture::worker::Worker;
 use crate::error::{fix, Error, IoContext, Result, Step};
 use crate::memory::lexical::Analyzer;
@@ -89,18 +91,23 @@ pub fn consolidate(worker: &mut Worker) -> Result<Option<Consolidated>> {
             Some((project.relative(&s.path), body_of(&text).to_string()))
         })
         .collect();
-    let answer = worker
-        .ask(&prompt(&current, &session_texts), None)
-        .map_err(|why| Error::Llm {
-            problem: format!("consolidation got no answer: {why}"),
-            fix: fix!(
-                "check the LLM CLI (",
-                Step::Doctor,
-                "), then ",
-                Step::Consolidate
-            ),
-        })?;
-    let answer = if worker.config().capture.redact_secrets {
+    let answer = crate::capture::call::ask(
+        &project,
+        &worker.cx.config.llm,
+        worker.cx.around.path.as_deref(),
+        &prompt(&current, &session_texts),
+        None,
+    )
+    .map_err(|why| Error::Llm {
+        problem: format!("consolidation got no answer: {why}"),
+        fix: fix!(
+            "check the LLM CLI (",
+            Step::Doctor,
+            "), then ",
+            Step::Consolidate
+        ),
+    })?;
+    let answer = if worker.cx.config.capture.redact_secrets {
         crate::text::redact::redact(&answer).into_owned()
     } else {
         answer
@@ -118,8 +125,7 @@ pub fn consolidate(worker: &mut Worker) -> Result<Option<Consolidated>> {
         )));
     }
 
-    worker.open_memory()?;
-    let _lock = project.lock()?;
+    let locked = locked::lock(&mut worker.cx.memory, &project, worker.cx.paths)?.opened()?;
     let now: Vec<Option<String>> = FILES
         .iter()
         .map(|(name, _)| std::fs::read_to_string(project.knowledge_dir().join(name)).ok())
@@ -146,7 +152,7 @@ pub fn consolidate(worker: &mut Worker) -> Result<Option<Consolidated>> {
     ));
     crate::memory::ensure_merge_attributes(&project)?;
     apply(&project, &staged)?;
-    worker.sync()?;
+    locked.sync(LOG)?;
     Ok(Some(Consolidated {
         sessions: sessions.len(),
         items_before: before.len(),

@@ -3,7 +3,10 @@
 //! waiting caller (a person at a terminal, the Node addon) borrows.
 
 use crate::capture::consolidate;
-use crate::capture::worker::{queued_jobs, worker_lock, Outcome, Surroundings, Worker, LOG};
+use crate::capture::context::{Surroundings, LOG};
+use crate::capture::files::{queued_jobs, worker_lock};
+use crate::capture::outcome::Outcome;
+use crate::capture::worker::Worker;
 use crate::error::{Error, Result};
 use crate::logs;
 use crate::memory::embed::SearchPaths;
@@ -66,17 +69,14 @@ pub fn run_worker(
             );
         }
         let mut worker = Worker::new(project.clone(), paths, around.clone())?;
-        let mut outcomes = worker.drain();
-        if round == 0 {
-            outcomes.extend(worker.retry_due());
-        }
+        let outcomes = worker.run(round == 0);
         // Only a run that wrote a session may consolidate: a refused or
         // failed consolidation is not retried (and paid for) on every spawn.
         let wrote = outcomes
             .iter()
             .any(|o| matches!(o, Outcome::Captured { .. } | Outcome::Heuristic { .. }));
         run.outcomes.extend(outcomes);
-        let every = worker.config().consolidation.every_n_sessions;
+        let every = worker.cx.config.consolidation.every_n_sessions;
         if wrote && consolidate::due(project, every) {
             let result = consolidate::consolidate(&mut worker);
             let line = match &result {
@@ -87,7 +87,7 @@ pub fn run_worker(
                 Ok(None) => "nothing to consolidate".to_string(),
                 Err(e) => format!("consolidation failed: {e}"),
             };
-            worker.log(&line);
+            logs::append(project, LOG, &line);
         }
         drop(lock);
         if queued_jobs(project).is_empty() {

@@ -6,8 +6,8 @@ use std::path::Path;
 use std::time::{Instant, SystemTime};
 
 use crate::capture::hook::HOOK_LOG;
-use crate::capture::worker::retry;
-use crate::capture::{queued_jobs, run_worker, summary, sweep, Surroundings};
+use crate::capture::retry;
+use crate::capture::{failed_jobs, queued_jobs, run_worker, summary, sweep, Surroundings};
 use crate::inject::retrieve::warm;
 use crate::logs;
 use crate::memory::embed::SearchPaths;
@@ -46,8 +46,8 @@ pub fn session_start_background(
     };
     // Sessions the sweep (or an earlier hook) queued are captured here, and
     // failed captures whose next attempt is due are tried again.
-    let idle =
-        queued_jobs(&project).is_empty() && retry::due(&project, jiff::Timestamp::now()).is_empty();
+    let idle = queued_jobs(&project).is_empty()
+        && retry::due(&project, failed_jobs(&project), jiff::Timestamp::now()).is_empty();
     let captured = if idle {
         String::new()
     } else {

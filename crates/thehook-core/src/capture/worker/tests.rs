@@ -1,4 +1,9 @@
 use super::*;
+use crate::capture::queue::{file_stem, Job};
+use crate::capture::steps::condense::{llm_input, MAX_INPUT};
+use crate::capture::steps::read::has_conversation;
+use crate::text::redact::Findings;
+use crate::transcript::{self, CondenseOptions};
 use crate::transcript::{Condensed, Weight};
 
 fn condensed(lines: &[(Weight, &str)]) -> Condensed {
@@ -123,11 +128,18 @@ fn cursor_transcripts_are_found_by_session_id_but_never_outside_their_folder() {
         queued_at: "2026-01-01T00:00:00Z".into(),
         reason: None,
     };
-    assert_eq!(
-        worker.locate(&job("abc-123")),
-        Some(dir.join("abc-123.jsonl"))
-    );
-    assert_eq!(worker.locate(&job("../../../../etc/passwd")), None);
+    let home = worker.cx.around.home.as_deref();
+    let locate = |id: &str| {
+        crate::capture::steps::locate::transcript(
+            &job(id),
+            &file_stem(id),
+            &worker.cx.project,
+            home,
+        )
+        .ok()
+    };
+    assert_eq!(locate("abc-123"), Some(dir.join("abc-123.jsonl")));
+    assert_eq!(locate("../../../../etc/passwd"), None);
 }
 
 /// Facts a reviewer marked in three shared transcripts, copied to

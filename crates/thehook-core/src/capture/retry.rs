@@ -10,10 +10,7 @@ use jiff::{SignedDuration, Timestamp, Zoned};
 use serde::{Deserialize, Serialize};
 
 use crate::capture::queue::{file_stem, Job};
-use crate::memory::store::write_atomic;
 use crate::project::Project;
-
-use super::files::failed_jobs;
 
 /// The spacing of automatic attempts; their count is its length plus the
 /// first try.
@@ -49,35 +46,37 @@ impl RetryPlan {
     }
 }
 
-fn path(project: &Project, session_id: &str) -> PathBuf {
-    project
-        .failed_dir()
-        .join(format!("{}.retry", file_stem(session_id)))
+/// `failed/<stem>.retry`, `stem` a session id as a file name.
+fn path(project: &Project, stem: &str) -> PathBuf {
+    project.failed_dir().join(format!("{stem}.retry"))
 }
 
 /// The plan of a failed capture; a missing or damaged file is a first failure.
-pub(crate) fn read(project: &Project, session_id: &str) -> RetryPlan {
-    std::fs::read(path(project, session_id))
+pub(crate) fn read(project: &Project, stem: &str) -> RetryPlan {
+    std::fs::read(path(project, stem))
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default()
 }
 
-pub(crate) fn write(
-    project: &Project,
-    session_id: &str,
-    plan: &RetryPlan,
-) -> crate::error::Result<()> {
+/// The file that records `plan`, and its bytes, for the caller to write
+/// with the other files of a failed capture.
+pub(crate) fn file(project: &Project, stem: &str, plan: &RetryPlan) -> (PathBuf, Vec<u8>) {
     let json = serde_json::to_vec(plan).expect("a plan always serializes");
-    write_atomic(&path(project, session_id), &json)
+    (path(project, stem), json)
 }
 
-/// Failed captures whose next automatic attempt is due at `now`, oldest first.
-pub(crate) fn due(project: &Project, now: Timestamp) -> Vec<(PathBuf, Job)> {
-    failed_jobs(project)
+/// Of the failed captures `failed`, those whose next automatic attempt is
+/// due at `now`, in the order given.
+pub(crate) fn due(
+    project: &Project,
+    failed: Vec<(PathBuf, Job)>,
+    now: Timestamp,
+) -> Vec<(PathBuf, Job)> {
+    failed
         .into_iter()
         .filter(|(_, job)| {
-            read(project, &job.session_id)
+            read(project, &file_stem(&job.session_id))
                 .next_try
                 .is_some_and(|t| t <= now)
         })

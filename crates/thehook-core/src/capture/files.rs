@@ -4,14 +4,15 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::capture::queue::{file_stem, Job};
+use crate::capture::queue::Job;
+use crate::error::{Error, IoContext, Result};
 use crate::memory::store::write_atomic;
 use crate::project::Project;
 use crate::text::redact::{self, Findings};
 
 /// A transcript's bytes with secrets redacted, still parseable: one JSON
 /// document (Gemini) stays one, JSONL stays JSONL.
-pub(super) fn redact_file(bytes: &[u8]) -> Vec<u8> {
+pub(crate) fn redact_file(bytes: &[u8]) -> Vec<u8> {
     let mut found = Findings::default();
     if let Ok(mut doc) = serde_json::from_slice::<serde_json::Value>(bytes) {
         redact::redact_json(&mut doc, &mut found);
@@ -45,7 +46,7 @@ pub fn queued_jobs(project: &Project) -> Vec<(PathBuf, Job)> {
 /// full disk) to `failed/` with a reason, so they are reported rather than
 /// counted as queued for ever. A job still being written is never seen:
 /// jobs are written to a temp file and renamed.
-pub(super) fn set_aside_damaged_jobs(project: &Project) -> Vec<String> {
+pub(crate) fn set_aside_damaged_jobs(project: &Project) -> Vec<String> {
     let mut moved = Vec::new();
     for entry in std::fs::read_dir(project.queue_dir())
         .into_iter()
@@ -89,7 +90,7 @@ pub fn failed_jobs(project: &Project) -> Vec<(PathBuf, Job)> {
 
 /// Removes a job unless it was replaced while the worker ran (a resumed
 /// session ended again): then the new job stays for the next round.
-pub(super) fn remove_job_if_unchanged(path: &Path, job: &Job) {
+pub(crate) fn remove_job_if_unchanged(path: &Path, job: &Job) {
     let current: Option<Job> = std::fs::read(path)
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok());
@@ -101,17 +102,9 @@ pub(super) fn remove_job_if_unchanged(path: &Path, job: &Job) {
     }
 }
 
-pub(super) fn remove_failed(project: &Project, session_id: &str) {
-    let stem = file_stem(session_id);
-    // The reason first: without it the capture no longer counts as failed.
-    for ext in ["reason", "json", "jsonl", "retry"] {
-        let _ = std::fs::remove_file(project.failed_dir().join(format!("{stem}.{ext}")));
-    }
-}
-
 /// Temp files of writers that were killed before their rename. Old ones
 /// only: a live writer's temp file is seconds old.
-pub(super) fn remove_stale_temp_files(project: &Project) {
+pub(crate) fn remove_stale_temp_files(project: &Project) {
     let stale = Duration::from_secs(600);
     for dir in [project.sessions_dir(), project.knowledge_dir()] {
         for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
@@ -127,5 +120,23 @@ pub(super) fn remove_stale_temp_files(project: &Project) {
                 let _ = std::fs::remove_file(entry.path());
             }
         }
+    }
+}
+
+/// An exclusive lock that one capture worker per project holds while it
+/// works. The OS releases it when the process dies, so a crashed worker
+/// never blocks the next. `None` when another worker holds it and `wait`
+/// is false.
+pub fn worker_lock(project: &Project, wait: bool) -> Result<Option<std::fs::File>> {
+    let path = project.queue_dir().join(".worker.lock");
+    let file = crate::project::open_lock_file(&path)?;
+    if wait {
+        file.lock().at("cannot lock", &path)?;
+        return Ok(Some(file));
+    }
+    match file.try_lock() {
+        Ok(()) => Ok(Some(file)),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+        Err(std::fs::TryLockError::Error(e)) => Err(Error::io("cannot lock", &path, e)),
     }
 }

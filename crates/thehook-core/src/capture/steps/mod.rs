@@ -1,0 +1,67 @@
+//! One session through the capture, top to bottom: each step a file of its
+//! own that takes what the step before produced.
+//!
+//! 1. [`locate`]: the transcript's path, waited for while its agent writes it;
+//! 2. [`read`]: the transcript read into the common model, secrets redacted;
+//! 3. [`condense`]: what the LLM is given, and the facts read off the transcript;
+//! 4. [`distil`]: the LLM's answer, checked, or the heuristic one and why;
+//! 5. [`session`]: the session file's text, no home folder in it;
+//! 6. [`write`]: the file written and indexed under the project lock;
+//! 7. [`keep`]: the outcome: `failed/` cleared, or the job kept there to retry.
+//!
+//! A step that cannot go on says why ([`Stop`]); [`keep`] turns that into
+//! the outcome too, so every session leaves by the same door.
+
+use std::path::PathBuf;
+
+use crate::capture::context::Context;
+use crate::capture::queue::{file_stem, Job};
+
+pub(crate) mod condense;
+mod distil;
+pub(crate) mod keep;
+pub(crate) mod locate;
+pub(crate) mod read;
+mod session;
+mod write;
+
+pub(crate) use keep::Captured;
+
+/// Why a session's capture stopped before a file was written.
+#[derive(Debug)]
+pub(crate) enum Stop {
+    /// No session file: the job goes to `failed/`, with the transcript
+    /// when there is one.
+    Failed {
+        transcript: Option<PathBuf>,
+        reason: String,
+    },
+    /// Nothing to capture.
+    Skipped { why: String },
+}
+
+/// Captures the session `job` names.
+pub(crate) fn capture(worker: &mut Context, job: &Job) -> Captured {
+    let stem = file_stem(&job.session_id);
+    let done = through(worker, job, &stem);
+    keep::outcome(worker, job, &stem, done)
+}
+
+/// Steps 1 to 6.
+fn through(worker: &mut Context, job: &Job, stem: &str) -> Result<write::Written, Stop> {
+    let redacting = worker.config.capture.redact_secrets;
+    let transcript = locate::transcript(job, stem, &worker.project, worker.around.home.as_deref())?;
+    let mut read = read::read(&transcript, redacting)?;
+    let input = condense::condense(&mut read, redacting);
+    let distilled = distil::distil(&input, redacting, |prompt| {
+        crate::capture::call::ask(
+            &worker.project,
+            &worker.config.llm,
+            worker.around.path.as_deref(),
+            prompt,
+            Some(job.agent),
+        )
+    });
+    let session = session::render(job, &read, input, distilled);
+    write::write(worker, stem, transcript, &read, session)
+}
