@@ -157,9 +157,10 @@ pub struct InitArgs {
     /// The thehook program hooks should run (default: the one on PATH).
     #[arg(long, value_name = "PATH")]
     pub bin: Option<PathBuf>,
-    /// Also register the MCP server (`thehook mcp`) with each agent:
-    /// .mcp.json, .cursor/mcp.json, .codex/config.toml, .gemini/settings.json.
-    #[arg(long)]
+    #[arg(long, help = format!(
+        "Also register the MCP server (`thehook mcp`) with each agent: {}",
+        help::mcp_files()
+    ))]
     pub mcp: bool,
     #[arg(long)]
     pub json: bool,
@@ -222,7 +223,7 @@ pub struct RememberArgs {
         long = "type",
         value_name = "TYPE",
         value_parser = parse_rememberable_kind,
-        help = format!("Its type: {} (default note).", help::rememberable_kinds())
+        help = format!("Its type: {}.", help::rememberable_kinds_and_default())
     )]
     pub kind: Option<ItemKind>,
     #[arg(long)]

@@ -52,7 +52,7 @@ pub(crate) struct RecallParams {
 pub(crate) struct RememberParams {
     /// The fact, phrased as a fact ("Tests live in __tests__/").
     pub text: String,
-    #[schemars(description = format!("{} (default note).", help::rememberable_kinds()))]
+    #[schemars(description = format!("{}.", help::rememberable_kinds_and_default()))]
     #[serde(rename = "type")]
     pub kind: Option<String>,
 }

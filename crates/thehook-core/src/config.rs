@@ -190,6 +190,11 @@ pub struct Mcp {
     pub allow_forget: bool,
 }
 
+/// The token budgets `retrieval.token_budget` may set.
+pub const TOKEN_BUDGETS: std::ops::RangeInclusive<usize> = 100..=50_000;
+/// The timeouts `llm.timeout_secs` may set.
+pub const TIMEOUTS_SECS: std::ops::RangeInclusive<u64> = 1..=3600;
+
 /// The one model thehook knows how to find without help.
 pub const DEFAULT_MODEL: &str = "all-minilm-l6-v2";
 
@@ -260,7 +265,7 @@ pub struct LoadedConfig {
 }
 
 /// Every environment variable that overrides the file, with the key it sets.
-/// Documented in the README; kept here so the two cannot drift apart.
+/// docs/configuration.md's table is checked against it (`tests/it/docs.rs`).
 pub const ENV_OVERRIDES: &[(&str, &str)] = &[
     ("THEHOOK_AUTO_INJECT", "retrieval.auto_inject"),
     ("THEHOOK_INJECT_ON", "retrieval.inject_on"),
@@ -349,7 +354,7 @@ impl Config {
             .map(|key| {
                 let line = line_of_key(text, &key);
                 format!(
-                    "{}:{line}: unknown key `{key}` is ignored (check its spelling against the keys listed in the README)",
+                    "{}:{line}: unknown key `{key}` is ignored (check its spelling against the keys listed in docs/configuration.md)",
                     path.display()
                 )
             })
@@ -366,11 +371,16 @@ impl Config {
             problem: problem.to_string(),
             fix: fix.to_string().into(),
         };
-        if self.retrieval.token_budget < 100 || self.retrieval.token_budget > 50_000 {
+        if !TOKEN_BUDGETS.contains(&self.retrieval.token_budget) {
             return Err(bad(
                 "retrieval.token_budget",
                 &format!("{} tokens is out of range", self.retrieval.token_budget),
-                "use a number between 100 and 50000 (default 2000)",
+                &format!(
+                    "use a number between {} and {} (default {})",
+                    TOKEN_BUDGETS.start(),
+                    TOKEN_BUDGETS.end(),
+                    Retrieval::default().token_budget
+                ),
             ));
         }
         if self.retrieval.max_results == 0 || self.retrieval.max_results > 100 {
@@ -403,11 +413,16 @@ impl Config {
                 ),
             ));
         }
-        if self.llm.timeout_secs == 0 || self.llm.timeout_secs > 3600 {
+        if !TIMEOUTS_SECS.contains(&self.llm.timeout_secs) {
             return Err(bad(
                 "llm.timeout_secs",
                 &format!("{} seconds is out of range", self.llm.timeout_secs),
-                "use a number of seconds between 1 and 3600 (default 90)",
+                &format!(
+                    "use a number of seconds between {} and {} (default {})",
+                    TIMEOUTS_SECS.start(),
+                    TIMEOUTS_SECS.end(),
+                    Llm::default().timeout_secs
+                ),
             ));
         }
         if self
@@ -506,7 +521,8 @@ impl Config {
     }
 }
 
-/// The commented defaults, as the README documents them (and `init` will write them).
+/// The commented defaults `init` writes, and docs/configuration.md shows
+/// (`tests/it/docs.rs` checks it).
 pub const COMMENTED_DEFAULTS: &str = include_str!("config_defaults.yaml");
 
 fn is_only_comments(text: &str) -> bool {
@@ -584,7 +600,7 @@ fn fix_for(key: &str) -> String {
         | "capture.redact_secrets"
         | "mcp.allow_forget" => "use true or false".into(),
         "embedding.model_dir" => "use a folder path, or null".into(),
-        _ => "use a value of the type shown in the README's configuration section".into(),
+        _ => "use a value of the type shown in docs/configuration.md".into(),
     }
 }
 

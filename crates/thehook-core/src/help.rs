@@ -22,6 +22,23 @@ pub fn default_agent() -> &'static str {
     Agent::DEFAULT.display_name()
 }
 
+/// The types `remember` takes, and its default:
+/// `convention, adr, gotcha or note (default note)`.
+pub fn rememberable_kinds_and_default() -> String {
+    format!(
+        "{} (default {})",
+        rememberable_kinds(),
+        crate::request::DEFAULT_REMEMBERED.as_str()
+    )
+}
+
+/// The files `init --mcp` registers the MCP server in, one an agent that
+/// takes it from a file: `.mcp.json, .cursor/mcp.json, ...`.
+pub fn mcp_files() -> String {
+    let files: Vec<&str> = Agent::ALL.into_iter().filter_map(Agent::mcp_file).collect();
+    files.join(", ")
+}
+
 /// Every item type: `summary, convention, ... or text`.
 pub fn kinds() -> String {
     crate::text::either(&ItemKind::ALL.map(ItemKind::as_str))

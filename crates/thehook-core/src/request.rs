@@ -23,6 +23,9 @@ pub const DEFAULT_SESSION_LIMIT: usize = 30;
 
 /// Kinds a person or an agent can add with `remember`; the others come from
 /// captured sessions and consolidation.
+/// The type of what is remembered when none is given.
+pub const DEFAULT_REMEMBERED: ItemKind = ItemKind::Note;
+
 pub const REMEMBERABLE: [ItemKind; 4] = [
     ItemKind::Convention,
     ItemKind::Adr,
@@ -195,7 +198,7 @@ impl RememberRequest {
     /// `kind` defaults to `note`; it must be one of [`REMEMBERABLE`].
     pub fn new(text: impl Into<String>, kind: Option<ItemKind>) -> Result<RememberRequest> {
         let text = fact(text.into())?;
-        let kind = kind.unwrap_or(ItemKind::Note);
+        let kind = kind.unwrap_or(DEFAULT_REMEMBERED);
         if !REMEMBERABLE.contains(&kind) {
             return Err(not_rememberable(kind.as_str()));
         }

@@ -110,6 +110,21 @@ fn node_typings_list_what_the_help_lists() {
                 );
             }
         }
+        if line.contains("(default ") && line.contains("convention") {
+            checked += 1;
+            assert!(
+                line.contains(&help::rememberable_kinds_and_default()),
+                "index.d.ts says remember's default its own way: {line}"
+            );
+        }
+        if line.contains("unique prefix of") {
+            checked += 1;
+            let prefix = format!("{}+ characters", thehook_core::request::MIN_ID_PREFIX);
+            assert!(
+                line.contains(&prefix),
+                "index.d.ts says the id prefix its own way: {line}"
+            );
+        }
         if line.contains("How many results") {
             checked += 1;
             assert!(
@@ -119,7 +134,7 @@ fn node_typings_list_what_the_help_lists() {
         }
     }
     assert!(
-        checked >= 6,
+        checked >= 8,
         "the typings' lists were not found ({checked})"
     );
 }
@@ -144,4 +159,56 @@ fn readme_commands_table_is_the_cli_help() {
             "README.md's commands table lacks, or words otherwise:\n{row}"
         );
     }
+}
+
+/// docs/configuration.md shows the file `init` writes (the commented
+/// defaults, which a core test parses back into `Config::default()`) and
+/// the environment overrides `config.rs` reads, in its order.
+/// `UPDATE_DOCS=1 cargo test --test it docs` writes both anew.
+#[test]
+fn docs_configuration_md_is_the_defaults_and_the_overrides() {
+    use thehook_core::config::{COMMENTED_DEFAULTS, ENV_OVERRIDES};
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/configuration.md");
+    let doc = std::fs::read_to_string(&path).unwrap();
+    // The defaults without their two header comment lines.
+    let body: String = COMMENTED_DEFAULTS
+        .lines()
+        .skip_while(|l| l.starts_with('#'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let yaml_start = doc.find("```yaml\n").expect("a yaml block") + "```yaml\n".len();
+    let yaml_end = yaml_start + doc[yaml_start..].find("```\n").expect("its end");
+    // A row a variable: its key, then what the row adds (an example).
+    let rows_start = doc.find("|---|---|\n").expect("the overrides table") + "|---|---|\n".len();
+    let rows_end = rows_start + doc[rows_start..].find("\n\n").expect("its end") + 1;
+    let notes: std::collections::HashMap<&str, &str> = doc[rows_start..rows_end]
+        .lines()
+        .filter_map(|row| {
+            let row = row.strip_prefix("| `")?.strip_suffix(" |")?;
+            let (var, key) = row.split_once("` | ")?;
+            Some((var, key.split_once("` ").map_or("", |(_, note)| note)))
+        })
+        .collect();
+    let rows: String = ENV_OVERRIDES
+        .iter()
+        .map(
+            |(var, key)| match notes.get(var).filter(|n| !n.is_empty()) {
+                Some(note) => format!("| `{var}` | `{key}` {note} |\n"),
+                None => format!("| `{var}` | `{key}` |\n"),
+            },
+        )
+        .collect();
+    let wanted = format!(
+        "{}{body}{}{rows}{}",
+        &doc[..yaml_start],
+        &doc[yaml_end..rows_start],
+        &doc[rows_end..]
+    );
+    if std::env::var_os("UPDATE_DOCS").is_some() {
+        std::fs::write(&path, &wanted).unwrap();
+    }
+    assert!(
+        doc == wanted,
+        "docs/configuration.md is not the defaults and overrides: run `UPDATE_DOCS=1 cargo test --test it docs` and commit it"
+    );
 }

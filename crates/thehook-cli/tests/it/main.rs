@@ -11,7 +11,7 @@
 #![allow(unreachable_pub)] // test helpers, shared by the modules of this binary
 
 mod common;
-#[path = "../../../thehook-core/src/text/redact/samples.rs"]
+#[path = "../../../thehook-core/tests/fixtures/redact/samples.rs"]
 mod redact_samples;
 
 mod agents;

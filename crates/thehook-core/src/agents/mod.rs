@@ -79,6 +79,12 @@ impl Agent {
         self.spec().identity().display_name
     }
 
+    /// The file (relative to the project) it registers MCP servers in,
+    /// when it takes them from a file.
+    pub fn mcp_file(self) -> Option<&'static str> {
+        self.spec().mcp().file()
+    }
+
     /// Its CLI's name as `llm.cli` gives it (`claude`, `cursor-agent`).
     pub fn distill_cli_name(self) -> &'static str {
         self.spec().distill_cli().name

@@ -20,6 +20,7 @@ mod gitleaks;
 mod nearby;
 #[doc(hidden)]
 #[cfg(test)]
+#[path = "../../tests/fixtures/redact/samples.rs"]
 pub(crate) mod samples;
 #[cfg(test)]
 mod tests;
