@@ -1,5 +1,5 @@
 //! The compact form: one line per numbered piece, for scanning a whole
-//! session in few tokens (the format the README's `read` section shows). A tool call and its result
+//! session in few tokens (the format docs/capture.md shows for `thehook read`). A tool call and its result
 //! share one line, in a form that fits the tool:
 //!
 //! ```text

@@ -3,7 +3,7 @@
 //! in a compact scanning form (one line per numbered piece) or, for the
 //! lines asked for, in full. Made for agents digging through their own
 //! history: position-based, no decoration, few tokens. Secrets are redacted
-//! in every form (the README's `read` section).
+//! in every form (docs/capture.md, `thehook read`).
 
 mod cache;
 mod compact;

@@ -266,7 +266,7 @@ fn secrets_are_redacted_in_every_form() {
 
 /// The compact form must be much smaller than the full one: the point of it.
 /// Prints tokens per session (the model's WordPiece tokenizer when the
-/// assets are there) for the README; run with `--nocapture` to see them.
+/// assets are there) for docs/capture.md; run with `--nocapture` to see them.
 #[test]
 #[cfg_attr(
     not(feature = "model"),

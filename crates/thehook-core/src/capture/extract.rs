@@ -1,4 +1,4 @@
-//! From a condensed transcript to the session file format of the README: the
+//! From a condensed transcript to the session file format of docs/capture.md: the
 //! prompt the LLM gets, the validation of its answer (nothing is written
 //! from an answer that does not have the four sections and well-formed
 //! items), the deterministic fallback when there is no usable answer, and
@@ -311,7 +311,7 @@ fn title(asked: &[String]) -> Option<String> {
         .map(|a| clip_chars(a, 60))
 }
 
-/// The front matter of a session file (the README's format). The facts in
+/// The front matter of a session file (the format in docs/capture.md). The facts in
 /// it (branch, start and end, files) come from the transcript, never from
 /// the LLM, so every session file has them.
 #[derive(Debug, Clone, Serialize)]

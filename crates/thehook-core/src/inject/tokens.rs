@@ -9,7 +9,7 @@ use crate::memory::embed::Availability;
 use crate::project::Project;
 
 /// Counts tokens with the model's tokenizer. Loading it costs about 17 ms
-/// (the README's session-start rows), so the foreground avoids it: a WordPiece token covers at least one
+/// (docs/benchmarks.md's session-start rows), so the foreground avoids it: a WordPiece token covers at least one
 /// character, so no text has more tokens than non-space characters, and the
 /// background half of the last session start stored exact counts of the
 /// lines it expected ([`TokenCounts`]). The tokenizer is loaded only when

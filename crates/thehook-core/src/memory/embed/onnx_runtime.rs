@@ -8,7 +8,7 @@
 //! of a one-shot `recall`. Mapping an already optimised ORT-format file and
 //! skipping prepacking for queries gives the same vectors (LoCoMo's
 //! vector-only results are unchanged to the third decimal) with a session in
-//! about 20 ms (the README's measurements).
+//! about 20 ms (CHANGELOG.md's measurements of issue 15).
 
 use std::path::Path;
 use std::sync::OnceLock;

@@ -1,4 +1,4 @@
-//! Markdown file -> memory items (the README's "Memory items"): one item per top-level
+//! Markdown file -> memory items (docs/teams.md, "Memory items"): one item per top-level
 //! list item (nested lines included) or top-level paragraph/code block.
 
 use std::collections::HashMap;

@@ -186,7 +186,7 @@ fn entropy_tells_random_from_words() {
 
 /// Every redaction in the real transcripts (which hold no planted secret):
 /// each one is either a real secret-shaped string or over-redaction. The
-/// list is printed (`--nocapture`) for the rate the README reports; the
+/// list is printed (`--nocapture`) for the rate docs/redaction.md reports; the
 /// test fails when it grows past what was reviewed.
 #[test]
 fn redactions_in_real_transcripts_are_rare() {

@@ -5,7 +5,7 @@
 //! about 25 ms to start its environment and 20 more to build a session
 //! before the first multiplication. This encoder maps the file and decodes
 //! its protobuf in about 1 ms, and reads the int8 weights in place; one
-//! query takes about 7 ms (README, "Model and ONNX Runtime"). Its vectors
+//! query takes about 7 ms (docs/search.md, "Model and ONNX Runtime"). Its vectors
 //! match ONNX Runtime's to float rounding
 //! (`the_native_encoder_gives_onnx_runtimes_vectors`), so queries embedded
 //! here search items embedded there.
