@@ -25,6 +25,16 @@ fn the_commented_defaults_are_the_defaults() {
     assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
 }
 
+/// Every key of `Config` is written out in the file init writes (and
+/// docs/configuration.md shows): a key added with a default but not listed
+/// there fails here.
+#[test]
+fn the_commented_defaults_name_every_key() {
+    let written: serde_yaml::Value = serde_yaml::from_str(COMMENTED_DEFAULTS).unwrap();
+    let defaults = serde_yaml::to_value(Config::default()).unwrap();
+    assert_eq!(written, defaults);
+}
+
 #[test]
 fn empty_and_comment_only_files_are_defaults() {
     assert_eq!(parse("").unwrap().config, Config::default());
