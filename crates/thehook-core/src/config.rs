@@ -310,6 +310,7 @@ impl Config {
                     ),
                     key: "(file)".into(),
                     problem: "the file is not valid UTF-8".into(),
+                    source: crate::error::cause(e.utf8_error()),
                     fix: "save the file as UTF-8".into(),
                 })?;
                 Self::parse(path, &text)?
@@ -347,7 +348,7 @@ impl Config {
         } else {
             let de = serde_yaml::Deserializer::from_str(text);
             serde_ignored::deserialize(de, |p| unknown.push(p.to_string()))
-                .map_err(|e| yaml_error(path, text, &e))?
+                .map_err(|e| yaml_error(path, text, e))?
         };
         let warnings = unknown
             .into_iter()
@@ -369,6 +370,7 @@ impl Config {
             line: line_of_key(text, key),
             key: key.to_string(),
             problem: problem.to_string(),
+            source: None,
             fix: fix.to_string().into(),
         };
         if !TOKEN_BUDGETS.contains(&self.retrieval.token_budget) {
@@ -466,10 +468,11 @@ impl Config {
     fn apply_env(&mut self, env: impl Fn(&str) -> Option<String>) -> Result<()> {
         for (var, key) in ENV_OVERRIDES {
             let Some(value) = env(var) else { continue };
-            let bad = |problem: &str, fix: &str| Error::EnvOverride {
+            let bad = |e: serde_yaml::Error, fix: &str| Error::EnvOverride {
                 var: var.to_string(),
                 value: value.clone(),
-                problem: problem.to_string(),
+                problem: e.to_string(),
+                source: crate::error::cause(e),
                 fix: fix.to_string().into(),
             };
             // Overrides go through the same YAML parser as the file, so
@@ -488,21 +491,21 @@ impl Config {
             let doc = format!("{section}:\n  {field}: {yaml}\n");
             let mut patched: serde_yaml::Value =
                 serde_yaml::to_value(&*self).expect("config always serializes");
-            let patch: serde_yaml::Value = serde_yaml::from_str(&doc).map_err(|e| {
-                bad(
-                    &e.to_string(),
-                    "give a plain value, e.g. 2000, true or startup",
-                )
-            })?;
+            let patch: serde_yaml::Value = serde_yaml::from_str(&doc)
+                .map_err(|e| bad(e, "give a plain value, e.g. 2000, true or startup"))?;
             patched[section][field] = patch[section][field].clone();
             *self = serde_yaml::from_value(patched)
-                .map_err(|e| bad(&e.to_string(), &format!("use a value that `{key}` accepts")))?;
+                .map_err(|e| bad(e, &format!("use a value that `{key}` accepts")))?;
         }
         // Validated once all are applied: some keys only make sense together
         // (THEHOOK_EMBEDDING_MODEL needs THEHOOK_MODEL_DIR).
         match self.validate(Path::new("environment"), "") {
             Err(Error::Config {
-                key, problem, fix, ..
+                key,
+                problem,
+                source,
+                fix,
+                ..
             }) => {
                 let (var, _) = ENV_OVERRIDES
                     .iter()
@@ -513,6 +516,7 @@ impl Config {
                     var: var.to_string(),
                     value: env(var).unwrap_or_default(),
                     problem,
+                    source,
                     fix,
                 })
             }
@@ -530,7 +534,7 @@ fn is_only_comments(text: &str) -> bool {
         .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#') || l.trim() == "---")
 }
 
-fn yaml_error(path: &Path, text: &str, e: &serde_yaml::Error) -> Error {
+fn yaml_error(path: &Path, text: &str, e: serde_yaml::Error) -> Error {
     let line = e.location().map(|l| l.line()).unwrap_or(1);
     let message = e.to_string();
     // serde_yaml prefixes the dotted path of the offending key ("retrieval.token_budget: ...").
@@ -550,6 +554,7 @@ fn yaml_error(path: &Path, text: &str, e: &serde_yaml::Error) -> Error {
         return Error::Config {
             path: path.to_path_buf(),
             line: line_key,
+            source: crate::error::cause(e),
             fix: fix_for(&key).into(),
             key,
             problem,
@@ -560,6 +565,7 @@ fn yaml_error(path: &Path, text: &str, e: &serde_yaml::Error) -> Error {
         line,
         key,
         problem,
+        source: crate::error::cause(e),
         fix: fix.into(),
     }
 }

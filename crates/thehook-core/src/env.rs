@@ -77,6 +77,7 @@ pub fn home() -> Option<PathBuf> {
 pub fn require_home(needed_for: &str) -> crate::error::Result<PathBuf> {
     home().ok_or_else(|| crate::error::Error::Usage {
         problem: format!("HOME is not set, so {needed_for} cannot be found"),
+        source: None,
         fix: "set HOME to your home folder and run the command again".into(),
     })
 }

@@ -25,6 +25,9 @@ pub enum Error {
         line: usize,
         key: String,
         problem: String,
+        /// The library's error behind it, when one is.
+        #[source]
+        source: Option<Cause>,
         fix: Fix,
     },
 
@@ -34,6 +37,9 @@ pub enum Error {
         var: String,
         value: String,
         problem: String,
+        /// The library's error behind it, when one is.
+        #[source]
+        source: Option<Cause>,
         fix: Fix,
     },
 
@@ -52,6 +58,9 @@ pub enum Error {
     Layout {
         path: PathBuf,
         problem: String,
+        /// The library's error behind it, when one is.
+        #[source]
+        source: Option<Cause>,
         fix: Fix,
     },
 
@@ -85,7 +94,13 @@ pub enum Error {
 
     /// The caller asked for something that does not make sense.
     #[error("{problem}\n  fix: {fix}")]
-    Usage { problem: String, fix: Fix },
+    Usage {
+        problem: String,
+        /// The library's error behind it, when one is.
+        #[source]
+        source: Option<Cause>,
+        fix: Fix,
+    },
 
     /// The project has no memory yet (no `.thehook/`).
     #[error("no memory yet: {root} has no .thehook/ folder\n  fix: {fix}", root = .root.display())]
@@ -96,6 +111,9 @@ pub enum Error {
     Settings {
         path: PathBuf,
         problem: String,
+        /// The library's error behind it, when one is.
+        #[source]
+        source: Option<Cause>,
         fix: Fix,
     },
 
@@ -111,7 +129,13 @@ pub enum Error {
 
     /// The LLM CLI gave no usable answer (consolidation).
     #[error("{problem}\n  fix: {fix}")]
-    Llm { problem: String, fix: Fix },
+    Llm {
+        problem: String,
+        /// Why the LLM gave no answer, when it gave none.
+        #[source]
+        source: Option<Cause>,
+        fix: Fix,
+    },
 
     /// `read` was given an id that matches no session, or several.
     #[error("{miss}\n  fix: {fix}")]
@@ -284,6 +308,28 @@ impl From<tokenizers::Error> for ModelFailure {
     fn from(e: tokenizers::Error) -> ModelFailure {
         ModelFailure::Tokenizer(std::sync::Arc::from(e))
     }
+}
+
+/// A library's error kept as the source of one of thehook's: one pointer,
+/// so that [`Error`] stays small enough to return by value.
+#[derive(Debug)]
+pub struct Cause(Box<Box<dyn std::error::Error + Send + Sync>>);
+
+impl std::fmt::Display for Cause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for Cause {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
+/// `e` kept as a source.
+pub fn cause(e: impl std::error::Error + Send + Sync + 'static) -> Option<Cause> {
+    Some(Cause(Box::new(Box::new(e))))
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

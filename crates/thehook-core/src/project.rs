@@ -110,6 +110,7 @@ impl Project {
             Ok(_) => Err(Error::Layout {
                 path: dir,
                 problem: "exists but is a file, not a folder".into(),
+                source: None,
                 fix:
                     "move the file out of the way (thehook keeps its memory in a .thehook/ folder)"
                         .into(),

@@ -36,6 +36,7 @@ pub const REMEMBERABLE: [ItemKind; 4] = [
 fn usage(problem: String, fix: impl Into<crate::error::Fix>) -> Error {
     Error::Usage {
         problem,
+        source: None,
         fix: fix.into(),
     }
 }

@@ -74,6 +74,7 @@ fn recall_each_line(memory: &mut Memory, base: &RecallRequest, out: &mut Output)
             Err(e) => {
                 return Err(Error::Usage {
                     problem: format!("cannot read stdin: {e}"),
+                    source: None,
                     fix: "send UTF-8 text, one query per line".into(),
                 })
             }

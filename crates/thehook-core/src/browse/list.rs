@@ -314,6 +314,7 @@ pub fn find(project: &Project, home: &Path, query: &str, paths: bool) -> Result<
     if query.is_empty() {
         return Err(Error::Usage {
             problem: "no session id given".into(),
+            source: None,
             fix: fix!(
                 "give the start of an id as the session list shows it (",
                 Step::Sessions,

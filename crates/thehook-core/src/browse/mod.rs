@@ -50,6 +50,7 @@ impl ReadOptions {
             .map(|g| {
                 Regex::new(g).map_err(|e| crate::error::Error::Usage {
                     problem: format!("grep {g:?} is not a regular expression: {e}"),
+                    source: crate::error::cause(e),
                     fix: "escape special characters, or use a simpler pattern".into(),
                 })
             })

@@ -12,6 +12,7 @@ impl Selection {
     pub fn parse(spec: &str) -> Result<Selection> {
         let bad = |problem: String| Error::Usage {
             problem: format!("line selection {spec:?}: {problem}"),
+            source: None,
             fix: "give line numbers as the session is printed with them: 5, 5-10 or 1,5,10-15"
                 .into(),
         };

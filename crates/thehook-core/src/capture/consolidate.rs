@@ -100,6 +100,7 @@ pub fn consolidate(worker: &mut Worker) -> Result<Option<Consolidated>> {
     )
     .map_err(|why| Error::Llm {
         problem: format!("consolidation got no answer: {why}"),
+        source: crate::error::cause(why.clone()),
         fix: fix!(
             "check the LLM CLI (",
             Step::Doctor,
@@ -135,6 +136,7 @@ pub fn consolidate(worker: &mut Worker) -> Result<Option<Consolidated>> {
             problem:
                 "the knowledge files changed while the LLM was consolidating; nothing was changed"
                     .into(),
+            source: None,
             fix: fix!(Step::Consolidate, " again"),
         });
     }
@@ -163,6 +165,7 @@ pub fn consolidate(worker: &mut Worker) -> Result<Option<Consolidated>> {
 fn refused(why: &str) -> Error {
     Error::Llm {
         problem: format!("consolidation refused: {why}; nothing was changed"),
+        source: None,
         fix: fix!(
             Step::Consolidate,
             " again (the LLM may answer better), or merge by hand"

@@ -170,6 +170,8 @@ impl LlmFailure {
     }
 }
 
+impl std::error::Error for LlmFailure {}
+
 impl std::fmt::Display for LlmFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

@@ -67,6 +67,7 @@ pub(crate) fn enqueue(project: &Project, job: &Job) -> Result<bool> {
     let json = serde_json::to_vec_pretty(job).map_err(|e| Error::Layout {
         path: path.clone(),
         problem: format!("the job cannot be written as JSON ({e})"),
+        source: crate::error::cause(e),
         fix: "use a project and transcript path that are valid UTF-8".into(),
     })?;
     write_atomic(&path, &json)?;

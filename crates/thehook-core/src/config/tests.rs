@@ -170,3 +170,15 @@ fn overrides_that_only_make_sense_together_are_accepted_together() {
         "{err}"
     );
 }
+
+/// A value YAML cannot read keeps serde_yaml's error as its source, for a
+/// front end (or a person with `RUST_BACKTRACE`) that follows the chain.
+#[test]
+fn a_wrapped_yaml_error_is_the_source() {
+    use std::error::Error as _;
+    let err = parse("retrieval:\n  token_budget: lots\n").unwrap_err();
+    let source = err.source().expect("the YAML error");
+    assert!(source.to_string().contains("invalid type"), "{source}");
+    let err = parse("retrieval: [unclosed\n").unwrap_err();
+    assert!(err.source().is_some(), "{err}");
+}

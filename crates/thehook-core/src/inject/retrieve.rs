@@ -423,6 +423,7 @@ pub fn warm(root: &Path, paths: &SearchPaths) -> Result<String> {
                     serde_json::to_vec(&cached).map_err(|e| crate::error::Error::Layout {
                         path: query_cache_path(&project),
                         problem: format!("cannot write the query vector ({e})"),
+                        source: crate::error::cause(e),
                         fix: "delete the file; it is a cache".into(),
                     })?;
                 write_atomic(&query_cache_path(&project), &json)?;

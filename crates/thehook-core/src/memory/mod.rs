@@ -249,6 +249,7 @@ impl Memory {
         {
             return Err(Error::Usage {
                 problem: format!("vector search needs the embedding model: {reason}"),
+                source: None,
                 fix: format!("{fix}; or search in mode hybrid or lexical").into(),
             });
         }

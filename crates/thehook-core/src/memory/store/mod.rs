@@ -150,6 +150,7 @@ pub fn append_note(project: &Project, kind: ItemKind, text: &str, today: &str) -
     if text.is_empty() {
         return Err(Error::Usage {
             problem: "there is nothing to remember: the text is empty".into(),
+            source: None,
             fix: "give the fact to remember, e.g. \"tests live in __tests__/\"".into(),
         });
     }

@@ -28,20 +28,22 @@ pub(super) fn read(path: &Path) -> Result<Settings> {
         }
         Err(e) => return Err(Error::io("cannot read", path, e)),
     };
-    let invalid = |problem: String| {
+    let invalid = |problem: String, source: Option<crate::error::Cause>| {
         Error::Settings {
         path: path.to_path_buf(),
         problem,
+        source,
         fix: "make it valid JSON (no comments or trailing commas; `python3 -m json.tool FILE` shows where it breaks), then run the command again".into(),
     }
     };
     let value: Value = if text.trim().is_empty() {
         Value::Object(Map::new())
     } else {
-        serde_json::from_str(&text).map_err(|e| invalid(format!("is not valid JSON: {e}")))?
+        serde_json::from_str(&text)
+            .map_err(|e| invalid(format!("is not valid JSON: {e}"), crate::error::cause(e)))?
     };
     if !value.is_object() {
-        return Err(invalid("holds JSON, but not an object".into()));
+        return Err(invalid("holds JSON, but not an object".into(), None));
     }
     // Keep the file's indentation: that of its first indented line.
     let indent = text

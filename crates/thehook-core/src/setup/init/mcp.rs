@@ -101,6 +101,7 @@ pub(super) fn register(base: &Path, agent: Agent, o: &InitOptions) -> Result<Cha
         return Err(Error::Settings {
             path,
             problem: "`mcpServers` is not an object".into(),
+            source: None,
             fix: "make `mcpServers` an object of servers, then run the command again".into(),
         });
     };

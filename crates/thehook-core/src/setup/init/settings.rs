@@ -94,6 +94,7 @@ fn section<'a>(path: &Path, root: &'a mut Value, key: &str) -> Result<&'a mut Ma
     entry.as_object_mut().ok_or_else(|| Error::Settings {
         path: path.to_path_buf(),
         problem: format!("`{key}` is not an object"),
+        source: None,
         fix: format!("make `{key}` an object, or move the file away, then run the command again")
             .into(),
     })
@@ -117,6 +118,7 @@ pub(super) fn wire(path: &Path, agent: Agent, o: &InitOptions) -> Result<Change>
             return Err(Error::Settings {
                 path: path.to_path_buf(),
                 problem: format!("`hooks.{}` is not a list", spec.event),
+                source: None,
                 fix: "make it a list of hooks, then run the command again".into(),
             });
         };
@@ -146,6 +148,7 @@ pub(super) fn wire(path: &Path, agent: Agent, o: &InitOptions) -> Result<Change>
             return Err(Error::Settings {
                 path: path.to_path_buf(),
                 problem: "`permissions.allow` is not a list".into(),
+                source: None,
                 fix: "make it a list of permission rules, then run the command again".into(),
             });
         };

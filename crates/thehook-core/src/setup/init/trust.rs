@@ -122,6 +122,7 @@ fn read(t: &HookTrust) -> Result<(DocumentMut, bool)> {
     let doc = text.parse::<DocumentMut>().map_err(|e| Error::Settings {
         path: path.to_path_buf(),
         problem: format!("is not valid TOML: {e}"),
+        source: crate::error::cause(e),
         fix: format!(
             "fix the file ({} cannot read it either), then run the command again",
             t.agent.display_name()
@@ -155,6 +156,7 @@ fn not_a_table(path: &Path, key: &str) -> Error {
     Error::Settings {
         path: path.to_path_buf(),
         problem: format!("`hooks.state.\"{key}\"` is not a table"),
+        source: None,
         fix: "make it a table (`[hooks.state.\"...\"]`) or delete it, then run the command again"
             .into(),
     }
