@@ -3,13 +3,16 @@
 //! never by the file name; a file that is no agent's JSONL is tried as one
 //! JSON document (an opencode export, an older Gemini CLI chat).
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use serde_json::Value;
 
 use super::Agent;
 use crate::error::{Error, IoContext, Result};
-use crate::transcript::{read_records, strip_injected_memory, NotATranscript, Record, Transcript};
+use crate::transcript::{
+    read_records, strip_injected_memory, Block, NotATranscript, Record, ToolKind, Transcript,
+};
 
 #[cfg(test)]
 pub(crate) mod tests;
@@ -57,7 +60,31 @@ fn parse_as(bytes: &[u8]) -> std::result::Result<(Agent, Transcript), NotATransc
     let (agent, mut transcript) = parse_format(bytes)?;
     transcript.format = Some(agent.as_str());
     strip_injected_memory(&mut transcript);
+    mark_tools(&mut transcript);
     Ok((agent, transcript))
+}
+
+/// Every tool call marked with what its tool does. Tools are known by name
+/// whichever agent lists them: agents share names (Cursor runs tools named
+/// as Claude Code's).
+fn mark_tools(t: &mut Transcript) {
+    static KINDS: std::sync::LazyLock<HashMap<&'static str, ToolKind>> =
+        std::sync::LazyLock::new(|| {
+            Agent::ALL
+                .into_iter()
+                .flat_map(|a| a.spec().tools().iter().copied())
+                .collect()
+        });
+    for entry in &mut t.entries {
+        for block in &mut entry.blocks {
+            if let Block::ToolCall(call) = block {
+                call.kind = KINDS.get(call.name.as_str()).copied().unwrap_or_default();
+            }
+        }
+    }
+    for sub in &mut t.subagents {
+        mark_tools(sub);
+    }
 }
 
 fn parse_format(bytes: &[u8]) -> std::result::Result<(Agent, Transcript), NotATranscript> {

@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 
 use super::Agent;
 use crate::process::llm_command::LlmCommand;
-use crate::transcript::{NotATranscript, Record, Transcript};
+use crate::transcript::{NotATranscript, Record, ToolKind, Transcript};
 
 /// Who an agent is: its names, where its settings are, how to spot it.
 pub(crate) struct Identity {
@@ -198,6 +198,11 @@ pub(crate) trait AgentSpec: Sync {
     /// Its transcript from one JSON document, or `None` when `doc` is not one.
     fn read_document(&self, _doc: &Value) -> Option<Transcript> {
         None
+    }
+    /// Its tools, by name, with what each does (for condensing and
+    /// compact lines).
+    fn tools(&self) -> &'static [(&'static str, ToolKind)] {
+        &[]
     }
     /// Whether it writes transcripts as JSON documents ([`Self::read_document`]).
     fn writes_documents(&self) -> bool {

@@ -135,3 +135,18 @@ fn code_lines(text: &str) -> Vec<(usize, String)> {
     }
     out
 }
+
+/// Tools are known by name whichever agent lists them, so a name has one
+/// meaning: no two agents list it.
+#[test]
+fn every_tool_name_is_listed_by_one_agent() {
+    let mut seen = std::collections::HashMap::new();
+    for agent in Agent::ALL {
+        for (name, _) in agent.spec().tools() {
+            if let Some(other) = seen.insert(*name, agent) {
+                panic!("{name} is listed by {other} and {agent}");
+            }
+        }
+    }
+    assert!(seen.len() >= 40, "{} tool names", seen.len());
+}

@@ -15,7 +15,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::lines::{Line, Part};
-use crate::transcript::{clip_chars, first_line, patch_files, path_argument, ToolCall};
+use crate::transcript::{clip_chars, first_line, patch_files, path_argument, ToolCall, ToolShape};
 
 /// Characters kept of a quoted first line.
 const QUOTE: usize = 80;
@@ -95,14 +95,14 @@ fn tool(call: &ToolCall) -> String {
     };
     // What the result adds: for most tools, its size.
     let mut result = Returned::Lines;
-    match call.name.as_str() {
-        "Edit" | "MultiEdit" | "StrReplace" | "search_replace" | "replace" | "edit_file" => {
+    match call.kind.shape {
+        ToolShape::Edit => {
             fields.extend(path_argument(input));
             let (removed, added) = edit_stats(input);
             fields.push(format!("-{removed}+{added}"));
             result = Returned::ErrorOnly;
         }
-        "apply_patch" => {
+        ToolShape::Patch => {
             let patch = input
                 .as_str()
                 .or_else(|| text("input"))
@@ -113,7 +113,7 @@ fn tool(call: &ToolCall) -> String {
             fields.push(format!("-{removed}+{added}"));
             result = Returned::ErrorOnly;
         }
-        "Write" | "write_file" | "create_file" | "write" => {
+        ToolShape::Write => {
             fields.extend(path_argument(input));
             let content = text("content")
                 .or_else(|| text("contents"))
@@ -124,24 +124,23 @@ fn tool(call: &ToolCall) -> String {
             ));
             result = Returned::ErrorOnly;
         }
-        "Read" | "read_file" | "NotebookRead" | "view" => fields.extend(path_argument(input)),
-        "Bash" | "Shell" | "shell" | "exec_command" | "run_terminal_cmd" | "run_shell_command"
-        | "local_shell" => {
+        ToolShape::Read => fields.extend(path_argument(input)),
+        ToolShape::Shell => {
             argument("command", command(input).as_deref());
             argument("description", text("description"));
             result = Returned::FirstLine;
         }
-        "Grep" | "grep" | "grep_search" | "search_file_content" | "codebase_search" => {
+        ToolShape::Search => {
             argument("pattern", text("pattern").or_else(|| text("query")));
             fields.extend(path_argument(input));
             result = Returned::Matches;
         }
-        "Glob" | "glob" | "glob_file_search" => {
+        ToolShape::Glob => {
             argument("pattern", text("pattern").or_else(|| text("glob_pattern")));
             fields.extend(path_argument(input));
             result = Returned::Files;
         }
-        "Task" | "Agent" => {
+        ToolShape::Subagent => {
             let agent = call.result.as_ref().and_then(|r| subagent_id(&r.text));
             argument(
                 "agent_session",
@@ -151,7 +150,7 @@ fn tool(call: &ToolCall) -> String {
             let prompt = text("prompt").unwrap_or_default();
             fields.push(format!("prompt={}", count(prompt.lines().count(), "line")));
         }
-        "TodoWrite" | "update_plan" | "write_todos" => {
+        ToolShape::Plan => {
             let todos = input
                 .get("todos")
                 .or_else(|| input.get("plan"))
@@ -159,13 +158,13 @@ fn tool(call: &ToolCall) -> String {
             fields.push(format!("todos={}", todos.map_or(0, Vec::len)));
             result = Returned::ErrorOnly;
         }
-        "AskUserQuestion" => {
+        ToolShape::Ask => {
             let questions = input.get("questions").and_then(Value::as_array);
             fields.push(format!("questions={}", questions.map_or(1, Vec::len)));
             result = Returned::FirstLine;
         }
-        "ExitPlanMode" => result = Returned::FirstLine,
-        _ => fields.extend(generic_arguments(input)),
+        ToolShape::ExitPlan => result = Returned::FirstLine,
+        ToolShape::Other => fields.extend(generic_arguments(input)),
     }
     if let Some(r) = returned(call, result) {
         fields.push(r);

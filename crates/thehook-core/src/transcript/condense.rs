@@ -13,7 +13,7 @@ use std::fmt::Write;
 
 use serde_json::Value;
 
-use super::{Block, Entry, Role, ToolCall, Transcript};
+use super::{Block, Entry, Role, ToolCall, ToolRole, Transcript};
 use crate::text::clip_chars as clip;
 
 /// How much of each piece to keep.
@@ -43,28 +43,6 @@ impl Default for CondenseOptions {
         }
     }
 }
-
-/// Tools that only look: their calls are left out (a failed one is kept).
-const READ_TOOLS: &[&str] = &[
-    "Read",
-    "Grep",
-    "Glob",
-    "LS",
-    "TodoWrite",
-    "TodoRead",
-    "read_file",
-    "list_dir",
-    "list_directory",
-    "grep_search",
-    "file_search",
-    "codebase_search",
-    "glob",
-    "search_file_content",
-    "read_many_files",
-    "view_image",
-    "update_plan",
-    "write_todos",
-];
 
 /// How much a line matters, least first: when a transcript is too long,
 /// lines go in this order.
@@ -190,21 +168,6 @@ fn ceil_line(s: &str, at: usize) -> usize {
     }
     s[at..].find('\n').map_or(at, |i| at + i + 1)
 }
-
-/// Tools whose calls change files.
-const WRITE_TOOLS: &[&str] = &[
-    "Edit",
-    "MultiEdit",
-    "Write",
-    "NotebookEdit",
-    "apply_patch",
-    "edit_file",
-    "write_file",
-    "replace",
-    "search_replace",
-    "StrReplace",
-    "Delete",
-];
 
 /// The condensed transcript as text.
 pub fn condense(t: &Transcript, o: &CondenseOptions) -> String {
@@ -362,17 +325,6 @@ fn write_entry(
     }
 }
 
-/// Tools that run shell commands.
-const SHELL_TOOLS: &[&str] = &[
-    "Bash",
-    "shell",
-    "Shell",
-    "exec_command",
-    "local_shell",
-    "run_terminal_cmd",
-    "run_shell_command",
-];
-
 /// What a session did, read off the transcript without an LLM: the basis
 /// of a session file when no LLM answer can be had, and of the facts every
 /// session file records (its files).
@@ -413,13 +365,13 @@ pub fn facts(t: &Transcript) -> Facts {
                     }
                 }
                 Block::ToolCall(call) => {
-                    if WRITE_TOOLS.contains(&call.name.as_str()) {
+                    if call.kind.role == ToolRole::Writes {
                         match &call.input {
                             Value::String(patch) => files.extend(patch_files(patch)),
                             input => files.extend(path_argument(input)),
                         }
                     }
-                    if SHELL_TOOLS.contains(&call.name.as_str()) {
+                    if call.kind.role == ToolRole::Runs {
                         if let Some(command) = key_argument(&call.input).map(|c| one_line(&c)) {
                             let outcome = call.result.as_ref().and_then(|r| test_outcome(&r.text));
                             if let Some(outcome) = outcome {
@@ -553,12 +505,12 @@ fn tool_line(
     errors: &mut usize,
 ) -> Option<(Weight, String)> {
     let failed = call.result.as_ref().filter(|r| r.is_error);
-    if READ_TOOLS.contains(&call.name.as_str()) && failed.is_none() {
+    if call.kind.role == ToolRole::Looks && failed.is_none() {
         return None;
     }
     let target = key_argument(&call.input);
     let mut weight = Weight::Tool;
-    if WRITE_TOOLS.contains(&call.name.as_str()) {
+    if call.kind.role == ToolRole::Writes {
         weight = Weight::Fact;
         match &call.input {
             Value::String(patch) => files.extend(patch_files(patch)),
@@ -576,7 +528,7 @@ fn tool_line(
     } else if let Some(outcome) = call
         .result
         .as_ref()
-        .filter(|_| SHELL_TOOLS.contains(&call.name.as_str()))
+        .filter(|_| call.kind.role == ToolRole::Runs)
         .and_then(|r| test_outcome(&r.text))
     {
         weight = Weight::Fact;

@@ -40,8 +40,57 @@ pub enum Role {
 pub struct ToolCall {
     pub id: Option<String>,
     pub name: String,
+    /// What the tool does, by its name as the agents' specs list it
+    /// (marked when the transcript is read, `agents/read.rs`).
+    #[serde(skip)]
+    pub kind: ToolKind,
     pub input: Value,
     pub result: Option<ToolResult>,
+}
+
+/// What a tool call does, as far as condensing a transcript and its
+/// compact lines care.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ToolKind {
+    pub role: ToolRole,
+    pub shape: ToolShape,
+}
+
+/// What a call does to the project, for the condensed transcript.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ToolRole {
+    /// Only looks (reads, searches, lists, plans): a successful call is left out.
+    Looks,
+    /// Changes files.
+    Writes,
+    /// Runs shell commands.
+    Runs,
+    #[default]
+    Other,
+}
+
+/// The shape of a call's arguments and result, for its compact line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ToolShape {
+    Edit,
+    Patch,
+    Write,
+    Read,
+    Shell,
+    Search,
+    Glob,
+    Subagent,
+    Plan,
+    Ask,
+    ExitPlan,
+    #[default]
+    Other,
+}
+
+impl ToolKind {
+    pub const fn new(role: ToolRole, shape: ToolShape) -> ToolKind {
+        ToolKind { role, shape }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -14,7 +14,7 @@ use super::spec::{
 };
 use super::store::{head_records, name_of, slug, subdirs};
 use super::Agent;
-use crate::transcript::{NotATranscript, Record, Transcript};
+use crate::transcript::{NotATranscript, Record, ToolKind, ToolRole, ToolShape, Transcript};
 
 pub(super) struct ClaudeCode;
 
@@ -34,6 +34,42 @@ const DISTILL_CLI: DistillCli = DistillCli {
     programs: &["claude"],
     command: llm::command,
 };
+
+/// Its tools, by what they do. (Cursor's transcripts name some of these
+/// too: tools are known by name, whichever agent lists them.)
+const TOOLS: &[(&str, ToolKind)] = &[
+    ("Read", ToolKind::new(ToolRole::Looks, ToolShape::Read)),
+    ("Grep", ToolKind::new(ToolRole::Looks, ToolShape::Search)),
+    ("Glob", ToolKind::new(ToolRole::Looks, ToolShape::Glob)),
+    ("LS", ToolKind::new(ToolRole::Looks, ToolShape::Other)),
+    ("TodoWrite", ToolKind::new(ToolRole::Looks, ToolShape::Plan)),
+    ("TodoRead", ToolKind::new(ToolRole::Looks, ToolShape::Other)),
+    ("Edit", ToolKind::new(ToolRole::Writes, ToolShape::Edit)),
+    (
+        "MultiEdit",
+        ToolKind::new(ToolRole::Writes, ToolShape::Edit),
+    ),
+    ("Write", ToolKind::new(ToolRole::Writes, ToolShape::Write)),
+    (
+        "NotebookEdit",
+        ToolKind::new(ToolRole::Writes, ToolShape::Other),
+    ),
+    (
+        "NotebookRead",
+        ToolKind::new(ToolRole::Other, ToolShape::Read),
+    ),
+    ("Bash", ToolKind::new(ToolRole::Runs, ToolShape::Shell)),
+    ("Task", ToolKind::new(ToolRole::Other, ToolShape::Subagent)),
+    ("Agent", ToolKind::new(ToolRole::Other, ToolShape::Subagent)),
+    (
+        "AskUserQuestion",
+        ToolKind::new(ToolRole::Other, ToolShape::Ask),
+    ),
+    (
+        "ExitPlanMode",
+        ToolKind::new(ToolRole::Other, ToolShape::ExitPlan),
+    ),
+];
 
 impl AgentSpec for ClaudeCode {
     fn identity(&self) -> &'static Identity {
@@ -135,5 +171,8 @@ impl AgentSpec for ClaudeCode {
     }
     fn distill_cli(&self) -> &'static DistillCli {
         &DISTILL_CLI
+    }
+    fn tools(&self) -> &'static [(&'static str, ToolKind)] {
+        TOOLS
     }
 }

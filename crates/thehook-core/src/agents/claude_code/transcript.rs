@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::transcript::{
-    content_text, jsonl_files, str_field, Block, Entry, Record, Role, ToolCall, ToolResult,
-    Transcript,
+    content_text, jsonl_files, str_field, Block, Entry, Record, Role, ToolCall, ToolKind,
+    ToolResult, Transcript,
 };
 
 pub(super) fn parse(records: &[Record]) -> Transcript {
@@ -330,6 +330,7 @@ fn assistant_block(part: &Value) -> Option<Block> {
             text: String::new(),
         }),
         "tool_use" | "server_tool_use" => Some(Block::ToolCall(ToolCall {
+            kind: ToolKind::default(),
             id: str_field(part, "id").map(str::to_string),
             name: str_field(part, "name").unwrap_or("unknown").to_string(),
             input: part.get("input").cloned().unwrap_or(Value::Null),

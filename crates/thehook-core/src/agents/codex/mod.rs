@@ -18,7 +18,7 @@ use super::spec::{
 };
 use super::store::head_records;
 use super::Agent;
-use crate::transcript::{NotATranscript, Record, Transcript};
+use crate::transcript::{NotATranscript, Record, ToolKind, ToolRole, ToolShape, Transcript};
 
 pub(super) struct Codex;
 
@@ -38,6 +38,31 @@ const DISTILL_CLI: DistillCli = DistillCli {
     programs: &["codex"],
     command: llm::command,
 };
+
+/// Its tools, by what they do.
+const TOOLS: &[(&str, ToolKind)] = &[
+    (
+        "view_image",
+        ToolKind::new(ToolRole::Looks, ToolShape::Other),
+    ),
+    (
+        "update_plan",
+        ToolKind::new(ToolRole::Looks, ToolShape::Plan),
+    ),
+    (
+        "apply_patch",
+        ToolKind::new(ToolRole::Writes, ToolShape::Patch),
+    ),
+    ("shell", ToolKind::new(ToolRole::Runs, ToolShape::Shell)),
+    (
+        "exec_command",
+        ToolKind::new(ToolRole::Runs, ToolShape::Shell),
+    ),
+    (
+        "local_shell",
+        ToolKind::new(ToolRole::Runs, ToolShape::Shell),
+    ),
+];
 
 impl AgentSpec for Codex {
     fn identity(&self) -> &'static Identity {
@@ -158,6 +183,9 @@ impl AgentSpec for Codex {
     }
     fn distill_cli(&self) -> &'static DistillCli {
         &DISTILL_CLI
+    }
+    fn tools(&self) -> &'static [(&'static str, ToolKind)] {
+        TOOLS
     }
 }
 

@@ -8,7 +8,9 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use crate::transcript::{str_field, Block, Entry, Record, Role, ToolCall, ToolResult, Transcript};
+use crate::transcript::{
+    str_field, Block, Entry, Record, Role, ToolCall, ToolKind, ToolResult, Transcript,
+};
 
 pub(super) fn parse(records: &[Record]) -> Transcript {
     let mut t = Transcript::default();
@@ -194,6 +196,7 @@ fn item(p: &Value, typed: Option<bool>) -> Option<(Role, Block)> {
             Some((
                 Role::Assistant,
                 Block::ToolCall(ToolCall {
+                    kind: ToolKind::default(),
                     id: str_field(p, "call_id").map(str::to_string),
                     name: name.to_string(),
                     input,

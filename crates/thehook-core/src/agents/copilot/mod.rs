@@ -24,7 +24,7 @@ use super::spec::{
 };
 use super::store::subdirs;
 use super::Agent;
-use crate::transcript::{NotATranscript, Record, Transcript};
+use crate::transcript::{NotATranscript, Record, ToolKind, ToolRole, ToolShape, Transcript};
 
 pub(super) struct Copilot;
 
@@ -44,6 +44,17 @@ const DISTILL_CLI: DistillCli = DistillCli {
     programs: &["copilot"],
     command: llm::command,
 };
+
+/// Its tools that condensing or compact lines know (it has more: `bash`,
+/// `edit`, `create`... are not classified yet).
+const TOOLS: &[(&str, ToolKind)] = &[
+    ("view", ToolKind::new(ToolRole::Other, ToolShape::Read)),
+    (
+        "create_file",
+        ToolKind::new(ToolRole::Other, ToolShape::Write),
+    ),
+    ("grep", ToolKind::new(ToolRole::Other, ToolShape::Search)),
+];
 
 /// How long Copilot waits for each hook (its default is 30 s, and session
 /// start holds back the first model call while it runs).
@@ -211,6 +222,9 @@ impl AgentSpec for Copilot {
     }
     fn distill_cli(&self) -> &'static DistillCli {
         &DISTILL_CLI
+    }
+    fn tools(&self) -> &'static [(&'static str, ToolKind)] {
+        TOOLS
     }
 }
 

@@ -20,7 +20,9 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use crate::transcript::{str_field, Block, Entry, Record, Role, ToolCall, ToolResult, Transcript};
+use crate::transcript::{
+    str_field, Block, Entry, Record, Role, ToolCall, ToolKind, ToolResult, Transcript,
+};
 
 /// Whether a JSONL record is a Copilot CLI event: a dotted `type` with a
 /// `data` object.
@@ -95,6 +97,7 @@ pub(super) fn parse(records: &[Record]) -> Transcript {
                     .flatten()
                 {
                     blocks.push(Block::ToolCall(ToolCall {
+                        kind: ToolKind::default(),
                         id: str_field(request, "toolCallId").map(str::to_string),
                         name: str_field(request, "name").unwrap_or("tool").to_string(),
                         input: request.get("arguments").cloned().unwrap_or(Value::Null),

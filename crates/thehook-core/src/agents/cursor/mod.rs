@@ -17,7 +17,7 @@ use super::spec::{
 };
 use super::store::{name_of, slug, subdirs};
 use super::Agent;
-use crate::transcript::{NotATranscript, Record, Transcript};
+use crate::transcript::{NotATranscript, Record, ToolKind, ToolRole, ToolShape, Transcript};
 
 pub(super) struct Cursor;
 
@@ -37,6 +37,46 @@ const DISTILL_CLI: DistillCli = DistillCli {
     programs: &["cursor-agent", "agent"],
     command: llm::command,
 };
+
+/// Its tools, by what they do (it also runs tools named as Claude Code's).
+const TOOLS: &[(&str, ToolKind)] = &[
+    ("read_file", ToolKind::new(ToolRole::Looks, ToolShape::Read)),
+    ("list_dir", ToolKind::new(ToolRole::Looks, ToolShape::Other)),
+    (
+        "grep_search",
+        ToolKind::new(ToolRole::Looks, ToolShape::Search),
+    ),
+    (
+        "file_search",
+        ToolKind::new(ToolRole::Looks, ToolShape::Other),
+    ),
+    (
+        "codebase_search",
+        ToolKind::new(ToolRole::Looks, ToolShape::Search),
+    ),
+    (
+        "glob_file_search",
+        ToolKind::new(ToolRole::Other, ToolShape::Glob),
+    ),
+    (
+        "edit_file",
+        ToolKind::new(ToolRole::Writes, ToolShape::Edit),
+    ),
+    (
+        "search_replace",
+        ToolKind::new(ToolRole::Writes, ToolShape::Edit),
+    ),
+    (
+        "StrReplace",
+        ToolKind::new(ToolRole::Writes, ToolShape::Edit),
+    ),
+    ("Delete", ToolKind::new(ToolRole::Writes, ToolShape::Other)),
+    (
+        "run_terminal_cmd",
+        ToolKind::new(ToolRole::Runs, ToolShape::Shell),
+    ),
+    ("Shell", ToolKind::new(ToolRole::Runs, ToolShape::Shell)),
+];
 
 impl AgentSpec for Cursor {
     fn identity(&self) -> &'static Identity {
@@ -142,5 +182,8 @@ impl AgentSpec for Cursor {
     }
     fn distill_cli(&self) -> &'static DistillCli {
         &DISTILL_CLI
+    }
+    fn tools(&self) -> &'static [(&'static str, ToolKind)] {
+        TOOLS
     }
 }

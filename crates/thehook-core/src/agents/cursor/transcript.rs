@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use serde_json::Value;
 
 use crate::transcript::{
-    content_text, str_field, Block, Entry, Record, Role, ToolCall, ToolResult, Transcript,
+    content_text, str_field, Block, Entry, Record, Role, ToolCall, ToolKind, ToolResult, Transcript,
 };
 
 pub(super) fn parse(records: &[Record]) -> Transcript {
@@ -54,6 +54,7 @@ pub(super) fn parse(records: &[Record]) -> Transcript {
                         .to_string(),
                 }),
                 Some("tool_use" | "tool_call") => blocks.push(Block::ToolCall(ToolCall {
+                    kind: ToolKind::default(),
                     id: str_field(part, "id").map(str::to_string),
                     name: str_field(part, "name").unwrap_or("unknown").to_string(),
                     input: part.get("input").cloned().unwrap_or(Value::Null),

@@ -14,7 +14,7 @@ use super::spec::{
 };
 use super::store::{head_records, subdirs};
 use super::Agent;
-use crate::transcript::{NotATranscript, Record, Transcript};
+use crate::transcript::{NotATranscript, Record, ToolKind, ToolRole, ToolShape, Transcript};
 
 pub(super) struct Gemini;
 
@@ -34,6 +34,36 @@ const DISTILL_CLI: DistillCli = DistillCli {
     programs: &["gemini"],
     command: llm::command,
 };
+
+/// Its tools, by what they do.
+const TOOLS: &[(&str, ToolKind)] = &[
+    (
+        "list_directory",
+        ToolKind::new(ToolRole::Looks, ToolShape::Other),
+    ),
+    ("glob", ToolKind::new(ToolRole::Looks, ToolShape::Glob)),
+    (
+        "search_file_content",
+        ToolKind::new(ToolRole::Looks, ToolShape::Search),
+    ),
+    (
+        "read_many_files",
+        ToolKind::new(ToolRole::Looks, ToolShape::Other),
+    ),
+    (
+        "write_todos",
+        ToolKind::new(ToolRole::Looks, ToolShape::Plan),
+    ),
+    (
+        "write_file",
+        ToolKind::new(ToolRole::Writes, ToolShape::Write),
+    ),
+    ("replace", ToolKind::new(ToolRole::Writes, ToolShape::Edit)),
+    (
+        "run_shell_command",
+        ToolKind::new(ToolRole::Runs, ToolShape::Shell),
+    ),
+];
 
 impl AgentSpec for Gemini {
     fn identity(&self) -> &'static Identity {
@@ -181,6 +211,9 @@ impl AgentSpec for Gemini {
     }
     fn distill_cli(&self) -> &'static DistillCli {
         &DISTILL_CLI
+    }
+    fn tools(&self) -> &'static [(&'static str, ToolKind)] {
+        TOOLS
     }
 }
 

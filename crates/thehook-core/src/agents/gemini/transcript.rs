@@ -12,7 +12,9 @@
 
 use serde_json::{Map, Value};
 
-use crate::transcript::{str_field, Block, Entry, Record, Role, ToolCall, ToolResult, Transcript};
+use crate::transcript::{
+    str_field, Block, Entry, Record, Role, ToolCall, ToolKind, ToolResult, Transcript,
+};
 
 /// Whether a JSONL record is one of Gemini's: the header, a `$set` or a
 /// `$rewindTo` line.
@@ -160,6 +162,7 @@ fn tool_call(call: &Value) -> ToolCall {
         .collect();
     let status = str_field(call, "status");
     ToolCall {
+        kind: ToolKind::default(),
         id: str_field(call, "id").map(str::to_string),
         name: str_field(call, "name").unwrap_or("unknown").to_string(),
         input: call.get("args").cloned().unwrap_or(Value::Null),

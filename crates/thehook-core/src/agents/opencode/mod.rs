@@ -24,7 +24,7 @@ use super::spec::{
     StoredTranscript,
 };
 use super::Agent;
-use crate::transcript::Transcript;
+use crate::transcript::{ToolKind, ToolRole, ToolShape, Transcript};
 
 pub(super) struct Opencode;
 
@@ -44,6 +44,10 @@ const DISTILL_CLI: DistillCli = DistillCli {
     programs: &["opencode"],
     command: llm::command,
 };
+
+/// Its tools that compact lines know (it has more: `read`, `edit`,
+/// `bash`... are not classified yet).
+const TOOLS: &[(&str, ToolKind)] = &[("write", ToolKind::new(ToolRole::Other, ToolShape::Write))];
 
 /// The plugin, with `__THEHOOK_BIN__` (a JS string), `__ON_PROMPT__` and
 /// `__MARKER__` to fill in.
@@ -150,6 +154,9 @@ impl AgentSpec for Opencode {
     }
     fn distill_cli(&self) -> &'static DistillCli {
         &DISTILL_CLI
+    }
+    fn tools(&self) -> &'static [(&'static str, ToolKind)] {
+        TOOLS
     }
 }
 

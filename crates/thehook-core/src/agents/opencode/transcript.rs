@@ -15,7 +15,9 @@
 
 use serde_json::Value;
 
-use crate::transcript::{str_field, Block, Entry, Role, ToolCall, ToolResult, Transcript};
+use crate::transcript::{
+    str_field, Block, Entry, Role, ToolCall, ToolKind, ToolResult, Transcript,
+};
 
 /// Whether `doc` is an opencode session export.
 pub(super) fn is_export(doc: &Value) -> bool {
@@ -154,6 +156,7 @@ fn tool_call(part: &Value) -> ToolCall {
         _ => None,
     };
     ToolCall {
+        kind: ToolKind::default(),
         id: str_field(part, "callID").map(str::to_string),
         name: str_field(part, "tool").unwrap_or("tool").to_string(),
         input: state.get("input").cloned().unwrap_or(Value::Null),
