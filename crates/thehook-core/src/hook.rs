@@ -87,7 +87,11 @@ pub fn answer(call: &HookCall) -> HookAnswer {
         decided.log,
         began.elapsed().as_millis()
     );
-    append_log(decided.project.as_deref().unwrap_or(call.cwd), &log);
+    // The project decide found has memory: no second walk up the folders.
+    match &decided.project {
+        Some(root) => logs::append(&Project::at(root), HOOK_LOG, &log),
+        None => append_log(call.cwd, &log),
+    }
     HookAnswer {
         stdout: decided.stdout,
         exit_code: 0,

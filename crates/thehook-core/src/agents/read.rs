@@ -33,13 +33,9 @@ pub fn load(path: &Path) -> Result<Transcript> {
     if transcript.agent_id.is_none() {
         let session_id = transcript.session_id.clone().unwrap_or_default();
         for sub in agent.spec().subagent_transcripts(path, &session_id) {
-            match std::fs::read(&sub) {
-                Ok(bytes) => match parse(&bytes) {
-                    Ok(t) => transcript.subagents.push(t),
-                    Err(why) => transcript
-                        .warnings
-                        .push(format!("subagent transcript {}: {why}", sub.display())),
-                },
+            let read = std::fs::read(&sub).map_err(|e| e.to_string());
+            match read.and_then(|bytes| parse(&bytes).map_err(|e| e.to_string())) {
+                Ok(t) => transcript.subagents.push(t),
                 Err(why) => transcript
                     .warnings
                     .push(format!("subagent transcript {}: {why}", sub.display())),

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::Stop;
 use crate::text::redact::Findings;
-use crate::transcript::{redact_transcript, Role, Transcript};
+use crate::transcript::{first_line, redact_transcript, Role, Transcript};
 
 /// A transcript as the later steps may see it.
 pub(crate) struct Read {
@@ -17,7 +17,7 @@ pub(crate) struct Read {
 pub(crate) fn read(path: &Path, redacting: bool) -> Result<Read, Stop> {
     let mut transcript = crate::agents::read::load(path).map_err(|e| Stop::Failed {
         transcript: Some(path.to_path_buf()),
-        reason: e.to_string().lines().next().unwrap_or_default().to_string(),
+        reason: first_line(&e.to_string()),
     })?;
     let mut found = Findings::default();
     if redacting {

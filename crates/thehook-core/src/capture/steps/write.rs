@@ -12,6 +12,7 @@ use crate::capture::locked;
 use crate::capture::outcome::WithoutLlm;
 use crate::memory::store::{self, write_atomic};
 use crate::project::Project;
+use crate::transcript::first_line;
 
 /// A session file on disk.
 pub(crate) struct Written {
@@ -76,10 +77,6 @@ pub(crate) fn write(
         over_budget: session.over_budget,
         notes,
     })
-}
-
-fn first_line(s: &str) -> String {
-    s.lines().next().unwrap_or_default().to_string()
 }
 
 /// The file a session is written to: the one that already holds it, else
