@@ -50,6 +50,9 @@ pub enum Command {
     /// Prompt hook: reads the agent's payload on stdin, prints memory relevant to the
     /// prompt that the session was not given yet (nothing when nothing clears the floor).
     Prompt(HookArgs),
+    /// File hook: reads the agent's payload for a tool call that reads or edits a file,
+    /// prints what memory knows about that file that the session was not given yet.
+    File(HookArgs),
     /// Session-end hook: queues the session and starts the capture worker.
     /// By hand: `--retry` redoes failed captures, `--transcript PATH` captures a file.
     Capture(CaptureArgs),

@@ -34,6 +34,11 @@ pub struct Retrieval {
     /// At each prompt, add memory relevant to it that the session was not
     /// given yet (the prompt hook).
     pub on_prompt: bool,
+    /// At each file the agent reads or edits, add what memory knows about
+    /// that file that the session was not given yet (the file hook).
+    pub on_file: bool,
+    /// The file hook answers a subagent's tool calls too.
+    pub on_file_subagents: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -214,6 +219,8 @@ impl Default for Retrieval {
             ],
             left_off: 5,
             on_prompt: true,
+            on_file: true,
+            on_file_subagents: false,
         }
     }
 }
@@ -273,6 +280,7 @@ pub const ENV_OVERRIDES: &[(&str, &str)] = &[
     ("THEHOOK_MAX_RESULTS", "retrieval.max_results"),
     ("THEHOOK_LEFT_OFF", "retrieval.left_off"),
     ("THEHOOK_ON_PROMPT", "retrieval.on_prompt"),
+    ("THEHOOK_ON_FILE", "retrieval.on_file"),
     ("THEHOOK_CAPTURE_ENABLED", "capture.enabled"),
     ("THEHOOK_REDACT_SECRETS", "capture.redact_secrets"),
     (
@@ -602,6 +610,8 @@ fn fix_for(key: &str) -> String {
         "llm.command" => "use a list of strings, e.g. [\"my-llm\", \"--quiet\"]".into(),
         "retrieval.auto_inject"
         | "retrieval.on_prompt"
+        | "retrieval.on_file"
+        | "retrieval.on_file_subagents"
         | "capture.enabled"
         | "capture.redact_secrets"
         | "mcp.allow_forget" => "use true or false".into(),

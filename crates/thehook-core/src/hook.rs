@@ -1,4 +1,5 @@
-//! The one hook protocol. An agent's hook event comes in: which event, the
+//! The one hook protocol. An agent's hook event (session start, a prompt,
+//! a file tool call, session end) comes in: which event, the
 //! agent the hook was written for, the payload's bytes, where it runs. The
 //! answer goes out: what to print, the exit code, the log line, the detached
 //! half to start. Reading the payload, finding the project, checking its
@@ -14,7 +15,7 @@ use crate::agents::{Agent, HookEvent, HookPayload};
 use crate::capture::hook::{session_end, HOOK_LOG};
 use crate::capture::Surroundings;
 use crate::inject::background::session_start_background;
-use crate::inject::{prompt, retrieve};
+use crate::inject::{file, prompt, retrieve};
 use crate::memory::embed::SearchPaths;
 use crate::project::Project;
 use crate::{env, logs};
@@ -80,6 +81,7 @@ pub fn answer(call: &HookCall) -> HookAnswer {
     let prefix = match call.event {
         HookEvent::SessionStart => "retrieve ",
         HookEvent::Prompt => "prompt: ",
+        HookEvent::FileTouch => "file: ",
         HookEvent::SessionEnd => "capture: ",
     };
     let log = format!(
@@ -175,6 +177,15 @@ fn decide(call: &HookCall) -> Decided {
                 project: Some(root.to_path_buf()),
                 stdout: p.output.map(|json| json.to_string()),
                 log: p.log,
+                detached: None,
+            },
+            Err(e) => said(Some(root), format!("failed: {e}")),
+        },
+        HookEvent::FileTouch => match file::on_file(&payload, &project, call.paths) {
+            Ok(t) => Decided {
+                project: Some(root.to_path_buf()),
+                stdout: t.output.map(|json| json.to_string()),
+                log: t.log,
                 detached: None,
             },
             Err(e) => said(Some(root), format!("failed: {e}")),

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-pub use payload::{session_start_output, BadPayload, HookEvent, HookPayload};
+pub use payload::{session_start_output, BadPayload, HookEvent, HookPayload, TouchedFile};
 pub use spec::StoredTranscript;
 
 use spec::AgentSpec;
@@ -197,8 +197,9 @@ pub fn is_thehook_command(command: &str) -> bool {
     }
 }
 
-/// The commands agents' hooks run: session start, each prompt, session end.
-pub const HOOK_COMMANDS: [&str; 3] = ["retrieve", "prompt", "capture"];
+/// The commands agents' hooks run: session start, each prompt, each file
+/// a tool reads or edits, session end.
+pub const HOOK_COMMANDS: [&str; 4] = ["retrieve", "prompt", "file", "capture"];
 
 /// Whether a command's program is thehook: the native binary (`.exe` on
 /// Windows) or the npm shim (`thehook.cmd` is npm's launcher of it on

@@ -20,6 +20,18 @@ pub struct HookPayload {
     pub hook_event_name: Option<String>,
     /// What the person typed (prompt payloads).
     pub prompt: Option<String>,
+    /// The file a tool call reads or edits (file-hook payloads).
+    pub touched: Option<TouchedFile>,
+    /// The tool call is a subagent's, not the main thread's.
+    pub in_subagent: bool,
+}
+
+/// The file one tool call reads or edits, as the agent named it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TouchedFile {
+    pub tool: String,
+    /// As the agent sent it: absolute, or relative to the payload's `cwd`.
+    pub path: PathBuf,
 }
 
 /// Why a hook's stdin is not a payload (logged; the hook still exits 0).
@@ -76,6 +88,8 @@ impl HookPayload {
             reason: s("reason").map(str::to_string),
             hook_event_name: event.map(str::to_string),
             prompt: s("prompt").map(str::to_string),
+            touched: agent.spec().touched_file(o),
+            in_subagent: agent.spec().in_subagent(o),
         })
     }
 
@@ -113,6 +127,8 @@ impl HookPayload {
 pub enum HookEvent {
     SessionStart,
     Prompt,
+    /// A tool call that reads or edits a file.
+    FileTouch,
     SessionEnd,
 }
 
@@ -123,6 +139,7 @@ impl HookEvent {
         match self {
             HookEvent::SessionStart => "retrieve",
             HookEvent::Prompt => "prompt",
+            HookEvent::FileTouch => "file",
             HookEvent::SessionEnd => "capture",
         }
     }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
-use super::Agent;
+use super::{Agent, TouchedFile};
 use crate::process::llm_command::LlmCommand;
 use crate::transcript::{NotATranscript, Record, ToolKind, Transcript};
 
@@ -86,6 +86,39 @@ pub(crate) trait AgentSpec: Sync {
                 "additionalContext": context,
             }
         }))
+    }
+
+    /// The file a tool call's payload reads or edits, when the tool is one
+    /// of its file tools. The default reads Claude Code's shape (which Codex
+    /// copied): `tool_name`, and `tool_input.file_path` (`notebook_path`).
+    fn touched_file(&self, payload: &Map<String, Value>) -> Option<TouchedFile> {
+        let tool = payload.get("tool_name")?.as_str()?;
+        let kind = self.tools().iter().find(|(name, _)| *name == tool)?.1;
+        if !kind.touches_a_file() {
+            return None;
+        }
+        let input = payload.get("tool_input")?;
+        let path = ["file_path", "notebook_path", "path"]
+            .iter()
+            .find_map(|k| input.get(k)?.as_str().filter(|p| !p.is_empty()))?;
+        Some(TouchedFile {
+            tool: tool.to_string(),
+            path: PathBuf::from(path),
+        })
+    }
+    /// Whether a tool call's payload comes from a subagent rather than the
+    /// main thread: Claude Code names the subagent (`agent_id`).
+    fn in_subagent(&self, payload: &Map<String, Value>) -> bool {
+        payload
+            .get("agent_id")
+            .and_then(Value::as_str)
+            .is_some_and(|id| !id.is_empty())
+    }
+    /// The file-hook output that adds `context` before the tool's result
+    /// reaches the model, or `None` when the agent's tool hook cannot add
+    /// context (then init wires no file hook for it).
+    fn file_output(&self, _context: &str) -> Option<Value> {
+        None
     }
 
     /// The hooks init writes into the settings file.
@@ -210,12 +243,22 @@ pub(crate) trait AgentSpec: Sync {
     }
 }
 
+/// Which of the optional hooks init wires (`retrieval.on_prompt`, `on_file`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Wired {
+    pub(crate) prompt: bool,
+    pub(crate) file: bool,
+}
+
 /// The hook commands of one init, and the session-start sources that inject.
 pub(crate) struct HookCommands<'a> {
     pub(crate) retrieve: String,
     pub(crate) capture: String,
     /// The prompt hook's command; `None` when `retrieval.on_prompt` is off.
     pub(crate) prompt: Option<String>,
+    /// The file hook's command; `None` when `retrieval.on_file` is off or
+    /// the agent's tool hook cannot add context.
+    pub(crate) file: Option<String>,
     pub(crate) inject_on: Vec<&'a str>,
     /// The program, as a path, and the agent's name, for commands written
     /// for another shell than the agent's own ([`HookCommands::command`]).
@@ -225,17 +268,19 @@ pub(crate) struct HookCommands<'a> {
 
 impl<'a> HookCommands<'a> {
     /// The commands that run `hook_bin` for `agent`, written for the shell
-    /// it runs hooks in; the prompt's only with `on_prompt`.
+    /// it runs hooks in; the prompt's only with `on_prompt`, the file
+    /// hook's only with `on_file` and an agent that can take it.
     pub(crate) fn new(
         agent: Agent,
         hook_bin: &'a str,
-        on_prompt: bool,
+        on: Wired,
         inject_on: Vec<&'a str>,
     ) -> HookCommands<'a> {
         let mut c = HookCommands {
             retrieve: String::new(),
             capture: String::new(),
             prompt: None,
+            file: None,
             inject_on,
             hook_bin,
             agent: agent.as_str(),
@@ -243,7 +288,9 @@ impl<'a> HookCommands<'a> {
         let shell = agent.shell();
         c.retrieve = c.command(shell, "retrieve");
         c.capture = c.command(shell, "capture");
-        c.prompt = on_prompt.then(|| c.command(shell, "prompt"));
+        c.prompt = on.prompt.then(|| c.command(shell, "prompt"));
+        let takes_file = agent.spec().file_output("").is_some();
+        c.file = (on.file && takes_file).then(|| c.command(shell, "file"));
         c
     }
 
@@ -259,9 +306,14 @@ impl<'a> HookCommands<'a> {
 }
 
 /// Claude Code's hook entries (which Codex copied): SessionStart for the
-/// sources that inject, with a 10 s timeout, and SessionEnd with
-/// `session_end_timeout` seconds; both `{"type": "command", ...}`.
-pub(crate) fn command_hooks(c: &HookCommands, session_end_timeout: u64) -> Vec<HookSpec> {
+/// sources that inject, with a 10 s timeout, SessionEnd with
+/// `session_end_timeout` seconds, UserPromptSubmit, and PreToolUse on the
+/// `file_tools` (a matcher) when there are; all `{"type": "command", ...}`.
+pub(crate) fn command_hooks(
+    c: &HookCommands,
+    session_end_timeout: u64,
+    file_tools: Option<&str>,
+) -> Vec<HookSpec> {
     let mut hooks = vec![
         HookSpec {
             event: "SessionStart",
@@ -279,6 +331,13 @@ pub(crate) fn command_hooks(c: &HookCommands, session_end_timeout: u64) -> Vec<H
         matcher: None,
         handler: json!({"type": "command", "command": prompt, "timeout": 10}),
     }));
+    if let (Some(file), Some(tools)) = (&c.file, file_tools) {
+        hooks.push(HookSpec {
+            event: "PreToolUse",
+            matcher: Some(tools.to_string()),
+            handler: json!({"type": "command", "command": file, "timeout": 10}),
+        });
+    }
     hooks
 }
 

@@ -6,6 +6,7 @@
 //! processes (the MCP server, the Node addon).
 
 pub mod embed;
+pub(crate) mod files;
 pub(crate) mod index;
 pub mod item;
 pub(crate) mod lexical;

@@ -34,6 +34,8 @@ pub struct InitOptions {
     pub inject_on: Vec<SessionSource>,
     /// Wire the prompt hook (the config's `retrieval.on_prompt`).
     pub on_prompt: bool,
+    /// Wire the file hook where the agent can take it (`retrieval.on_file`).
+    pub on_file: bool,
     /// Register the MCP server (`thehook mcp`) with each agent too.
     pub mcp: bool,
 }

@@ -91,6 +91,16 @@ impl ToolKind {
     pub const fn new(role: ToolRole, shape: ToolShape) -> ToolKind {
         ToolKind { role, shape }
     }
+
+    /// Whether a call reads or changes one file its input names: a read,
+    /// an edit, a write, or another writer (a notebook cell's edit). A
+    /// patch names its files in its body, a search many.
+    pub fn touches_a_file(self) -> bool {
+        matches!(
+            self.shape,
+            ToolShape::Read | ToolShape::Edit | ToolShape::Write
+        ) || (self.role == ToolRole::Writes && self.shape == ToolShape::Other)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

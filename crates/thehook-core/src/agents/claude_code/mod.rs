@@ -71,6 +71,10 @@ const TOOLS: &[(&str, ToolKind)] = &[
     ),
 ];
 
+/// The tools its file hook runs on (a `PreToolUse` matcher): those that
+/// read or change one file.
+const FILE_TOOLS: &str = "Read|Edit|Write|MultiEdit|NotebookEdit";
+
 impl AgentSpec for ClaudeCode {
     fn identity(&self) -> &'static Identity {
         &IDENTITY
@@ -78,7 +82,7 @@ impl AgentSpec for ClaudeCode {
 
     fn hooks(&self, c: &HookCommands) -> Vec<HookSpec> {
         // The timeout raises SessionEnd's default budget of 1.5 s.
-        command_hooks(c, 30)
+        command_hooks(c, 30, Some(FILE_TOOLS))
     }
     /// Git Bash, which Claude Code finds itself and prefers on Windows;
     /// its Bash tool (the `/recall` command, the subagent) runs there too.
@@ -168,6 +172,16 @@ impl AgentSpec for ClaudeCode {
     }
     fn read_records(&self, records: &[Record]) -> Option<Result<Transcript, NotATranscript>> {
         Some(Ok(transcript::parse(records)))
+    }
+    /// `additionalContext` of a `PreToolUse` hook reaches the model beside
+    /// the tool's result.
+    fn file_output(&self, context: &str) -> Option<Value> {
+        Some(serde_json::json!({
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "additionalContext": context,
+            }
+        }))
     }
     fn distill_cli(&self) -> &'static DistillCli {
         &DISTILL_CLI

@@ -75,7 +75,7 @@ impl AgentSpec for Codex {
 
     fn hooks(&self, c: &HookCommands) -> Vec<HookSpec> {
         // Codex clamps SessionEnd's timeout to 3 s; capture returns in ms.
-        command_hooks(c, 3)
+        command_hooks(c, 3, None)
     }
     /// Codex cuts a hook's additional context at 2,500 of its own tokens
     /// (`additionalContextLimit`); the budget is counted with the embedding

@@ -91,11 +91,15 @@ impl AgentSpec for Cursor {
     }
     /// It runs the hooks of the agent whose conventions the others copied.
     fn runs_hooks_of(&self, other: Agent, event: HookEvent) -> Option<&'static str> {
-        (other == Agent::DEFAULT).then_some(match event {
-            HookEvent::SessionStart => "sessionStart",
-            HookEvent::Prompt => "beforeSubmitPrompt",
-            HookEvent::SessionEnd => "sessionEnd",
-        })
+        (other == Agent::DEFAULT)
+            .then_some(match event {
+                HookEvent::SessionStart => Some("sessionStart"),
+                HookEvent::Prompt => Some("beforeSubmitPrompt"),
+                // Its file hooks (beforeReadFile) can only allow or deny.
+                HookEvent::FileTouch => None,
+                HookEvent::SessionEnd => Some("sessionEnd"),
+            })
+            .flatten()
     }
 
     fn hooks(&self, c: &HookCommands) -> Vec<HookSpec> {

@@ -189,7 +189,11 @@ mod tests {
     #[test]
     fn the_plugin_runs_the_program_it_was_given_quoted_as_js() {
         let bin = r#"C:\Program Files\it's "thehook".exe"#;
-        let c = HookCommands::new(Agent::Opencode, bin, false, vec![]);
+        let off = crate::agents::spec::Wired {
+            prompt: false,
+            file: false,
+        };
+        let c = HookCommands::new(Agent::Opencode, bin, off, vec![]);
         let plugin = Opencode.plugin(&c, "MARK").unwrap();
         assert!(plugin.contains(r#"const THEHOOK = "C:\\Program Files\\it's \"thehook\".exe";"#));
         assert!(plugin.contains("\n// MARK\n"));

@@ -62,6 +62,11 @@ impl Index {
             let (question, reply) = entry.expect("reply");
             writeln!(out, "  {question} -> {reply}").unwrap();
         }
+        out.push_str("paths:\n");
+        for entry in self.dbs.paths.iter(&rtxn).expect("paths") {
+            let (link, ()) = entry.expect("path link");
+            writeln!(out, "  {}", link.replace('\0', " -> ")).unwrap();
+        }
         match arroy::Reader::<Cosine>::open(&rtxn, ARROY_INDEX, self.dbs.vectors) {
             Ok(reader) => {
                 let ids: Vec<u32> = reader.item_ids().iter().collect();

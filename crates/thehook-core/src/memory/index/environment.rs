@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use arroy::distances::Cosine;
-use heed::types::{Bytes, SerdeJson, Str};
+use heed::types::{Bytes, SerdeJson, Str, Unit};
 use heed::{CommitOrAbort, Env, EnvOpenOptions, WithoutTls};
 
 use super::{FileRecord, Header, Key};
@@ -28,6 +28,9 @@ pub(super) struct Dbs {
     /// An item that asks → the item that replies to it (its share of the
     /// question's BM25 score, [`REPLY_SHARE`]).
     pub(super) replies: heed::Database<'static, Key, Key>,
+    /// `<path>\0i<key>` and `<path>\0s<session file>`: the items that name
+    /// a repository file and the sessions that changed it ([`super::paths`]).
+    pub(super) paths: heed::Database<'static, Str, Unit>,
     pub(super) vectors: arroy::Database<'static, Cosine>,
 }
 
@@ -111,6 +114,7 @@ pub(super) fn open_dbs(env: &Env<WithoutTls>) -> heed::Result<Dbs> {
                     dbo.open_database(rtxn, Some("recent")).ok()??,
                     dbo.open_database(rtxn, Some("vectors")).ok()??,
                     dbo.open_database(rtxn, Some("replies")).ok()??,
+                    dbo.open_database(rtxn, Some("paths")).ok()??,
                 ))
             })();
             Ok(match all {
@@ -133,6 +137,7 @@ pub(super) fn open_dbs(env: &Env<WithoutTls>) -> heed::Result<Dbs> {
                     dbo.create_database(wtxn, Some("recent"))?,
                     dbo.create_database(wtxn, Some("vectors"))?,
                     dbo.create_database(wtxn, Some("replies"))?,
+                    dbo.create_database(wtxn, Some("paths"))?,
                 )))
             })?
             .unwrap_commit()
@@ -147,6 +152,7 @@ pub(super) fn open_dbs(env: &Env<WithoutTls>) -> heed::Result<Dbs> {
         recent: dbs.5,
         vectors: dbs.6,
         replies: dbs.7,
+        paths: dbs.8,
     })
 }
 

@@ -6,7 +6,7 @@
 //! Here: the header, the records and the reads by key, type and date. Beside:
 //! [`environment`] (LMDB opened once per process, the databases),
 //! [`lexical`] (BM25 over the postings), [`vectors`] (arroy, or an exact
-//! scan), [`sync`] (markdown into the index), [`mdb_check`] (a damaged file
+//! scan), [`paths`] (from a file to the items and sessions about it), [`sync`] (markdown into the index), [`mdb_check`] (a damaged file
 //! found before LMDB reads it).
 
 #[cfg(test)]
@@ -14,6 +14,7 @@ mod dump;
 mod environment;
 mod lexical;
 mod mdb_check;
+mod paths;
 mod sync;
 #[cfg(test)]
 mod tests;
@@ -36,6 +37,7 @@ use heed::{byteorder::BigEndian, Env, WithoutTls};
 use serde::{Deserialize, Serialize};
 
 pub(crate) use mdb_check::check_data_file;
+pub(crate) use paths::AboutFile;
 pub(crate) use sync::{SyncPlan, SyncStats};
 
 use environment::{open_dbs, open_env, wipe, Dbs, Lease};
@@ -51,7 +53,7 @@ use crate::project::Project;
 use crate::memory::embed::LEXICAL_ONLY;
 
 /// Bump when the stored layout or the analyzer changes: old indexes rebuild.
-pub(crate) const SCHEMA_VERSION: u32 = 7;
+pub(crate) const SCHEMA_VERSION: u32 = 8;
 
 const ARROY_INDEX: u16 = 0;
 
@@ -273,6 +275,7 @@ impl Index {
         d.postings.clear(wtxn)?;
         d.recent.clear(wtxn)?;
         d.replies.clear(wtxn)?;
+        d.paths.clear(wtxn)?;
         d.vectors.clear(wtxn)?;
         let header = Header {
             schema: SCHEMA_VERSION,

@@ -7,14 +7,18 @@ use serde_json::{json, Map, Value};
 
 use super::json_file::{read, write};
 use super::{Action, Change, InitOptions};
-use crate::agents::spec::{HookCommands, HookSpec};
+use crate::agents::spec::{HookCommands, HookSpec, Wired};
 use crate::agents::{is_thehook_command, is_thehook_program, shell, Agent};
 use crate::error::{Error, IoContext, Result};
 
 /// The hook commands of `agent`, as init writes them.
 pub(super) fn commands(agent: Agent, o: &InitOptions) -> HookCommands<'_> {
     let inject_on = o.inject_on.iter().map(|s| s.as_str()).collect();
-    HookCommands::new(agent, &o.hook_bin, o.on_prompt, inject_on)
+    let on = Wired {
+        prompt: o.on_prompt,
+        file: o.on_file,
+    };
+    HookCommands::new(agent, &o.hook_bin, on, inject_on)
 }
 
 /// The hooks init writes for `agent`, with the command each runs.

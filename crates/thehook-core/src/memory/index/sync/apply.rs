@@ -9,6 +9,8 @@ use rayon::prelude::*;
 
 use super::plan::ItemPlan;
 use crate::error::Result;
+use crate::memory::files;
+use crate::memory::index::paths::{item_link, session_link};
 use crate::memory::index::{
     decode_postings, encode_postings, recent_key, FileRecord, Header, Index, ARROY_INDEX,
 };
@@ -73,7 +75,37 @@ impl Index {
         for (question, reply) in &plan.replies {
             self.dbs.replies.put(wtxn, question, reply)?;
         }
-        self.apply_postings(wtxn, delta)
+        self.apply_postings(wtxn, delta)?;
+        self.apply_paths(wtxn, plan)
+    }
+
+    /// Removed items' links to the files they name leave and new items'
+    /// arrive; a changed session file's links are replaced. Kept items keep
+    /// their text (their id is its hash), and so their links.
+    fn apply_paths(&self, wtxn: &mut RwTxn, plan: &ItemPlan) -> Result<()> {
+        for (key, item) in &plan.removed {
+            for path in files::named(&item.text) {
+                self.dbs.paths.delete(wtxn, &item_link(&path, *key))?;
+            }
+        }
+        for (key, item) in &plan.added {
+            for path in files::named(&item.text) {
+                self.dbs.paths.put(wtxn, &item_link(&path, *key), &())?;
+            }
+        }
+        for change in &plan.session_files {
+            for path in &change.before {
+                self.dbs
+                    .paths
+                    .delete(wtxn, &session_link(path, &change.file))?;
+            }
+            for path in &change.now {
+                self.dbs
+                    .paths
+                    .put(wtxn, &session_link(path, &change.file), &())?;
+            }
+        }
+        Ok(())
     }
 
     fn apply_postings(

@@ -37,6 +37,18 @@ pub(super) struct ItemPlan {
     pub(super) replies: Vec<(u32, u32)>,
     /// Each changed file's new record; `None` for a file that is gone.
     pub(super) records: Vec<(String, Option<FileRecord>)>,
+    /// The files each changed session file says its session changed, as
+    /// indexed and as it reads now.
+    pub(super) session_files: Vec<SessionFiles>,
+}
+
+/// The files a session changed, before and after one sync of its file.
+#[derive(Debug, Default)]
+pub(super) struct SessionFiles {
+    /// The session file, project-relative.
+    pub(super) file: String,
+    pub(super) before: Vec<String>,
+    pub(super) now: Vec<String>,
 }
 
 impl ItemPlan {
@@ -84,6 +96,18 @@ impl ItemPlan {
             let mut gone: Vec<_> = before.into_values().collect();
             gone.sort_by_key(|(key, _)| *key);
             plan.removed.extend(gone);
+            let files_of = |s: Option<&crate::memory::session::SessionRecord>| {
+                s.map(|s| s.files.clone()).unwrap_or_default()
+            };
+            let before = files_of(records.get(&change.rel).and_then(|r| r.session.as_ref()));
+            let after = files_of(change.session.as_ref());
+            if before != after {
+                plan.session_files.push(SessionFiles {
+                    file: change.rel.clone(),
+                    before,
+                    now: after,
+                });
+            }
             let record = change.source.as_ref().map(|s| FileRecord {
                 size: s.size,
                 mtime_ns: if now - s.mtime_ns < RACY_WINDOW_NS {

@@ -1,0 +1,241 @@
+//! The file hook: when the agent reads or edits a file, what memory knows
+//! about that file and this session was not given yet, or nothing. First
+//! the items that name the file (gotchas and decisions first), then the
+//! newest earlier sessions that changed it, each with its citation, in at
+//! most [`MAX_CHARS`].
+//!
+//! It runs at every file tool call, so it reads the `paths` database and
+//! nothing else: no model, no git, no sync (session start and the prompt
+//! hook keep the index in step with the markdown). A subagent's calls get
+//! nothing unless `retrieval.on_file_subagents` is set: it cannot act on
+//! what its parent was told, and the same block would reach the session
+//! twice.
+
+use std::collections::HashSet;
+use std::path::{Component, Path};
+
+use serde_json::Value;
+
+use crate::agents::HookPayload;
+use crate::error::Result;
+use crate::inject::block::cited_line;
+use crate::inject::given::Given;
+use crate::inject::left_off;
+use crate::memory::embed::SearchPaths;
+use crate::memory::index::AboutFile;
+use crate::memory::item::{Item, ItemKind};
+use crate::memory::session::SessionRecord;
+use crate::memory::stale::Staleness;
+use crate::memory::Memory;
+use crate::project::Project;
+
+/// At most this many characters are added at one tool call, heading included.
+pub const MAX_CHARS: usize = 800;
+/// Characters kept of one item.
+const MAX_ITEM_CHARS: usize = 240;
+/// At most this many earlier sessions that changed the file.
+const SESSIONS: usize = 2;
+
+/// Kinds in the order they are given: what bites first.
+const KIND_ORDER: [ItemKind; 7] = [
+    ItemKind::Gotcha,
+    ItemKind::Adr,
+    ItemKind::Convention,
+    ItemKind::Note,
+    ItemKind::Text,
+    ItemKind::History,
+    ItemKind::Summary,
+];
+
+/// What the hook decided.
+#[derive(Debug, Clone, Default)]
+pub struct Touched {
+    /// The JSON to print, if any.
+    pub output: Option<Value>,
+    /// One line for the hook log.
+    pub log: String,
+}
+
+/// Answers a file-hook payload in `project`, which has memory (the hook
+/// protocol, `crate::hook`, checked).
+pub fn on_file(payload: &HookPayload, project: &Project, paths: &SearchPaths) -> Result<Touched> {
+    let said = |log: String| {
+        Ok(Touched {
+            log,
+            ..Touched::default()
+        })
+    };
+    let Some(touched) = &payload.touched else {
+        return said(format!("{}: not a file tool call", payload.agent));
+    };
+    if payload.agent.spec().file_output("").is_none() {
+        return said(format!(
+            "{} cannot add context at a tool call",
+            payload.agent
+        ));
+    }
+    let cwd = payload.cwd.as_deref().unwrap_or(project.root());
+    let Some(rel) = relative(project.root(), cwd, &touched.path) else {
+        return said(format!("{}: outside the project", touched.tool));
+    };
+    if rel.starts_with(".thehook/") {
+        return said(format!("{} {rel}: memory itself", touched.tool));
+    }
+    let memory = Memory::open(project.root(), paths, false)?;
+    let retrieval = &memory.config().retrieval;
+    if !retrieval.on_file {
+        return said("retrieval.on_file is off".into());
+    }
+    if payload.in_subagent && !retrieval.on_file_subagents {
+        return said(format!("{} {rel}: a subagent's call", touched.tool));
+    }
+    let given = payload
+        .session_id
+        .as_deref()
+        .map(|id| Given::of(project, id));
+    let already = given.as_ref().map(Given::load).unwrap_or_default();
+    let about = memory.index().about_file(&rel)?;
+    let lines = fit(
+        &rel,
+        &choose(about, project, payload.session_id.as_deref(), &already),
+    );
+    if lines.is_empty() {
+        return said(format!("{} {rel}: nothing new", touched.tool));
+    }
+    if let Some(given) = &given {
+        let cited: Vec<&str> = lines.iter().map(|(_, cited)| cited.as_str()).collect();
+        given.add(&cited)?;
+    }
+    let text = block(&rel, &lines);
+    Ok(Touched {
+        log: format!(
+            "{} {rel}: {} lines, {} chars",
+            touched.tool,
+            lines.len(),
+            text.len()
+        ),
+        output: payload.agent.spec().file_output(&text),
+    })
+}
+
+/// `path` (absolute, or relative to `cwd`) relative to `root`, with `/`
+/// between its parts; `None` outside it.
+fn relative(root: &Path, cwd: &Path, path: &Path) -> Option<String> {
+    let full = cwd.join(path);
+    let inside = |root: &Path| {
+        let rest = full.strip_prefix(root).ok()?;
+        let parts: Option<Vec<&str>> = rest
+            .components()
+            .map(|c| match c {
+                Component::Normal(part) => part.to_str(),
+                _ => None,
+            })
+            .collect();
+        parts.filter(|p| !p.is_empty()).map(|p| p.join("/"))
+    };
+    // The agent may name the file through a symlinked folder (`/tmp` on
+    // macOS) that the project root was found without, or the other way.
+    inside(root)
+        .or_else(|| inside(&root.canonicalize().ok()?))
+        .or_else(|| {
+            let full = full.canonicalize().ok()?;
+            let rest = full.strip_prefix(root.canonicalize().ok()?).ok()?;
+            Some(rest.to_str()?.replace('\\', "/")).filter(|r| !r.is_empty())
+        })
+}
+
+/// The lines to give, best first, each with its citation: items an agent
+/// may see, not stale, not given; then the sessions that changed the file,
+/// newest first, other than this one.
+fn choose(
+    about: AboutFile,
+    project: &Project,
+    session_id: Option<&str>,
+    already: &HashSet<String>,
+) -> Vec<(String, String)> {
+    let staleness = Staleness::load(project);
+    let rank = |i: &Item| KIND_ORDER.iter().position(|k| *k == i.kind);
+    let mut items: Vec<Item> = about
+        .items
+        .into_iter()
+        .filter(|i| i.for_agents() && !already.contains(&i.citation()))
+        .filter(|i| {
+            i.session_id
+                .as_deref()
+                .is_none_or(|s| Some(s) != session_id)
+        })
+        .filter(|i| staleness.reason(i).is_none())
+        .collect();
+    items.sort_by(|a, b| rank(a).cmp(&rank(b)).then_with(|| b.date.cmp(&a.date)));
+    let mut sessions: Vec<SessionRecord> = about
+        .sessions
+        .into_iter()
+        .filter(|s| !already.contains(&s.citation()))
+        .filter(|s| s.session_id.is_none() || s.session_id.as_deref() != session_id)
+        .collect();
+    sessions.sort_by(|a, b| b.date.cmp(&a.date));
+    let items = items
+        .iter()
+        .map(|i| (cited_line(i, true, MAX_ITEM_CHARS), i.citation()));
+    let sessions = sessions
+        .iter()
+        .take(SESSIONS)
+        .map(|s| (left_off::line(s), s.citation()));
+    items.chain(sessions).collect()
+}
+
+/// The lines that fit in [`MAX_CHARS`] with the heading, in order; a line
+/// that does not fit is passed over for a shorter one after it.
+fn fit(rel: &str, lines: &[(String, String)]) -> Vec<(String, String)> {
+    let mut used = block(rel, &[]).len();
+    let mut out = Vec::new();
+    for (line, cited) in lines {
+        if used + 1 + line.len() <= MAX_CHARS {
+            used += 1 + line.len();
+            out.push((line.clone(), cited.clone()));
+        }
+    }
+    out
+}
+
+/// The text added: a heading naming the file, the line that says memory is
+/// data, the lines.
+fn block(rel: &str, lines: &[(String, String)]) -> String {
+    let mut text = format!(
+        "# Project memory (thehook) on {rel}\n{}",
+        crate::text::MEMORY_IS_DATA
+    );
+    for (line, _) in lines {
+        text.push('\n');
+        text.push_str(line);
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_is_named_from_the_project_root() {
+        let root = Path::new("/work/app");
+        let rel = |cwd: &str, path: &str| relative(root, Path::new(cwd), Path::new(path));
+        assert_eq!(
+            rel("/work/app", "/work/app/src/a.rs").as_deref(),
+            Some("src/a.rs")
+        );
+        assert_eq!(rel("/work/app/src", "b.rs").as_deref(), Some("src/b.rs"));
+        assert_eq!(rel("/work/app", "/etc/passwd"), None);
+        assert_eq!(rel("/work/app", "../other/x.rs"), None);
+        assert_eq!(rel("/work/app", "/work/app"), None);
+    }
+
+    #[test]
+    fn what_does_not_fit_is_passed_over_for_what_does() {
+        let long = ("x".repeat(MAX_CHARS), "a.md:1".to_string());
+        let short = ("- short (b.md:2)".to_string(), "b.md:2".to_string());
+        let kept = fit("src/a.rs", &[long, short.clone()]);
+        assert_eq!(kept, vec![short]);
+        assert!(block("src/a.rs", &kept).len() <= MAX_CHARS);
+    }
+}

@@ -1,0 +1,81 @@
+//! Which repository files an item is about: the paths its text names (in
+//! backticks or not, `src/a.rs:12` as `src/a.rs`) and the file names it
+//! names in backticks (`loader.go`). The index keeps a link from each to the
+//! item ([`crate::memory::index`]'s `paths` database), and from each file a
+//! session changed to that session, so the file hook finds what memory knows
+//! about a file with a few key reads.
+//!
+//! A name is kept as written: an item may name a file from the repository
+//! root (`internal/config/loader.go`) or from somewhere inside it
+//! (`config/loader.go`, `loader.go`). A file is looked up by every tail of
+//! its path ([`tails`]), so each of those finds it.
+
+use crate::memory::stale::cited_paths;
+
+/// The paths and file names `text` names, each once, in order.
+pub(crate) fn named(text: &str) -> Vec<String> {
+    let mut out = cited_paths(text);
+    for (i, span) in text.split('`').enumerate() {
+        if i % 2 == 0 {
+            continue;
+        }
+        let span = span.trim();
+        let span = match span.rsplit_once(':') {
+            Some((name, line)) if line.chars().all(|c| c.is_ascii_digit()) => name,
+            _ => span,
+        };
+        if is_file_name(span) && !out.iter().any(|p| p == span) {
+            out.push(span.to_string());
+        }
+    }
+    out
+}
+
+/// A file name without folders: a stem and an extension of letters
+/// (`loader.go`, `Cargo.toml`), not a version (`1.2`), a call (`a.b()`) or
+/// a domain-shaped word (`example.com` is let through: rare in memory).
+fn is_file_name(span: &str) -> bool {
+    let Some((stem, ext)) = span.rsplit_once('.') else {
+        return false;
+    };
+    !stem.is_empty()
+        && (1..=8).contains(&ext.len())
+        && ext.chars().all(|c| c.is_ascii_alphanumeric())
+        && ext.chars().any(|c| c.is_ascii_alphabetic())
+        && span
+            .chars()
+            .all(|c| c.is_alphanumeric() || "._-".contains(c))
+        && stem.chars().any(char::is_alphabetic)
+}
+
+/// The keys a repository-relative `path` is found under: itself, then each
+/// shorter tail down to its file name (`a/b/c.go`, `b/c.go`, `c.go`).
+pub(crate) fn tails(path: &str) -> impl Iterator<Item = &str> {
+    std::iter::once(path).chain(path.match_indices('/').map(move |(at, _)| &path[at + 1..]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_item_names_paths_and_file_names_but_not_versions_or_calls() {
+        let text = "Never call `Load()` twice: `internal/config/loader.go:42` caches it \
+                    (see cmd/main.go and `loader_test.go`; v1.2 and `1.2` and `a.b()` are not files)";
+        assert_eq!(
+            named(text),
+            vec!["internal/config/loader.go", "cmd/main.go", "loader_test.go"]
+        );
+        assert!(named("Use `Cargo.toml` workspaces").contains(&"Cargo.toml".to_string()));
+        assert!(named("Deploy with https://example.com/x/y.sh").is_empty());
+    }
+
+    #[test]
+    fn a_path_is_found_by_every_tail() {
+        assert_eq!(
+            tails("a/b/c.go").collect::<Vec<_>>(),
+            vec!["a/b/c.go", "b/c.go", "c.go"]
+        );
+        assert_eq!(tails("c.go").collect::<Vec<_>>(), vec!["c.go"]);
+    }
+}
