@@ -36,6 +36,10 @@ const MAX_ITEM_CHARS: usize = 240;
 /// At most this many earlier sessions that changed the file.
 const SESSIONS: usize = 2;
 
+/// In a session's record of what it was given, a file it was told about:
+/// later calls on that file say nothing, whatever did not fit.
+const FILE_MARK: &str = "file ";
+
 /// Kinds in the order they are given: what bites first.
 const KIND_ORDER: [ItemKind; 7] = [
     ItemKind::Gotcha,
@@ -94,6 +98,10 @@ pub fn on_file(payload: &HookPayload, project: &Project, paths: &SearchPaths) ->
         .as_deref()
         .map(|id| Given::of(project, id));
     let already = given.as_ref().map(Given::load).unwrap_or_default();
+    let marker = format!("{FILE_MARK}{rel}");
+    if already.contains(&marker) {
+        return said(format!("{} {rel}: told already", touched.tool));
+    }
     let about = memory.index().about_file(&rel)?;
     let lines = fit(
         &rel,
@@ -103,7 +111,8 @@ pub fn on_file(payload: &HookPayload, project: &Project, paths: &SearchPaths) ->
         return said(format!("{} {rel}: nothing new", touched.tool));
     }
     if let Some(given) = &given {
-        let cited: Vec<&str> = lines.iter().map(|(_, cited)| cited.as_str()).collect();
+        let mut cited: Vec<&str> = lines.iter().map(|(_, cited)| cited.as_str()).collect();
+        cited.push(&marker);
         given.add(&cited)?;
     }
     let text = block(&rel, &lines);
@@ -170,16 +179,18 @@ fn choose(
     let mut sessions: Vec<SessionRecord> = about
         .sessions
         .into_iter()
-        .filter(|s| !already.contains(&s.citation()))
         .filter(|s| s.session_id.is_none() || s.session_id.as_deref() != session_id)
         .collect();
     sessions.sort_by(|a, b| b.date.cmp(&a.date));
     let items = items
         .iter()
         .map(|i| (cited_line(i, true, MAX_ITEM_CHARS), i.citation()));
+    // The newest few, whether given already or not: older ones are not
+    // dripped in at later calls.
     let sessions = sessions
         .iter()
         .take(SESSIONS)
+        .filter(|s| !already.contains(&s.citation()))
         .map(|s| (left_off::line(s), s.citation()));
     items.chain(sessions).collect()
 }

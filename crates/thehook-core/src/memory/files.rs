@@ -14,7 +14,11 @@ use crate::memory::stale::cited_paths;
 
 /// The paths and file names `text` names, each once, in order.
 pub(crate) fn named(text: &str) -> Vec<String> {
-    let mut out = cited_paths(text);
+    // A folder (`src/auth/`) is no file's name.
+    let mut out: Vec<String> = cited_paths(text)
+        .into_iter()
+        .filter(|p| !p.ends_with('/'))
+        .collect();
     for (i, span) in text.split('`').enumerate() {
         if i % 2 == 0 {
             continue;

@@ -67,7 +67,7 @@ pub fn doctor(root: &Path, paths: &SearchPaths) -> Vec<Check> {
     }
     checks.push(hooks_check(root));
     checks.extend(installed_checks(root, crate::env::path_var().as_deref()));
-    checks.extend(prompt_hook_checks(root, config.retrieval.on_prompt));
+    checks.extend(optional_hook_checks(root, &config.retrieval));
     if project.dir().is_dir() {
         checks.push(merge_check(&project));
         checks.push(withheld_check(root, paths));
@@ -340,36 +340,75 @@ fn trust_checks(root: &Path, home: &Path) -> Vec<Check> {
     checks
 }
 
-/// For each agent wired here whose prompt hook can add context: is thehook's
-/// prompt hook there, as `retrieval.on_prompt` wants it?
-fn prompt_hook_checks(root: &Path, on_prompt: bool) -> Vec<Check> {
+/// One of the hooks a setting turns on and off: the prompt hook, the file hook.
+struct OptionalHook {
+    /// The check's name (`prompt hook`).
+    name: &'static str,
+    /// Its thehook command (`prompt`).
+    sub: &'static str,
+    /// Its setting (`retrieval.on_prompt`) and whether it is on.
+    key: &'static str,
+    on: bool,
+    /// When it runs, for the message (`at each prompt`).
+    when: &'static str,
+    /// Whether `agent` can take it at all.
+    takes: fn(crate::agents::Agent) -> bool,
+}
+
+/// For each agent wired here that can take them: are the prompt and file
+/// hooks there, as `retrieval.on_prompt` and `retrieval.on_file` want them?
+fn optional_hook_checks(root: &Path, retrieval: &crate::config::Retrieval) -> Vec<Check> {
+    let hooks = [
+        OptionalHook {
+            name: "prompt hook",
+            sub: "prompt",
+            key: "retrieval.on_prompt",
+            on: retrieval.on_prompt,
+            when: "at each prompt",
+            takes: |a| a.spec().prompt_output("").is_some(),
+        },
+        OptionalHook {
+            name: "file hook",
+            sub: "file",
+            key: "retrieval.on_file",
+            on: retrieval.on_file,
+            when: "at each file it reads or edits",
+            takes: |a| a.spec().file_output("").is_some(),
+        },
+    ];
     let mut checks = Vec::new();
-    for agent in crate::agents::Agent::ALL {
-        if !agent.runs_thehook(root) || agent.spec().prompt_output("").is_none() {
-            continue;
-        }
-        let file = agent.settings_file().to_string_lossy().replace('\\', "/");
-        match (on_prompt, agent.runs_hook(root, "prompt")) {
-            (true, true) => checks.push(ok("prompt hook", format!("{agent}: wired in {file}"))),
-            (true, false) => checks.push(warn(
-                "prompt hook",
-                format!("{agent} runs thehook at session start and end but not at each prompt"),
+    for hook in &hooks {
+        for agent in crate::agents::Agent::ALL {
+            if !agent.runs_thehook(root) || !(hook.takes)(agent) {
+                continue;
+            }
+            let file = agent.settings_file().to_string_lossy().replace('\\', "/");
+            let again = |what: &str| {
                 format!(
-                    "run `thehook init --agent {}` again to add it",
+                    "run `thehook init --agent {}` again to {what}",
                     agent.short_name()
-                ),
-            )),
-            (false, true) => checks.push(warn(
-                "prompt hook",
-                format!(
-                    "{agent} runs the prompt hook, but retrieval.on_prompt is off: it adds nothing"
-                ),
-                format!(
-                    "run `thehook init --agent {}` again to take it out",
-                    agent.short_name()
-                ),
-            )),
-            (false, false) => {}
+                )
+            };
+            match (hook.on, agent.runs_hook(root, hook.sub)) {
+                (true, true) => checks.push(ok(hook.name, format!("{agent}: wired in {file}"))),
+                (true, false) => checks.push(warn(
+                    hook.name,
+                    format!(
+                        "{agent} runs thehook at session start and end but not {}",
+                        hook.when
+                    ),
+                    again("add it"),
+                )),
+                (false, true) => checks.push(warn(
+                    hook.name,
+                    format!(
+                        "{agent} runs the {}, but {} is off: it adds nothing",
+                        hook.name, hook.key
+                    ),
+                    again("take it out"),
+                )),
+                (false, false) => {}
+            }
         }
     }
     checks

@@ -211,6 +211,31 @@ impl Project {
         self.claude_hook("prompt", &payload)
     }
 
+    /// What the file hook adds when Claude Code's `tool` in `session` reads
+    /// or edits `path` (relative to the project), with `extra` fields in the
+    /// payload (the whole JSON answer; empty when it adds nothing).
+    pub fn touched(
+        &self,
+        session: &str,
+        tool: &str,
+        path: &str,
+        extra: serde_json::Value,
+    ) -> String {
+        let mut payload = serde_json::json!({
+            "session_id": session,
+            "transcript_path": self.root().join("t.jsonl"),
+            "cwd": self.root(),
+            "hook_event_name": "PreToolUse",
+            "tool_name": tool,
+            "tool_input": {"file_path": self.root().join(path)},
+            "tool_use_id": "toolu_01",
+        });
+        if let (Some(p), Some(e)) = (payload.as_object_mut(), extra.as_object()) {
+            p.extend(e.clone());
+        }
+        self.claude_hook("file", &payload)
+    }
+
     /// Runs the hook `command` as Claude Code does, `payload` on stdin and
     /// its background half off; asserts it exits 0 and returns its stdout.
     fn claude_hook(&self, command: &str, payload: &serde_json::Value) -> String {

@@ -199,7 +199,59 @@ fn a_reply_shares_its_questions_match_while_it_follows_the_question() {
     s.write(CONVENTIONS, &faq.replace("- Run", "## Answers\n- Run"));
     s.sync(false);
     assert_eq!(found(&s).len(), 1, "{:?}", found(&s));
-    assert!(s.index.dump().contains("replies:\nvectors"));
+    assert!(s.index.dump().contains("replies:\npaths:"));
+}
+
+/// The `paths` part of the dump.
+fn paths_part(s: &Scenario) -> String {
+    let dump = s.index.dump();
+    let from = dump.find("paths:\n").expect("the dump shows paths");
+    let to = dump[from..].find("vectors:").expect("vectors follow");
+    dump[from..from + to].to_string()
+}
+
+#[test]
+fn a_files_links_follow_the_items_that_name_it_and_the_sessions_that_changed_it() {
+    let mut s = Scenario::new();
+    let with_files = |files: &[&str], extra: &str| {
+        let list: String = files.iter().map(|f| format!("- {f}\n")).collect();
+        session(extra).replacen("title: Auth\n", &format!("title: Auth\nfiles:\n{list}"), 1)
+    };
+    s.write(
+        CONVENTIONS,
+        "- `src/auth/jwt.ts:12` signs with RS256\n- Use pnpm\n",
+    )
+    .write(
+        SESSION,
+        &with_files(&["src/auth/jwt.ts", "package.json"], ""),
+    );
+    s.sync(false);
+    insta::assert_snapshot!(paths_part(&s), @r"
+    paths:
+      package.json -> s.thehook/sessions/2026-01-02-0900-auth.md
+      src/auth/jwt.ts -> i00000000
+      src/auth/jwt.ts -> s.thehook/sessions/2026-01-02-0900-auth.md
+    ");
+    // The session changed other files after all; the item no longer names one.
+    s.write(CONVENTIONS, "- jwt signs with RS256\n- Use pnpm\n")
+        .write(SESSION, &with_files(&["src/auth/session.ts"], ""));
+    s.sync(false);
+    insta::assert_snapshot!(paths_part(&s), @r"
+    paths:
+      src/auth/session.ts -> s.thehook/sessions/2026-01-02-0900-auth.md
+    ");
+    let about = s.index.about_file("src/auth/session.ts").unwrap();
+    assert_eq!(about.sessions.len(), 1);
+    assert!(s
+        .index
+        .about_file("src/auth/jwt.ts")
+        .unwrap()
+        .sessions
+        .is_empty());
+    // Gone with the file.
+    s.remove(SESSION);
+    s.sync(false);
+    assert_eq!(paths_part(&s), "paths:\n");
 }
 
 #[test]

@@ -115,8 +115,21 @@ pub(super) fn wire(path: &Path, agent: Agent, o: &InitOptions) -> Result<Change>
         obj.entry("version").or_insert(json!(version));
     }
     let hooks = section(path, &mut s.value, "hooks")?;
-    let mut added = Vec::new();
-    for spec in specs(agent, o) {
+    let mut added: Vec<String> = Vec::new();
+    let specs = specs(agent, o);
+    // A hook the settings turned off (`retrieval.on_prompt`, `on_file`)
+    // since the last init goes.
+    let nested = agent.spec().nests_handlers();
+    for (event, list) in hooks.iter_mut() {
+        let wanted = specs.iter().any(|spec| spec.event == event);
+        if let (false, Some(list)) = (wanted, list.as_array_mut()) {
+            if remove_ours(list, nested) > 0 {
+                added.push(format!("{event} taken out"));
+            }
+        }
+    }
+    hooks.retain(|_, list| list.as_array().is_none_or(|l| !l.is_empty()));
+    for spec in specs {
         let list = hooks.entry(spec.event).or_insert_with(|| json!([]));
         let Some(list) = list.as_array_mut() else {
             return Err(Error::Settings {
@@ -142,7 +155,7 @@ pub(super) fn wire(path: &Path, agent: Agent, o: &InitOptions) -> Result<Change>
         }
         remove_ours(list, agent.spec().nests_handlers());
         list.push(wanted);
-        added.push(spec.event);
+        added.push(spec.event.to_string());
     }
     let rules = allow_rules(agent, o);
     if !rules.is_empty() {
@@ -163,7 +176,7 @@ pub(super) fn wire(path: &Path, agent: Agent, o: &InitOptions) -> Result<Change>
         if ours != rules.iter().collect::<Vec<_>>() {
             allow.retain(|r| !is_ours(r));
             allow.extend(rules);
-            added.push("permissions");
+            added.push("permissions".into());
         }
     }
     if added.is_empty() {
