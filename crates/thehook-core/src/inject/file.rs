@@ -23,7 +23,7 @@ use crate::inject::given::Given;
 use crate::inject::left_off;
 use crate::memory::embed::SearchPaths;
 use crate::memory::index::AboutFile;
-use crate::memory::item::{Item, ItemKind};
+use crate::memory::item::Item;
 use crate::memory::session::SessionRecord;
 use crate::memory::stale::Staleness;
 use crate::memory::Memory;
@@ -40,16 +40,9 @@ const SESSIONS: usize = 2;
 /// later calls on that file say nothing, whatever did not fit.
 const FILE_MARK: &str = "file ";
 
-/// Kinds in the order they are given: what bites first.
-const KIND_ORDER: [ItemKind; 7] = [
-    ItemKind::Gotcha,
-    ItemKind::Adr,
-    ItemKind::Convention,
-    ItemKind::Note,
-    ItemKind::Text,
-    ItemKind::History,
-    ItemKind::Summary,
-];
+/// Items (per tail of the file's path) and sessions read at most: more
+/// than fit, for those given already or stale to be passed over.
+const READ_AT_MOST: usize = 24;
 
 /// What the hook decided.
 #[derive(Debug, Clone, Default)]
@@ -102,7 +95,7 @@ pub fn on_file(payload: &HookPayload, project: &Project, paths: &SearchPaths) ->
     if already.contains(&marker) {
         return said(format!("{} {rel}: told already", touched.tool));
     }
-    let about = memory.index().about_file(&rel)?;
+    let about = memory.index().about_file(&rel, READ_AT_MOST)?;
     let lines = fit(
         &rel,
         &choose(about, project, payload.session_id.as_deref(), &already),
@@ -153,9 +146,9 @@ fn relative(root: &Path, cwd: &Path, path: &Path) -> Option<String> {
         })
 }
 
-/// The lines to give, best first, each with its citation: items an agent
-/// may see, not stale, not given; then the sessions that changed the file,
-/// newest first, other than this one.
+/// The lines to give, best first (as [`AboutFile`] orders them), each with
+/// its citation: items an agent may see, not stale, not given; then the
+/// newest sessions that changed the file, other than this one.
 fn choose(
     about: AboutFile,
     project: &Project,
@@ -163,8 +156,7 @@ fn choose(
     already: &HashSet<String>,
 ) -> Vec<(String, String)> {
     let staleness = Staleness::load(project);
-    let rank = |i: &Item| KIND_ORDER.iter().position(|k| *k == i.kind);
-    let mut items: Vec<Item> = about
+    let items: Vec<Item> = about
         .items
         .into_iter()
         .filter(|i| i.for_agents() && !already.contains(&i.citation()))
@@ -175,13 +167,11 @@ fn choose(
         })
         .filter(|i| staleness.reason(i).is_none())
         .collect();
-    items.sort_by(|a, b| rank(a).cmp(&rank(b)).then_with(|| b.date.cmp(&a.date)));
-    let mut sessions: Vec<SessionRecord> = about
+    let sessions: Vec<SessionRecord> = about
         .sessions
         .into_iter()
         .filter(|s| s.session_id.is_none() || s.session_id.as_deref() != session_id)
         .collect();
-    sessions.sort_by(|a, b| b.date.cmp(&a.date));
     let items = items
         .iter()
         .map(|i| (cited_line(i, true, MAX_ITEM_CHARS), i.citation()));

@@ -10,7 +10,28 @@
 //! (`config/loader.go`, `loader.go`). A file is looked up by every tail of
 //! its path ([`tails`]), so each of those finds it.
 
+use crate::memory::item::ItemKind;
 use crate::memory::stale::cited_paths;
+
+/// The order items about a file are read in, kind by kind (newest first
+/// within one): what bites first.
+pub(crate) const KIND_ORDER: [ItemKind; 7] = [
+    ItemKind::Gotcha,
+    ItemKind::Adr,
+    ItemKind::Convention,
+    ItemKind::Note,
+    ItemKind::Text,
+    ItemKind::History,
+    ItemKind::Summary,
+];
+
+/// Where `kind` comes in [`KIND_ORDER`].
+pub(crate) fn rank(kind: ItemKind) -> usize {
+    KIND_ORDER
+        .iter()
+        .position(|k| *k == kind)
+        .unwrap_or(KIND_ORDER.len())
+}
 
 /// The paths and file names `text` names, each once, in order.
 pub(crate) fn named(text: &str) -> Vec<String> {

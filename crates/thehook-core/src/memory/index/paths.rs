@@ -1,8 +1,10 @@
 //! The `paths` database: from a repository file to the items that name it
 //! and the sessions that changed it, so the file hook answers with a few key
-//! reads, whatever the size of memory. Keys are `<path>\0i<key>` for an item
-//! (`key` as 8 hex digits) and `<path>\0s<session file>` for a session;
-//! [`crate::memory::files`] says which paths an item names.
+//! reads, whatever the size of memory. A link is a key alone, sorted the way
+//! the hook reads: `<path>\0i<rank><age><key>` for an item (its kind's
+//! [`files::rank`], then newest first) and `<path>\0s<age><session file>`
+//! for a session (newest first). [`files::named`] says which paths an item
+//! names; a session file's front matter, which files its session changed.
 
 use std::collections::HashSet;
 
@@ -12,50 +14,80 @@ use crate::memory::files;
 use crate::memory::item::Item;
 use crate::memory::session::SessionRecord;
 
-/// What memory knows about one file.
+/// What memory knows about one file, best first.
 #[derive(Debug, Default)]
 pub(crate) struct AboutFile {
-    /// Items that name it (by its path or a tail of it), in key order.
+    /// Items that name it (by its path or a tail of it): by kind, then newest first.
     pub(crate) items: Vec<Item>,
-    /// Sessions that changed it.
+    /// Sessions that changed it, newest first.
     pub(crate) sessions: Vec<SessionRecord>,
 }
 
-pub(super) fn item_link(path: &str, key: u32) -> String {
-    format!("{path}\0i{key:08x}")
+/// Seconds before this sort the newest first (as text) until the year 33658.
+const LATEST: i64 = 999_999_999_999;
+
+/// `date` (RFC 3339) as 12 digits that sort the newest first.
+fn age(date: &str) -> String {
+    let seconds = date
+        .parse::<jiff::Timestamp>()
+        .map(|t| t.as_second().clamp(0, LATEST))
+        .unwrap_or(0);
+    format!("{:012}", LATEST - seconds)
 }
 
-pub(super) fn session_link(path: &str, session_file: &str) -> String {
-    format!("{path}\0s{session_file}")
+/// The links of item `key`: one for each file it names.
+pub(super) fn item_links(key: u32, item: &Item) -> Vec<String> {
+    let rank = files::rank(item.kind);
+    let age = age(&item.date);
+    files::named(&item.text)
+        .into_iter()
+        .map(|path| format!("{path}\0i{rank}{age}{key:08x}"))
+        .collect()
+}
+
+/// The links of a session: one for each file it changed.
+pub(super) fn session_links(session: &SessionRecord) -> Vec<String> {
+    let age = age(&session.date);
+    session
+        .files
+        .iter()
+        .map(|path| format!("{path}\0s{age}{}", session.path))
+        .collect()
 }
 
 impl Index {
-    /// The items that name the repository-relative `path` (or a tail of it:
-    /// `config/loader.go`, `loader.go`) and the sessions that changed it.
-    pub(crate) fn about_file(&self, path: &str) -> Result<AboutFile> {
+    /// At most `limit` items that name the repository-relative `path` (or
+    /// a tail of it: `config/loader.go`, `loader.go`) per tail, and at most
+    /// `limit` sessions that changed it: the first in the order they are
+    /// given, however many there are.
+    pub(crate) fn about_file(&self, path: &str, limit: usize) -> Result<AboutFile> {
         let rtxn = self.env.read_txn()?;
         let mut about = AboutFile::default();
-        let mut keys: Vec<u32> = Vec::new();
+        let mut keys: Vec<(String, u32)> = Vec::new();
         let mut seen: HashSet<u32> = HashSet::new();
         for tail in files::tails(path) {
-            let prefix = format!("{tail}\0");
-            for entry in self.dbs.paths.prefix_iter(&rtxn, &prefix)? {
+            let items = format!("{tail}\0i");
+            for entry in self.dbs.paths.prefix_iter(&rtxn, &items)?.take(limit) {
                 let (link, ()) = entry?;
-                let target = &link[prefix.len()..];
-                if let Some(hex) = target.strip_prefix('i') {
-                    let key = u32::from_str_radix(hex, 16).unwrap_or(u32::MAX);
-                    if seen.insert(key) {
-                        keys.push(key);
-                    }
-                } else if let Some(file) = target.strip_prefix('s').filter(|_| tail == path) {
-                    let record = self.dbs.files.get(&rtxn, file)?;
-                    about.sessions.extend(record.and_then(|r| r.session));
+                let order = &link[items.len()..];
+                let key = order
+                    .get(13..)
+                    .and_then(|hex| u32::from_str_radix(hex, 16).ok());
+                if let Some(key) = key.filter(|k| seen.insert(*k)) {
+                    keys.push((order.to_string(), key));
                 }
             }
         }
-        keys.sort_unstable();
-        for key in keys {
+        keys.sort();
+        for (_, key) in keys {
             about.items.extend(self.dbs.items.get(&rtxn, &key)?);
+        }
+        let sessions = format!("{path}\0s");
+        for entry in self.dbs.paths.prefix_iter(&rtxn, &sessions)?.take(limit) {
+            let (link, ()) = entry?;
+            let file = link.get(sessions.len() + 12..).unwrap_or_default();
+            let record = self.dbs.files.get(&rtxn, file)?;
+            about.sessions.extend(record.and_then(|r| r.session));
         }
         Ok(about)
     }

@@ -9,8 +9,7 @@ use rayon::prelude::*;
 
 use super::plan::ItemPlan;
 use crate::error::Result;
-use crate::memory::files;
-use crate::memory::index::paths::{item_link, session_link};
+use crate::memory::index::paths::{item_links, session_links};
 use crate::memory::index::{
     decode_postings, encode_postings, recent_key, FileRecord, Header, Index, ARROY_INDEX,
 };
@@ -80,29 +79,26 @@ impl Index {
     }
 
     /// Removed items' links to the files they name leave and new items'
-    /// arrive; a changed session file's links are replaced. Kept items keep
-    /// their text (their id is its hash), and so their links.
+    /// arrive; kept items' links are put back as they read now (their kind
+    /// or date, which order the links, may have changed); a changed session
+    /// file's links are replaced.
     fn apply_paths(&self, wtxn: &mut RwTxn, plan: &ItemPlan) -> Result<()> {
-        for (key, item) in &plan.removed {
-            for path in files::named(&item.text) {
-                self.dbs.paths.delete(wtxn, &item_link(&path, *key))?;
+        for (key, item) in plan.removed.iter().chain(&plan.kept_before) {
+            for link in item_links(*key, item) {
+                self.dbs.paths.delete(wtxn, &link)?;
             }
         }
-        for (key, item) in &plan.added {
-            for path in files::named(&item.text) {
-                self.dbs.paths.put(wtxn, &item_link(&path, *key), &())?;
+        for (key, item) in plan.added.iter().chain(&plan.kept) {
+            for link in item_links(*key, item) {
+                self.dbs.paths.put(wtxn, &link, &())?;
             }
         }
-        for change in &plan.session_files {
-            for path in &change.before {
-                self.dbs
-                    .paths
-                    .delete(wtxn, &session_link(path, &change.file))?;
+        for (before, now) in &plan.sessions {
+            for link in before.iter().flat_map(session_links) {
+                self.dbs.paths.delete(wtxn, &link)?;
             }
-            for path in &change.now {
-                self.dbs
-                    .paths
-                    .put(wtxn, &session_link(path, &change.file), &())?;
+            for link in now.iter().flat_map(session_links) {
+                self.dbs.paths.put(wtxn, &link, &())?;
             }
         }
         Ok(())

@@ -10,6 +10,7 @@ use super::FileChange;
 use crate::error::Result;
 use crate::memory::index::{FileRecord, Header, Index};
 use crate::memory::item::Item;
+use crate::memory::session::SessionRecord;
 
 /// The mtime recorded for a file too new to trust: matches no real file.
 const SMUDGED: i128 = i128::MIN;
@@ -37,18 +38,8 @@ pub(super) struct ItemPlan {
     pub(super) replies: Vec<(u32, u32)>,
     /// Each changed file's new record; `None` for a file that is gone.
     pub(super) records: Vec<(String, Option<FileRecord>)>,
-    /// The files each changed session file says its session changed, as
-    /// indexed and as it reads now.
-    pub(super) session_files: Vec<SessionFiles>,
-}
-
-/// The files a session changed, before and after one sync of its file.
-#[derive(Debug, Default)]
-pub(super) struct SessionFiles {
-    /// The session file, project-relative.
-    pub(super) file: String,
-    pub(super) before: Vec<String>,
-    pub(super) now: Vec<String>,
+    /// Each changed session file's record as indexed and as it reads now.
+    pub(super) sessions: Vec<(Option<SessionRecord>, Option<SessionRecord>)>,
 }
 
 impl ItemPlan {
@@ -96,17 +87,9 @@ impl ItemPlan {
             let mut gone: Vec<_> = before.into_values().collect();
             gone.sort_by_key(|(key, _)| *key);
             plan.removed.extend(gone);
-            let files_of = |s: Option<&crate::memory::session::SessionRecord>| {
-                s.map(|s| s.files.clone()).unwrap_or_default()
-            };
-            let before = files_of(records.get(&change.rel).and_then(|r| r.session.as_ref()));
-            let after = files_of(change.session.as_ref());
-            if before != after {
-                plan.session_files.push(SessionFiles {
-                    file: change.rel.clone(),
-                    before,
-                    now: after,
-                });
+            let before = records.get(&change.rel).and_then(|r| r.session.clone());
+            if before.is_some() || change.session.is_some() {
+                plan.sessions.push((before, change.session.clone()));
             }
             let record = change.source.as_ref().map(|s| FileRecord {
                 size: s.size,
