@@ -507,3 +507,55 @@ for (const [name, agent] of Object.entries(AGENTS)) {
     assert.match(log[1], /nothing new cleared the floor/);
   });
 }
+
+// The file hook (Claude Code's PreToolUse on its file tools): session start
+// and the prompt hook add nothing here (both off), so a gotcha about a file
+// can only reach the model through it, after the agent reads that file; a
+// second read of the file adds nothing.
+const FILE_GOTCHA = 'src/parser.js drops a list nested in a quote: test with fixtures/nested.md';
+const FILE_AGENTS = { claude: { reads: (path) => ({ tool: 'Read', input: { file_path: path } }) } };
+for (const [name, reader] of Object.entries(FILE_AGENTS)) {
+  test(`${name}: the file hook adds what memory knows about a file the agent reads, once`, { timeout: 300_000 }, async (t) => {
+    const agent = AGENTS[name];
+    const ws = workspace(`${name}-file`);
+    const parser = join(ws.repo, 'src/parser.js');
+    mkdirSync(dirname(parser));
+    writeFileSync(parser, 'export function parse(text) { return text; }\n');
+    // The main thread reads the file twice, then answers; what a request
+    // carries is counted from its tool results.
+    const reads = (body) => JSON.stringify(body.messages ?? []).split('"tool_result"').length - 1;
+    const mock = await startMockModel({
+      answer: (text, api, body) => {
+        if (text.includes(DISTILL)) return answer(text);
+        return api === agent.api && reads(body) < 2 ? reader.reads(parser) : 'Noted.';
+      },
+    });
+    t.after(() => mock.close());
+    const ctx = { cwd: ws.repo, env: environment(ws.home, mock.url), repo: ws.repo };
+    agent.prepare(ws, mock.url);
+    await thehook(['init', '--agent', name, '--bin', THEHOOK], ctx);
+    writeFileSync(join(ws.repo, '.thehook/config.yaml'), 'retrieval:\n  auto_inject: false\n  on_prompt: false\n');
+    await thehook(['remember', `\`${FILE_GOTCHA.split(' ')[0]}\` ${FILE_GOTCHA.split(' ').slice(1).join(' ')}`, '--type', 'gotcha'], ctx);
+
+    const from = mock.requests.length;
+    const session = await run(...agent.session('Read src/parser.js twice, then say what it does'), ctx);
+    assert.equal(session.code, 0, session.stderr);
+    const sent = agentRequests(mock, agent.api, from);
+    const byReads = (n) => sent.find((r) => reads(r.body) === n);
+    const [before, afterOne, afterTwo] = [byReads(0), byReads(1), byReads(2)];
+    assert.ok(before && afterOne && afterTwo, `the agent read the file twice: ${sent.map((r) => reads(r.body))}`);
+    const heading = '# Project memory (thehook) on src/parser.js';
+    const times = (r) => r.text.split(heading).length - 1;
+    assert.equal(times(before), 0, 'nothing before the file is read');
+    assert.equal(times(afterOne), 1, `the gotcha arrives with the first read:\n${afterOne.text.slice(-3000)}`);
+    assert.ok(afterOne.text.includes('drops a list nested in a quote'), afterOne.text.slice(-3000));
+    assert.equal(times(afterTwo), 1, 'the second read adds nothing');
+    const at = afterOne.text.indexOf(heading);
+    t.diagnostic(`arrived as: ${JSON.stringify(afterOne.text.slice(Math.max(0, at - 200), at + 120))}`);
+    const log = readFileSync(join(ws.repo, '.thehook/logs/hooks.log'), 'utf8').split('\n').filter((l) => l.includes(' file: '));
+    t.diagnostic(log.join('\n'));
+    assert.equal(log.length, 2, 'the hook ran at both reads');
+    assert.match(log[0], /Read src\/parser\.js: 1 lines/);
+    assert.match(log[1], /told already/);
+  });
+}

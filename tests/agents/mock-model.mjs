@@ -11,8 +11,9 @@
 import http from 'node:http';
 
 /**
- * Starts the server. `answer(text, api)` returns the reply to a request
- * whose messages read `text` (`api` is 'anthropic', 'openai', 'gemini' or 'chat').
+ * Starts the server. `answer(text, api, body)` returns the reply to a request
+ * whose messages read `text` (`api` is 'anthropic', 'openai', 'gemini' or 'chat'):
+ * a string, or (Anthropic only) `{ tool: name, input }` for a tool call.
  * Resolves to { url, requests, close() }; `requests` grows as they arrive:
  * { api, path, body, text }.
  */
@@ -35,10 +36,10 @@ export function startMockModel({ answer, maxRequests = 200, maxSeconds = 900 }) 
       }
       const text = api ? textOf(api, body) : '';
       requests.push({ api, path: url.pathname, body, text });
-      if (api === 'anthropic') return anthropic(res, body, answer(text, api));
-      if (api === 'openai') return openai(res, body, answer(text, api));
-      if (api === 'gemini') return gemini(res, url, body, answer(text, api));
-      if (api === 'chat') return chat(res, body, answer(text, api));
+      if (api === 'anthropic') return anthropic(res, body, answer(text, api, body));
+      if (api === 'openai') return openai(res, body, answer(text, api, body));
+      if (api === 'gemini') return gemini(res, url, body, answer(text, api, body));
+      if (api === 'chat') return chat(res, body, answer(text, api, body));
       return json(res, {});
     });
   });
@@ -105,6 +106,7 @@ function sse(res, events) {
 function anthropic(res, body, reply) {
   const message = { id: 'msg_mock', type: 'message', role: 'assistant', model: body.model || 'mock' };
   const usage = { input_tokens: 10, output_tokens: 5 };
+  if (typeof reply === 'object') return anthropicToolUse(res, body, message, usage, reply);
   if (!body.stream) {
     return json(res, { ...message, content: [{ type: 'text', text: reply }], stop_reason: 'end_turn', stop_sequence: null, usage });
   }
@@ -114,6 +116,20 @@ function anthropic(res, body, reply) {
     ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: reply } }],
     ['content_block_stop', { type: 'content_block_stop', index: 0 }],
     ['message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 5 } }],
+    ['message_stop', { type: 'message_stop' }],
+  ]);
+}
+
+/** A streamed turn that calls one tool. */
+let toolUses = 0;
+function anthropicToolUse(res, body, message, usage, { tool, input }) {
+  const id = `toolu_mock_${++toolUses}`;
+  sse(res, [
+    ['message_start', { type: 'message_start', message: { ...message, content: [], stop_reason: null, stop_sequence: null, usage } }],
+    ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id, name: tool, input: {} } }],
+    ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify(input) } }],
+    ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+    ['message_delta', { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 5 } }],
     ['message_stop', { type: 'message_stop' }],
   ]);
 }
