@@ -120,6 +120,13 @@ WRAPPER = re.compile(
     r"Base directory for this skill:|Operation stopped by hook|# AGENTS\.md instructions)"
 )
 FAKE_LLM = Path(__file__).resolve().parent / "replay_fake_llm.py"
+# Claude Code's file tools, as its transcripts name them: the ones the file hook runs on.
+FILE_TOOLS = {"Read": False, "Edit": True, "Write": True, "MultiEdit": True, "NotebookEdit": True}
+MAX_FILE_CALLS = 400  # file-hook calls replayed per session, at most
+# A Codex shell command that only reads one file: `cat F`, `sed -n '1,80p' F`, `nl -ba F`.
+CODEX_READ = re.compile(r"""^\s*(?:cat|nl -ba|sed -n ['"]?[0-9,$]+p['"]?)\s+(['"]?)([^\s|;&<>'"]+)\1\s*$""")
+PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
+ANY_CITE = re.compile(r"\.thehook/[^\s:()\[\]`]+:\d+")
 
 
 def log(*a):
@@ -223,6 +230,7 @@ class Session:
     aliases: set = field(default_factory=set)
     agent: str = ""
     codex_commit: str = ""
+    file_calls: list = field(default_factory=list)  # {tool, rel, edit, line}, main thread, in order
 
 
 def normalise(path: str, repo_names: set) -> str:
@@ -287,6 +295,80 @@ def read_transcript(path: Path) -> dict:
     return info
 
 
+def under(path: str, cwd: str) -> str:
+    """`path` relative to `cwd` (a transcript's working folder), or "" outside it."""
+    path = path.replace("\\", "/")
+    cwd = cwd.replace("\\", "/").rstrip("/")
+    if not path.startswith("/"):
+        rel = path
+    elif cwd and path.startswith(cwd + "/"):
+        rel = path[len(cwd) + 1:]
+    else:
+        return ""
+    rel = rel[2:] if rel.startswith("./") else rel
+    return "" if not rel or rel.startswith("../") or "/../" in rel else rel
+
+
+def file_calls(path: Path) -> list[dict]:
+    """The main thread's file tool calls, in order: Claude Code's Read, Edit, Write,
+    MultiEdit and NotebookEdit (`isSidechain` records left out); Codex's apply_patch (each
+    file of the patch, an edit) and shell commands that only read one file (`cat F`,
+    `sed -n 'A,Bp' F`, `nl -ba F`, a read). Paths relative to the transcript's cwd;
+    calls outside it are left out. `line`: the transcript line of the call."""
+    out: list[dict] = []
+    cwd = ""
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for i, line in enumerate(fh):
+            try:
+                r = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(r, dict):
+                continue
+            if r.get("type") == "session_meta":
+                cwd = (r.get("payload") or {}).get("cwd") or cwd
+                continue
+            found: list[tuple[str, str, bool]] = []  # (tool, path, edit)
+            if r.get("type") == "assistant" and not r.get("isSidechain"):
+                cwd = r.get("cwd") or cwd
+                for b in (r.get("message") or {}).get("content") or []:
+                    if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") in FILE_TOOLS:
+                        inp = b.get("input") or {}
+                        p = inp.get("file_path") or inp.get("notebook_path") or ""
+                        if isinstance(p, str) and p:
+                            found.append((b["name"], p, FILE_TOOLS[b["name"]]))
+            elif r.get("type") == "response_item":
+                p = r.get("payload") or {}
+                name = p.get("name")
+                if name == "apply_patch":
+                    body = p.get("input") or ""
+                    if not body and isinstance(p.get("arguments"), str):
+                        try:
+                            body = (json.loads(p["arguments"]) or {}).get("input") or ""
+                        except ValueError:
+                            body = ""
+                    for f in PATCH_FILE.findall(body if isinstance(body, str) else ""):
+                        found.append(("Edit", f.strip(), True))
+                elif name in ("exec_command", "shell", "exec") and isinstance(p.get("arguments"), str):
+                    try:
+                        args = json.loads(p["arguments"]) or {}
+                    except ValueError:
+                        args = {}
+                    cmd = args.get("cmd") or args.get("command") or ""
+                    if isinstance(cmd, list):
+                        cmd = cmd[-1] if len(cmd) >= 3 and cmd[:2] in (["bash", "-lc"], ["sh", "-c"]) else " ".join(cmd)
+                    m = CODEX_READ.match(cmd) if isinstance(cmd, str) else None
+                    if m:
+                        base = args.get("workdir") or cwd
+                        full = m.group(2) if m.group(2).startswith("/") else f"{base.rstrip('/')}/{m.group(2)}"
+                        found.append(("Read", full, False))
+            for tool, p, edit in found:
+                rel = under(p, cwd)
+                if rel and not rel.startswith(".thehook/"):
+                    out.append({"tool": tool, "rel": rel, "edit": edit, "line": i})
+    return out
+
+
 def load_sessions(name: str, root: Path, repo_names: set) -> tuple[list[Session], dict]:
     by_id: dict[str, Session] = {}
     stats = {"checkpoints": 0, "checkpoints_without_transcript": 0}
@@ -324,6 +406,7 @@ def load_sessions(name: str, root: Path, repo_names: set) -> tuple[list[Session]
             s.branches.add(s.start_branch)
         s.ask, s.ask_line, s.agent, s.codex_commit = t["ask"], t["ask_line"], t["agent"], t["commit"]
         s.aliases = {s.sid, *t["ids"]}
+        s.file_calls = file_calls(s.transcript)
         sessions.append(s)
     sessions.sort(key=lambda s: (s.start, s.sid))
     stats.update(sessions_total=len(by_id), sessions_without_transcript=no_transcript,
@@ -400,6 +483,7 @@ class Replayer:
         self.env = dict(os.environ, THEHOOK_BACKGROUND="0", PATH=clean_path(), NO_COLOR="1")
         self.env.pop("THEHOOK_CHILD", None)
         self.hooks: dict[str, str] = {}
+        self.matchers: dict[str, str] = {}
         self.front: dict[str, tuple[float, str]] = {}  # session file -> (mtime, session_id)
         self.missing_paths: set[str] = set()
 
@@ -429,11 +513,14 @@ class Replayer:
                 for h in g.get("hooks", []):
                     if "thehook" in h.get("command", "") and event not in self.hooks:
                         self.hooks[event] = h["command"]
+                        self.matchers[event] = g.get("matcher") or ""
         log(f"[{self.name}] hooks: {self.hooks}")
         if "SessionStart" not in self.hooks:
             raise RuntimeError("init wrote no SessionStart hook")
         if "UserPromptSubmit" not in self.hooks:
             log(f"[{self.name}] WARNING: init wrote no UserPromptSubmit hook: prompt scoring skipped")
+        if "PreToolUse" not in self.hooks:
+            log(f"[{self.name}] WARNING: init wrote no PreToolUse hook: file-hook scoring skipped")
         cfg = self.tree / ".thehook" / "config.yaml"
         if self.llm == "fake":
             text = cfg.read_text() if cfg.exists() else ""
@@ -492,6 +579,27 @@ class Replayer:
             except ValueError:
                 err = err or f"stdout not JSON: {r.stdout[:200]}"
         return block, ms, err
+
+    def file_hooks(self, s: Session, calls: list[dict], base: dict, rec: dict, alias: dict) -> None:
+        """Runs the file hook (PreToolUse, when init wrote one whose matcher takes the tool)
+        for each call, in order; appends what each gave to rec["file_calls"]."""
+        if "PreToolUse" not in self.hooks:
+            return
+        for c in calls:
+            if not self.matches(c["tool"]):
+                continue
+            payload = {**base, "hook_event_name": "PreToolUse", "tool_name": c["tool"],
+                       "tool_input": {"file_path": str(self.tree / c["rel"])},
+                       "tool_use_id": f"toolu_replay_{len(rec['file_calls'])}"}
+            block, ms, err = self.hook("PreToolUse", payload)
+            cited, _ = self.cited(block, alias)
+            rec["file_calls"].append({"tool": c["tool"], "rel": c["rel"], "edit": c["edit"], "ms": round(ms, 1),
+                                      "chars": len(block), "block": block, "cited": cited, "error": err})
+
+    def matches(self, tool: str) -> bool:
+        """Whether the PreToolUse hook's matcher takes `tool`, as Claude Code applies it."""
+        m = self.matchers.get("PreToolUse") or ""
+        return m in ("", "*") or re.fullmatch(f"(?:{m})", tool) is not None
 
     def capture(self, s: Session) -> tuple[dict, float]:
         t0 = time.perf_counter()
@@ -557,6 +665,12 @@ def replay(name, gitdir, root, binary, llm, sessions, alias):
         block, ms, err = rp.hook("SessionStart", {**base, "hook_event_name": "SessionStart", "source": "startup"})
         rec.update(start_block=block, start_ms=round(ms, 1), start_error=err)
         rec["start_cited"], rec["start_other_cites"] = rp.cited(block, alias)
+        calls = s.file_calls[:MAX_FILE_CALLS]
+        early = [c for c in calls if not s.ask or c["line"] < s.ask_line]
+        rec["file_calls"] = []
+        rec["file_hook"] = "PreToolUse" in rp.hooks
+        rp.file_hooks(s, early, base, rec, alias)
+        rec["file_calls_before_prompt"] = len(rec["file_calls"])
         if "UserPromptSubmit" in rp.hooks and not s.ask:  # the prompt hook would add nothing
             rec.update(prompt_block="", prompt_ms=0.0, prompt_error="", prompt_cited=[], prompt_other_cites=0,
                        prompt_skipped="no real ask found in the transcript")
@@ -570,6 +684,7 @@ def replay(name, gitdir, root, binary, llm, sessions, alias):
                                                           "prompt": s.ask})
             rec.update(prompt_block=block, prompt_ms=round(ms, 1), prompt_error=err)
             rec["prompt_cited"], rec["prompt_other_cites"] = rp.cited(block, alias)
+        rp.file_hooks(s, calls[len(early):], base, rec, alias)
         out, ms = rp.capture(s)
         rec.update(capture_ms=round(ms, 1), capture=out)
         written = [p for p in rp.tree.joinpath(".thehook", "sessions").glob("*.md")] \
@@ -581,8 +696,10 @@ def replay(name, gitdir, root, binary, llm, sessions, alias):
         else:
             rec["capture_problem"] = "no session file with this session_id after capture"
         records.append(rec)
+        fc = rec["file_calls"]
         log(f"[{name}] {i + 1}/{len(sessions)} {s.start:%Y-%m-%d} {s.sid[-8:]} start={rec['start_ms']:.0f}ms "
             f"cites={len(rec['start_cited'])} prompt={rec.get('prompt_ms', 0):.0f}ms "
+            f"files={len(fc)} ({sum(1 for c in fc if c['chars'])} said) "
             f"capture={rec['capture_ms']:.0f}ms{' ' + err if err else ''}"
             f"{'' if rec['captured'] else ' NOT CAPTURED'}")
     return records, time.perf_counter() - t_all, rp.hooks
@@ -620,6 +737,12 @@ def score(sessions: list[Session], records: list[dict], eval_history: bool) -> l
         if "prompt_cited" in r:
             union = list(dict.fromkeys(r["start_cited"] + r["prompt_cited"]))
             methods["start+prompt"] = (union, len(r["start_block"]) + len(r.get("prompt_block", "")))
+        calls = r.get("file_calls")
+        if calls is not None and r.get("file_hook"):
+            files_cited = [x for c in calls for x in c["cited"]]
+            union = list(dict.fromkeys(r["start_cited"] + r.get("prompt_cited", []) + files_cited))
+            chars = len(r["start_block"]) + len(r.get("prompt_block", "")) + sum(c["chars"] for c in calls)
+            methods["start+prompt+file"] = (union, chars)
         row = {"sid": s.sid, "start": iso(s.start), "relevant": relevant, "back": back,
                "split": "evaluation" if eval_history and s.start >= cutoff else "tuning", "methods": {}}
         rel = set(relevant)
@@ -628,12 +751,73 @@ def score(sessions: list[Session], records: list[dict], eval_history: bool) -> l
             row["methods"][m] = {"cited": cited, "hit": int(hits > 0),
                                  "precision": hits / len(cited) if cited else 0.0,
                                  "n_cited": len(cited), "chars": chars}
+        if "start+prompt+file" in methods:
+            row["work"] = work_of(r, mine, rel, row["methods"])
         scored.append(row)
     return scored
 
 
+def work_of(r: dict, rare_mine: set, rel: set, methods: dict) -> dict:
+    """What the file hook changes for one session: hit by the first edit of a rare file
+    (start, the prompt if the edit came after it, and the file hooks up to and including
+    that edit's; with no such edit, all of them), items given twice, file-hook calls."""
+    calls = r["file_calls"]
+    before_prompt = r.get("file_calls_before_prompt", 0)
+    edit = next((k for k, c in enumerate(calls) if c["edit"] and c["rel"] in rare_mine), None)
+    upto = calls if edit is None else calls[:edit + 1]
+    cited = set(r["start_cited"]) | {x for c in upto for x in c["cited"]}
+    if edit is None or edit >= before_prompt:
+        cited |= set(r.get("prompt_cited", []))
+    blocks = [r["start_block"], r.get("prompt_block", "")] + [c["block"] for c in calls]
+    seen: dict[str, int] = {}
+    for b in blocks:
+        for c in set(ANY_CITE.findall(b)):
+            seen[c] = seen.get(c, 0) + 1
+    return {"rare_edit": edit is not None,
+            "hit_by_edit": {"start+prompt+file": int(bool(rel & cited)),
+                            **{m: methods[m]["hit"] for m in methods if m != "start+prompt+file"}},
+            "given_twice": sum(1 for n in seen.values() if n > 1),
+            "calls": len(calls), "said": sum(1 for c in calls if c["chars"]),
+            "ms": [c["ms"] for c in calls]}
+
+
+def work_table(rows: list[dict], title: str) -> str:
+    """The file hook's table: hit by the first rare edit, precision over all the session's
+    citations, characters over the whole session, items given twice, file-hook calls."""
+    rows = [r for r in rows if "work" in r]
+    if not rows:
+        return ""
+    order = ["start", "start+prompt", "start+prompt+file", "latest5", "branch5"]
+    methods = [m for m in order if m in rows[0]["methods"]]
+    mean = lambda xs: sum(xs) / len(xs) if xs else 0.0
+    def pct(xs, q):
+        xs = sorted(xs)
+        return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else 0
+    base_p = mean([r["methods"]["latest5"]["precision"] for r in rows])
+    lines = [f"### {title}: the work (file hook)", "",
+             f"{sum(1 for r in rows if r['work']['rare_edit'])} of {len(rows)} scored sessions edit a rare file "
+             "(the others are scored with all their hooks).", "",
+             "| method | hit by the first rare edit | precision | precision / latest5 | chars median | chars p90 |",
+             "|---|---|---|---|---|---|"]
+    for m in methods:
+        hit = mean([r["work"]["hit_by_edit"][m] for r in rows])
+        prec = mean([r["methods"][m]["precision"] for r in rows])
+        chars = [r["methods"][m]["chars"] for r in rows if r["methods"][m]["chars"] is not None]
+        ch = (f"{statistics.median(chars):.0f} | {pct(chars, 0.9):.0f}") if chars else "- | -"
+        lines.append(f"| {m} | {hit:.3f} | {prec:.3f} | {prec / base_p if base_p else 0:.2f}x | {ch} |")
+    twice = [r["work"]["given_twice"] for r in rows]
+    calls = [r["work"]["calls"] for r in rows]
+    said = sum(r["work"]["said"] for r in rows)
+    ms = [x for r in rows for x in r["work"]["ms"]]
+    lines += ["", f"items given twice in one session: {sum(twice)} (in {sum(1 for t in twice if t)} sessions); "
+              f"file-hook calls: {sum(calls)} (median {statistics.median(calls) if calls else 0} a session), "
+              f"{said / sum(calls) if sum(calls) else 0:.3f} of them printed something; "
+              f"file hook ms p50 {statistics.median(ms) if ms else 0:.1f}, p90 {pct(ms, 0.9):.1f}", ""]
+    return "\n".join(lines)
+
+
 def table(rows: list[dict], title: str) -> str:
-    order = ["start", "start+prompt", "latest5", "branch5"]
+    order = ["start", "start+prompt", "start+prompt+file", "latest5", "branch5"]
     methods = [m for m in order if rows and m in rows[0]["methods"]]
     if not rows:
         return f"### {title}\n\n(no scored sessions)\n"
@@ -729,7 +913,8 @@ def main(argv=None) -> int:
              "hooks": hooks, "seconds": round(elapsed, 1), "records": records, "scored": rows,
              "not_captured": sum(1 for r in records if not r["captured"]),
              "checkout_failed": sum(1 for r in records if r.get("checkout_failed")),
-             "hook_errors": sum(1 for r in records if r.get("start_error") or r.get("prompt_error"))}
+             "hook_errors": sum(1 for r in records if r.get("start_error") or r.get("prompt_error")
+                                or any(c["error"] for c in r.get("file_calls", [])))}
         results["histories"][name] = h
         def ms(k):
             xs = [r[k] for r in records if k in r and not r.get("prompt_skipped")]
@@ -751,11 +936,14 @@ def main(argv=None) -> int:
                 label = f"{name}, {split}" + (" (EVALUATION: do not use these numbers to choose anything)"
                                               if split == "evaluation" else "")
                 report.append(table(part, label))
+                report.append(work_table(part, label))
     if len(specs) > 1:
         report.append(table(all_rows["tuning"], "all histories, tuning"))
+        report.append(work_table(all_rows["tuning"], "all histories, tuning"))
         if all_rows["evaluation"]:
-            report.append(table(all_rows["evaluation"],
-                                "all histories, evaluation (EVALUATION: do not use these numbers to choose anything)"))
+            label = "all histories, evaluation (EVALUATION: do not use these numbers to choose anything)"
+            report.append(table(all_rows["evaluation"], label))
+            report.append(work_table(all_rows["evaluation"], label))
     report.append("Evaluation rows (entireio/cli sessions from 2026-02-01 on) must not be used to choose anything.")
     text = "\n".join(report)
     print(text)
