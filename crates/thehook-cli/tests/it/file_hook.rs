@@ -92,6 +92,19 @@ fn a_file_brings_what_memory_knows_about_it_once_a_session() {
     // The lexer's one session, by its path.
     let lexer = context(&p.touched("a", "Read", "src/lexer.rs", json!({})));
     assert!(lexer.contains("session 2: lexer handles tabs"), "{lexer}");
+    // A file more than a tenth of the sessions (and more than 3) changed
+    // says nothing about which of them matters.
+    for n in 5..9 {
+        p.write(
+            &format!(".thehook/sessions/2026-03-{:02}-1000-s{n}.md", n + 1),
+            format!(
+                "---\nsession_id: s{n}\nagent: claude-code\ndate: 2026-03-{:02}T10:00:00Z\ntitle: session {n}\nfiles:\n- README.md\n---\n## Session Summary\n- **What was done**: docs\n",
+                n + 1
+            ),
+        );
+    }
+    p.ok(&["status"]);
+    assert_eq!(p.touched("c", "Read", "README.md", json!({})), "");
 }
 
 #[test]

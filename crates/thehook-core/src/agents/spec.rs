@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
-use super::{Agent, TouchedFile};
+use super::payload::TouchedFile;
+use super::Agent;
 use crate::process::llm_command::LlmCommand;
 use crate::transcript::{NotATranscript, Record, ToolKind, Transcript};
 

@@ -1,8 +1,9 @@
 //! The file hook: when the agent reads or edits a file, what memory knows
 //! about that file and this session was not given yet, or nothing. First
 //! the items that name the file (gotchas and decisions first), then the
-//! newest earlier sessions that changed it, each with its citation, in at
-//! most [`MAX_CHARS`].
+//! newest earlier sessions that changed it (unless more than a tenth of
+//! the sessions did: then which of them matters is anyone's guess), each
+//! with its citation, in at most [`MAX_CHARS`].
 //!
 //! It runs at every file tool call, so it reads the `paths` database and
 //! nothing else: no model, no git, no sync (session start and the prompt
@@ -20,7 +21,7 @@ use crate::agents::HookPayload;
 use crate::error::Result;
 use crate::inject::block::cited_line;
 use crate::inject::given::Given;
-use crate::inject::left_off;
+use crate::inject::left_off::{self, RARE_FILE_SHARE};
 use crate::memory::embed::SearchPaths;
 use crate::memory::index::AboutFile;
 use crate::memory::item::Item;
@@ -35,6 +36,9 @@ pub const MAX_CHARS: usize = 800;
 const MAX_ITEM_CHARS: usize = 240;
 /// At most this many earlier sessions that changed the file.
 const SESSIONS: usize = 2;
+/// A file this few sessions changed is rare enough to name them, however
+/// few sessions memory holds.
+const MIN_RARE: usize = 3;
 
 /// In a session's record of what it was given, a file it was told about:
 /// later calls on that file say nothing, whatever did not fit.
@@ -95,7 +99,10 @@ pub fn on_file(payload: &HookPayload, project: &Project, paths: &SearchPaths) ->
     if already.contains(&marker) {
         return said(format!("{} {rel}: told already", touched.tool));
     }
-    let about = memory.index().about_file(&rel, READ_AT_MOST)?;
+    // A file most sessions changed says nothing about which of them matters.
+    let sessions = memory.index().file_count()? as f32;
+    let most = ((sessions * RARE_FILE_SHARE).ceil() as usize).max(MIN_RARE);
+    let about = memory.index().about_file(&rel, READ_AT_MOST, most)?;
     let lines = fit(
         &rel,
         &choose(about, project, payload.session_id.as_deref(), &already),

@@ -21,6 +21,11 @@ use crate::inject::context::{Context, BASES};
 use crate::memory::session::SessionRecord;
 use crate::text::clip_chars;
 
+/// A file touched by more than this share of the sessions says nothing
+/// about which of them is meant (by a prompt that names it, or by a tool
+/// call on it).
+pub(crate) const RARE_FILE_SHARE: f32 = 0.1;
+
 /// The share of the slots the branch's own sessions may take: the rest is
 /// left to the files in play and to recency.
 const BRANCH_SHARE: f32 = 0.6;

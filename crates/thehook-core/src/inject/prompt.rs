@@ -17,7 +17,7 @@ use crate::agents::HookPayload;
 use crate::error::Result;
 use crate::inject::context::Context;
 use crate::inject::given::Given;
-use crate::inject::left_off;
+use crate::inject::left_off::{self, RARE_FILE_SHARE};
 use crate::memory::embed::SearchPaths;
 use crate::memory::index::Filter;
 use crate::memory::item::Item;
@@ -48,9 +48,6 @@ const MAX_ITEM_CHARS: usize = 300;
 const NAMED_FILE_SESSIONS: usize = 2;
 /// At most this many sessions found by a file whose name the prompt says.
 const FILE_WORD_SESSIONS: usize = 2;
-/// A file touched by more than this share of the sessions says nothing
-/// about which of them a prompt is about.
-const RARE_FILE_SHARE: f32 = 0.1;
 
 /// Claude Code's prompt sources that no person typed (a wake-up, a
 /// scheduled or system prompt): nothing new to search for.

@@ -21,6 +21,9 @@ pub(crate) struct AboutFile {
     pub(crate) items: Vec<Item>,
     /// Sessions that changed it, newest first.
     pub(crate) sessions: Vec<SessionRecord>,
+    /// How many sessions changed it, counted up to the `most` asked for
+    /// and one more.
+    pub(crate) changed_by: usize,
 }
 
 /// Seconds before this sort the newest first (as text) until the year 33658.
@@ -59,8 +62,9 @@ impl Index {
     /// At most `limit` items that name the repository-relative `path` (or
     /// a tail of it: `config/loader.go`, `loader.go`) per tail, and at most
     /// `limit` sessions that changed it: the first in the order they are
-    /// given, however many there are.
-    pub(crate) fn about_file(&self, path: &str, limit: usize) -> Result<AboutFile> {
+    /// given, however many there are. No session when more than `most`
+    /// changed it: then it says nothing about which one is meant.
+    pub(crate) fn about_file(&self, path: &str, limit: usize, most: usize) -> Result<AboutFile> {
         let rtxn = self.env.read_txn()?;
         let mut about = AboutFile::default();
         let mut keys: Vec<(String, u32)> = Vec::new();
@@ -83,12 +87,31 @@ impl Index {
             about.items.extend(self.dbs.items.get(&rtxn, &key)?);
         }
         let sessions = format!("{path}\0s");
-        for entry in self.dbs.paths.prefix_iter(&rtxn, &sessions)?.take(limit) {
+        let mut files: Vec<String> = Vec::new();
+        for entry in self.dbs.paths.prefix_iter(&rtxn, &sessions)?.take(most + 1) {
             let (link, ()) = entry?;
-            let file = link.get(sessions.len() + 12..).unwrap_or_default();
-            let record = self.dbs.files.get(&rtxn, file)?;
-            about.sessions.extend(record.and_then(|r| r.session));
+            about.changed_by += 1;
+            if files.len() < limit {
+                files.push(
+                    link.get(sessions.len() + 12..)
+                        .unwrap_or_default()
+                        .to_string(),
+                );
+            }
+        }
+        if about.changed_by <= most {
+            for file in files {
+                let record = self.dbs.files.get(&rtxn, &file)?;
+                about.sessions.extend(record.and_then(|r| r.session));
+            }
         }
         Ok(about)
+    }
+
+    /// How many markdown files the index holds: the sessions, and the few
+    /// knowledge files.
+    pub(crate) fn file_count(&self) -> Result<u64> {
+        let rtxn = self.env.read_txn()?;
+        Ok(self.dbs.files.len(&rtxn)?)
     }
 }

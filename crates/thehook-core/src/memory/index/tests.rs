@@ -243,11 +243,11 @@ fn a_files_links_follow_the_items_that_name_it_and_the_sessions_that_changed_it(
     paths:
       src/auth/session.ts -> s998232655599.thehook/sessions/2026-01-02-0900-auth.md
     ");
-    let about = s.index.about_file("src/auth/session.ts", 10).unwrap();
+    let about = s.index.about_file("src/auth/session.ts", 10, 10).unwrap();
     assert_eq!(about.sessions.len(), 1);
     assert!(s
         .index
-        .about_file("src/auth/jwt.ts", 10)
+        .about_file("src/auth/jwt.ts", 10, 10)
         .unwrap()
         .sessions
         .is_empty());
