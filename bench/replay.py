@@ -42,7 +42,21 @@ payload on stdin; the transcript path points at a not-yet-existing file, as at a
 start); the UserPromptSubmit hook, when init wrote one, runs with the first real ask
 (transcript path: a copy of the transcript up to that ask; a session with no real ask
 gets an empty prompt block); then the session is captured synchronously with
-`thehook capture --transcript <full.jsonl> --json`. Hooks get THEHOOK_BACKGROUND=0 and a
+`thehook capture --transcript <full.jsonl> --json`. The file hook: when init wrote
+PreToolUse hooks running thehook, every such (matcher, command) is read from the
+settings; each of the session's main-thread file tool calls (below), in transcript order
+and at most MAX_FILE_CALLS (400) a session (the first 400; the rest are not replayed and
+the session is flagged `file_calls_capped`), runs every command whose matcher takes its
+tool, as `sh -c CMD` like the other hooks: payload `{session_id, transcript_path, cwd:
+work tree, hook_event_name: "PreToolUse", tool_name, tool_input: {file_path (NotebookEdit:
+notebook_path): the absolute path in the work tree}, tool_use_id}`. Calls made before the
+first real ask run between SessionStart and the prompt hook, the others after the prompt
+hook (all before capture); the transcript path is the same as the prompt hook's (not
+yet written before the ask, then the transcript up to the ask). Several matching commands
+count as one call (blocks joined, times summed). A matcher is applied as Claude Code does:
+absent, empty or "*" takes every tool, else the whole tool name must match the regular
+expression. With no such hook, the file hook is not run and not scored (the report says
+so) and everything else is as before. Hooks get THEHOOK_BACKGROUND=0 and a
 PATH without claude/codex/gemini/cursor-agent. `--llm fake` configures
 `llm: {cli: command, command: [python3, bench/replay_fake_llm.py]}` (daily budget off);
 `--llm none` (the default) leaves `cli: auto` with no LLM CLI on PATH, i.e. thehook's
@@ -53,6 +67,25 @@ First real ask: the first user record whose typed text is not a tool result, not
 `Caveat:`, `<system-reminder>`, `<task-notification>`, `[Request interrupted ...`,
 "This session is being continued ...", "Base directory for this skill: ...", ...);
 Codex: the first `event_msg` `user_message`.
+
+Main-thread file tool calls (transcript order): Claude Code: tool_use blocks named Read,
+Edit, Write, MultiEdit, NotebookEdit (`file_path`, `notebook_path`) in assistant records
+whose `isSidechain` is not true, each tool_use id once; Codex: `apply_patch` (custom tool
+or function call), one call per file of the patch, `*** Add File:` a Write, `*** Update
+File:` / `*** Delete File:` an Edit; and, as a Read, a shell command that only reads one
+file (`cat F`, `sed -n 'A,Bp' F`, `nl -ba F`, `nl -ba F | sed -n 'A,Bp'`; an `exec_command`
+call, or the `exec` tool's script when it makes exactly one `tools.exec_command` call);
+chains, pipes into other programs, `rg`, `head` and the like are left out. Edits are
+Edit, Write, MultiEdit, NotebookEdit and patches. Paths: a relative path is taken from
+the record's cwd (Claude Code: the record's `cwd`; Codex: `session_meta`/`turn_context`
+cwd, or the shell call's `workdir`); the checkout root is that cwd less its longest tail
+that is a folder of the repository at the session's start commit (an agent that cd'ed
+into `cmd/entire/cli` keeps the root above); a path under it is made relative to it;
+otherwise, the leftmost component named like the repository (history name, `cli`,
+`entire-graph`, `entire-sem`) followed by a top-level name of the repository marks the
+root (another checkout of the same repository); anything else (plans in ~/.claude, /tmp,
+other repositories), `.thehook/` and `.git/` is outside and not replayed (counted). The
+hook gets the path under the replay work tree, whether or not the file exists there.
 
 Citations: a block cites `.thehook/sessions/<file>.md:<line>`; the file's front matter
 `session_id:` maps it to a session (also through the session ids the transcript's own
@@ -72,6 +105,24 @@ Scoring (definitions fixed before any score was looked at)
   recently started earlier sessions that were captured) and `branch5` (earlier captured
   sessions whose branches include s's branch at start, newest first, then the latest,
   5 in all). Baselines have no text, so their chars are not reported.
+* File hook (`start+prompt+file`, only when init wrote a PreToolUse hook): sessions
+  cited = the union over the start block, the prompt block and every file block of the
+  session; precision = relevant cited / that union (0 when none); chars = start + prompt
+  + all file blocks. Per scored session also: first rare edit = the first replayed call
+  that edits a file both in the session's `files` and rare; hit by the first rare edit =
+  the union of the sessions cited by the start block, the prompt block (only if the first
+  real ask came before that edit) and the file blocks of the calls up to and including
+  the edit's holds a relevant earlier session. Sessions without a rare edit (counted)
+  use all their blocks. For `start`, `latest5` and `branch5` the hit by the first rare
+  edit is their plain hit (they come before the work, or have no text); for
+  `start+prompt` too, except when the first rare edit came before the first real ask
+  (counted in the report): then the prompt block does not count, as for the file method.
+  Items given twice: distinct citations matching `\\.thehook/[^\\s:()\\[\\]`]+:\\d+` that appear
+  in more than one block (start, prompt, each file call) of the session, summed over
+  sessions (also: sessions with any). Reported per table: the above (hit over all scored
+  sessions and over those with a rare edit; chars median and p90 by nearest rank over
+  scored sessions), file-hook calls (total, median a session), the share that printed
+  something, and file-hook latency p50/p90 over all calls of the table's sessions.
 * Split: tuning = entireio/cli sessions started before 2026-02-01 and every session of
   the other histories; evaluation = entireio/cli sessions from 2026-02-01 on. Evaluation
   sessions still build memory; their rows are printed apart and must not be used to
@@ -89,6 +140,11 @@ Usage
         --history entire-graph=<git dir of the entireio/entire-graph snapshot> [--llm none|fake]
         [--limit N] [--cache DIR] [--bin PATH] [--json OUT] [--no-bin-copy]
 
+`--json OUT` (and `<cache>/results-<llm>.json`) holds per history the records, with per
+session `file_calls`: `{tool, rel, edit, transcript_line, ms, chars, block, cited,
+other_cites, error}`, and the scored rows with `work` (first rare edit, hit by it, items
+given twice).
+
 `--bin` (default target/release/thehook) is copied with the `libonnxruntime*` and
 `model/` beside it into `<cache>/bin/<mtime>-<size>/` and run from there.
 """
@@ -98,6 +154,7 @@ import argparse
 import datetime as dt
 import json
 import os
+import posixpath
 import re
 import shutil
 import statistics
@@ -125,7 +182,10 @@ FILE_TOOLS = {"Read": False, "Edit": True, "Write": True, "MultiEdit": True, "No
 MAX_FILE_CALLS = 400  # file-hook calls replayed per session, at most
 # A Codex shell command that only reads one file: `cat F`, `sed -n '1,80p' F`, `nl -ba F`.
 CODEX_READ = re.compile(r"""^\s*(?:cat|nl -ba|sed -n ['"]?[0-9,$]+p['"]?)\s+(['"]?)([^\s|;&<>'"]+)\1\s*$""")
-PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
+CODEX_NL_SED = re.compile(r"""^\s*nl -ba\s+(['"]?)([^\s|;&<>'"]+)\1\s*\|\s*sed -n ['"]?[0-9,$]+p['"]?\s*$""")
+# apply_patch's file lines: Add File is a Write, Update/Delete File an Edit.
+PATCH_FILE = re.compile(r"^\*\*\* (Update|Add|Delete) File: (.+)$", re.M)
+PATCH_TOOL = {"Update": "Edit", "Add": "Write", "Delete": "Edit"}
 ANY_CITE = re.compile(r"\.thehook/[^\s:()\[\]`]+:\d+")
 
 
@@ -230,7 +290,7 @@ class Session:
     aliases: set = field(default_factory=set)
     agent: str = ""
     codex_commit: str = ""
-    file_calls: list = field(default_factory=list)  # {tool, rel, edit, line}, main thread, in order
+    file_calls: list = field(default_factory=list)  # {tool, path, cwd, edit, line[, rel]}, main thread, in order
 
 
 def normalise(path: str, repo_names: set) -> str:
@@ -295,78 +355,171 @@ def read_transcript(path: Path) -> dict:
     return info
 
 
-def under(path: str, cwd: str) -> str:
-    """`path` relative to `cwd` (a transcript's working folder), or "" outside it."""
-    path = path.replace("\\", "/")
-    cwd = cwd.replace("\\", "/").rstrip("/")
-    if not path.startswith("/"):
-        rel = path
-    elif cwd and path.startswith(cwd + "/"):
-        rel = path[len(cwd) + 1:]
-    else:
+def codex_read(cmd) -> str:
+    """The one file a Codex shell command only reads (`cat F`, `sed -n 'A,Bp' F`,
+    `nl -ba F`, `nl -ba F | sed -n 'A,Bp'`), or "" (anything else, chains included)."""
+    if not isinstance(cmd, str):
         return ""
-    rel = rel[2:] if rel.startswith("./") else rel
-    return "" if not rel or rel.startswith("../") or "/../" in rel else rel
+    m = CODEX_READ.match(cmd) or CODEX_NL_SED.match(cmd)
+    return m.group(2) if m else ""
+
+
+def codex_shell(payload: dict) -> tuple[str, str]:
+    """(command, workdir) of a Codex shell call: `exec_command`/`shell` function calls
+    (JSON arguments) and the `exec` custom tool when its script makes exactly one
+    `tools.exec_command({cmd: "...", workdir: "..."})` call; ("", "") otherwise."""
+    name, kind = payload.get("name"), payload.get("type")
+    if kind == "function_call" and name in ("exec_command", "shell", "container.exec") \
+            and isinstance(payload.get("arguments"), str):
+        try:
+            args = json.loads(payload["arguments"])
+        except ValueError:
+            return "", ""
+        if not isinstance(args, dict):
+            return "", ""
+        cmd = args.get("cmd") or args.get("command") or ""
+        if isinstance(cmd, list):
+            cmd = cmd[-1] if len(cmd) >= 3 and cmd[:2] in (["bash", "-lc"], ["sh", "-c"], ["zsh", "-lc"]) \
+                else " ".join(str(x) for x in cmd)
+        return (cmd if isinstance(cmd, str) else ""), (args.get("workdir") or "")
+    if kind == "custom_tool_call" and name == "exec" and isinstance(payload.get("input"), str):
+        script = payload["input"]
+        if len(re.findall(r"\btools\.", script)) != 1 or "tools.exec_command(" not in script:
+            return "", ""
+        vals = {}
+        for key in ("cmd", "workdir"):
+            m = re.search(r"""["']?\b%s["']?\s*:\s*("(?:[^"\\]|\\.)*")""" % key, script)
+            try:
+                vals[key] = json.loads(m.group(1)) if m else ""
+            except ValueError:
+                vals[key] = ""
+        return vals["cmd"], vals["workdir"]
+    return "", ""
 
 
 def file_calls(path: Path) -> list[dict]:
-    """The main thread's file tool calls, in order: Claude Code's Read, Edit, Write,
-    MultiEdit and NotebookEdit (`isSidechain` records left out); Codex's apply_patch (each
-    file of the patch, an edit) and shell commands that only read one file (`cat F`,
-    `sed -n 'A,Bp' F`, `nl -ba F`, a read). Paths relative to the transcript's cwd;
-    calls outside it are left out. `line`: the transcript line of the call."""
+    """The main thread's file tool calls, in order, as the transcript wrote them:
+    `{tool, path, cwd, edit, line}` with `path` as given (absolute, or relative to `cwd`,
+    the working folder of the record) and `line` the transcript line of the call.
+    Claude Code: assistant records' tool_use blocks named Read, Edit, Write, MultiEdit or
+    NotebookEdit (`file_path`, `notebook_path`), records with `isSidechain` true left out,
+    each tool_use id once. Codex: `apply_patch` (custom tool or function call), one call
+    per `*** Add File:` (Write) / `*** Update File:` / `*** Delete File:` (Edit) line; and
+    shell commands that only read one file (see `codex_read`, `codex_shell`) as Read.
+    `repo_calls` maps the paths into the repository."""
     out: list[dict] = []
     cwd = ""
+    seen: set = set()
     with open(path, encoding="utf-8", errors="replace") as fh:
         for i, line in enumerate(fh):
+            if '"tool_use"' not in line and '"response_item"' not in line and '"session_meta"' not in line \
+                    and '"turn_context"' not in line:
+                continue
             try:
                 r = json.loads(line)
             except ValueError:
                 continue
             if not isinstance(r, dict):
                 continue
-            if r.get("type") == "session_meta":
+            kind = r.get("type")
+            if kind in ("session_meta", "turn_context"):
                 cwd = (r.get("payload") or {}).get("cwd") or cwd
                 continue
-            found: list[tuple[str, str, bool]] = []  # (tool, path, edit)
-            if r.get("type") == "assistant" and not r.get("isSidechain"):
+            found: list[tuple[str, str, bool, str]] = []  # (tool, path, edit, cwd)
+            if kind == "assistant" and r.get("isSidechain") is not True:
                 cwd = r.get("cwd") or cwd
-                for b in (r.get("message") or {}).get("content") or []:
-                    if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") in FILE_TOOLS:
-                        inp = b.get("input") or {}
-                        p = inp.get("file_path") or inp.get("notebook_path") or ""
-                        if isinstance(p, str) and p:
-                            found.append((b["name"], p, FILE_TOOLS[b["name"]]))
-            elif r.get("type") == "response_item":
+                content = (r.get("message") or {}).get("content")
+                for b in content if isinstance(content, list) else []:
+                    if not (isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") in FILE_TOOLS):
+                        continue
+                    if b.get("id"):
+                        if b["id"] in seen:
+                            continue
+                        seen.add(b["id"])
+                    inp = b.get("input") if isinstance(b.get("input"), dict) else {}
+                    p = inp.get("file_path") or inp.get("notebook_path") or ""
+                    if isinstance(p, str) and p:
+                        found.append((b["name"], p, FILE_TOOLS[b["name"]], cwd))
+            elif kind == "response_item":
                 p = r.get("payload") or {}
-                name = p.get("name")
-                if name == "apply_patch":
+                if p.get("name") == "apply_patch":
                     body = p.get("input") or ""
                     if not body and isinstance(p.get("arguments"), str):
                         try:
                             body = (json.loads(p["arguments"]) or {}).get("input") or ""
-                        except ValueError:
+                        except (ValueError, AttributeError):
                             body = ""
-                    for f in PATCH_FILE.findall(body if isinstance(body, str) else ""):
-                        found.append(("Edit", f.strip(), True))
-                elif name in ("exec_command", "shell", "exec") and isinstance(p.get("arguments"), str):
-                    try:
-                        args = json.loads(p["arguments"]) or {}
-                    except ValueError:
-                        args = {}
-                    cmd = args.get("cmd") or args.get("command") or ""
-                    if isinstance(cmd, list):
-                        cmd = cmd[-1] if len(cmd) >= 3 and cmd[:2] in (["bash", "-lc"], ["sh", "-c"]) else " ".join(cmd)
-                    m = CODEX_READ.match(cmd) if isinstance(cmd, str) else None
-                    if m:
-                        base = args.get("workdir") or cwd
-                        full = m.group(2) if m.group(2).startswith("/") else f"{base.rstrip('/')}/{m.group(2)}"
-                        found.append(("Read", full, False))
-            for tool, p, edit in found:
-                rel = under(p, cwd)
-                if rel and not rel.startswith(".thehook/"):
-                    out.append({"tool": tool, "rel": rel, "edit": edit, "line": i})
+                    for op, f in PATCH_FILE.findall(body if isinstance(body, str) else ""):
+                        found.append((PATCH_TOOL[op], f.strip(), True, cwd))
+                else:
+                    cmd, workdir = codex_shell(p)
+                    f = codex_read(cmd)
+                    if f:
+                        found.append(("Read", f, False, workdir or cwd))
+            for tool, p, edit, base in found:
+                out.append({"tool": tool, "path": p, "cwd": base, "edit": edit, "line": i})
     return out
+
+
+def repo_rel(path: str, cwd: str, tree: set, repo_names: set) -> str:
+    """A transcript's file path as a path relative to the repository, or "" when it is
+    outside. `tree`: the repository's paths (files and folders) at the session's start
+    commit. The checkout's root is `cwd` with its longest tail that is a folder of the
+    repository taken off (an agent that cd'ed into `cmd/entire/cli` still has the root
+    above it); a path under that root is relative to it. Otherwise (another checkout of
+    the same repository, say the main one from a worktree) the leftmost path component
+    named like the repository (`repo_names`) is taken as the root if what follows starts
+    with a top-level name of the repository. `.thehook/` and `.git/` count as outside."""
+    path, cwd = path.replace("\\", "/"), (cwd or "").replace("\\", "/").rstrip("/")
+    if not path.startswith("/"):
+        if not cwd:
+            rel = posixpath.normpath(path)
+            return "" if rel.startswith("..") or rel in (".", "") else _inside(rel)
+        path = f"{cwd}/{path}"
+    path = posixpath.normpath(path)
+    parts = [x for x in cwd.split("/") if x]
+    root = cwd
+    for k in range(1, len(parts)):  # longest tail first
+        if "/".join(parts[k:]) in tree:
+            root = "/" + "/".join(parts[:k])
+            break
+    if root and path.startswith(root + "/"):
+        return _inside(path[len(root) + 1:])
+    comps = path.split("/")
+    top = {t.split("/", 1)[0] for t in tree}
+    for k, c in enumerate(comps[:-1]):
+        if c in repo_names and comps[k + 1] in top:
+            return _inside("/".join(comps[k + 1:]))
+    return ""
+
+
+def _inside(rel: str) -> str:
+    rel = rel[2:] if rel.startswith("./") else rel
+    if not rel or rel == "." or rel.startswith("../") or rel.split("/", 1)[0] in (".thehook", ".git", ".."):
+        return ""
+    return rel
+
+
+def repo_calls(gitdir: Path, sessions: list, repo_names: set) -> dict:
+    """Sets each call's `rel` (repository-relative path, see `repo_rel`) against the
+    session's start commit and drops the calls outside the repository; returns counts."""
+    trees: dict[str, set] = {}
+    stats = {"file_calls_in_transcripts": 0, "file_calls_outside_repo": 0}
+    for s in sessions:
+        if s.start_commit not in trees:
+            names = git(gitdir, "ls-tree", "-r", "-t", "--name-only", s.start_commit, check=False).splitlines()
+            trees[s.start_commit] = set(names)
+        tree = trees[s.start_commit]
+        kept = []
+        for c in s.file_calls:
+            stats["file_calls_in_transcripts"] += 1
+            rel = c.get("rel") or repo_rel(c["path"], c["cwd"], tree, repo_names)
+            if rel:
+                kept.append({**c, "rel": rel})
+            else:
+                stats["file_calls_outside_repo"] += 1
+        s.file_calls = kept
+    return stats
 
 
 def load_sessions(name: str, root: Path, repo_names: set) -> tuple[list[Session], dict]:
@@ -467,6 +620,18 @@ def resolve_start_commits(gitdir: Path, sessions: list[Session]) -> dict:
 
 # ---------------------------------------------------------------- replay
 
+def matcher_takes(matcher: str, tool: str) -> bool:
+    """Whether a hook group's matcher takes `tool`, as Claude Code applies it to tool
+    names: absent, empty or "*" takes every tool; otherwise a regular expression that must
+    match the whole name (`^(?:matcher)$`); an invalid one takes only the tool it spells."""
+    if matcher in ("", "*"):
+        return True
+    try:
+        return re.fullmatch(f"(?:{matcher})", tool) is not None
+    except re.error:
+        return matcher == tool
+
+
 def clean_path() -> str:
     keep = []
     for d in os.environ.get("PATH", "").split(os.pathsep):
@@ -478,12 +643,13 @@ def clean_path() -> str:
 class Replayer:
     def __init__(self, name, gitdir, root, binary, llm):
         self.name, self.gitdir, self.root, self.bin, self.llm = name, gitdir, root, binary, llm
-        self.tree = root / f"worktree-{llm}"
-        self.sandbox = root / f"sandbox-{llm}"
+        self.tree = (root / f"worktree-{llm}").resolve()  # the file hook gets absolute paths
+        self.sandbox = (root / f"sandbox-{llm}").resolve()
         self.env = dict(os.environ, THEHOOK_BACKGROUND="0", PATH=clean_path(), NO_COLOR="1")
         self.env.pop("THEHOOK_CHILD", None)
-        self.hooks: dict[str, str] = {}
+        self.hooks: dict[str, str] = {}  # event -> the first thehook command init wrote for it
         self.matchers: dict[str, str] = {}
+        self.file_hooks_cfg: list[tuple[str, str]] = []  # every PreToolUse (matcher, command) of thehook
         self.front: dict[str, tuple[float, str]] = {}  # session file -> (mtime, session_id)
         self.missing_paths: set[str] = set()
 
@@ -511,10 +677,14 @@ class Replayer:
         for event, groups in (settings.get("hooks") or {}).items():
             for g in groups:
                 for h in g.get("hooks", []):
-                    if "thehook" in h.get("command", "") and event not in self.hooks:
+                    if "thehook" not in h.get("command", ""):
+                        continue
+                    if event not in self.hooks:
                         self.hooks[event] = h["command"]
                         self.matchers[event] = g.get("matcher") or ""
-        log(f"[{self.name}] hooks: {self.hooks}")
+                    if event == "PreToolUse":
+                        self.file_hooks_cfg.append((g.get("matcher") or "", h["command"]))
+        log(f"[{self.name}] hooks: {self.hooks}; file hooks (matcher, command): {self.file_hooks_cfg}")
         if "SessionStart" not in self.hooks:
             raise RuntimeError("init wrote no SessionStart hook")
         if "UserPromptSubmit" not in self.hooks:
@@ -565,9 +735,12 @@ class Replayer:
         info.write_text("/*\n" + "".join(f"!/{p}\n" for p in sorted(self.missing_paths)))
         return True
 
-    def hook(self, event: str, payload: dict) -> tuple[str, float, str]:
+    def hook(self, event: str, payload: dict, command: str | None = None) -> tuple[str, float, str]:
         t0 = time.perf_counter()
-        r = self.run(["sh", "-c", self.hooks[event]], input=json.dumps(payload), timeout=120)
+        try:
+            r = self.run(["sh", "-c", command or self.hooks[event]], input=json.dumps(payload), timeout=120)
+        except subprocess.TimeoutExpired:
+            return "", (time.perf_counter() - t0) * 1000, "timed out after 120 s"
         ms = (time.perf_counter() - t0) * 1000
         block, err = "", ""
         if r.returncode != 0:
@@ -581,25 +754,36 @@ class Replayer:
         return block, ms, err
 
     def file_hooks(self, s: Session, calls: list[dict], base: dict, rec: dict, alias: dict) -> None:
-        """Runs the file hook (PreToolUse, when init wrote one whose matcher takes the tool)
-        for each call, in order; appends what each gave to rec["file_calls"]."""
-        if "PreToolUse" not in self.hooks:
+        """Runs the file hook(s) (PreToolUse commands init wrote whose matcher takes the
+        tool) for each call, in order, as Claude Code would before the tool runs; appends
+        what each call was given to rec["file_calls"] (several matching commands: their
+        blocks joined by a blank line, times summed, as one call). Calls no matcher takes
+        are counted in rec["file_calls_unmatched"]."""
+        if not self.file_hooks_cfg:
             return
         for c in calls:
-            if not self.matches(c["tool"]):
+            commands = [cmd for m, cmd in self.file_hooks_cfg if matcher_takes(m, c["tool"])]
+            if not commands:
+                rec["file_calls_unmatched"] = rec.get("file_calls_unmatched", 0) + 1
                 continue
+            key = "notebook_path" if c["tool"] == "NotebookEdit" else "file_path"
             payload = {**base, "hook_event_name": "PreToolUse", "tool_name": c["tool"],
-                       "tool_input": {"file_path": str(self.tree / c["rel"])},
-                       "tool_use_id": f"toolu_replay_{len(rec['file_calls'])}"}
-            block, ms, err = self.hook("PreToolUse", payload)
-            cited, _ = self.cited(block, alias)
-            rec["file_calls"].append({"tool": c["tool"], "rel": c["rel"], "edit": c["edit"], "ms": round(ms, 1),
-                                      "chars": len(block), "block": block, "cited": cited, "error": err})
-
-    def matches(self, tool: str) -> bool:
-        """Whether the PreToolUse hook's matcher takes `tool`, as Claude Code applies it."""
-        m = self.matchers.get("PreToolUse") or ""
-        return m in ("", "*") or re.fullmatch(f"(?:{m})", tool) is not None
+                       "tool_input": {key: str(self.tree / c["rel"])},
+                       "tool_use_id": f"toolu_replay_{len(rec['file_calls']):04d}"}
+            blocks, ms, errs = [], 0.0, []
+            for cmd in commands:
+                block, t, err = self.hook("PreToolUse", payload, cmd)
+                ms += t
+                if block:
+                    blocks.append(block)
+                if err:
+                    errs.append(err)
+            block = "\n\n".join(blocks)
+            cited, other = self.cited(block, alias)
+            rec["file_calls"].append({"tool": c["tool"], "rel": c["rel"], "edit": c["edit"],
+                                      "transcript_line": c["line"], "ms": round(ms, 1), "chars": len(block),
+                                      "block": block, "cited": cited, "other_cites": other,
+                                      "error": "; ".join(errs)})
 
     def capture(self, s: Session) -> tuple[dict, float]:
         t0 = time.perf_counter()
@@ -665,10 +849,12 @@ def replay(name, gitdir, root, binary, llm, sessions, alias):
         block, ms, err = rp.hook("SessionStart", {**base, "hook_event_name": "SessionStart", "source": "startup"})
         rec.update(start_block=block, start_ms=round(ms, 1), start_error=err)
         rec["start_cited"], rec["start_other_cites"] = rp.cited(block, alias)
-        calls = s.file_calls[:MAX_FILE_CALLS]
+        calls = s.file_calls[:MAX_FILE_CALLS]  # in transcript order
         early = [c for c in calls if not s.ask or c["line"] < s.ask_line]
         rec["file_calls"] = []
-        rec["file_hook"] = "PreToolUse" in rp.hooks
+        rec["file_hook"] = bool(rp.file_hooks_cfg)
+        rec["file_calls_in_transcript"] = len(s.file_calls)
+        rec["file_calls_capped"] = len(s.file_calls) > MAX_FILE_CALLS
         rp.file_hooks(s, early, base, rec, alias)
         rec["file_calls_before_prompt"] = len(rec["file_calls"])
         if "UserPromptSubmit" in rp.hooks and not s.ask:  # the prompt hook would add nothing
@@ -702,7 +888,8 @@ def replay(name, gitdir, root, binary, llm, sessions, alias):
             f"files={len(fc)} ({sum(1 for c in fc if c['chars'])} said) "
             f"capture={rec['capture_ms']:.0f}ms{' ' + err if err else ''}"
             f"{'' if rec['captured'] else ' NOT CAPTURED'}")
-    return records, time.perf_counter() - t_all, rp.hooks
+    hooks = dict(rp.hooks, **({"PreToolUse (matcher, command)": rp.file_hooks_cfg} if rp.file_hooks_cfg else {}))
+    return records, time.perf_counter() - t_all, hooks
 
 
 # ---------------------------------------------------------------- scoring
@@ -752,33 +939,55 @@ def score(sessions: list[Session], records: list[dict], eval_history: bool) -> l
                                  "precision": hits / len(cited) if cited else 0.0,
                                  "n_cited": len(cited), "chars": chars}
         if "start+prompt+file" in methods:
-            row["work"] = work_of(r, mine, rel, row["methods"])
+            row["work"] = work_of(s, r, mine, rel, row["methods"])
         scored.append(row)
     return scored
 
 
-def work_of(r: dict, rare_mine: set, rel: set, methods: dict) -> dict:
-    """What the file hook changes for one session: hit by the first edit of a rare file
-    (start, the prompt if the edit came after it, and the file hooks up to and including
-    that edit's; with no such edit, all of them), items given twice, file-hook calls."""
+def work_of(s: Session, r: dict, rare_mine: set, rel: set, methods: dict) -> dict:
+    """What the file hook changes for one session. The first rare edit: the first of the
+    session's replayed transcript calls (at most MAX_FILE_CALLS) that edits (Edit, Write,
+    MultiEdit, NotebookEdit, a Codex patch) a rare file of the session's `files`. Hit by it
+    (start+prompt+file): the sessions cited by the start block, the prompt block if the
+    first real ask came before the edit, and the file blocks of the calls up to and
+    including the edit's, include a relevant earlier session; with no such edit, all the
+    session's blocks. start+prompt: the same without file blocks (its plain hit unless the
+    edit came before the ask). The other methods keep their plain hit (they come before
+    any edit, or have no text). Items given twice: distinct `.thehook/...:<line>` citations found in
+    more than one of the session's blocks (start, prompt, each file call)."""
     calls = r["file_calls"]
-    before_prompt = r.get("file_calls_before_prompt", 0)
-    edit = next((k for k, c in enumerate(calls) if c["edit"] and c["rel"] in rare_mine), None)
-    upto = calls if edit is None else calls[:edit + 1]
-    cited = set(r["start_cited"]) | {x for c in upto for x in c["cited"]}
-    if edit is None or edit >= before_prompt:
-        cited |= set(r.get("prompt_cited", []))
+    replayed = s.file_calls[:MAX_FILE_CALLS]
+    edit = next((c for c in replayed if c["edit"] and c["rel"] in rare_mine), None)
+    if edit is None:
+        upto, after_ask = calls, True
+    else:
+        upto = [c for c in calls if c["transcript_line"] <= edit["line"]]
+        after_ask = not s.ask or edit["line"] >= s.ask_line
+    before = set(r["start_cited"]) | (set(r.get("prompt_cited", [])) if after_ask else set())
+    cited = before | {x for c in upto for x in c["cited"]}
     blocks = [r["start_block"], r.get("prompt_block", "")] + [c["block"] for c in calls]
     seen: dict[str, int] = {}
     for b in blocks:
         for c in set(ANY_CITE.findall(b)):
             seen[c] = seen.get(c, 0) + 1
+    twice = sorted(c for c, n in seen.items() if n > 1)
     return {"rare_edit": edit is not None,
-            "hit_by_edit": {"start+prompt+file": int(bool(rel & cited)),
-                            **{m: methods[m]["hit"] for m in methods if m != "start+prompt+file"}},
-            "given_twice": sum(1 for n in seen.values() if n > 1),
+            "rare_edit_at": None if edit is None else {"tool": edit["tool"], "rel": edit["rel"],
+                                                        "transcript_line": edit["line"],
+                                                        "before_ask": not after_ask,
+                                                        "file_calls_up_to_it": len(upto)},
+            "hit_by_edit": {**{m: methods[m]["hit"] for m in methods},
+                            **({"start+prompt": int(bool(rel & before))} if "start+prompt" in methods else {}),
+                            "start+prompt+file": int(bool(rel & cited))},
+            "given_twice": len(twice), "given_twice_items": twice,
             "calls": len(calls), "said": sum(1 for c in calls if c["chars"]),
             "ms": [c["ms"] for c in calls]}
+
+
+def pct(xs, q):
+    """The q-quantile by nearest rank (sorted[int(q * n)]), 0 for none."""
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else 0
 
 
 def work_table(rows: list[dict], title: str) -> str:
@@ -790,21 +999,23 @@ def work_table(rows: list[dict], title: str) -> str:
     order = ["start", "start+prompt", "start+prompt+file", "latest5", "branch5"]
     methods = [m for m in order if m in rows[0]["methods"]]
     mean = lambda xs: sum(xs) / len(xs) if xs else 0.0
-    def pct(xs, q):
-        xs = sorted(xs)
-        return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else 0
     base_p = mean([r["methods"]["latest5"]["precision"] for r in rows])
+    with_edit = [r for r in rows if r["work"]["rare_edit"]]
+    before_ask = sum(1 for r in with_edit if r["work"]["rare_edit_at"]["before_ask"])
     lines = [f"### {title}: the work (file hook)", "",
-             f"{sum(1 for r in rows if r['work']['rare_edit'])} of {len(rows)} scored sessions edit a rare file "
-             "(the others are scored with all their hooks).", "",
-             "| method | hit by the first rare edit | precision | precision / latest5 | chars median | chars p90 |",
-             "|---|---|---|---|---|---|"]
+             f"scored sessions: {len(rows)}; with a rare edit: {len(with_edit)} ({before_ask} of them before the "
+             f"first real ask); without one: {len(rows) - len(with_edit)} (scored with all their hooks).", "",
+             "| method | hit by the first rare edit | same, sessions with a rare edit | precision "
+             "| precision / latest5 | chars median | chars p90 |",
+             "|---|---|---|---|---|---|---|"]
     for m in methods:
         hit = mean([r["work"]["hit_by_edit"][m] for r in rows])
+        hit_e = mean([r["work"]["hit_by_edit"][m] for r in with_edit])
         prec = mean([r["methods"][m]["precision"] for r in rows])
         chars = [r["methods"][m]["chars"] for r in rows if r["methods"][m]["chars"] is not None]
         ch = (f"{statistics.median(chars):.0f} | {pct(chars, 0.9):.0f}") if chars else "- | -"
-        lines.append(f"| {m} | {hit:.3f} | {prec:.3f} | {prec / base_p if base_p else 0:.2f}x | {ch} |")
+        lines.append(f"| {m} | {hit:.3f} | {hit_e:.3f} | {prec:.3f} | "
+                     f"{prec / base_p if base_p else 0:.2f}x | {ch} |")
     twice = [r["work"]["given_twice"] for r in rows]
     calls = [r["work"]["calls"] for r in rows]
     said = sum(r["work"]["said"] for r in rows)
@@ -903,6 +1114,7 @@ def main(argv=None) -> int:
         if a.limit:
             sessions = sessions[: a.limit]
         rules = resolve_start_commits(gitdir, sessions)
+        stats.update(repo_calls(gitdir, sessions, repo_names))
         alias = {x: s.sid for s in sessions for x in s.aliases}
         log(f"[{name}] {len(sessions)} sessions to replay; start commits: {rules}")
         t0 = time.perf_counter()
@@ -929,6 +1141,16 @@ def main(argv=None) -> int:
                    f"prompt {ms('prompt_ms'):.0f}, capture {ms('capture_ms'):.0f}", ""]
         if "UserPromptSubmit" not in hooks:
             report += ["(no UserPromptSubmit hook in the settings init wrote: start+prompt not scored)", ""]
+        if "PreToolUse" not in hooks:
+            report += ["(no PreToolUse hook of thehook in the settings init wrote: the file hook was not run and "
+                       "start+prompt+file is not scored)", ""]
+        else:
+            recs = [r for r in records if r.get("file_hook")]
+            report += [f"main-thread file tool calls in the transcripts: {stats['file_calls_in_transcripts']} "
+                       f"({stats['file_calls_outside_repo']} outside the repository, not replayed); "
+                       f"replayed through the file hook: {sum(len(r['file_calls']) for r in recs)}; "
+                       f"sessions over the cap of {MAX_FILE_CALLS}: {sum(1 for r in recs if r.get('file_calls_capped'))}; "
+                       f"calls no matcher took: {sum(r.get('file_calls_unmatched', 0) for r in recs)}", ""]
         for split in ("tuning", "evaluation"):
             part = [r for r in rows if r["split"] == split]
             all_rows[split] += part
