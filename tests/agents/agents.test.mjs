@@ -508,12 +508,26 @@ for (const [name, agent] of Object.entries(AGENTS)) {
   });
 }
 
-// The file hook (Claude Code's PreToolUse on its file tools): session start
-// and the prompt hook add nothing here (both off), so a gotcha about a file
-// can only reach the model through it, after the agent reads that file; a
-// second read of the file adds nothing.
+// The file hook (PreToolUse: Claude Code's file tools, Codex's shell reads
+// and patches): session start and the prompt hook add nothing here (both
+// off), so a gotcha about a file can only reach the model through it, after
+// the agent reads that file; a second read of the file adds nothing.
 const FILE_GOTCHA = 'src/parser.js drops a list nested in a quote: test with fixtures/nested.md';
-const FILE_AGENTS = { claude: { reads: (path) => ({ tool: 'Read', input: { file_path: path } }) } };
+const FILE_AGENTS = {
+  claude: {
+    reads: (path) => ({ tool: 'Read', input: { file_path: path } }),
+    results: (body) => JSON.stringify(body.messages ?? []).split('"tool_result"').length - 1,
+  },
+  codex: {
+    // No read tool: a shell command that reads one file.
+    reads: () => ({ tool: 'exec_command', input: { cmd: 'cat src/parser.js' } }),
+    results: (body) => (body.input ?? []).filter((i) => i.type === 'function_call_output').length,
+  },
+  copilot: {
+    reads: (path) => ({ tool: 'view', input: { path } }),
+    results: (body) => (body.messages ?? []).filter((m) => m.role === 'tool').length,
+  },
+};
 for (const [name, reader] of Object.entries(FILE_AGENTS)) {
   test(`${name}: the file hook adds what memory knows about a file the agent reads, once`, { timeout: 300_000 }, async (t) => {
     const agent = AGENTS[name];
@@ -523,7 +537,7 @@ for (const [name, reader] of Object.entries(FILE_AGENTS)) {
     writeFileSync(parser, 'export function parse(text) { return text; }\n');
     // The main thread reads the file twice, then answers; what a request
     // carries is counted from its tool results.
-    const reads = (body) => JSON.stringify(body.messages ?? []).split('"tool_result"').length - 1;
+    const reads = reader.results;
     const mock = await startMockModel({
       answer: (text, api, body) => {
         if (text.includes(DISTILL)) return answer(text);
@@ -555,7 +569,7 @@ for (const [name, reader] of Object.entries(FILE_AGENTS)) {
     const log = readFileSync(join(ws.repo, '.thehook/logs/hooks.log'), 'utf8').split('\n').filter((l) => l.includes(' file: '));
     t.diagnostic(log.join('\n'));
     assert.equal(log.length, 2, 'the hook ran at both reads');
-    assert.match(log[0], /Read src\/parser\.js: 1 lines/);
+    assert.match(log[0], /src\/parser\.js: 1 lines/);
     assert.match(log[1], /told already/);
   });
 }

@@ -13,7 +13,8 @@ import http from 'node:http';
 /**
  * Starts the server. `answer(text, api, body)` returns the reply to a request
  * whose messages read `text` (`api` is 'anthropic', 'openai', 'gemini' or 'chat'):
- * a string, or (Anthropic only) `{ tool: name, input }` for a tool call.
+ * a string, or `{ tool: name, input }` for a tool call (Anthropic, OpenAI
+ * Responses and Chat Completions).
  * Resolves to { url, requests, close() }; `requests` grows as they arrive:
  * { api, path, body, text }.
  */
@@ -134,11 +135,14 @@ function anthropicToolUse(res, body, message, usage, { tool, input }) {
   ]);
 }
 
+let calls = 0;
 function openai(res, body, reply) {
-  const item = {
-    type: 'message', id: 'msg_mock', role: 'assistant', status: 'completed',
-    content: [{ type: 'output_text', text: reply, annotations: [] }],
-  };
+  const item = typeof reply === 'object'
+    ? { type: 'function_call', id: `fc_mock_${++calls}`, call_id: `call_mock_${calls}`, name: reply.tool, arguments: JSON.stringify(reply.input), status: 'completed' }
+    : {
+      type: 'message', id: 'msg_mock', role: 'assistant', status: 'completed',
+      content: [{ type: 'output_text', text: reply, annotations: [] }],
+    };
   const response = {
     id: 'resp_mock', object: 'response', created_at: Math.floor(Date.now() / 1000), model: body.model || 'mock',
     status: 'completed', output: [item],
@@ -170,6 +174,22 @@ function chat(res, body, reply) {
     model: body.model || 'mock', choices, ...extra,
   });
   const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+  if (typeof reply === 'object') {
+    const toolCalls = [{ index: 0, id: `call_mock_${++calls}`, type: 'function', function: { name: reply.tool, arguments: JSON.stringify(reply.input) } }];
+    if (!body.stream) {
+      return json(res, {
+        id: 'chatcmpl-mock', object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: body.model || 'mock',
+        choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: toolCalls }, finish_reason: 'tool_calls' }], usage,
+      });
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    for (const data of [
+      chunk([{ index: 0, delta: { role: 'assistant', content: null, tool_calls: toolCalls }, finish_reason: null }]),
+      chunk([{ index: 0, delta: {}, finish_reason: 'tool_calls' }]),
+      chunk([], { usage }),
+    ]) res.write(`data: ${JSON.stringify(data)}\n\n`);
+    return res.end('data: [DONE]\n\n');
+  }
   if (!body.stream) {
     return json(res, {
       id: 'chatcmpl-mock', object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: body.model || 'mock',

@@ -580,7 +580,7 @@ fn files_init_created_are_removed_by_uninstall() {
     let config = p.read("home/.codex/config.toml");
     assert_eq!(
         config.matches("trusted_hash = \"sha256:").count(),
-        3,
+        4,
         "{config}"
     );
     assert!(config.contains(":session_end:0:0\"]"), "{config}");

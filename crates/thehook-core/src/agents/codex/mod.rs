@@ -17,10 +17,14 @@ use super::spec::{
     Identity, McpConfig, StoreScope, StoredTranscript,
 };
 use super::store::head_records;
-use super::Agent;
+use super::{Agent, TouchedFile};
 use crate::transcript::{NotATranscript, Record, ToolKind, ToolRole, ToolShape, Transcript};
 
 pub(super) struct Codex;
+
+/// The tools its file hook runs on (an exact `PreToolUse` matcher): the
+/// shell, for the commands that read one file, and patches.
+const FILE_TOOLS: &str = "Bash|apply_patch";
 
 const IDENTITY: Identity = Identity {
     name: "codex",
@@ -75,7 +79,40 @@ impl AgentSpec for Codex {
 
     fn hooks(&self, c: &HookCommands) -> Vec<HookSpec> {
         // Codex clamps SessionEnd's timeout to 3 s; capture returns in ms.
-        command_hooks(c, 3, None)
+        command_hooks(c, 3, Some(FILE_TOOLS))
+    }
+    /// Codex has no read tool: a read is a shell command (`Bash`) naming
+    /// one file (`cat F`, `sed -n '1,80p' F`, `nl -ba F`, `head`/`tail`);
+    /// an edit is `apply_patch`, whose files are in the patch's headers
+    /// (the first is taken). Both in `tool_input.command`.
+    fn touched_file(&self, payload: &Map<String, Value>) -> Option<TouchedFile> {
+        let tool = payload.get("tool_name")?.as_str()?;
+        let command = payload.get("tool_input")?.get("command")?.as_str()?;
+        let path = match tool {
+            "Bash" => read_of(command)?,
+            "apply_patch" => command.lines().find_map(|l| {
+                ["*** Update File: ", "*** Add File: ", "*** Delete File: "]
+                    .iter()
+                    .find_map(|h| l.strip_prefix(h))
+                    .map(str::trim)
+            })?,
+            _ => return None,
+        };
+        Some(TouchedFile {
+            tool: tool.to_string(),
+            path: PathBuf::from(path),
+        })
+    }
+    /// `additionalContext` of a `PreToolUse` hook becomes a developer
+    /// message after the tool's output. Any other field in the output
+    /// (`suppressOutput`, an unknown key) makes Codex drop all of it.
+    fn file_output(&self, context: &str) -> Option<Value> {
+        Some(serde_json::json!({
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "additionalContext": context,
+            }
+        }))
     }
     /// Codex cuts a hook's additional context at 2,500 of its own tokens
     /// (`additionalContextLimit`); the budget is counted with the embedding
@@ -266,6 +303,32 @@ fn codex_home(home: &std::path::Path) -> PathBuf {
     crate::env::path(CODEX_HOME).unwrap_or_else(|| home.join(".codex"))
 }
 
+/// The one file a shell command only reads: `cat F`, `nl -ba F`, `head F`,
+/// `tail F` (with `-n N`), `sed -n 'A,Bp' F`; `None` for anything else
+/// (pipes, several files, a command that writes).
+fn read_of(command: &str) -> Option<&str> {
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let file = match words.as_slice() {
+        ["cat" | "head" | "tail", file] => *file,
+        ["nl", "-ba", file] => *file,
+        ["head" | "tail", "-n", n, file] if n.chars().all(|c| c.is_ascii_digit()) => *file,
+        ["sed", "-n", range, file]
+            if range
+                .trim_matches(['\'', '"'])
+                .strip_suffix('p')
+                .is_some_and(|r| r.chars().all(|c| c.is_ascii_digit() || c == ',')) =>
+        {
+            *file
+        }
+        _ => return None,
+    };
+    let file = file.trim_matches(['\'', '"']);
+    let plain = !file.is_empty()
+        && !file.starts_with('-')
+        && !file.contains(['|', ';', '&', '<', '>', '$', '`', '*']);
+    plain.then_some(file)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -290,6 +353,45 @@ mod tests {
                 "sha256:2bddfff8e242d5bc757ad06a11021cb305b43f98d9674c55c146ed67f729f4e2"
             );
         }
+    }
+
+    /// Payloads as Codex 0.169.0 sent them to a PreToolUse hook.
+    #[test]
+    fn a_shell_read_of_one_file_or_a_patch_names_the_file_touched() {
+        let touched = |tool: &str, command: &str| {
+            let payload = json!({"session_id": "s", "hook_event_name": "PreToolUse",
+                "tool_name": tool, "tool_input": {"command": command}, "tool_use_id": "call_1"});
+            Codex
+                .touched_file(payload.as_object().unwrap())
+                .map(|t| t.path.to_string_lossy().into_owned())
+        };
+        assert_eq!(
+            touched("Bash", "cat server.js").as_deref(),
+            Some("server.js")
+        );
+        assert_eq!(
+            touched("Bash", "sed -n '1,80p' src/a.rs").as_deref(),
+            Some("src/a.rs")
+        );
+        assert_eq!(
+            touched("Bash", "nl -ba 'src/b.rs'").as_deref(),
+            Some("src/b.rs")
+        );
+        for not_a_read in [
+            "cat a b",
+            "cat a | head",
+            "rm -rf x",
+            "cat $HOME/.env",
+            "ls src",
+        ] {
+            assert_eq!(touched("Bash", not_a_read), None, "{not_a_read}");
+        }
+        let patch = "*** Begin Patch\n*** Update File: src/parser.js\n@@\n-a\n+b\n*** End Patch\n";
+        assert_eq!(
+            touched("apply_patch", patch).as_deref(),
+            Some("src/parser.js")
+        );
+        assert_eq!(touched("Read", "server.js"), None);
     }
 
     #[test]

@@ -23,7 +23,7 @@ use super::spec::{
     StoredTranscript,
 };
 use super::store::subdirs;
-use super::Agent;
+use super::{Agent, TouchedFile};
 use crate::transcript::{NotATranscript, Record, ToolKind, ToolRole, ToolShape, Transcript};
 
 pub(super) struct Copilot;
@@ -61,6 +61,11 @@ const TOOLS: &[(&str, ToolKind)] = &[
 const TIMEOUT_SECS: u64 = 10;
 const SESSION_END_TIMEOUT_SECS: u64 = 30;
 
+/// The tools its file hook runs on (a `preToolUse` matcher, a regex that
+/// must match the whole name): those that read or change one file, named
+/// by `toolArgs.path`.
+const FILE_TOOLS: &str = "view|edit|create";
+
 impl AgentSpec for Copilot {
     fn identity(&self) -> &'static Identity {
         &IDENTITY
@@ -84,6 +89,31 @@ impl AgentSpec for Copilot {
         json!({ "additionalContext": context })
     }
     fn prompt_output(&self, context: &str) -> Option<Value> {
+        Some(json!({ "additionalContext": context }))
+    }
+    /// A `preToolUse` payload: `toolName` and `toolArgs.path` (absolute).
+    fn touched_file(&self, payload: &Map<String, Value>) -> Option<TouchedFile> {
+        let tool = payload.get("toolName")?.as_str()?;
+        if !FILE_TOOLS.split('|').any(|t| t == tool) {
+            return None;
+        }
+        let path = payload.get("toolArgs")?.get("path")?.as_str()?;
+        Some(TouchedFile {
+            tool: tool.to_string(),
+            path: PathBuf::from(path),
+        })
+    }
+    /// A subagent's hooks carry its `agentId` (and its own `sessionId`).
+    fn in_subagent(&self, payload: &Map<String, Value>) -> bool {
+        payload
+            .get("agentId")
+            .and_then(Value::as_str)
+            .is_some_and(|id| !id.is_empty())
+    }
+    /// Only the flat `additionalContext`, which it sends as a user message
+    /// after the tool's result. A hook that fails denies the tool: thehook's
+    /// exit 0 whatever happens.
+    fn file_output(&self, context: &str) -> Option<Value> {
         Some(json!({ "additionalContext": context }))
     }
 
@@ -115,6 +145,16 @@ impl AgentSpec for Copilot {
                 event: "userPromptSubmitted",
                 matcher: None,
                 handler: handler("prompt", TIMEOUT_SECS),
+            });
+        }
+        if c.file.is_some() {
+            // Its handlers are not grouped: the matcher is the handler's own.
+            let mut file = handler("file", TIMEOUT_SECS);
+            file["matcher"] = json!(FILE_TOOLS);
+            hooks.push(HookSpec {
+                event: "preToolUse",
+                matcher: None,
+                handler: file,
             });
         }
         hooks
