@@ -2,7 +2,8 @@
 //! by hash in `$CODEX_HOME/config.toml` (Codex skips any other, silently);
 //! rollouts in `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl`, which the
 //! sweep reads when SessionEnd did not fire; MCP servers in
-//! `.codex/config.toml`. Measured with Codex 0.169.0 (`tests/agents/`).
+//! `.codex/config.toml`. Measured with Codex 0.169.0, the file hook with
+//! 0.171.0 (`tests/agents/`).
 
 mod llm;
 mod transcript;
@@ -355,7 +356,7 @@ mod tests {
         }
     }
 
-    /// Payloads as Codex 0.169.0 sent them to a PreToolUse hook.
+    /// Payloads as Codex 0.169.0 and 0.171.0 send them to a PreToolUse hook.
     #[test]
     fn a_shell_read_of_one_file_or_a_patch_names_the_file_touched() {
         let touched = |tool: &str, command: &str| {
