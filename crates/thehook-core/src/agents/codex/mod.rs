@@ -13,12 +13,13 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::is_thehook_command;
+use super::payload::TouchedFile;
 use super::spec::{
     command_hooks, transcript_path, AgentSpec, DistillCli, HookCommands, HookSpec, HookTrust,
     Identity, McpConfig, StoreScope, StoredTranscript,
 };
 use super::store::head_records;
-use super::{Agent, TouchedFile};
+use super::Agent;
 use crate::transcript::{NotATranscript, Record, ToolKind, ToolRole, ToolShape, Transcript};
 
 pub(super) struct Codex;

@@ -17,13 +17,14 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
+use super::payload::TouchedFile;
 use super::shell::Shell;
 use super::spec::{
     AgentSpec, DistillCli, HookCommands, HookSpec, Identity, McpConfig, StoreScope,
     StoredTranscript,
 };
 use super::store::subdirs;
-use super::{Agent, TouchedFile};
+use super::Agent;
 use crate::transcript::{NotATranscript, Record, ToolKind, ToolRole, ToolShape, Transcript};
 
 pub(super) struct Copilot;
