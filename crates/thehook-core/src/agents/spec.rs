@@ -90,8 +90,8 @@ pub(crate) trait AgentSpec: Sync {
     }
 
     /// The file a tool call's payload reads or edits, when the tool is one
-    /// of its file tools. The default reads Claude Code's shape (which Codex
-    /// copied): `tool_name`, and `tool_input.file_path` (`notebook_path`).
+    /// of its file tools. The default reads Claude Code's shape:
+    /// `tool_name`, and `tool_input.file_path` (`notebook_path`).
     fn touched_file(&self, payload: &Map<String, Value>) -> Option<TouchedFile> {
         let tool = payload.get("tool_name")?.as_str()?;
         let kind = self.tools().iter().find(|(name, _)| *name == tool)?.1;
@@ -115,9 +115,9 @@ pub(crate) trait AgentSpec: Sync {
             .and_then(Value::as_str)
             .is_some_and(|id| !id.is_empty())
     }
-    /// The file-hook output that adds `context` before the tool's result
-    /// reaches the model, or `None` when the agent's tool hook cannot add
-    /// context (then init wires no file hook for it).
+    /// The file-hook output that adds `context` to the model request after
+    /// the tool's result, or `None` when the agent's tool hook cannot add
+    /// context before the tool runs (then init wires no file hook for it).
     fn file_output(&self, _context: &str) -> Option<Value> {
         None
     }
