@@ -55,7 +55,7 @@ ps = "& '" + exe + "'"                           # Codex, Gemini: PowerShell
 want = {
     ".claude/settings.json": [f"{bash} {sub} --agent claude-code" for sub in ("capture", "file", "prompt", "retrieve")],
     ".codex/hooks.json": [f"{ps} {sub} --agent codex" for sub in ("capture", "file", "prompt", "retrieve")],
-    ".gemini/settings.json": [f"{ps} {sub} --agent gemini" for sub in ("capture", "prompt", "retrieve")],
+    ".gemini/settings.json": [f"{ps} {sub} --agent gemini" for sub in ("capture", "file", "prompt", "retrieve")],
 }
 for path, expected in want.items():
     got = commands(path)

@@ -508,8 +508,8 @@ for (const [name, agent] of Object.entries(AGENTS)) {
   });
 }
 
-// The file hook (PreToolUse: Claude Code's file tools, Codex's shell reads
-// and patches): session start and the prompt hook add nothing here (both
+// The file hook (Claude Code's file tools, Codex's shell reads and patches,
+// Copilot CLI's view/edit/create, Gemini CLI's after its file tools): session start and the prompt hook add nothing here (both
 // off), so a gotcha about a file can only reach the model through it, after
 // the agent reads that file; a second read of the file adds nothing.
 const FILE_GOTCHA = 'src/parser.js drops a list nested in a quote: test with fixtures/nested.md';
@@ -526,6 +526,11 @@ const FILE_AGENTS = {
   copilot: {
     reads: (path) => ({ tool: 'view', input: { path } }),
     results: (body) => (body.messages ?? []).filter((m) => m.role === 'tool').length,
+  },
+  // After the tool (AfterTool): its BeforeTool cannot add context.
+  gemini: {
+    reads: () => ({ tool: 'read_file', input: { file_path: 'src/parser.js' } }),
+    results: (body) => (body.contents ?? []).flatMap((c) => c.parts ?? []).filter((p) => p.functionResponse).length,
   },
 };
 for (const [name, reader] of Object.entries(FILE_AGENTS)) {
@@ -558,14 +563,16 @@ for (const [name, reader] of Object.entries(FILE_AGENTS)) {
     const byReads = (n) => sent.find((r) => reads(r.body) === n);
     const [before, afterOne, afterTwo] = [byReads(0), byReads(1), byReads(2)];
     assert.ok(before && afterOne && afterTwo, `the agent read the file twice: ${sent.map((r) => reads(r.body))}`);
+    // The whole request: Gemini CLI puts it in the tool's response.
+    const whole = (r) => JSON.stringify(r.body);
     const heading = '# Project memory (thehook) on src/parser.js';
-    const times = (r) => r.text.split(heading).length - 1;
+    const times = (r) => whole(r).split(heading).length - 1;
     assert.equal(times(before), 0, 'nothing before the file is read');
-    assert.equal(times(afterOne), 1, `the gotcha arrives with the first read:\n${afterOne.text.slice(-3000)}`);
-    assert.ok(afterOne.text.includes('drops a list nested in a quote'), afterOne.text.slice(-3000));
+    assert.equal(times(afterOne), 1, `the gotcha arrives with the first read:\n${whole(afterOne).slice(-3000)}`);
+    assert.ok(whole(afterOne).includes('drops a list nested in a quote'), whole(afterOne).slice(-3000));
     assert.equal(times(afterTwo), 1, 'the second read adds nothing');
-    const at = afterOne.text.indexOf(heading);
-    t.diagnostic(`arrived as: ${JSON.stringify(afterOne.text.slice(Math.max(0, at - 200), at + 120))}`);
+    const at = whole(afterOne).indexOf(heading);
+    t.diagnostic(`arrived as: ${whole(afterOne).slice(Math.max(0, at - 200), at + 120)}`);
     const log = readFileSync(join(ws.repo, '.thehook/logs/hooks.log'), 'utf8').split('\n').filter((l) => l.includes(' file: '));
     t.diagnostic(log.join('\n'));
     assert.equal(log.length, 2, 'the hook ran at both reads');

@@ -13,8 +13,7 @@ import http from 'node:http';
 /**
  * Starts the server. `answer(text, api, body)` returns the reply to a request
  * whose messages read `text` (`api` is 'anthropic', 'openai', 'gemini' or 'chat'):
- * a string, or `{ tool: name, input }` for a tool call (Anthropic, OpenAI
- * Responses and Chat Completions).
+ * a string, or `{ tool: name, input }` for a tool call.
  * Resolves to { url, requests, close() }; `requests` grows as they arrive:
  * { api, path, body, text }.
  */
@@ -160,8 +159,9 @@ function openai(res, body, reply) {
 }
 
 function gemini(res, url, body, reply) {
+  const parts = typeof reply === 'object' ? [{ functionCall: { name: reply.tool, args: reply.input } }] : [{ text: reply }];
   const chunk = {
-    candidates: [{ content: { role: 'model', parts: [{ text: reply }] }, finishReason: 'STOP', index: 0 }],
+    candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
     usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
   };
   if (url.searchParams.get('alt') === 'sse') return sse(res, [[null, chunk]]);

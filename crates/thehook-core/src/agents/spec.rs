@@ -342,6 +342,26 @@ pub(crate) fn command_hooks(
     hooks
 }
 
+/// The file of a tool call whose name (`tool`) is one of `tools` (`a|b`)
+/// and whose input's `field` names it: the shape Gemini CLI and Copilot CLI
+/// send, each with its own keys.
+pub(crate) fn file_of_call(
+    tool: Option<&Value>,
+    tools: &str,
+    input: Option<&Value>,
+    field: &str,
+) -> Option<TouchedFile> {
+    let tool = tool?.as_str()?;
+    if !tools.split('|').any(|t| t == tool) {
+        return None;
+    }
+    let path = input?.get(field)?.as_str().filter(|p| !p.is_empty())?;
+    Some(TouchedFile {
+        tool: tool.to_string(),
+        path: PathBuf::from(path),
+    })
+}
+
 /// A payload's `transcript_path`, where an agent's store shows in it.
 pub(crate) fn transcript_path(payload: &Map<String, Value>) -> Option<&str> {
     payload.get("transcript_path").and_then(Value::as_str)

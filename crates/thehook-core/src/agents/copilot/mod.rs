@@ -20,7 +20,7 @@ use serde_json::{json, Map, Value};
 use super::payload::TouchedFile;
 use super::shell::Shell;
 use super::spec::{
-    AgentSpec, DistillCli, HookCommands, HookSpec, Identity, McpConfig, StoreScope,
+    file_of_call, AgentSpec, DistillCli, HookCommands, HookSpec, Identity, McpConfig, StoreScope,
     StoredTranscript,
 };
 use super::store::subdirs;
@@ -94,15 +94,8 @@ impl AgentSpec for Copilot {
     }
     /// A `preToolUse` payload: `toolName` and `toolArgs.path` (absolute).
     fn touched_file(&self, payload: &Map<String, Value>) -> Option<TouchedFile> {
-        let tool = payload.get("toolName")?.as_str()?;
-        if !FILE_TOOLS.split('|').any(|t| t == tool) {
-            return None;
-        }
-        let path = payload.get("toolArgs")?.get("path")?.as_str()?;
-        Some(TouchedFile {
-            tool: tool.to_string(),
-            path: PathBuf::from(path),
-        })
+        let (tool, args) = (payload.get("toolName"), payload.get("toolArgs"));
+        file_of_call(tool, FILE_TOOLS, args, "path")
     }
     /// A subagent's hooks carry its `agentId` (and its own `sessionId`).
     fn in_subagent(&self, payload: &Map<String, Value>) -> bool {

@@ -8,9 +8,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
+use super::payload::TouchedFile;
 use super::spec::{
-    transcript_path, AgentSpec, DistillCli, HookCommands, HookSpec, Identity, McpConfig,
-    StoreScope, StoredTranscript,
+    file_of_call, transcript_path, AgentSpec, DistillCli, HookCommands, HookSpec, Identity,
+    McpConfig, StoreScope, StoredTranscript,
 };
 use super::store::{head_records, subdirs};
 use super::Agent;
@@ -36,6 +37,11 @@ const DISTILL_CLI: DistillCli = DistillCli {
 };
 
 /// Its tools, by what they do.
+/// The tools its file hook runs after (an `AfterTool` matcher, anchored:
+/// Gemini CLI's is an unanchored regex): those that read or change one
+/// file, named by `tool_input.file_path`.
+const FILE_TOOLS: &str = "read_file|write_file|replace";
+
 const TOOLS: &[(&str, ToolKind)] = &[
     (
         "list_directory",
@@ -101,7 +107,30 @@ impl AgentSpec for Gemini {
             matcher: None,
             handler: json!({"name": "thehook-prompt", "type": "command", "command": prompt, "timeout": 10000}),
         }));
+        // After the tool: its BeforeTool drops additional context.
+        hooks.extend(c.file.as_ref().map(|file| HookSpec {
+            event: "AfterTool",
+            matcher: Some(format!("^({FILE_TOOLS})$")),
+            handler: json!({"name": "thehook-file", "type": "command", "command": file, "timeout": 10000}),
+        }));
         hooks
+    }
+    /// `tool_input.file_path` of its file tools, as the model wrote it
+    /// (often relative to `cwd`).
+    fn touched_file(&self, payload: &Map<String, Value>) -> Option<TouchedFile> {
+        let (tool, input) = (payload.get("tool_name"), payload.get("tool_input"));
+        file_of_call(tool, FILE_TOOLS, input, "file_path")
+    }
+    /// Its `AfterTool` hook's `additionalContext` is appended to the tool's
+    /// result as `<hook_context>...</hook_context>`. A subagent's calls
+    /// carry no mark of it: they are answered like the main thread's.
+    fn file_output(&self, context: &str) -> Option<Value> {
+        Some(json!({
+            "hookSpecificOutput": {
+                "hookEventName": "AfterTool",
+                "additionalContext": context,
+            }
+        }))
     }
     /// Appended to the user's turn as `<hook_context>...</hook_context>`
     /// (markup in it is escaped; the block has none). Plain stdout would
