@@ -304,53 +304,61 @@ def normalise(path: str, repo_names: set) -> str:
     return path[2:] if path.startswith("./") else path
 
 
-def read_transcript(path: Path) -> dict:
-    """First timestamp, branch at start, commit (Codex), ids and the first real ask."""
-    info = {"first_ts": None, "branch": "", "commit": "", "ids": set(), "ask": "", "ask_line": 0, "agent": ""}
+def records(path: Path, wanted=None):
+    """(line number, record) for each JSON object line of a transcript; `wanted`, if
+    given, is asked about the raw line first, so lines it refuses are not parsed."""
     with open(path, encoding="utf-8", errors="replace") as fh:
         for i, line in enumerate(fh):
+            if wanted is not None and not wanted(line):
+                continue
             try:
                 r = json.loads(line)
             except ValueError:
                 continue
-            if not isinstance(r, dict):
-                continue
-            ts = r.get("timestamp")
-            if ts and not info["first_ts"]:
-                info["first_ts"] = parse_time(ts)
-            if r.get("type") == "session_meta":
-                p = r.get("payload") or {}
-                info["agent"] = "codex"
-                info["ids"].add(p.get("id") or "")
-                g = p.get("git") or {}
-                info["branch"] = info["branch"] or (g.get("branch") or "")
-                info["commit"] = g.get("commit_hash") or ""
-                continue
-            if r.get("sessionId"):
-                info["ids"].add(r["sessionId"])
-                info["agent"] = info["agent"] or "claude-code"
-            if r.get("gitBranch") and not info["branch"]:
-                info["branch"] = r["gitBranch"]
-            if info["ask"]:
-                if info["branch"]:
-                    break
-                continue
-            text = ""
-            if r.get("type") == "user" and not r.get("isMeta") and not r.get("isCompactSummary") \
-                    and not r.get("isSidechain"):
-                c = (r.get("message") or {}).get("content")
-                if isinstance(c, str):
-                    text = c
-                elif isinstance(c, list):
-                    if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in c):
-                        text = ""
-                    else:
-                        text = "\n".join(b.get("text", "") for b in c if isinstance(b, dict) and b.get("type") == "text")
-            elif r.get("type") == "event_msg" and (r.get("payload") or {}).get("type") == "user_message":
-                text = r["payload"].get("message") or ""
-            text = re.sub(r"<system-reminder>.*?</system-reminder>", "", text, flags=re.S).strip()
-            if text and not WRAPPER.match(text):
-                info["ask"], info["ask_line"] = text, i
+            if isinstance(r, dict):
+                yield i, r
+
+
+def read_transcript(path: Path) -> dict:
+    """First timestamp, branch at start, commit (Codex), ids and the first real ask."""
+    info = {"first_ts": None, "branch": "", "commit": "", "ids": set(), "ask": "", "ask_line": 0, "agent": ""}
+    for i, r in records(path):
+        ts = r.get("timestamp")
+        if ts and not info["first_ts"]:
+            info["first_ts"] = parse_time(ts)
+        if r.get("type") == "session_meta":
+            p = r.get("payload") or {}
+            info["agent"] = "codex"
+            info["ids"].add(p.get("id") or "")
+            g = p.get("git") or {}
+            info["branch"] = info["branch"] or (g.get("branch") or "")
+            info["commit"] = g.get("commit_hash") or ""
+            continue
+        if r.get("sessionId"):
+            info["ids"].add(r["sessionId"])
+            info["agent"] = info["agent"] or "claude-code"
+        if r.get("gitBranch") and not info["branch"]:
+            info["branch"] = r["gitBranch"]
+        if info["ask"]:
+            if info["branch"]:
+                break
+            continue
+        text = ""
+        if r.get("type") == "user" and not r.get("isMeta") and not r.get("isCompactSummary") \
+                and not r.get("isSidechain"):
+            c = (r.get("message") or {}).get("content")
+            if isinstance(c, str):
+                text = c
+            elif isinstance(c, list):
+                if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in c):
+                    text = ""
+                else:
+                    text = "\n".join(b.get("text", "") for b in c if isinstance(b, dict) and b.get("type") == "text")
+        elif r.get("type") == "event_msg" and (r.get("payload") or {}).get("type") == "user_message":
+            text = r["payload"].get("message") or ""
+        text = re.sub(r"<system-reminder>.*?</system-reminder>", "", text, flags=re.S).strip()
+        if text and not WRAPPER.match(text):
+            info["ask"], info["ask_line"] = text, i
     info["ids"].discard("")
     return info
 
@@ -410,54 +418,45 @@ def file_calls(path: Path) -> list[dict]:
     out: list[dict] = []
     cwd = ""
     seen: set = set()
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for i, line in enumerate(fh):
-            if '"tool_use"' not in line and '"response_item"' not in line and '"session_meta"' not in line \
-                    and '"turn_context"' not in line:
-                continue
-            try:
-                r = json.loads(line)
-            except ValueError:
-                continue
-            if not isinstance(r, dict):
-                continue
-            kind = r.get("type")
-            if kind in ("session_meta", "turn_context"):
-                cwd = (r.get("payload") or {}).get("cwd") or cwd
-                continue
-            found: list[tuple[str, str, bool, str]] = []  # (tool, path, edit, cwd)
-            if kind == "assistant" and r.get("isSidechain") is not True:
-                cwd = r.get("cwd") or cwd
-                content = (r.get("message") or {}).get("content")
-                for b in content if isinstance(content, list) else []:
-                    if not (isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") in FILE_TOOLS):
+    marks = ('"tool_use"', '"response_item"', '"session_meta"', '"turn_context"')
+    for i, r in records(path, lambda line: any(m in line for m in marks)):
+        kind = r.get("type")
+        if kind in ("session_meta", "turn_context"):
+            cwd = (r.get("payload") or {}).get("cwd") or cwd
+            continue
+        found: list[tuple[str, str, bool, str]] = []  # (tool, path, edit, cwd)
+        if kind == "assistant" and r.get("isSidechain") is not True:
+            cwd = r.get("cwd") or cwd
+            content = (r.get("message") or {}).get("content")
+            for b in content if isinstance(content, list) else []:
+                if not (isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") in FILE_TOOLS):
+                    continue
+                if b.get("id"):
+                    if b["id"] in seen:
                         continue
-                    if b.get("id"):
-                        if b["id"] in seen:
-                            continue
-                        seen.add(b["id"])
-                    inp = b.get("input") if isinstance(b.get("input"), dict) else {}
-                    p = inp.get("file_path") or inp.get("notebook_path") or ""
-                    if isinstance(p, str) and p:
-                        found.append((b["name"], p, FILE_TOOLS[b["name"]], cwd))
-            elif kind == "response_item":
-                p = r.get("payload") or {}
-                if p.get("name") == "apply_patch":
-                    body = p.get("input") or ""
-                    if not body and isinstance(p.get("arguments"), str):
-                        try:
-                            body = (json.loads(p["arguments"]) or {}).get("input") or ""
-                        except (ValueError, AttributeError):
-                            body = ""
-                    for op, f in PATCH_FILE.findall(body if isinstance(body, str) else ""):
-                        found.append((PATCH_TOOL[op], f.strip(), True, cwd))
-                else:
-                    cmd, workdir = codex_shell(p)
-                    f = codex_read(cmd)
-                    if f:
-                        found.append(("Read", f, False, workdir or cwd))
-            for tool, p, edit, base in found:
-                out.append({"tool": tool, "path": p, "cwd": base, "edit": edit, "line": i})
+                    seen.add(b["id"])
+                inp = b.get("input") if isinstance(b.get("input"), dict) else {}
+                p = inp.get("file_path") or inp.get("notebook_path") or ""
+                if isinstance(p, str) and p:
+                    found.append((b["name"], p, FILE_TOOLS[b["name"]], cwd))
+        elif kind == "response_item":
+            p = r.get("payload") or {}
+            if p.get("name") == "apply_patch":
+                body = p.get("input") or ""
+                if not body and isinstance(p.get("arguments"), str):
+                    try:
+                        body = (json.loads(p["arguments"]) or {}).get("input") or ""
+                    except (ValueError, AttributeError):
+                        body = ""
+                for op, f in PATCH_FILE.findall(body if isinstance(body, str) else ""):
+                    found.append((PATCH_TOOL[op], f.strip(), True, cwd))
+            else:
+                cmd, workdir = codex_shell(p)
+                f = codex_read(cmd)
+                if f:
+                    found.append(("Read", f, False, workdir or cwd))
+        for tool, p, edit, base in found:
+            out.append({"tool": tool, "path": p, "cwd": base, "edit": edit, "line": i})
     return out
 
 

@@ -15,7 +15,7 @@ use crate::agents::{Agent, HookEvent, HookPayload};
 use crate::capture::hook::{session_end, HOOK_LOG};
 use crate::capture::Surroundings;
 use crate::inject::background::session_start_background;
-use crate::inject::{file, prompt, retrieve};
+use crate::inject::{file, prompt, retrieve, Added};
 use crate::memory::embed::SearchPaths;
 use crate::project::Project;
 use crate::{env, logs};
@@ -151,6 +151,16 @@ fn decide(call: &HookCall) -> Decided {
             args: args.into_iter().map(str::to_string).collect(),
         })
     };
+    // The prompt and file hooks: context to print, or nothing, and a log line.
+    let added = |answer: crate::error::Result<Added>| match answer {
+        Ok(a) => Decided {
+            project: Some(root.to_path_buf()),
+            stdout: a.output.map(|json| json.to_string()),
+            log: a.log,
+            detached: None,
+        },
+        Err(e) => said(Some(root), format!("failed: {e}")),
+    };
     match call.event {
         HookEvent::SessionStart => match retrieve::retrieve(&payload, &project, call.paths) {
             Ok(r) => {
@@ -172,24 +182,8 @@ fn decide(call: &HookCall) -> Decided {
             }
             Err(e) => said(Some(root), format!("failed: {e}")),
         },
-        HookEvent::Prompt => match prompt::on_prompt(&payload, &project, call.paths) {
-            Ok(p) => Decided {
-                project: Some(root.to_path_buf()),
-                stdout: p.output.map(|json| json.to_string()),
-                log: p.log,
-                detached: None,
-            },
-            Err(e) => said(Some(root), format!("failed: {e}")),
-        },
-        HookEvent::FileTouch => match file::on_file(&payload, &project, call.paths) {
-            Ok(t) => Decided {
-                project: Some(root.to_path_buf()),
-                stdout: t.output.map(|json| json.to_string()),
-                log: t.log,
-                detached: None,
-            },
-            Err(e) => said(Some(root), format!("failed: {e}")),
-        },
+        HookEvent::Prompt => added(prompt::on_prompt(&payload, &project, call.paths)),
+        HookEvent::FileTouch => added(file::on_file(&payload, &project, call.paths)),
         HookEvent::SessionEnd => {
             let ended = session_end(&payload, &project);
             Decided {

@@ -15,13 +15,12 @@
 use std::collections::HashSet;
 use std::path::{Component, Path};
 
-use serde_json::Value;
-
 use crate::agents::HookPayload;
 use crate::error::Result;
 use crate::inject::block::cited_line;
 use crate::inject::given::Given;
 use crate::inject::left_off::{self, RARE_FILE_SHARE};
+use crate::inject::Added;
 use crate::memory::embed::SearchPaths;
 use crate::memory::index::AboutFile;
 use crate::memory::item::Item;
@@ -48,24 +47,10 @@ const FILE_MARK: &str = "file ";
 /// than fit, for those given already or stale to be passed over.
 const READ_AT_MOST: usize = 24;
 
-/// What the hook decided.
-#[derive(Debug, Clone, Default)]
-pub struct Touched {
-    /// The JSON to print, if any.
-    pub output: Option<Value>,
-    /// One line for the hook log.
-    pub log: String,
-}
-
 /// Answers a file-hook payload in `project`, which has memory (the hook
 /// protocol, `crate::hook`, checked).
-pub fn on_file(payload: &HookPayload, project: &Project, paths: &SearchPaths) -> Result<Touched> {
-    let said = |log: String| {
-        Ok(Touched {
-            log,
-            ..Touched::default()
-        })
-    };
+pub fn on_file(payload: &HookPayload, project: &Project, paths: &SearchPaths) -> Result<Added> {
+    let said = |log: String| Ok(Added::nothing(log));
     let Some(touched) = &payload.touched else {
         return said(format!("{}: not a file tool call", payload.agent));
     };
@@ -116,7 +101,7 @@ pub fn on_file(payload: &HookPayload, project: &Project, paths: &SearchPaths) ->
         given.add(&cited)?;
     }
     let text = block(&rel, &lines);
-    Ok(Touched {
+    Ok(Added {
         log: format!(
             "{} {rel}: {} lines, {} chars",
             touched.tool,
@@ -162,7 +147,8 @@ fn choose(
     session_id: Option<&str>,
     already: &HashSet<String>,
 ) -> Vec<(String, String)> {
-    let staleness = Staleness::load(project);
+    // Two small files to read: only when some item names the file.
+    let staleness = (!about.items.is_empty()).then(|| Staleness::load(project));
     let items: Vec<Item> = about
         .items
         .into_iter()
@@ -172,7 +158,7 @@ fn choose(
                 .as_deref()
                 .is_none_or(|s| Some(s) != session_id)
         })
-        .filter(|i| staleness.reason(i).is_none())
+        .filter(|i| staleness.as_ref().is_some_and(|s| s.reason(i).is_none()))
         .collect();
     let sessions: Vec<SessionRecord> = about
         .sessions
@@ -226,16 +212,16 @@ mod tests {
 
     #[test]
     fn a_file_is_named_from_the_project_root() {
-        let root = Path::new("/work/app");
+        let root = Path::new("/repo/app");
         let rel = |cwd: &str, path: &str| relative(root, Path::new(cwd), Path::new(path));
         assert_eq!(
-            rel("/work/app", "/work/app/src/a.rs").as_deref(),
+            rel("/repo/app", "/repo/app/src/a.rs").as_deref(),
             Some("src/a.rs")
         );
-        assert_eq!(rel("/work/app/src", "b.rs").as_deref(), Some("src/b.rs"));
-        assert_eq!(rel("/work/app", "/etc/passwd"), None);
-        assert_eq!(rel("/work/app", "../other/x.rs"), None);
-        assert_eq!(rel("/work/app", "/work/app"), None);
+        assert_eq!(rel("/repo/app/src", "b.rs").as_deref(), Some("src/b.rs"));
+        assert_eq!(rel("/repo/app", "/etc/passwd"), None);
+        assert_eq!(rel("/repo/app", "../other/x.rs"), None);
+        assert_eq!(rel("/repo/app", "/repo/app"), None);
     }
 
     #[test]

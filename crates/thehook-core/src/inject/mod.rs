@@ -14,3 +14,18 @@ pub(crate) mod left_off;
 pub mod prompt;
 pub mod retrieve;
 pub(crate) mod tokens;
+
+/// What a hook that may add context mid-session (the prompt hook, the file
+/// hook) decided: the JSON to print, if any, and one line for the hook log.
+#[derive(Debug, Clone, Default)]
+pub struct Added {
+    pub output: Option<serde_json::Value>,
+    pub log: String,
+}
+
+impl Added {
+    /// Nothing to add, and why.
+    pub(crate) fn nothing(log: String) -> Added {
+        Added { output: None, log }
+    }
+}

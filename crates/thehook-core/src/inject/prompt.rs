@@ -11,13 +11,12 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde_json::Value;
-
 use crate::agents::HookPayload;
 use crate::error::Result;
 use crate::inject::context::Context;
 use crate::inject::given::Given;
 use crate::inject::left_off::{self, RARE_FILE_SHARE};
+use crate::inject::Added;
 use crate::memory::embed::SearchPaths;
 use crate::memory::index::Filter;
 use crate::memory::item::Item;
@@ -56,28 +55,10 @@ const NOT_TYPED: [&str; 4] = ["system", "loop_wakeup", "schedule_wakeup", "poll_
 /// The heading of what the prompt hook adds.
 const HEADING: &str = "# Project memory (thehook): earlier work on what this prompt is about";
 
-/// What the hook decided.
-#[derive(Debug, Clone, Default)]
-pub struct Prompted {
-    /// The JSON to print, if any.
-    pub output: Option<Value>,
-    /// One line for the hook log.
-    pub log: String,
-}
-
 /// Answers a prompt payload in `project`, which has memory (the hook
 /// protocol, `crate::hook`, checked).
-pub fn on_prompt(
-    payload: &HookPayload,
-    project: &Project,
-    paths: &SearchPaths,
-) -> Result<Prompted> {
-    let said = |log: String| {
-        Ok(Prompted {
-            log,
-            ..Prompted::default()
-        })
-    };
+pub fn on_prompt(payload: &HookPayload, project: &Project, paths: &SearchPaths) -> Result<Added> {
+    let said = |log: String| Ok(Added::nothing(log));
     let Some(prompt) = payload.prompt.as_deref().filter(|p| !p.trim().is_empty()) else {
         return said("the payload has no prompt".into());
     };
@@ -112,7 +93,7 @@ pub fn on_prompt(
         text.push('\n');
         text.push_str(&found.line);
     }
-    Ok(Prompted {
+    Ok(Added {
         log: format!(
             "{}: {} items, {} chars",
             payload.agent,
