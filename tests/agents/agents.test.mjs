@@ -509,7 +509,8 @@ for (const [name, agent] of Object.entries(AGENTS)) {
 }
 
 // The file hook (Claude Code's file tools, Codex's shell reads and patches,
-// Copilot CLI's view/edit/create, Gemini CLI's after its file tools): session start and the prompt hook add nothing here (both
+// Copilot CLI's view/edit/create, Gemini CLI's and opencode's after their
+// file tools): session start and the prompt hook add nothing here (both
 // off), so a gotcha about a file can only reach the model through it, after
 // the agent reads that file; a second read of the file adds nothing.
 const FILE_GOTCHA = 'src/parser.js drops a list nested in a quote: test with fixtures/nested.md';
@@ -531,6 +532,11 @@ const FILE_AGENTS = {
   gemini: {
     reads: () => ({ tool: 'read_file', input: { file_path: 'src/parser.js' } }),
     results: (body) => (body.contents ?? []).flatMap((c) => c.parts ?? []).filter((p) => p.functionResponse).length,
+  },
+  // The plugin's tool.execute.after appends to the tool's output.
+  opencode: {
+    reads: (path) => ({ tool: 'read', input: { filePath: path } }),
+    results: (body) => (body.messages ?? []).filter((m) => m.role === 'tool').length,
   },
 };
 for (const [name, reader] of Object.entries(FILE_AGENTS)) {

@@ -328,6 +328,7 @@ fn the_opencode_plugin_is_valid_js_wired_and_given_back_exactly() {
         "{plugin}"
     );
     assert!(plugin.contains("const ON_PROMPT = true;"));
+    assert!(plugin.contains("const ON_FILE = true;"));
     assert!(plugin.contains("`thehook uninstall` removes it"));
     // opencode loads it as an ES module: it must at least parse.
     if let Ok(out) = std::process::Command::new("node")
@@ -347,12 +348,18 @@ fn the_opencode_plugin_is_valid_js_wired_and_given_back_exactly() {
         .ok(&["init", "--agent", "opencode", "--bin", bin])
         .contains("unchanged"));
 
-    // With the prompt hook off, the plugin looks nothing up at prompts.
-    p.write(".thehook/config.yaml", "retrieval:\n  on_prompt: false\n");
+    // With the prompt and file hooks off, the plugin looks nothing up at
+    // prompts or tool calls, and doctor agrees.
+    p.write(
+        ".thehook/config.yaml",
+        "retrieval:\n  on_prompt: false\n  on_file: false\n",
+    );
     p.ok(&["init", "--agent", "opencode", "--bin", bin]);
-    assert!(p
-        .read(".opencode/plugins/thehook.js")
-        .contains("const ON_PROMPT = false;"));
+    let plugin = p.read(".opencode/plugins/thehook.js");
+    assert!(plugin.contains("const ON_PROMPT = false;"));
+    assert!(plugin.contains("const ON_FILE = false;"));
+    let doctor = doctor_report(&p);
+    assert!(!doctor.contains("again to take it out"), "{doctor}");
 
     p.ok(&["uninstall"]);
     assert!(!p.root().join(".opencode/plugins/thehook.js").exists());

@@ -3,7 +3,10 @@
 //! the items that name the file (gotchas and decisions first), then the
 //! newest earlier sessions that changed it (unless more than a tenth of
 //! the sessions did: then which of them matters is anyone's guess), each
-//! with its citation, in at most [`MAX_CHARS`].
+//! with its citation, in at most [`MAX_CHARS`]. A session's own summary
+//! lines come only as that session's line: on the replayed histories they
+//! were most of what the hook cited, by the "files changed" lists of
+//! sessions on files everyone changes.
 //!
 //! It runs at every file tool call, so it reads the `paths` database and
 //! nothing else: no model, no git, no sync (session start and the prompt
@@ -23,7 +26,7 @@ use crate::inject::left_off::{self, RARE_FILE_SHARE};
 use crate::inject::Added;
 use crate::memory::embed::SearchPaths;
 use crate::memory::index::AboutFile;
-use crate::memory::item::Item;
+use crate::memory::item::{Item, ItemKind};
 use crate::memory::session::SessionRecord;
 use crate::memory::stale::Staleness;
 use crate::memory::Memory;
@@ -152,6 +155,9 @@ fn choose(
     let items: Vec<Item> = about
         .items
         .into_iter()
+        // A session's summary is given as that session's line, below, under
+        // the rule that a file most sessions changed names none of them.
+        .filter(|i| i.kind != ItemKind::Summary)
         .filter(|i| i.for_agents() && !already.contains(&i.citation()))
         .filter(|i| {
             i.session_id

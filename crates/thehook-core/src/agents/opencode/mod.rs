@@ -6,6 +6,9 @@
 //!   runs before every model request (title generation too) and its effect
 //!   is not kept, so memory is looked up once per session and added each time;
 //! - `chat.message` may add a part to the person's message (synthetic);
+//! - `tool.execute.before` can only block a tool (by throwing), but
+//!   `tool.execute.after` may append to the tool's output: the file hook;
+//! - a subagent runs in a child session, whose `parentID` is set;
 //! - `session.idle` fires after every turn and nothing at a session's end:
 //!   only the plugin's `dispose`, awaited as opencode exits, ends them;
 //! - sessions live in SQLite (`opencode.db`), so the plugin writes each one
@@ -19,8 +22,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
+use super::payload::TouchedFile;
 use super::spec::{
-    AgentSpec, DistillCli, HookCommands, HookSpec, Identity, McpConfig, StoreScope,
+    file_of_call, AgentSpec, DistillCli, HookCommands, HookSpec, Identity, McpConfig, StoreScope,
     StoredTranscript,
 };
 use super::Agent;
@@ -49,8 +53,11 @@ const DISTILL_CLI: DistillCli = DistillCli {
 /// `bash`... are not classified yet).
 const TOOLS: &[(&str, ToolKind)] = &[("write", ToolKind::new(ToolRole::Other, ToolShape::Write))];
 
-/// The plugin, with `__THEHOOK_BIN__` (a JS string), `__ON_PROMPT__` and
-/// `__MARKER__` to fill in.
+/// opencode's tools that read or change one file, as the plugin names them.
+const FILE_TOOLS: &str = "read|edit|write|apply_patch";
+
+/// The plugin, with `__THEHOOK_BIN__` (a JS string), `__ON_PROMPT__`,
+/// `__ON_FILE__` and `__MARKER__` to fill in.
 const PLUGIN: &str = include_str!("plugin.js");
 
 impl AgentSpec for Opencode {
@@ -73,6 +80,17 @@ impl AgentSpec for Opencode {
     fn prompt_output(&self, context: &str) -> Option<Value> {
         Some(json!({ "additionalContext": context }))
     }
+    /// The plugin sends opencode's tool and the file it names (`filePath`,
+    /// or an `apply_patch`'s first file) as `tool_input.file_path`.
+    fn touched_file(&self, payload: &Map<String, Value>) -> Option<TouchedFile> {
+        let (tool, input) = (payload.get("tool_name"), payload.get("tool_input"));
+        file_of_call(tool, FILE_TOOLS, input, "file_path")
+    }
+    /// The plugin appends the text to the tool's output (its
+    /// `tool.execute.after`: the before hook can only block).
+    fn file_output(&self, context: &str) -> Option<Value> {
+        Some(json!({ "additionalContext": context }))
+    }
     /// Its folder, or a project config file (`opencode.json`, `.jsonc`).
     fn used_in(&self, base: &Path) -> bool {
         base.join(".opencode").is_dir()
@@ -84,9 +102,13 @@ impl AgentSpec for Opencode {
         Vec::new()
     }
     /// The plugin names each command it runs as `run("<sub>", ...)`; the
-    /// prompt's runs only with `ON_PROMPT` on.
+    /// prompt's runs only with `ON_PROMPT` on, the file hook's with `ON_FILE`.
     fn runs_hook_in(&self, text: &str, sub: &str) -> bool {
-        let on = sub != "prompt" || text.contains("const ON_PROMPT = true;");
+        let on = match sub {
+            "prompt" => text.contains("const ON_PROMPT = true;"),
+            "file" => text.contains("const ON_FILE = true;"),
+            _ => true,
+        };
         on && text.contains("const THEHOOK = ") && text.contains(&format!("run(\"{sub}\""))
     }
     fn plugin(&self, c: &HookCommands, marker: &str) -> Option<String> {
@@ -97,6 +119,11 @@ impl AgentSpec for Opencode {
                 .replacen(
                     "__ON_PROMPT__",
                     if c.prompt.is_some() { "true" } else { "false" },
+                    1,
+                )
+                .replacen(
+                    "__ON_FILE__",
+                    if c.file.is_some() { "true" } else { "false" },
                     1,
                 )
                 .replacen("__MARKER__", marker, 1),

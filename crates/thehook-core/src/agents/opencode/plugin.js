@@ -1,6 +1,6 @@
 // thehook's plugin for opencode: project memory at each session's model
-// requests, what memory knows of each prompt, and the session captured when
-// opencode closes.
+// requests, what memory knows of each prompt and of each file the agent
+// reads or edits, and the session captured when opencode closes.
 // __MARKER__
 // It runs the thehook program below as opencode's hooks would run a
 // command (JSON on stdin, JSON on stdout) and never throws: without thehook,
@@ -14,6 +14,10 @@ const THEHOOK = __THEHOOK_BIN__;
 const AGENT = "opencode";
 /** Whether each prompt is looked up (the config's `retrieval.on_prompt` when thehook was set up). */
 const ON_PROMPT = __ON_PROMPT__;
+/** Whether each file the agent reads or edits is looked up (`retrieval.on_file`). */
+const ON_FILE = __ON_FILE__;
+/** opencode's tools that name one file in `filePath`. */
+const FILE_TOOLS = ["read", "edit", "write"];
 /** How long a hook may take before opencode goes on without it. */
 const TIMEOUT_MS = 10000;
 /** The first words of opencode's title-generation request, which gets no memory. */
@@ -61,6 +65,7 @@ export default {
     const created = new Set(); // sessions started in this process (others are resumed)
     const touched = new Set(); // sessions that ran a turn here, captured on exit
     const pending = new Set();
+    const subagent = new Map(); // session id -> Promise of whether a subagent runs it
     const payload = (sessionID, event) => ({ session_id: sessionID, cwd: directory, hook_event_name: event });
 
     /** Writes the session as `opencode export` prints it; its path, or null for a subagent's. */
@@ -127,6 +132,31 @@ export default {
           text,
           synthetic: true,
         });
+      },
+
+      // Each file tool call: what memory knows of the file, appended to the
+      // tool's output (its before hook can only block the tool).
+      "tool.execute.after": async (input, output) => {
+        if (!ON_FILE || typeof output?.output !== "string") return;
+        const path = FILE_TOOLS.includes(input.tool)
+          ? input.args?.filePath
+          : input.tool === "apply_patch"
+            ? output.metadata?.files?.[0]?.filePath
+            : null;
+        if (typeof path !== "string" || !path) return;
+        const id = input.sessionID;
+        if (!subagent.has(id)) {
+          const info = client.session.get({ path: { id } });
+          subagent.set(id, info.then((r) => Boolean(r.data?.parentID)).catch(() => false));
+        }
+        const answer = await run("file", {
+          ...payload(id, "PostToolUse"),
+          tool_name: input.tool,
+          tool_input: { file_path: path },
+          ...((await subagent.get(id)) ? { agent_id: id } : {}),
+        });
+        const text = answer?.additionalContext;
+        if (text) output.output += `\n\n${text}`;
       },
 
       // opencode has no session-end event: its exit ends the sessions that ran here.
