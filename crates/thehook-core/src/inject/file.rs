@@ -9,13 +9,15 @@
 //! sessions on files everyone changes.
 //!
 //! It runs at every file tool call, so it reads the `paths` database and
-//! nothing else: no model, no git, no sync (session start and the prompt
+//! the head of the file (for the symbols it defines, which items may name)
+//! and nothing else: no model, no git, no sync (session start and the prompt
 //! hook keep the index in step with the markdown). A subagent's calls get
 //! nothing unless `retrieval.on_file_subagents` is set: it cannot act on
 //! what its parent was told, and the same block would reach the session
 //! twice.
 
 use std::collections::HashSet;
+use std::io::Read;
 use std::path::{Component, Path};
 
 use crate::agents::HookPayload;
@@ -25,6 +27,7 @@ use crate::inject::given::Given;
 use crate::inject::left_off::{self, RARE_FILE_SHARE};
 use crate::inject::Added;
 use crate::memory::embed::SearchPaths;
+use crate::memory::files;
 use crate::memory::index::AboutFile;
 use crate::memory::item::{Item, ItemKind};
 use crate::memory::session::SessionRecord;
@@ -90,7 +93,11 @@ pub fn on_file(payload: &HookPayload, project: &Project, paths: &SearchPaths) ->
     // A file most sessions changed says nothing about which of them matters.
     let sessions = memory.index().file_count()? as f32;
     let most = ((sessions * RARE_FILE_SHARE).ceil() as usize).max(MIN_RARE);
-    let about = memory.index().about_file(&rel, READ_AT_MOST, most)?;
+    let source = head_of(&project.root().join(&rel));
+    let defines = files::defined(&source);
+    let about = memory
+        .index()
+        .about_file(&rel, &defines, READ_AT_MOST, most)?;
     let lines = fit(
         &rel,
         &choose(about, project, payload.session_id.as_deref(), &already),
@@ -113,6 +120,18 @@ pub fn on_file(payload: &HookPayload, project: &Project, paths: &SearchPaths) ->
         ),
         output: payload.agent.spec().file_output(&text),
     })
+}
+
+/// The first [`files::DEFINITIONS_READ`] bytes of `file` as text; empty for
+/// a file not there yet (a Write's), a folder, or one that cannot be read.
+fn head_of(file: &Path) -> String {
+    let mut head = Vec::new();
+    if let Ok(f) = std::fs::File::open(file) {
+        let _ = f
+            .take(files::DEFINITIONS_READ as u64)
+            .read_to_end(&mut head);
+    }
+    String::from_utf8_lossy(&head).into_owned()
 }
 
 /// `path` (absolute, or relative to `cwd`) relative to `root`, with `/`

@@ -9,9 +9,18 @@
 //! root (`internal/config/loader.go`) or from somewhere inside it
 //! (`config/loader.go`, `loader.go`). A file is looked up by every tail of
 //! its path ([`tails`]), so each of those finds it.
+//!
+//! An item is about a file too when it names, in backticks, a symbol the
+//! file defines (`parseConfig()`, `Index::sync`): the index links the item
+//! to the symbol ([`symbols`]), and the file hook looks up the symbols the
+//! file defines ([`defined`]).
+
+use std::sync::LazyLock;
+
+use regex::Regex;
 
 use crate::memory::item::ItemKind;
-use crate::memory::stale::cited_paths;
+use crate::memory::stale::{cited_paths, cited_symbols};
 
 /// The order items about a file are read in, kind by kind (newest first
 /// within one): what bites first.
@@ -73,6 +82,49 @@ fn is_file_name(span: &str) -> bool {
         && stem.chars().any(char::is_alphabetic)
 }
 
+/// The symbols `text` names in backticks, each once: calls, qualified
+/// names and code-shaped identifiers (what staleness checks, too).
+pub(crate) fn symbols(text: &str) -> Vec<&str> {
+    cited_symbols(text)
+}
+
+/// Bytes of a file read for its definitions: the head of a huge file is
+/// enough to know what it is about.
+pub(crate) const DEFINITIONS_READ: usize = 256 * 1024;
+/// Symbols of one file looked up at most.
+pub(crate) const MAX_DEFINED: usize = 256;
+
+/// A definition in most languages: a keyword (`fn`, `func`, `def`, `class`,
+/// `struct`, `interface`, `type`, `const`, `function`...), after any
+/// `export`/`pub`/`async`, then for Go's methods a receiver, then the name.
+static DEFINITION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?m)^[ \t]*(?:(?:export|default|pub(?:\([^)]*\))?|public|private|protected|internal|static|async|abstract|final|open|sealed|data|unsafe|extern|declare)[ \t]+)*(?:fn|func|def|class|struct|enum|trait|interface|type|const|let|var|val|function\*?|module|protocol|record|object|macro_rules!)[ \t]+(?:\([^)]*\)[ \t]*)?([A-Za-z_][A-Za-z0-9_]*)",
+    )
+    .expect("a valid pattern")
+});
+
+/// The symbols `source` defines that an item could name (as [`symbols`]
+/// reads them: at least 4 characters, with a lower-case letter), each once,
+/// at most [`MAX_DEFINED`]. Read by pattern, not parsed: any language,
+/// well under a millisecond, and a miss costs only a line not given.
+pub(crate) fn defined(source: &str) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for found in DEFINITION.captures_iter(source) {
+        let name = found.get(1).map_or("", |m| m.as_str());
+        if name.len() >= 4
+            && name.contains(|c: char| c.is_ascii_lowercase())
+            && !out.contains(&name)
+        {
+            out.push(name);
+            if out.len() == MAX_DEFINED {
+                break;
+            }
+        }
+    }
+    out
+}
+
 /// The keys a repository-relative `path` is found under: itself, then each
 /// shorter tail down to its file name (`a/b/c.go`, `b/c.go`, `c.go`).
 pub(crate) fn tails(path: &str) -> impl Iterator<Item = &str> {
@@ -93,6 +145,41 @@ mod tests {
         );
         assert!(named("Use `Cargo.toml` workspaces").contains(&"Cargo.toml".to_string()));
         assert!(named("Deploy with https://example.com/x/y.sh").is_empty());
+    }
+
+    #[test]
+    fn definitions_are_read_in_the_languages_memory_talks_about() {
+        let source = "\
+package config
+
+func Load(path string) (*Config, error) {}
+func (l *Loader) parseConfig(b []byte) error {}
+type Loader struct {}
+pub(crate) fn sync_paths(x: u8) {}
+    async def fetch_all(self):
+export async function renderPage() {}
+export const useStore = create();
+class HttpClient:
+// func commentedOut() is not at a line's start after code
+let x = 1;
+";
+        assert_eq!(
+            defined(source),
+            vec![
+                "Load",
+                "parseConfig",
+                "Loader",
+                "sync_paths",
+                "fetch_all",
+                "renderPage",
+                "useStore",
+                "HttpClient"
+            ]
+        );
+        assert_eq!(
+            symbols("Call `parseConfig()` before `Index::sync`; `x` and `jwt.ts` are not symbols"),
+            vec!["parseConfig", "sync"]
+        );
     }
 
     #[test]

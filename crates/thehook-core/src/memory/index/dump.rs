@@ -65,6 +65,11 @@ impl Index {
         out.push_str("paths:\n");
         for entry in self.dbs.paths.iter(&rtxn).expect("paths") {
             let (link, ()) = entry.expect("path link");
+            // A symbol's links start with NUL: shown as `symbol signToken`.
+            let link = match link.strip_prefix('\0') {
+                Some(symbol) => format!("symbol {symbol}"),
+                None => link.to_string(),
+            };
             writeln!(out, "  {}", link.replace('\0', " -> ")).unwrap();
         }
         match arroy::Reader::<Cosine>::open(&rtxn, ARROY_INDEX, self.dbs.vectors) {

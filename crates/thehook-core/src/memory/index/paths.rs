@@ -5,6 +5,9 @@
 //! [`files::rank`], then newest first) and `<path>\0s<age><session file>`
 //! for a session (newest first). [`files::named`] says which paths an item
 //! names; a session file's front matter, which files its session changed.
+//! A symbol an item names in backticks links it the same way under
+//! `\0<symbol>\0i...` (no path starts with NUL): the file hook looks up
+//! the symbols the touched file defines.
 
 use std::collections::HashSet;
 
@@ -17,7 +20,8 @@ use crate::memory::session::SessionRecord;
 /// What memory knows about one file, best first.
 #[derive(Debug, Default)]
 pub(crate) struct AboutFile {
-    /// Items that name it (by its path or a tail of it): by kind, then newest first.
+    /// Items that name it (by its path or a tail of it, or a symbol it
+    /// defines): by kind, then newest first.
     pub(crate) items: Vec<Item>,
     /// Sessions that changed it, newest first.
     pub(crate) sessions: Vec<SessionRecord>,
@@ -38,14 +42,22 @@ fn age(date: &str) -> String {
     format!("{:012}", LATEST - seconds)
 }
 
-/// The links of item `key`: one for each file it names.
+/// The links of item `key`: one for each file and each symbol it names.
 pub(super) fn item_links(key: u32, item: &Item) -> Vec<String> {
     let rank = files::rank(item.kind);
     let age = age(&item.date);
-    files::named(&item.text)
+    let paths = files::named(&item.text);
+    let symbols = files::symbols(&item.text).into_iter().map(symbol_key);
+    paths
         .into_iter()
-        .map(|path| format!("{path}\0i{rank}{age}{key:08x}"))
+        .chain(symbols)
+        .map(|name| format!("{name}\0i{rank}{age}{key:08x}"))
         .collect()
+}
+
+/// Where a symbol's links are kept, apart from any path's.
+fn symbol_key(symbol: &str) -> String {
+    format!("\0{symbol}")
 }
 
 /// The links of a session: one for each file it changed.
@@ -60,17 +72,27 @@ pub(super) fn session_links(session: &SessionRecord) -> Vec<String> {
 
 impl Index {
     /// At most `limit` items that name the repository-relative `path` (or
-    /// a tail of it: `config/loader.go`, `loader.go`) per tail, and at most
-    /// `limit` sessions that changed it: the first in the order they are
-    /// given, however many there are. No session when more than `most`
-    /// changed it: then it says nothing about which one is meant.
-    pub(crate) fn about_file(&self, path: &str, limit: usize, most: usize) -> Result<AboutFile> {
+    /// a tail of it: `config/loader.go`, `loader.go`) per tail and per
+    /// symbol of `defines`, and at most `limit` sessions that changed it:
+    /// the first in the order they are given, however many there are. No
+    /// session when more than `most` changed it: then it says nothing about
+    /// which one is meant.
+    pub(crate) fn about_file(
+        &self,
+        path: &str,
+        defines: &[&str],
+        limit: usize,
+        most: usize,
+    ) -> Result<AboutFile> {
         let rtxn = self.env.read_txn()?;
         let mut about = AboutFile::default();
         let mut keys: Vec<(String, u32)> = Vec::new();
         let mut seen: HashSet<u32> = HashSet::new();
-        for tail in files::tails(path) {
-            let items = format!("{tail}\0i");
+        let names = files::tails(path)
+            .map(str::to_string)
+            .chain(defines.iter().map(|s| symbol_key(s)));
+        for name in names {
+            let items = format!("{name}\0i");
             for entry in self.dbs.paths.prefix_iter(&rtxn, &items)?.take(limit) {
                 let (link, ()) = entry?;
                 let order = &link[items.len()..];

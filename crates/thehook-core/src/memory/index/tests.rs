@@ -212,9 +212,9 @@ fn paths_part(s: &Scenario) -> String {
 
 #[test]
 fn a_files_links_follow_the_items_that_name_it_and_the_sessions_that_changed_it() {
-    // A link: the file, then `i`, the kind's rank (convention: 2), the age
-    // (12 digits, newest first) and the item's key; or `s`, the age and
-    // the session file.
+    // A link: the file (or a symbol the item names), then `i`, the kind's
+    // rank (convention: 2), the age (12 digits, newest first) and the
+    // item's key; or `s`, the age and the session file.
     let mut s = Scenario::new();
     let with_files = |files: &[&str], extra: &str| {
         let list: String = files.iter().map(|f| format!("- {f}\n")).collect();
@@ -222,7 +222,7 @@ fn a_files_links_follow_the_items_that_name_it_and_the_sessions_that_changed_it(
     };
     s.write(
         CONVENTIONS,
-        "- `src/auth/jwt.ts:12` signs with RS256\n- Use pnpm\n",
+        "- `src/auth/jwt.ts:12` signs with RS256 in `signToken()`\n- Use pnpm\n",
     )
     .write(
         SESSION,
@@ -231,10 +231,20 @@ fn a_files_links_follow_the_items_that_name_it_and_the_sessions_that_changed_it(
     s.sync(false);
     insta::assert_snapshot!(paths_part(&s), @r"
     paths:
+      symbol signToken -> i299823264479900000000
       package.json -> s998232655599.thehook/sessions/2026-01-02-0900-auth.md
       src/auth/jwt.ts -> i299823264479900000000
       src/auth/jwt.ts -> s998232655599.thehook/sessions/2026-01-02-0900-auth.md
     ");
+    // The item is found too by the symbol a file defines, named anywhere.
+    assert_eq!(
+        s.index
+            .about_file("src/sign.ts", &["signToken"], 10, 10)
+            .unwrap()
+            .items
+            .len(),
+        1
+    );
     // The session changed other files after all; the item no longer names one.
     s.write(CONVENTIONS, "- jwt signs with RS256\n- Use pnpm\n")
         .write(SESSION, &with_files(&["src/auth/session.ts"], ""));
@@ -243,11 +253,14 @@ fn a_files_links_follow_the_items_that_name_it_and_the_sessions_that_changed_it(
     paths:
       src/auth/session.ts -> s998232655599.thehook/sessions/2026-01-02-0900-auth.md
     ");
-    let about = s.index.about_file("src/auth/session.ts", 10, 10).unwrap();
+    let about = s
+        .index
+        .about_file("src/auth/session.ts", &[], 10, 10)
+        .unwrap();
     assert_eq!(about.sessions.len(), 1);
     assert!(s
         .index
-        .about_file("src/auth/jwt.ts", 10, 10)
+        .about_file("src/auth/jwt.ts", &[], 10, 10)
         .unwrap()
         .sessions
         .is_empty());
