@@ -201,3 +201,20 @@ fn hidden_text_and_planted_lines_about_a_file_never_reach_the_agent() {
         "tag characters reached the agent: {said:?}"
     );
 }
+
+#[test]
+fn a_file_git_renamed_brings_the_sessions_that_changed_it_under_its_old_name() {
+    let p = repository();
+    git(p.root(), &["mv", "src/lexer.rs", "src/tokens.rs"]);
+    git(p.root(), &["commit", "-q", "-m", "the lexer is tokens now"]);
+    // Until the background half of a session start reads git's renames,
+    // only what names the new file (the gotcha on a symbol it defines).
+    let before = context(&p.touched("a", "Read", "src/tokens.rs", json!({})));
+    assert!(!before.contains("lexer handles tabs"), "{before}");
+    p.ok(&["retrieve", "--background"]);
+    let after = context(&p.touched("b", "Read", "src/tokens.rs", json!({})));
+    assert!(after.contains("session 2: lexer handles tabs"), "{after}");
+    assert!(p
+        .read(".thehook/index/renames.json")
+        .contains("src/tokens.rs"));
+}

@@ -3,8 +3,8 @@
 //! The session-start hook searches memory with it.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
 
+use crate::process::git::git;
 use crate::project::{git_common_dir, git_dir};
 
 /// How many recent commits speak for the context.
@@ -146,18 +146,6 @@ fn has_branch(root: &Path, name: &str) -> bool {
             p.lines()
                 .any(|l| l.ends_with(&format!(" refs/heads/{name}")))
         })
-}
-
-fn git(root: &Path) -> Command {
-    let mut c = Command::new("git");
-    c.arg("-C")
-        .arg(root)
-        // Never take git's index lock: an agent's own git commands may run now.
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    c
 }
 
 /// The checked-out branch, read from `.git/HEAD` (a `.git` file points to

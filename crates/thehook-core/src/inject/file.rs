@@ -8,9 +8,10 @@
 //! were most of what the hook cited, by the "files changed" lists of
 //! sessions on files everyone changes.
 //!
-//! It runs at every file tool call, so it reads the `paths` database and
-//! the head of the file (for the symbols it defines, which items may name)
-//! and nothing else: no model, no git, no sync (session start and the prompt
+//! It runs at every file tool call, so it reads the `paths` database, the
+//! head of the file (for the symbols it defines, which items may name) and
+//! the renames the background half read from git (sessions that changed
+//! the file under an earlier name count), and nothing else: no model, no git, no sync (session start and the prompt
 //! hook keep the index in step with the markdown). A subagent's calls get
 //! nothing unless `retrieval.on_file_subagents` is set: it cannot act on
 //! what its parent was told, and the same block would reach the session
@@ -28,8 +29,9 @@ use crate::inject::left_off::{self, RARE_FILE_SHARE};
 use crate::inject::Added;
 use crate::memory::embed::SearchPaths;
 use crate::memory::files;
-use crate::memory::index::AboutFile;
+use crate::memory::index::{AboutFile, FileNames};
 use crate::memory::item::{Item, ItemKind};
+use crate::memory::renames::Renames;
 use crate::memory::session::SessionRecord;
 use crate::memory::stale::Staleness;
 use crate::memory::Memory;
@@ -94,10 +96,13 @@ pub fn on_file(payload: &HookPayload, project: &Project, paths: &SearchPaths) ->
     let sessions = memory.index().file_count()? as f32;
     let most = ((sessions * RARE_FILE_SHARE).ceil() as usize).max(MIN_RARE);
     let source = head_of(&project.root().join(&rel));
-    let defines = files::defined(&source);
-    let about = memory
-        .index()
-        .about_file(&rel, &defines, READ_AT_MOST, most)?;
+    let renames = Renames::load(project);
+    let names = FileNames {
+        path: &rel,
+        earlier: renames.earlier_names(&rel),
+        defines: files::defined(&source),
+    };
+    let about = memory.index().about_file(&names, READ_AT_MOST, most)?;
     let lines = fit(
         &rel,
         &choose(about, project, payload.session_id.as_deref(), &already),

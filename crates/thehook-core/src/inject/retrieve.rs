@@ -411,6 +411,12 @@ pub fn warm(root: &Path, paths: &SearchPaths) -> Result<String> {
     if let Err(e) = memory.check_stale_symbols() {
         done.push(format!("symbols not checked: {e}"));
     }
+    // The file hook follows a file's earlier names, read here, not there.
+    match memory.follow_renames() {
+        Ok(Some(0)) | Ok(None) => {}
+        Ok(Some(n)) => done.push(format!("{n} renames known")),
+        Err(e) => done.push(format!("renames not read: {e}")),
+    }
     if vector.is_none() && !query.trim().is_empty() {
         match memory.embed_query(&query)? {
             Some(v) => {

@@ -12,6 +12,7 @@ pub mod item;
 pub(crate) mod lexical;
 mod query_model;
 pub(crate) mod released;
+pub(crate) mod renames;
 mod requests;
 pub mod search;
 pub(crate) mod session;
@@ -30,6 +31,7 @@ use crate::memory::index::{Index, SyncPlan, SyncStats};
 use crate::memory::item::Item;
 use crate::memory::lexical::Analyzer;
 use crate::memory::query_model::QueryModel;
+use crate::memory::renames::Renames;
 use crate::memory::search::{fuse, Hit, Mode};
 use crate::memory::stale::Staleness;
 use crate::project::Project;
@@ -313,6 +315,22 @@ impl Memory {
     /// paths (session start, `recall`, `status`) that only read the result.
     pub fn check_stale_symbols(&self) -> Result<()> {
         Staleness::check_symbols(&self.project, &self.index.all_items()?).map(|_| ())
+    }
+
+    /// Reads the renames git made since memory's oldest session (only the
+    /// commits since the last read), for the file hook: how many are known,
+    /// `None` when git cannot tell.
+    pub fn follow_renames(&self) -> Result<Option<usize>> {
+        let sessions = self.index.sessions()?;
+        let oldest = sessions
+            .iter()
+            .map(|s| s.date.as_str())
+            .filter(|d| !d.is_empty())
+            .min();
+        match oldest {
+            Some(since) => Renames::refresh(&self.project, since),
+            None => Ok(Some(0)),
+        }
     }
 
     /// The embedding of `query`, or `None` without a model.

@@ -1,11 +1,13 @@
 //! thehook's children: its own detached halves (the capture worker after a
 //! session ends, the background sync after a session starts), and the LLM
 //! CLI, whose whole tree must die on a timeout or with the worker. What a
-//! platform does for each is in [`unix`] or [`windows`].
+//! platform does for each is in [`unix`] or [`windows`]; [`git`] runs git
+//! the one way thehook reads it.
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
+pub(crate) mod git;
 pub mod llm_command;
 #[cfg(unix)]
 mod unix;

@@ -37,7 +37,7 @@ use heed::{byteorder::BigEndian, Env, WithoutTls};
 use serde::{Deserialize, Serialize};
 
 pub(crate) use mdb_check::check_data_file;
-pub(crate) use paths::AboutFile;
+pub(crate) use paths::{AboutFile, FileNames};
 pub(crate) use sync::{SyncPlan, SyncStats};
 
 use environment::{open_dbs, open_env, wipe, Dbs, Lease};

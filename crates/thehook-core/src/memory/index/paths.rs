@@ -30,6 +30,18 @@ pub(crate) struct AboutFile {
     pub(crate) changed_by: usize,
 }
 
+/// The names one file is looked up by.
+#[derive(Debug, Default)]
+pub(crate) struct FileNames<'a> {
+    /// Its path from the repository root.
+    pub(crate) path: &'a str,
+    /// The paths it had before git renamed it, the latest first: sessions
+    /// that changed it under those count (items naming them are stale).
+    pub(crate) earlier: Vec<&'a str>,
+    /// The symbols it defines, which items may name.
+    pub(crate) defines: Vec<&'a str>,
+}
+
 /// Seconds before this sort the newest first (as text) until the year 33658.
 const LATEST: i64 = 999_999_999_999;
 
@@ -71,16 +83,15 @@ pub(super) fn session_links(session: &SessionRecord) -> Vec<String> {
 }
 
 impl Index {
-    /// At most `limit` items that name the repository-relative `path` (or
-    /// a tail of it: `config/loader.go`, `loader.go`) per tail and per
-    /// symbol of `defines`, and at most `limit` sessions that changed it:
-    /// the first in the order they are given, however many there are. No
-    /// session when more than `most` changed it: then it says nothing about
-    /// which one is meant.
+    /// At most `limit` items that name the file (by its path or a tail of
+    /// it: `config/loader.go`, `loader.go`) per tail and per symbol it
+    /// defines, and at most `limit` sessions that changed it (under its
+    /// path or an earlier one): the first in the order they are given,
+    /// however many there are. No session when more than `most` changed
+    /// it: then it says nothing about which one is meant.
     pub(crate) fn about_file(
         &self,
-        path: &str,
-        defines: &[&str],
+        file: &FileNames,
         limit: usize,
         most: usize,
     ) -> Result<AboutFile> {
@@ -88,9 +99,9 @@ impl Index {
         let mut about = AboutFile::default();
         let mut keys: Vec<(String, u32)> = Vec::new();
         let mut seen: HashSet<u32> = HashSet::new();
-        let names = files::tails(path)
+        let names = files::tails(file.path)
             .map(str::to_string)
-            .chain(defines.iter().map(|s| symbol_key(s)));
+            .chain(file.defines.iter().map(|s| symbol_key(s)));
         for name in names {
             let items = format!("{name}\0i");
             for entry in self.dbs.paths.prefix_iter(&rtxn, &items)?.take(limit) {
@@ -108,21 +119,27 @@ impl Index {
         for (_, key) in keys {
             about.items.extend(self.dbs.items.get(&rtxn, &key)?);
         }
-        let sessions = format!("{path}\0s");
-        let mut files: Vec<String> = Vec::new();
-        for entry in self.dbs.paths.prefix_iter(&rtxn, &sessions)?.take(most + 1) {
-            let (link, ()) = entry?;
-            about.changed_by += 1;
-            if files.len() < limit {
-                files.push(
-                    link.get(sessions.len() + 12..)
-                        .unwrap_or_default()
-                        .to_string(),
-                );
+        // (age, session file) under each name, newest first, each session once.
+        let mut changed: Vec<(String, String)> = Vec::new();
+        for path in std::iter::once(file.path).chain(file.earlier.iter().copied()) {
+            let sessions = format!("{path}\0s");
+            for entry in self.dbs.paths.prefix_iter(&rtxn, &sessions)?.take(most + 1) {
+                let (link, ()) = entry?;
+                let order = &link[sessions.len()..];
+                let (age, session) = order.split_at(order.len().min(12));
+                changed.push((age.to_string(), session.to_string()));
             }
         }
+        changed.sort();
+        let mut files: Vec<String> = Vec::new();
+        for (_, session) in changed {
+            if !files.contains(&session) {
+                files.push(session);
+            }
+        }
+        about.changed_by = files.len().min(most + 1);
         if about.changed_by <= most {
-            for file in files {
+            for file in files.into_iter().take(limit) {
                 let record = self.dbs.files.get(&rtxn, &file)?;
                 about.sessions.extend(record.and_then(|r| r.session));
             }

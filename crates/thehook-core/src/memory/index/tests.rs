@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::{Index, SyncPlan, SyncStats, LEXICAL_ONLY};
+use super::{FileNames, Index, SyncPlan, SyncStats, LEXICAL_ONLY};
 use crate::memory::embed::Availability;
 use crate::project::Project;
 
@@ -239,12 +239,29 @@ fn a_files_links_follow_the_items_that_name_it_and_the_sessions_that_changed_it(
     // The item is found too by the symbol a file defines, named anywhere.
     assert_eq!(
         s.index
-            .about_file("src/sign.ts", &["signToken"], 10, 10)
+            .about_file(
+                &FileNames {
+                    path: "src/sign.ts",
+                    defines: vec!["signToken"],
+                    ..FileNames::default()
+                },
+                10,
+                10
+            )
             .unwrap()
             .items
             .len(),
         1
     );
+    // A file git renamed from jwt.ts has its session, not its item (which
+    // names a path no longer there: stale).
+    let renamed = FileNames {
+        path: "src/auth/token.ts",
+        earlier: vec!["src/auth/jwt.ts"],
+        ..FileNames::default()
+    };
+    let about = s.index.about_file(&renamed, 10, 10).unwrap();
+    assert_eq!((about.items.len(), about.sessions.len()), (0, 1));
     // The session changed other files after all; the item no longer names one.
     s.write(CONVENTIONS, "- jwt signs with RS256\n- Use pnpm\n")
         .write(SESSION, &with_files(&["src/auth/session.ts"], ""));
@@ -255,12 +272,26 @@ fn a_files_links_follow_the_items_that_name_it_and_the_sessions_that_changed_it(
     ");
     let about = s
         .index
-        .about_file("src/auth/session.ts", &[], 10, 10)
+        .about_file(
+            &FileNames {
+                path: "src/auth/session.ts",
+                ..FileNames::default()
+            },
+            10,
+            10,
+        )
         .unwrap();
     assert_eq!(about.sessions.len(), 1);
     assert!(s
         .index
-        .about_file("src/auth/jwt.ts", &[], 10, 10)
+        .about_file(
+            &FileNames {
+                path: "src/auth/jwt.ts",
+                ..FileNames::default()
+            },
+            10,
+            10
+        )
         .unwrap()
         .sessions
         .is_empty());
