@@ -690,6 +690,19 @@ def prompt_payload(root: Path, i: int) -> bytes:
 TOUCHED = "src/auth/session.ts"
 
 
+def touched_source() -> str:
+    """The file the file hook is asked about, as a real one would be: 40
+    exported functions in 480 lines, whose head the hook reads for the
+    symbols it defines."""
+    out = ["import { sign, verify } from './jwt';", ""]
+    for n in range(40):
+        out += [f"export async function refreshSessionStep{n}(token: string): Promise<string> {{",
+                f"  const claims = verify(token); // step {n}", "  if (!claims) throw new Error('expired');",
+                "  await new Promise((r) => setTimeout(r, 0));", "  const next = sign({ ...claims, n: " + str(n) + " });",
+                "  // keep the refresh window short", "  return next;", "}", "", "", ""]
+    return "\n".join(out) + "\n"
+
+
 def file_payload(root: Path, i: int) -> bytes:
     """A Claude Code PreToolUse payload: a new session reads a file the corpus names."""
     return json.dumps({"session_id": f"bench-file-{i}", "transcript_path": str(root / "no-transcript.jsonl"),
@@ -748,6 +761,9 @@ def measure_hooks(binary: str, root: Path, env: dict[str, str], runs: int) -> di
     timed on its own. The background's caches (query vector, token counts)
     are removed before each cold run and put back before each warm run."""
     make_git_context(root)
+    source = root / TOUCHED
+    source.parent.mkdir(parents=True, exist_ok=True)
+    source.write_text(touched_source())
     env = {**env, "THEHOOK_BACKGROUND": "0", "HOME": str(root / "bench-home")}
     caches = [root / ".thehook" / "index" / name for name in ("context-query.json", "token-counts.json")]
     log_file = root / ".thehook" / "logs" / "hooks.log"
@@ -802,6 +818,7 @@ def measure_hooks(binary: str, root: Path, env: dict[str, str], runs: int) -> di
         if "session_id: bench-worker-" in f.read_text(errors="replace"):
             f.unlink()
     shutil.rmtree(root / ".thehook" / "failed", ignore_errors=True)
+    source.unlink()
     other = meter.other_share()
     out = {}
     for name, rs in samples.items():

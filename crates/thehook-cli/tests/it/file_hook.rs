@@ -106,8 +106,8 @@ fn a_file_brings_what_memory_knows_about_it_once_a_session() {
         lexer.contains("`expand_tabs()` counts a tab as 4 columns"),
         "{lexer}"
     );
-    // A file more than a tenth of the sessions (and more than 3) changed
-    // says nothing about which of them matters.
+    // A file more than 3% of the sessions (and more than 3) changed says
+    // nothing about which of them matters.
     for n in 5..9 {
         p.write(
             &format!(".thehook/sessions/2026-03-{:02}-1000-s{n}.md", n + 1),

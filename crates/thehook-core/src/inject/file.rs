@@ -1,8 +1,8 @@
 //! The file hook: when the agent reads or edits a file, what memory knows
 //! about that file and this session was not given yet, or nothing. First
 //! the items that name the file (gotchas and decisions first), then the
-//! newest earlier sessions that changed it (unless more than a tenth of
-//! the sessions did: then which of them matters is anyone's guess), each
+//! newest earlier sessions that changed it (unless more than a few did,
+//! [`RARE_FILE_SHARE`]: then which of them matters is anyone's guess), each
 //! with its citation, in at most [`MAX_CHARS`]. A session's own summary
 //! lines come only as that session's line: on the replayed histories they
 //! were most of what the hook cited, by the "files changed" lists of
