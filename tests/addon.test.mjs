@@ -3,8 +3,8 @@
 // addon (scripts/test.sh runs it first) and the model in .assets/.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, cpSync, writeFileSync, readFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, writeFileSync, readFileSync, mkdirSync } from 'node:fs';
+import { tempDir } from './temp-dirs.mjs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
@@ -17,7 +17,7 @@ process.env.THEHOOK_NPM_BIN = join(repo, 'target/release/thehook');
 const thehook = createRequire(import.meta.url)(join(repo, 'index.js'));
 
 function demoProject() {
-  const dir = mkdtempSync(join(tmpdir(), 'thehook-node-'));
+  const dir = tempDir('thehook-node-');
   cpSync(join(repo, 'examples/demo/.thehook'), join(dir, '.thehook'), { recursive: true });
   return dir;
 }
@@ -73,7 +73,7 @@ test('remember, status, forget round trip; the CLI runs in the same process', as
 });
 
 test('errors are Errors with a stable code, and their advice names Node functions', async () => {
-  const empty = mkdtempSync(join(tmpdir(), 'thehook-none-'));
+  const empty = tempDir('thehook-none-');
   mkdirSync(join(empty, '.git'));
   await assert.rejects(thehook.recall('x', { projectDir: empty }), (e) => {
     assert.ok(e instanceof Error);

@@ -4,8 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tempDir } from './temp-dirs.mjs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -26,7 +26,7 @@ function run(cmd, args, options = {}) {
 test('the packed tarballs install offline and wire a project end to end', () => {
   const tarballs = readdirSync(dist).filter((f) => f.endsWith('.tgz')).map((f) => join(dist, f));
   assert.equal(tarballs.length, 3, `run scripts/release.sh first: ${tarballs}`);
-  const root = mkdtempSync(join(tmpdir(), 'thehook-pkg-'));
+  const root = tempDir('thehook-pkg-');
   const app = join(root, 'app');
   const project = join(root, 'project');
   const home = join(root, 'home');
@@ -71,7 +71,7 @@ test('index.js and index.d.ts are what napi build generates now', () => {
 
 test('without the platform package, the bin says what is missing and how to fix it', () => {
   const tarballs = readdirSync(dist).filter((f) => f.endsWith('.tgz') && !f.includes('linux-x64-gnu')).map((f) => join(dist, f));
-  const app = mkdtempSync(join(tmpdir(), 'thehook-noplatform-'));
+  const app = tempDir('thehook-noplatform-');
   writeFileSync(join(app, 'package.json'), '{"name":"app","version":"1.0.0","private":true}\n');
   run('npm', ['install', '--offline', '--omit=optional', '--loglevel=error', ...tarballs], { cwd: app });
   let failure;

@@ -19,12 +19,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { startMockModel } from './mock-model.mjs';
+import { tempDir } from '../temp-dirs.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, '../..');
@@ -136,11 +136,14 @@ async function thehook(args, ctx) {
 
 /** A temp git repository with one commit, and a temp HOME beside it. */
 function workspace(agent) {
-  const base = mkdtempSync(join(tmpdir(), `thehook-${agent}-`));
+  const base = tempDir(`thehook-${agent}-`);
   const repoDir = join(base, 'project');
   const home = join(base, 'home');
   mkdirSync(repoDir);
   mkdirSync(home);
+  // The agents' temporary files (opencode unpacks a 5.5 MB library into
+  // it at every run), removed with the workspace.
+  mkdirSync(join(base, 'tmp'));
   const git = (...args) => execFileSync('git', args, { cwd: repoDir, stdio: 'ignore' });
   git('init', '-q', '-b', 'main');
   writeFileSync(join(repoDir, 'server.js'), 'export const port = 3000;\n');
@@ -154,6 +157,7 @@ function environment(home, mockUrl) {
   const env = {
     PATH: [AGENT_BIN, dirname(THEHOOK), process.env.PATH].join(':'),
     HOME: home,
+    TMPDIR: join(dirname(home), 'tmp'),
     LANG: 'C.UTF-8',
     TERM: 'dumb',
     NO_COLOR: '1',
