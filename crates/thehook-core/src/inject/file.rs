@@ -11,8 +11,9 @@
 //! It runs at every file tool call, so it reads the `paths` database, the
 //! head of the file (for the symbols it defines, which items may name) and
 //! the renames the background half read from git (sessions that changed
-//! the file under an earlier name count), and nothing else: no model, no git, no sync (session start and the prompt
-//! hook keep the index in step with the markdown). A subagent's calls get
+//! the file under an earlier name count), and nothing else: no model, no
+//! git, no sync (session start and the prompt hook keep the index in step
+//! with the markdown). A subagent's calls get
 //! nothing unless `retrieval.on_file_subagents` is set: it cannot act on
 //! what its parent was told, and the same block would reach the session
 //! twice.

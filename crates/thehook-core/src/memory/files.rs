@@ -98,9 +98,15 @@ pub(crate) const MAX_DEFINED: usize = 256;
 /// `struct`, `interface`, `type`, `const`, `function`...), after any
 /// `export`/`pub`/`async`, then for Go's methods a receiver, then the name.
 static DEFINITION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?m)^[ \t]*(?:(?:export|default|pub(?:\([^)]*\))?|public|private|protected|internal|static|async|abstract|final|open|sealed|data|unsafe|extern|declare)[ \t]+)*(?:fn|func|def|class|struct|enum|trait|interface|type|const|let|var|val|function\*?|module|protocol|record|object|macro_rules!)[ \t]+(?:\([^)]*\)[ \t]*)?([A-Za-z_][A-Za-z0-9_]*)",
-    )
+    let modifiers = "export|default|pub(?:\\([^)]*\\))?|public|private|protected|internal|\
+                     static|async|abstract|final|open|sealed|data|unsafe|extern|declare";
+    let keywords = "fn|fun|func|def|class|struct|enum|trait|interface|type|const|let|var|val|\
+                    function\\*?|module|protocol|record|object|macro_rules!";
+    // Go's methods put a receiver between the keyword and the name.
+    let receiver = r"(?:\([^)]*\)[ \t]*)?";
+    Regex::new(&format!(
+        r"(?m)^[ \t]*(?:(?:{modifiers})[ \t]+)*(?:{keywords})[ \t]+{receiver}([A-Za-z_][A-Za-z0-9_]*)"
+    ))
     .expect("a valid pattern")
 });
 
@@ -160,6 +166,7 @@ pub(crate) fn sync_paths(x: u8) {}
 export async function renderPage() {}
 export const useStore = create();
 class HttpClient:
+    private fun retryLater(delay: Long) {}
 // func commentedOut() is not at a line's start after code
 let x = 1;
 ";
@@ -173,7 +180,8 @@ let x = 1;
                 "fetch_all",
                 "renderPage",
                 "useStore",
-                "HttpClient"
+                "HttpClient",
+                "retryLater"
             ]
         );
         assert_eq!(
