@@ -89,7 +89,10 @@ impl HookPayload {
             hook_event_name: event.map(str::to_string),
             prompt: s("prompt").map(str::to_string),
             touched: agent.spec().touched_file(o),
-            in_subagent: agent.spec().in_subagent(o),
+            in_subagent: o
+                .get(agent.spec().subagent_field())
+                .and_then(Value::as_str)
+                .is_some_and(|id| !id.is_empty()),
         })
     }
 
@@ -154,6 +157,28 @@ pub fn session_start_output(agent: Agent, context: &str) -> Value {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Each agent names a subagent's tool call by its own field.
+    #[test]
+    fn a_subagents_tool_call_is_told_by_the_agents_own_field() {
+        let sub = |stdin: &str, agent| HookPayload::parse(stdin, Some(agent)).unwrap().in_subagent;
+        let claude = r#"{"session_id":"s","cwd":"/p","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/p/a.rs"}"#;
+        assert!(!sub(&format!("{claude}}}"), Agent::ClaudeCode));
+        assert!(sub(
+            &format!(r#"{claude},"agent_id":"a1"}}"#),
+            Agent::ClaudeCode
+        ));
+        let copilot = r#"{"sessionId":"c1","timestamp":1,"cwd":"/p","toolName":"view","toolArgs":{"path":"/p/a.rs"}"#;
+        assert!(!sub(&format!("{copilot}}}"), Agent::Copilot));
+        assert!(sub(
+            &format!(r#"{copilot},"agentId":"sub-1"}}"#),
+            Agent::Copilot
+        ));
+        assert!(!sub(
+            &format!(r#"{copilot},"agent_id":"sub-1"}}"#),
+            Agent::Copilot
+        ));
+    }
 
     #[test]
     fn the_payload_shape_names_the_agent() {

@@ -70,23 +70,13 @@ pub(crate) trait AgentSpec: Sync {
     }
     /// The session-start output that adds `context` to the session.
     fn session_start_output(&self, context: &str) -> Value {
-        json!({
-            "hookSpecificOutput": {
-                "hookEventName": "SessionStart",
-                "additionalContext": context,
-            }
-        })
+        hook_specific("SessionStart", context)
     }
 
     /// The prompt-hook output that adds `context` to the model request, or
     /// `None` when the agent's prompt hook cannot add context.
     fn prompt_output(&self, context: &str) -> Option<Value> {
-        Some(json!({
-            "hookSpecificOutput": {
-                "hookEventName": "UserPromptSubmit",
-                "additionalContext": context,
-            }
-        }))
+        Some(hook_specific("UserPromptSubmit", context))
     }
 
     /// The file a tool call's payload reads or edits, when the tool is one
@@ -107,13 +97,11 @@ pub(crate) trait AgentSpec: Sync {
             path: PathBuf::from(path),
         })
     }
-    /// Whether a tool call's payload comes from a subagent rather than the
-    /// main thread: Claude Code names the subagent (`agent_id`).
-    fn in_subagent(&self, payload: &Map<String, Value>) -> bool {
-        payload
-            .get("agent_id")
-            .and_then(Value::as_str)
-            .is_some_and(|id| !id.is_empty())
+    /// The payload field that names the subagent a tool call comes from,
+    /// when it is not the main thread's: Claude Code's and Codex's
+    /// `agent_id` (opencode's plugin sends it too).
+    fn subagent_field(&self) -> &'static str {
+        "agent_id"
     }
     /// The file-hook output that adds `context` to the model request after
     /// the tool's result, or `None` when the agent's tool hook cannot add
@@ -340,6 +328,17 @@ pub(crate) fn command_hooks(
         });
     }
     hooks
+}
+
+/// `{"hookSpecificOutput": {"hookEventName": event, "additionalContext":
+/// context}}`: how Claude Code, Codex and Gemini CLI take added context.
+pub(crate) fn hook_specific(event: &str, context: &str) -> Value {
+    json!({
+        "hookSpecificOutput": {
+            "hookEventName": event,
+            "additionalContext": context,
+        }
+    })
 }
 
 /// The file of a tool call whose name (`tool`) is one of `tools` (`a|b`)

@@ -29,8 +29,8 @@ use crate::text::clip_chars;
 pub const MAX_CHARS: usize = 1_500;
 /// At most this many items. On the replayed histories' tuning half, a
 /// prompt's fourth and fifth lines named sessions the work needed less
-/// often than the first three (5 lines: precision 1.43x the 5 latest
-/// sessions', 3: 1.44x to 1.47x; the same hits).
+/// often than the first three (5 lines: precision 1.44x the 5 latest
+/// sessions', 3: 1.46x; the same hits).
 const MAX_ITEMS: usize = 3;
 /// Lexical candidates considered.
 const POOL: usize = 40;

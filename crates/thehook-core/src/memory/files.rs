@@ -12,34 +12,37 @@
 //!
 //! An item is about a file too when it names, in backticks, a symbol the
 //! file defines (`parseConfig()`, `Index::sync`): the index links the item
-//! to the symbol ([`symbols`]), and the file hook looks up the symbols the
-//! file defines ([`defined`]).
+//! to each symbol it names (`stale::cited_symbols`, the symbols staleness
+//! checks), and the file hook looks up the symbols the file defines
+//! ([`defined`]).
+//!
+//! A session's summary is about the files its session changed, which the
+//! index links to the session itself: its items are linked to no file.
 
 use std::sync::LazyLock;
 
 use regex::Regex;
 
 use crate::memory::item::ItemKind;
-use crate::memory::stale::{cited_paths, cited_symbols};
+use crate::memory::stale::cited_paths;
 
 /// The order items about a file are read in, kind by kind (newest first
-/// within one): what bites first.
-pub(crate) const KIND_ORDER: [ItemKind; 7] = [
+/// within one): what bites first. A session's summary is not among them:
+/// its session is named instead, under the file hook's rarity rule (on the
+/// replayed histories, "files changed" lists were most of what it cited).
+pub(crate) const KIND_ORDER: [ItemKind; 6] = [
     ItemKind::Gotcha,
     ItemKind::Adr,
     ItemKind::Convention,
     ItemKind::Note,
     ItemKind::Text,
     ItemKind::History,
-    ItemKind::Summary,
 ];
 
-/// Where `kind` comes in [`KIND_ORDER`].
-pub(crate) fn rank(kind: ItemKind) -> usize {
-    KIND_ORDER
-        .iter()
-        .position(|k| *k == kind)
-        .unwrap_or(KIND_ORDER.len())
+/// Where `kind` comes in [`KIND_ORDER`]; `None` for a kind not linked to
+/// files.
+pub(crate) fn rank(kind: ItemKind) -> Option<usize> {
+    KIND_ORDER.iter().position(|k| *k == kind)
 }
 
 /// The paths and file names `text` names, each once, in order.
@@ -82,12 +85,6 @@ fn is_file_name(span: &str) -> bool {
         && stem.chars().any(char::is_alphabetic)
 }
 
-/// The symbols `text` names in backticks, each once: calls, qualified
-/// names and code-shaped identifiers (what staleness checks, too).
-pub(crate) fn symbols(text: &str) -> Vec<&str> {
-    cited_symbols(text)
-}
-
 /// Bytes of a file read for its definitions: the head of a huge file is
 /// enough to know what it is about.
 pub(crate) const DEFINITIONS_READ: usize = 256 * 1024;
@@ -110,10 +107,12 @@ static DEFINITION: LazyLock<Regex> = LazyLock::new(|| {
     .expect("a valid pattern")
 });
 
-/// The symbols `source` defines that an item could name (as [`symbols`]
-/// reads them: at least 4 characters, with a lower-case letter), each once,
-/// at most [`MAX_DEFINED`]. Read by pattern, not parsed: any language,
-/// well under a millisecond, and a miss costs only a line not given.
+/// The symbols `source` defines that an item could name (as
+/// `stale::cited_symbols` reads them: at least 4 characters, with a
+/// lower-case letter), each once, at most [`MAX_DEFINED`]. Read by pattern,
+/// not parsed: any language, and a miss costs only a line not given (the
+/// read and the pattern cost the file hook about 1 ms, measured whole
+/// process against the hook without them).
 pub(crate) fn defined(source: &str) -> Vec<&str> {
     let mut out: Vec<&str> = Vec::new();
     for found in DEFINITION.captures_iter(source) {
@@ -185,7 +184,9 @@ let x = 1;
             ]
         );
         assert_eq!(
-            symbols("Call `parseConfig()` before `Index::sync`; `x` and `jwt.ts` are not symbols"),
+            crate::memory::stale::cited_symbols(
+                "Call `parseConfig()` before `Index::sync`; `x` and `jwt.ts` are not symbols"
+            ),
             vec!["parseConfig", "sync"]
         );
     }

@@ -318,19 +318,17 @@ impl Memory {
     }
 
     /// Reads the renames git made since memory's oldest session (only the
-    /// commits since the last read), for the file hook: how many are known,
-    /// `None` when git cannot tell.
+    /// commits since the last read; nothing when HEAD has not moved), for
+    /// the file hook: how many are known, `None` when git cannot tell.
     pub fn follow_renames(&self) -> Result<Option<usize>> {
-        let sessions = self.index.sessions()?;
-        let oldest = sessions
-            .iter()
-            .map(|s| s.date.as_str())
-            .filter(|d| !d.is_empty())
-            .min();
-        match oldest {
-            Some(since) => Renames::refresh(&self.project, since),
-            None => Ok(Some(0)),
-        }
+        Renames::refresh(&self.project, || {
+            let sessions = self.index.sessions()?;
+            Ok(sessions
+                .into_iter()
+                .map(|s| s.date)
+                .filter(|d| !d.is_empty())
+                .min())
+        })
     }
 
     /// The embedding of `query`, or `None` without a model.

@@ -57,20 +57,29 @@ impl Renames {
     }
 
     /// Reads the renames of the commits since the last read up to HEAD (all
-    /// since `since`, the oldest session's date, the first time or when the
-    /// date moved), and stores them. How many renames are known; `None`
-    /// outside git or when git fails (nothing stored then).
-    pub(crate) fn refresh(project: &Project, since: &str) -> Result<Option<usize>> {
+    /// since `since()`, memory's oldest session's date, the first time or
+    /// when that date moved), and stores them. `since` is asked only when
+    /// HEAD moved; `None` from it: no session, nothing to follow. How many
+    /// renames are known; `None` outside git or when git fails (nothing
+    /// stored then).
+    pub(crate) fn refresh(
+        project: &Project,
+        since: impl FnOnce() -> Result<Option<String>>,
+    ) -> Result<Option<usize>> {
         let root = project.root();
         let Some(head) = git_line(root, &["rev-parse", "--verify", "-q", "HEAD"]) else {
             return Ok(None);
         };
         let mut renames = Renames::load(project);
-        if renames.since != since {
-            renames = Renames::default();
-        }
         if renames.head == head {
             return Ok(Some(renames.before.len()));
+        }
+        let Some(since) = since()? else {
+            return Ok(Some(0));
+        };
+        let since = since.as_str();
+        if renames.since != since {
+            renames = Renames::default();
         }
         let range = if renames.head.is_empty() {
             head.clone()

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::spec::{
-    command_hooks, AgentSpec, DistillCli, HookCommands, HookSpec, Identity, McpConfig,
-    RecallCommand, StoreScope, StoredTranscript,
+    command_hooks, hook_specific, AgentSpec, DistillCli, HookCommands, HookSpec, Identity,
+    McpConfig, RecallCommand, StoreScope, StoredTranscript,
 };
 use super::store::{head_records, name_of, slug, subdirs};
 use super::Agent;
@@ -176,12 +176,7 @@ impl AgentSpec for ClaudeCode {
     /// `additionalContext` of a `PreToolUse` hook reaches the model beside
     /// the tool's result.
     fn file_output(&self, context: &str) -> Option<Value> {
-        Some(serde_json::json!({
-            "hookSpecificOutput": {
-                "hookEventName": "PreToolUse",
-                "additionalContext": context,
-            }
-        }))
+        Some(hook_specific("PreToolUse", context))
     }
     fn distill_cli(&self) -> &'static DistillCli {
         &DISTILL_CLI

@@ -15,8 +15,8 @@ use serde_json::{Map, Value};
 use super::is_thehook_command;
 use super::payload::TouchedFile;
 use super::spec::{
-    command_hooks, transcript_path, AgentSpec, DistillCli, HookCommands, HookSpec, HookTrust,
-    Identity, McpConfig, StoreScope, StoredTranscript,
+    command_hooks, hook_specific, transcript_path, AgentSpec, DistillCli, HookCommands, HookSpec,
+    HookTrust, Identity, McpConfig, StoreScope, StoredTranscript,
 };
 use super::store::head_records;
 use super::Agent;
@@ -109,12 +109,7 @@ impl AgentSpec for Codex {
     /// message after the tool's output. Any other field in the output
     /// (`suppressOutput`, an unknown key) makes Codex drop all of it.
     fn file_output(&self, context: &str) -> Option<Value> {
-        Some(serde_json::json!({
-            "hookSpecificOutput": {
-                "hookEventName": "PreToolUse",
-                "additionalContext": context,
-            }
-        }))
+        Some(hook_specific("PreToolUse", context))
     }
     /// Codex cuts a hook's additional context at 2,500 of its own tokens
     /// (`additionalContextLimit`); the budget is counted with the embedding

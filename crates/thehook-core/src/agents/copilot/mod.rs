@@ -98,11 +98,8 @@ impl AgentSpec for Copilot {
         file_of_call(tool, FILE_TOOLS, args, "path")
     }
     /// A subagent's hooks carry its `agentId` (and its own `sessionId`).
-    fn in_subagent(&self, payload: &Map<String, Value>) -> bool {
-        payload
-            .get("agentId")
-            .and_then(Value::as_str)
-            .is_some_and(|id| !id.is_empty())
+    fn subagent_field(&self) -> &'static str {
+        "agentId"
     }
     /// Only the flat `additionalContext`, which it sends as a user message
     /// after the tool's result. A hook that fails denies the tool: thehook's

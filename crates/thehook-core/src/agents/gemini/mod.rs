@@ -10,8 +10,8 @@ use serde_json::{json, Map, Value};
 
 use super::payload::TouchedFile;
 use super::spec::{
-    file_of_call, transcript_path, AgentSpec, DistillCli, HookCommands, HookSpec, Identity,
-    McpConfig, StoreScope, StoredTranscript,
+    file_of_call, hook_specific, transcript_path, AgentSpec, DistillCli, HookCommands, HookSpec,
+    Identity, McpConfig, StoreScope, StoredTranscript,
 };
 use super::store::{head_records, subdirs};
 use super::Agent;
@@ -36,12 +36,12 @@ const DISTILL_CLI: DistillCli = DistillCli {
     command: llm::command,
 };
 
-/// Its tools, by what they do.
 /// The tools its file hook runs after (an `AfterTool` matcher, anchored:
 /// Gemini CLI's is an unanchored regex): those that read or change one
 /// file, named by `tool_input.file_path`.
 const FILE_TOOLS: &str = "read_file|write_file|replace";
 
+/// Its tools, by what they do.
 const TOOLS: &[(&str, ToolKind)] = &[
     (
         "list_directory",
@@ -125,23 +125,13 @@ impl AgentSpec for Gemini {
     /// result as `<hook_context>...</hook_context>`. A subagent's calls
     /// carry no mark of it: they are answered like the main thread's.
     fn file_output(&self, context: &str) -> Option<Value> {
-        Some(json!({
-            "hookSpecificOutput": {
-                "hookEventName": "AfterTool",
-                "additionalContext": context,
-            }
-        }))
+        Some(hook_specific("AfterTool", context))
     }
     /// Appended to the user's turn as `<hook_context>...</hook_context>`
     /// (markup in it is escaped; the block has none). Plain stdout would
     /// reach the user, not the model.
     fn prompt_output(&self, context: &str) -> Option<Value> {
-        Some(json!({
-            "hookSpecificOutput": {
-                "hookEventName": "BeforeAgent",
-                "additionalContext": context,
-            }
-        }))
+        Some(hook_specific("BeforeAgent", context))
     }
     fn mcp(&self) -> McpConfig {
         McpConfig::Json {

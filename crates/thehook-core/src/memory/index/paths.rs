@@ -16,6 +16,7 @@ use crate::error::Result;
 use crate::memory::files;
 use crate::memory::item::Item;
 use crate::memory::session::SessionRecord;
+use crate::memory::stale::cited_symbols;
 
 /// What memory knows about one file, best first.
 #[derive(Debug, Default)]
@@ -25,9 +26,6 @@ pub(crate) struct AboutFile {
     pub(crate) items: Vec<Item>,
     /// Sessions that changed it, newest first.
     pub(crate) sessions: Vec<SessionRecord>,
-    /// How many sessions changed it, counted up to the `most` asked for
-    /// and one more.
-    pub(crate) changed_by: usize,
 }
 
 /// The names one file is looked up by.
@@ -54,12 +52,15 @@ fn age(date: &str) -> String {
     format!("{:012}", LATEST - seconds)
 }
 
-/// The links of item `key`: one for each file and each symbol it names.
+/// The links of item `key`: one for each file and each symbol it names;
+/// none for a session's summary ([`files::KIND_ORDER`]).
 pub(super) fn item_links(key: u32, item: &Item) -> Vec<String> {
-    let rank = files::rank(item.kind);
+    let Some(rank) = files::rank(item.kind) else {
+        return Vec::new();
+    };
     let age = age(&item.date);
     let paths = files::named(&item.text);
-    let symbols = files::symbols(&item.text).into_iter().map(symbol_key);
+    let symbols = cited_symbols(&item.text).into_iter().map(symbol_key);
     paths
         .into_iter()
         .chain(symbols)
@@ -137,8 +138,7 @@ impl Index {
                 files.push(session);
             }
         }
-        about.changed_by = files.len().min(most + 1);
-        if about.changed_by <= most {
+        if files.len() <= most {
             for file in files.into_iter().take(limit) {
                 let record = self.dbs.files.get(&rtxn, &file)?;
                 about.sessions.extend(record.and_then(|r| r.session));
