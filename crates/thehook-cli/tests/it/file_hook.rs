@@ -232,7 +232,10 @@ fn a_file_git_renamed_brings_the_sessions_that_changed_it_under_its_old_name() {
     // Its session came by the old name, its planted title did not.
     assert!(after.contains("tidied the lexer"), "{after}");
     for never in ["credentials", "drop.example.net", "Ignore previous"] {
-        assert!(!after.contains(never), "{never:?} reached the agent: {after}");
+        assert!(
+            !after.contains(never),
+            "{never:?} reached the agent: {after}"
+        );
     }
     assert!(p
         .read(".thehook/index/renames.json")

@@ -4,8 +4,9 @@
 //! newest earlier sessions that changed it (unless more than a few did,
 //! [`RARE_FILE_SHARE`]: then which of them matters is anyone's guess), each
 //! with its citation, in at most [`MAX_CHARS`]. A session's own summary
-//! lines come only as that session's line (the index links them to no
-//! file, `memory::files::KIND_ORDER`).
+//! lines come only as that session's line: on the replayed histories they
+//! were most of what the hook cited, by the "files changed" lists of
+//! sessions on files everyone changes.
 //!
 //! It runs at every file tool call, so it reads the `paths` database, the
 //! head of the file (for the symbols it defines, which items may name) and
@@ -30,7 +31,7 @@ use crate::inject::Added;
 use crate::memory::embed::SearchPaths;
 use crate::memory::files;
 use crate::memory::index::{AboutFile, FileNames};
-use crate::memory::item::Item;
+use crate::memory::item::{Item, ItemKind};
 use crate::memory::renames::Renames;
 use crate::memory::session::SessionRecord;
 use crate::memory::stale::Staleness;
@@ -179,6 +180,9 @@ fn choose(
     let items: Vec<Item> = about
         .items
         .into_iter()
+        // A session's summary is given as that session's line, below, under
+        // the rule that a file most sessions changed names none of them.
+        .filter(|i| i.kind != ItemKind::Summary)
         .filter(|i| i.for_agents() && !already.contains(&i.citation()))
         .filter(|i| {
             i.session_id

@@ -15,9 +15,6 @@
 //! to each symbol it names (`stale::cited_symbols`, the symbols staleness
 //! checks), and the file hook looks up the symbols the file defines
 //! ([`defined`]).
-//!
-//! A session's summary is about the files its session changed, which the
-//! index links to the session itself: its items are linked to no file.
 
 use std::sync::LazyLock;
 
@@ -27,22 +24,23 @@ use crate::memory::item::ItemKind;
 use crate::memory::stale::cited_paths;
 
 /// The order items about a file are read in, kind by kind (newest first
-/// within one): what bites first. A session's summary is not among them:
-/// its session is named instead, under the file hook's rarity rule (on the
-/// replayed histories, "files changed" lists were most of what it cited).
-pub(crate) const KIND_ORDER: [ItemKind; 6] = [
+/// within one): what bites first.
+pub(crate) const KIND_ORDER: [ItemKind; 7] = [
     ItemKind::Gotcha,
     ItemKind::Adr,
     ItemKind::Convention,
     ItemKind::Note,
     ItemKind::Text,
     ItemKind::History,
+    ItemKind::Summary,
 ];
 
-/// Where `kind` comes in [`KIND_ORDER`]; `None` for a kind not linked to
-/// files.
-pub(crate) fn rank(kind: ItemKind) -> Option<usize> {
-    KIND_ORDER.iter().position(|k| *k == kind)
+/// Where `kind` comes in [`KIND_ORDER`].
+pub(crate) fn rank(kind: ItemKind) -> usize {
+    KIND_ORDER
+        .iter()
+        .position(|k| *k == kind)
+        .unwrap_or(KIND_ORDER.len())
 }
 
 /// The paths and file names `text` names, each once, in order.

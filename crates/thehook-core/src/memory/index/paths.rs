@@ -52,12 +52,9 @@ fn age(date: &str) -> String {
     format!("{:012}", LATEST - seconds)
 }
 
-/// The links of item `key`: one for each file and each symbol it names;
-/// none for a session's summary ([`files::KIND_ORDER`]).
+/// The links of item `key`: one for each file and each symbol it names.
 pub(super) fn item_links(key: u32, item: &Item) -> Vec<String> {
-    let Some(rank) = files::rank(item.kind) else {
-        return Vec::new();
-    };
+    let rank = files::rank(item.kind);
     let age = age(&item.date);
     let paths = files::named(&item.text);
     let symbols = cited_symbols(&item.text).into_iter().map(symbol_key);
