@@ -179,6 +179,8 @@ export interface ReindexResult {
   itemsAdded: number
   itemsRemoved: number
   itemsEmbedded: number
+  /** Items whose vector came from the embedding cache, not the model. */
+  itemsCached: number
   /** How long the rebuild took. */
   seconds: number
   /** The embedding model, or `none, lexical-only (<why>)`. */

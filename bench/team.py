@@ -44,7 +44,23 @@ Two parts, whole-process timings of the release binary as in bench/speed.py
   the item count ``status --json`` reports, ``recall`` hybrid and
   ``--mode lexical`` (``--runs`` runs each, interleaved), and the session hooks
   as speed.py measures them (``retrieve`` cold and warm, ``capture``, the
-  background half and the capture worker).
+  background half and the capture worker). Then, with the memory committed
+  (on a branch of its own, so the rows above see the repository unchanged):
+
+    - approximate vector search against the exact scan: ``recall --mode
+      vector -k 10`` for 40 queries built from the corpus's vocabulary, with
+      and without ``THEHOOK_VECTOR_SEARCH=exact`` (recall@10, latency, RSS);
+    - a second worktree (``git worktree add``) indexed by ``reindex`` from the
+      embedding cache the main reindex filled (target: ready in <= 10 s);
+    - a fresh clone's first session start (``retrieve``, no index yet), in 5
+      clones, with what its block holds; then in the last clone the
+      background half that builds the index and the 2nd-10th session starts
+      (target: first start <= 150 ms, with knowledge and the latest sessions).
+
+  The scale part uses a cache folder of its own (``THEHOOK_CACHE_DIR``, see
+  scale_env), emptied before the reindex but for the optimised model, so the
+  reindex embeds everything, as it always did, and fills the cache the
+  second worktree reads.
 
 The session hooks run with ``THEHOOK_BACKGROUND=0`` (the detached half of
 retrieve is not started, so it does not overlap the next run) and a Claude
@@ -75,7 +91,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 BENCH_DIR = Path(__file__).resolve().parent
@@ -106,6 +122,33 @@ CODE_COMMITS = speed.CONTEXT_COMMITS + [
 
 # Developers of the scale part (more than these are named Dev11, Dev12...).
 DEV_NAMES = speed.PEOPLE + ["Ines", "Jonas"]
+
+# What `thehook init` writes into .thehook/.gitignore: the index and the
+# machine-local state stay out of git.
+THEHOOK_GITIGNORE = "failed/\nqueue/\nindex/\nlogs/\n"
+
+# The scale part's later rows (the targets of the issue that asked for them).
+TARGET_WORKTREE_READY_S = 10  # a second worktree, indexed and ready for hybrid search
+TARGET_FIRST_START_MS = 150  # a fresh clone's first session start, whole process
+VECTOR_QUERIES = 40  # queries of the approximate-against-exact comparison
+FRESH_CLONES = 5  # fresh clones whose first session start is timed
+LATER_STARTS = 9  # session starts after the background half, in the last clone
+# The branch of the scale repository holding the committed memory (not
+# `main`: retrieve would then read the feature branch's own commits).
+MEMORY_BRANCH = "bench-memory"
+# What a session start's block must hold: the latest sessions and knowledge.
+LEFT_OFF = "Where you left off"
+KNOWLEDGE_HEADINGS = ("## Conventions", "## Decisions", "## Gotchas")
+# Queries of the vector comparison, filled like the corpus's items
+# (speed._fill) with the corpus's own topics; the first is how make_session
+# titles a session.
+VECTOR_QUERY_TEMPLATES = [
+    "{topic} in {lib}",
+    "why is {topic} {adj}",
+    "how do we {verb} {topic} with {lib}",
+    "{topic} and {topic2} in {path}",
+    "who owns {topic}",
+]
 
 GIT_ENV = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
            "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com",
@@ -312,8 +355,7 @@ def make_origin(origin: Path, files: dict[str, str]) -> None:
     origin.mkdir(parents=True)
     git(origin, "init", "-q", "-b", "main")
     speed.write_corpus(origin, files)
-    # What `thehook init` writes: the index and the local state stay out of git.
-    (origin / ".thehook" / ".gitignore").write_text("failed/\nqueue/\nindex/\nlogs/\n")
+    (origin / ".thehook" / ".gitignore").write_text(THEHOOK_GITIGNORE)
     git(origin, "add", "-A")
     git(origin, "commit", "-q", "-m", "Add the project memory")
     for path, subject in CODE_COMMITS:
@@ -515,14 +557,293 @@ def write_history(root: Path, devs: int, days: int, per_day: int, seed: int) -> 
     }
 
 
+def scale_env(work: Path, name: str) -> dict[str, str]:
+    """model_env() with a cache folder of the scale part's own,
+    `scale/cache-<name>`, holding nothing but the optimised model when the
+    part starts: the reindex then embeds every item, as it did before
+    thehook kept embeddings in the cache, and fills the cache the second
+    worktree reads (with the user's cache, a second run of this benchmark
+    would time a reindex from the cache). The optimised model ONNX Runtime
+    saved in model_env()'s cache is copied in once, so that the reindex does
+    not pay for making it again."""
+    env = model_env()
+    cache = work / "scale" / f"cache-{name}"
+    cache.mkdir(parents=True, exist_ok=True)
+    for p in cache.iterdir():
+        if p.name == "optimized":
+            continue
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p)
+        else:
+            p.unlink()
+    user = Path(env["THEHOOK_CACHE_DIR"]) / "optimized"
+    if user.is_dir() and user.resolve() != (cache / "optimized").resolve():
+        (cache / "optimized").mkdir(exist_ok=True)
+        for f in user.iterdir():
+            dst = cache / "optimized" / f.name
+            if f.is_file() and not dst.exists():
+                tmp = dst.with_name(dst.name + ".copying")
+                shutil.copy2(f, tmp)
+                tmp.rename(dst)
+    return {**env, "THEHOOK_CACHE_DIR": str(cache)}
+
+
+def commit_memory(root: Path, expect_sessions: int) -> dict:
+    """Commits the scale repository's memory, as a team's is, without
+    touching what the rows before measured: the commit (HEAD plus
+    `.thehook/sessions/` and `.thehook/knowledge/`, the `.thehook/.gitignore`
+    `thehook init` writes, and a top-level `.gitignore` that no longer
+    ignores `.thehook/`) is built in a separate git index and becomes the
+    branch MEMORY_BRANCH; HEAD, the checked-out branch, git's own index and
+    the working tree stay as they are. `.thehook/index/`, `logs/`, `queue/`
+    and `failed/` are not committed. Returns the commit and what it holds."""
+    tmp_index = root / ".git" / "bench-memory-index"
+    tmp_index.unlink(missing_ok=True)
+    genv = {**GIT_ENV, "GIT_INDEX_FILE": str(tmp_index)}
+
+    def g(*args: str, stdin: str | None = None) -> str:
+        return subprocess.run(["git", "-C", str(root), *args], env=genv, check=True,
+                              capture_output=True, text=True, input=stdin).stdout.strip()
+
+    try:
+        g("read-tree", "HEAD")
+        # -f: the working tree's .gitignore (speed.make_git_context's) ignores .thehook/.
+        g("add", "-f", "--", ".thehook/sessions", ".thehook/knowledge")
+        for rel, text in {".gitignore": "bench-home/\n", ".thehook/.gitignore": THEHOOK_GITIGNORE}.items():
+            blob = g("hash-object", "-w", "--stdin", stdin=text)
+            g("update-index", "--add", "--cacheinfo", f"100644,{blob},{rel}")
+        tree = g("write-tree")
+    finally:
+        tmp_index.unlink(missing_ok=True)
+    commit = g("commit-tree", tree, "-p", "HEAD", "-m", "Add the project memory")
+    g("update-ref", f"refs/heads/{MEMORY_BRANCH}", commit)
+    names = g("ls-tree", "-r", "--name-only", commit, "--", ".thehook").splitlines()
+    sessions = sum(1 for n in names if n.startswith(".thehook/sessions/"))
+    knowledge = sum(1 for n in names if n.startswith(".thehook/knowledge/"))
+    local = [n for n in names if n.split("/")[1] in ("index", "logs", "queue", "failed")]
+    if sessions != expect_sessions or knowledge != 4 or local:
+        sys.exit(f"{root}: the memory commit holds {sessions} session files (expected "
+                 f"{expect_sessions}), {knowledge} knowledge files and {len(local)} local files")
+    return {"branch": MEMORY_BRANCH, "commit": commit, "session_files": sessions,
+            "knowledge_files": knowledge, "thehook_files": len(names)}
+
+
+def vector_queries(topics: list[str], seed: int, n: int = VECTOR_QUERIES) -> list[str]:
+    """`n` queries from VECTOR_QUERY_TEMPLATES, filled with `topics` and
+    speed.py's vocabulary as the corpus's items are. Same arguments -> same
+    queries."""
+    rng = random.Random(f"thehook-team-v{TEAM_CORPUS_VERSION}-{seed}-vector-queries")
+    return [speed._fill(rng, VECTOR_QUERY_TEMPLATES[i % len(VECTOR_QUERY_TEMPLATES)], date(2025, 1, 6), topics)
+            for i in range(n)]
+
+
+def measure_vector_recall(binary: str, root: Path, env: dict[str, str], queries: list[str]) -> dict:
+    """Approximate vector search against the exact scan. Every query runs
+    `recall "<query>" --mode vector -k 10 --json` twice: as is (large indexes
+    search arroy's trees, approximately) and with THEHOOK_VECTOR_SEARCH=exact
+    (the query is compared with every stored vector). recall@10 of a query is
+    |approximate top 10 ∩ exact top 10| / |exact top 10|, by the hits' ids.
+    The two modes alternate which runs first; one untimed warm-up each. A
+    binary that does not know the variable searches the same way twice
+    (recall@10 1.0)."""
+    envs = {"approximate": {k: v for k, v in env.items() if k != "THEHOOK_VECTOR_SEARCH"},
+            "exact": {**env, "THEHOOK_VECTOR_SEARCH": "exact"}}
+
+    def once(query: str, mode: str) -> tuple[Run, list[str]]:
+        r = checked(run([binary, "-C", str(root), "recall", query, "--mode", "vector", "-k", "10", "--json"],
+                        envs[mode]), f"recall --mode vector ({mode})", (0, 1))  # 1: nothing found
+        answer = json.loads(r.stdout)
+        if answer["mode"] != "vector":
+            sys.exit(f"recall --mode vector ran in mode {answer['mode']}; "
+                     "check THEHOOK_MODEL_DIR and ORT_DYLIB_PATH")
+        return r, [h.get("id") or h["citation"] for h in answer["hits"]]
+
+    for mode in envs:
+        once(queries[0], mode)
+    samples: dict[str, list[Run]] = {mode: [] for mode in envs}
+    per_query = []
+    meter = speed.CpuMeter()
+    for i, query in enumerate(queries):
+        hits = {}
+        for mode in (list(envs) if i % 2 == 0 else list(reversed(envs))):
+            r, hits[mode] = once(query, mode)
+            samples[mode].append(r)
+        exact, approx = hits["exact"], hits["approximate"]
+        per_query.append({
+            "query": query, "exact_hits": len(exact), "approximate_hits": len(approx),
+            "recall_at_10": round(len(set(exact) & set(approx)) / len(exact), 3) if exact else None,
+            "same_order": exact == approx,
+        })
+    other = meter.other_share()
+    overlaps = [q["recall_at_10"] for q in per_query if q["recall_at_10"] is not None]
+    out = {
+        "queries": len(queries), "k": 10,
+        "recall_at_10": {"mean": round(sum(overlaps) / len(overlaps), 3) if overlaps else None,
+                         "min": min(overlaps, default=None),
+                         "below_1": sum(1 for x in overlaps if x < 1)},
+        "same_top10_in_order": sum(1 for q in per_query if q["same_order"]),
+        "empty_exact": sum(1 for q in per_query if not q["exact_hits"]),
+        "modes": {mode: series(rs) for mode, rs in samples.items()},
+        "other_cpu_share": other,
+        "per_query": per_query,
+    }
+    log(f"  vector recall@10: mean {out['recall_at_10']['mean']}, min {out['recall_at_10']['min']}; "
+        + ", ".join(f"{m} p50 {s['wall_ms']['p50']} ms" for m, s in out["modes"].items()))
+    return out
+
+
+def remove_worktree(root: Path, wt: Path) -> None:
+    """Removes the worktree `wt` of `root` (from an earlier run), if any."""
+    if wt.exists():
+        subprocess.run(["git", "-C", str(root), "worktree", "remove", "--force", "--force", str(wt)],
+                       env=GIT_ENV, capture_output=True)
+        shutil.rmtree(wt, ignore_errors=True)
+    git(root, "worktree", "prune")
+
+
+def measure_second_worktree(binary: str, root: Path, wt: Path, env: dict[str, str], n_items: int,
+                            quiet_s: float) -> dict:
+    """A second worktree of the scale repository, as a developer adds one
+    for a parallel task: `git worktree add --detach` of the memory commit,
+    then `reindex --json` in it, one whole-process run, with the cache the
+    main reindex filled (items whose vector came from it: the report's
+    `cached`, when the binary gives it). Then `status --json` there: it is
+    ready for hybrid search once every item has its vector. As for the
+    clones of the pull part, the reindex starts 2.1 s after the checkout (an
+    mtime younger than 2 s is not trusted)."""
+    remove_worktree(root, wt)
+    git(root, "worktree", "add", "-q", "--detach", str(wt), MEMORY_BRANCH)
+    time.sleep(2.1)
+    speed.wait_quiet(quiet_s)
+    meter = speed.CpuMeter()
+    r = checked(run([binary, "-C", str(wt), "reindex", "--json"], env), "reindex in the second worktree")
+    other = meter.other_share()
+    report = json.loads(r.stdout.strip().splitlines()[-1])
+    if report["items"] != n_items:
+        sys.exit(f"reindex in the second worktree found {report['items']} items, the corpus has {n_items}: {wt}")
+    st = status(binary, wt, env)["index"]
+    ready = st["vectors"] == st["items"]
+    out = {
+        "path": str(wt),
+        "wall_s": round(r.wall_ms / 1000, 3), "cpu_s": round(r.cpu_ms / 1000, 3),
+        "peak_rss_mb": round(r.maxrss_mb, 1), "other_cpu_share": other,
+        "items": report["items"], "embedded": report.get("embedded"), "cached": report.get("cached"),
+        "seconds": report.get("seconds"), "embeddings": report.get("embeddings"),
+        "report": report,
+        "status": {k: st[k] for k in ("items", "files", "vectors")},
+        "ready": ready,
+        "target_s": TARGET_WORKTREE_READY_S,
+        "ok": ready and r.wall_ms / 1000 <= TARGET_WORKTREE_READY_S,
+    }
+    log(f"  second worktree: reindex {out['wall_s']} s, {out['peak_rss_mb']} MB, embedded {out['embedded']}, "
+        f"cached {out['cached']}; {st['vectors']:,} vectors of {st['items']:,} items")
+    return out
+
+
+def session_start(binary: str, clone: Path, env: dict[str, str]) -> tuple[Run, dict]:
+    """One `retrieve --agent claude-code` (session start) in `clone`, and
+    what its block holds: the latest sessions (LEFT_OFF) and which of the
+    knowledge sections (KNOWLEDGE_HEADINGS)."""
+    r = checked(run([binary, "-C", str(clone), "retrieve", "--agent", "claude-code"], env,
+                    speed.hook_payload(clone, "SessionStart")), f"retrieve in {clone.name}")
+    try:
+        text = json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+    except (json.JSONDecodeError, KeyError, TypeError):
+        text = ""
+    hooks_log = clone / ".thehook" / "logs" / "hooks.log"
+    return r, {
+        "wall_ms": round(r.wall_ms, 1), "peak_rss_mb": round(r.maxrss_mb, 1),
+        "context_chars": len(text), "left_off": LEFT_OFF in text,
+        "knowledge": [h for h in KNOWLEDGE_HEADINGS if h in text],
+        "stdout_head": "" if text else r.stdout[:300],
+        "stderr": r.stderr.strip()[:300],
+        # `<time> retrieve claude-code: 8 items, ..., hybrid (17 ms)`: what it did.
+        "log": last_hook_log(clone).split(" ", 1)[-1] if hooks_log.exists() else None,
+    }
+
+
+def measure_fresh_clone(binary: str, root: Path, work: Path, name: str, env: dict[str, str],
+                        quiet_s: float) -> dict:
+    """A teammate's fresh clone: `git clone` (local) of the memory branch,
+    renamed `main` as a clone's branch is, FRESH_CLONES times, each removed
+    before the next. In each, the first session start (`retrieve`, the
+    hooks' environment of measure_hooks: THEHOOK_BACKGROUND=0, HOME in the
+    clone), whole process, with no index yet: what it costs, and whether its
+    block holds the latest sessions and knowledge. In the last clone only,
+    then: the background half (`retrieve --background`, which builds the
+    index; the cache is warm) and LATER_STARTS more session starts, the 2nd
+    to the 10th. As prepare_clone does, each clone waits 2.1 s and runs
+    `git status` before the first start (an mtime younger than 2 s is not
+    trusted; git's stat cache is refreshed once)."""
+    paths = [work / f"clone-{name}-{i}" for i in range(FRESH_CLONES)]
+    for p in paths:
+        shutil.rmtree(p, ignore_errors=True)
+    firsts: list[Run] = []
+    first_info = []
+    clone, cenv = paths[-1], env
+    for i, clone in enumerate(paths):
+        if i:
+            shutil.rmtree(paths[i - 1])
+        git(root, "clone", "-q", "--branch", MEMORY_BRANCH, str(root), str(clone))
+        git(clone, "branch", "-q", "-m", "main")
+        time.sleep(2.1)
+        git(clone, "status", "--porcelain")
+        cenv = {**env, "THEHOOK_BACKGROUND": "0", "HOME": str(clone / "bench-home")}
+        speed.wait_quiet(quiet_s)
+        r, info = session_start(binary, clone, cenv)
+        firsts.append(r)
+        first_info.append(info)
+        log(f"  fresh clone {i + 1}/{FRESH_CLONES}: first start {info['wall_ms']:.0f} ms, "
+            f"{info['peak_rss_mb']} MB, left off {info['left_off']}, knowledge {info['knowledge']}")
+    # The last clone: the background half of that first start, then later starts.
+    bg = checked(run([binary, "-C", str(clone), "retrieve", "--background", "--agent", "claude-code"], cenv),
+                 "retrieve --background in the fresh clone")
+    bg_log = last_hook_log(clone).split(" ", 1)[-1]
+    later: list[Run] = []
+    later_info = []
+    for _ in range(LATER_STARTS):
+        r, info = session_start(binary, clone, cenv)
+        later.append(r)
+        later_info.append(info)
+    st = status(binary, clone, cenv)["index"]
+    with_both = sum(1 for x in first_info if x["left_off"] and x["knowledge"])
+    first = series(firsts)
+    out = {
+        "clones": FRESH_CLONES, "branch": "main",
+        "first": first, "first_starts": first_info,
+        "first_with_left_off": sum(1 for x in first_info if x["left_off"]),
+        "first_with_knowledge": sum(1 for x in first_info if x["knowledge"]),
+        "first_with_both": with_both,
+        "background": {"wall_s": round(bg.wall_ms / 1000, 3), "cpu_s": round(bg.cpu_ms / 1000, 3),
+                       "peak_rss_mb": round(bg.maxrss_mb, 1), "log": bg_log},
+        "later_ms": [round(r.wall_ms, 1) for r in later],
+        "later_starts": later_info,
+        "second_ms": round(later[0].wall_ms, 1), "tenth_ms": round(later[-1].wall_ms, 1),
+        "later_peak_rss_mb": round(max(r.maxrss_mb for r in later), 1),
+        "status_after": {k: st[k] for k in ("items", "files", "vectors")},
+        "target_ms": TARGET_FIRST_START_MS,
+        "ok": first["wall_ms"]["p50"] <= TARGET_FIRST_START_MS and with_both == FRESH_CLONES,
+    }
+    log(f"  fresh clone: background {out['background']['wall_s']} s, 2nd start {out['second_ms']} ms, "
+        f"10th {out['tenth_ms']} ms")
+    return out
+
+
 def measure_scale(binary: str, work: Path, args: argparse.Namespace) -> dict:
-    root = work / "scale" / f"d{args.devs}x{args.days}x{args.per_day}"
+    """The scale part (see the docstring at the top): the corpus, its
+    reindex, recall and the hooks, then, with the memory committed, the
+    vector search comparison, a second worktree and fresh clones."""
+    name = f"d{args.devs}x{args.days}x{args.per_day}"
+    root = work / "scale" / name
     log(f"scale: generating {args.devs} devs x {args.days} days x {args.per_day} sessions")
     out = in_child(write_history, root, args.devs, args.days, args.per_day, args.seed)
     if out["files_written"]:
         time.sleep(2.1)  # let the written files' mtimes settle (see prepare_clone)
     n_items = out["items"]
-    env = model_env()  # measure_hooks sets HOME and THEHOOK_BACKGROUND itself
+    # measure_hooks sets HOME and THEHOOK_BACKGROUND itself; every command of
+    # the part shares the one cache folder.
+    env = scale_env(work, name)
+    out["cache_dir"] = env["THEHOOK_CACHE_DIR"]
     log(f"scale: reindex {n_items:,} items in {out['files']:,} files")
     out["reindex"] = speed.measure_reindex(binary, root, env, 1, n_items, want_embeddings=True,
                                            quiet_s=args.wait_quiet)
@@ -537,9 +858,25 @@ def measure_scale(binary: str, work: Path, args: argparse.Namespace) -> dict:
                                          args.runs, configs)
     log(f"scale: session hooks, {args.runs} runs")
     speed.wait_quiet(args.wait_quiet)
+    # What the hooks gave each session is kept in the index's given/ folder,
+    # which reindex leaves alone: after an earlier run of this part, the file
+    # and prompt hooks' sessions (`bench-file-0`...) would have been given
+    # everything already and print nothing. Start as the first run did.
+    shutil.rmtree(root / ".thehook" / "index" / "given", ignore_errors=True)
     meter = speed.CpuMeter()
     out["hooks"] = speed.measure_hooks(binary, root, env, args.runs)
     out["hooks_other_cpu_share"] = meter.other_share()
+    # The rows below need the memory in git (a worktree, a clone).
+    out["memory_commit"] = commit_memory(root, out["session_files"])
+    log(f"scale: vector search, approximate against exact, {VECTOR_QUERIES} queries")
+    speed.wait_quiet(args.wait_quiet)
+    topics = sorted({t for d in range(args.devs) for t in make_developer(d, args.seed).topics})
+    out["vector_recall"] = measure_vector_recall(binary, root, env, vector_queries(topics, args.seed))
+    log("scale: second worktree, reindex from the embedding cache")
+    out["second_worktree"] = measure_second_worktree(binary, root, work / "scale" / f"wt-{name}", env,
+                                                     n_items, args.wait_quiet)
+    log(f"scale: fresh clones' first session start, {FRESH_CLONES} clones")
+    out["fresh_clone"] = measure_fresh_clone(binary, root, work / "scale", name, env, args.wait_quiet)
     return out
 
 
@@ -626,6 +963,69 @@ def render_scale(s: dict) -> list[str]:
     ]
     lines += [row(f"recall, {k}", v) for k, v in s["recall"].items()]
     lines += [row(k, v) for k, v in s["hooks"].items()]
+    return lines + render_scale_new(s)
+
+
+def render_scale_new(s: dict) -> list[str]:
+    """The rows with the memory committed: vector search, a second worktree,
+    fresh clones, and their targets."""
+    v, wt, fc = s["vector_recall"], s["second_worktree"], s["fresh_clone"]
+    r10, modes = v["recall_at_10"], v["modes"]
+    ok = lambda b: "yes" if b else "**NO**"  # noqa: E731
+    mode_line = lambda m: (f"p50 {modes[m]['wall_ms']['p50']} ms (p90 {modes[m]['wall_ms']['p90']}), "  # noqa: E731
+                           f"peak RSS {modes[m]['peak_rss_mb']} MB")
+    num = lambda x: "–" if x is None else f"{x:,}"  # noqa: E731
+    cached = "not reported by this binary" if wt["cached"] is None else num(wt["cached"])
+    extra = {k: val for k, val in wt["report"].items()
+             if k not in ("items", "embedded", "cached", "seconds", "embeddings", "files", "warnings")}
+    st, fs, f = wt["status"], fc["first_starts"], fc["first"]["wall_ms"]
+    fst = fc["status_after"]
+    lines = [
+        "",
+        f"With the memory committed (branch `{s['memory_commit']['branch']}`: "
+        f"{s['memory_commit']['thehook_files']:,} files of `.thehook/`; embedding cache `{s['cache_dir']}`):",
+        "",
+        f"- **Approximate vector search against the exact scan** (`recall --mode vector -k 10 --json`, "
+        f"{v['queries']} queries, without and with `THEHOOK_VECTOR_SEARCH=exact`): recall@10 mean "
+        f"**{r10['mean']}**, min {r10['min']} ({r10['below_1']} queries below 1.0; "
+        f"{v['same_top10_in_order']} with the same top 10 in the same order; "
+        f"{v['empty_exact']} with no exact hit). Approximate: {mode_line('approximate')}; "
+        f"exact: {mode_line('exact')}. Other CPU {speed.pct(v['other_cpu_share'])}.",
+        f"- **Second worktree: reindex from the embedding cache** (`git worktree add`, then `reindex --json` "
+        f"there): {wt['wall_s']:.2f} s whole process ({wt['seconds'] or 0:.2f} s by its own timer), "
+        f"{wt['cpu_s']:.2f} CPU s, peak RSS {wt['peak_rss_mb']} MB; {wt['items']:,} items, "
+        f"{num(wt['embedded'])} embedded, cached: {cached}"
+        + (f"; also reported: {', '.join(f'`{k}`: {val}' for k, val in extra.items())}" if extra else "")
+        + f". `status --json`: {st['vectors']:,} vectors of {st['items']:,} items "
+        f"({'ready' if wt['ready'] else 'not ready'} for hybrid search).",
+        f"- **Fresh clone's first session start** (`git clone`, then `retrieve`, no index yet; "
+        f"{fc['clones']} clones): p50 **{f['p50']} ms** (min {f['min']}, max {f['max']}), "
+        f"peak RSS {fc['first']['peak_rss_mb']} MB, block of {min(x['context_chars'] for x in fs):,}-"
+        f"{max(x['context_chars'] for x in fs):,} chars; \"{LEFT_OFF}\" in {fc['first_with_left_off']} of "
+        f"{fc['clones']}, knowledge ({', '.join(sorted({h for x in fs for h in x['knowledge']})) or 'none'}) "
+        f"in {fc['first_with_knowledge']} of {fc['clones']}. Logged: "
+        + "; ".join(f"`{x}`" for x in sorted({re.sub(r' \(\d+ ms\)$', '', x['log'] or '-') for x in fs})) + ".",
+        f"- In the last clone: the background half (`retrieve --background`, builds the index) "
+        f"{fc['background']['wall_s']:.2f} s, peak RSS {fc['background']['peak_rss_mb']} MB "
+        f"(`{fc['background']['log']}`); then the 2nd session start {fc['second_ms']} ms, the 10th "
+        f"{fc['tenth_ms']} ms (2nd-10th: {', '.join(f'{x:.0f}' for x in fc['later_ms'])} ms; peak RSS "
+        f"{fc['later_peak_rss_mb']} MB; last logged `{fc['later_starts'][-1]['log']}`). Index then: "
+        f"{fst['items']:,} items, {fst['vectors']:,} vectors.",
+    ]
+    odd = [x for x in fs if not x["context_chars"]]
+    if odd:
+        said = ", ".join(f"{k} `{odd[0][k]}`" for k in ("stdout_head", "stderr") if odd[0][k])
+        lines.append(f"- {len(odd)} of {fc['clones']} first starts printed no context"
+                     + (f": {said}." if said else " (nothing on stdout or stderr, exit code 0)."))
+    lines += [
+        "",
+        "| target | measured | ok |",
+        "|---|---:|---|",
+        f"| second worktree: reindex from the embedding cache, ready in <= {wt['target_s']} s "
+        f"| {wt['wall_s']:.2f} s, {st['vectors']:,}/{st['items']:,} vectors | {ok(wt['ok'])} |",
+        f"| fresh clone: first session start <= {fc['target_ms']} ms (p50), with knowledge and the latest "
+        f"sessions | {f['p50']} ms, both in {fc['first_with_both']} of {fc['clones']} | {ok(fc['ok'])} |",
+    ]
     return lines
 
 

@@ -22,13 +22,19 @@ pub const NPM_BIN: &str = "THEHOOK_NPM_BIN";
 pub const EMBEDDINGS: &str = "THEHOOK_EMBEDDINGS";
 /// A folder with `model.onnx` and the tokenizer files (also `embedding.model_dir`).
 pub const MODEL_DIR: &str = "THEHOOK_MODEL_DIR";
-/// The user-level cache with `model/` and `onnxruntime/`.
+/// The user-level cache with `model/`, `onnxruntime/` and `embeddings/`.
 pub const CACHE_DIR: &str = "THEHOOK_CACHE_DIR";
+/// `off`: every item is embedded by the model, none read from the embedding
+/// cache, none kept there (the benchmarks of the model's own speed).
+pub const EMBEDDING_CACHE: &str = "THEHOOK_EMBEDDING_CACHE";
 /// `onnxruntime`: queries are embedded by ONNX Runtime like items, not by
 /// the built-in encoder (the A/B switch of the benchmarks).
 pub const QUERY_ENGINE: &str = "THEHOOK_QUERY_ENGINE";
 /// The weight of BM25 in hybrid fusion (a tuning knob of the benchmarks).
 pub const LEXICAL_WEIGHT: &str = "THEHOOK_LEXICAL_WEIGHT";
+/// `exact`: every vector search compares the query with every vector, at
+/// any index size (the reference the benchmarks measure arroy's trees by).
+pub const VECTOR_SEARCH: &str = "THEHOOK_VECTOR_SEARCH";
 /// ONNX Runtime's own: the shared library to load.
 pub const ORT_DYLIB_PATH: &str = "ORT_DYLIB_PATH";
 /// ONNX Runtime's own: keeps its telemetry queue out of `~/.cache/Microsoft/`.
@@ -120,6 +126,16 @@ pub fn ort_dylib_path() -> Option<PathBuf> {
 /// See [`QUERY_ENGINE`].
 pub fn queries_on_onnx_runtime() -> bool {
     var(QUERY_ENGINE).is_some_and(|v| v == "onnxruntime")
+}
+
+/// See [`EMBEDDING_CACHE`].
+pub fn embedding_cache_off() -> bool {
+    var(EMBEDDING_CACHE).is_some_and(|v| v == "off" || v == "0")
+}
+
+/// See [`VECTOR_SEARCH`].
+pub fn exact_vector_search() -> bool {
+    var(VECTOR_SEARCH).is_some_and(|v| v == "exact")
 }
 
 /// See [`LEXICAL_WEIGHT`]; `None` when unset or not a number.

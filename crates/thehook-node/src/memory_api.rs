@@ -80,6 +80,8 @@ pub struct ReindexResult {
     pub items_added: u32,
     pub items_removed: u32,
     pub items_embedded: u32,
+    /// Items whose vector came from the embedding cache, not the model.
+    pub items_cached: u32,
     /// How long the rebuild took.
     pub seconds: f64,
     /// The embedding model, or `none, lexical-only (<why>)`.
@@ -119,6 +121,7 @@ pub fn reindex(
             items_added: done.items as u32,
             items_removed: done.removed as u32,
             items_embedded: done.embedded as u32,
+            items_cached: done.cached as u32,
             seconds: done.seconds,
             embeddings: done.embeddings,
             warnings: done.warnings,

@@ -2,8 +2,11 @@
 //! changed recently or not yet committed, and the latest commit subjects.
 //! The session-start hook searches memory with it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use serde::{Deserialize, Serialize};
+
+use crate::memory::store::write_atomic;
 use crate::process::git::git;
 use crate::project::{git_common_dir, git_dir};
 
@@ -18,7 +21,7 @@ const NOT_MEMORY: [&str; 3] = ["--", ":(top)", ":(exclude).thehook"];
 /// The project's context: the branch, the files in play and the latest
 /// commit subjects. Session start ranks earlier sessions by it and searches
 /// memory with it as one query.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Context {
     pub branch: Option<String>,
     /// Every file in play, uncommitted first, each once (the query's).
@@ -33,12 +36,46 @@ pub(crate) struct Context {
     pub commit_subjects: Vec<String>,
 }
 
+/// The file under `.thehook/index/` that keeps the last context read.
+pub(crate) const CONTEXT_CACHE: &str = "git-context.json";
+
 /// Branches other branches leave from.
 pub(crate) const BASES: [&str; 2] = ["main", "master"];
 /// At most this many of a branch's own commits are read.
 const BRANCH_COMMITS: usize = 50;
 
+/// A context as read, and the state of git it was read in.
+#[derive(Serialize, Deserialize)]
+struct Cached {
+    state: String,
+    context: Context,
+}
+
 impl Context {
+    /// [`Context::of`], or what it gave last time when git's state is the
+    /// same: HEAD, the branch's ref, the bases' refs and the index file,
+    /// each by size and mtime ([`git_state`]). No git process starts then.
+    /// A change git's index does not record yet (an edit not staged) shows
+    /// from the next commit, `git add` or checkout on.
+    pub(crate) fn cached(root: &Path, cache: &Path) -> Context {
+        let Some(state) = git_state(root) else {
+            return Context::of(root);
+        };
+        let read = std::fs::read(cache).ok();
+        if let Some(cached) = read.and_then(|b| serde_json::from_slice::<Cached>(&b).ok()) {
+            if cached.state == state {
+                return cached.context;
+            }
+        }
+        let context = Context::of(root);
+        let cached = Cached { state, context };
+        // A cache that cannot be written costs the next run its git reads.
+        if let Ok(json) = serde_json::to_vec(&cached) {
+            let _ = write_atomic(cache, &json);
+        }
+        cached.context
+    }
+
     /// Reads the context of the git work tree at `root`. Never fails: what
     /// git cannot tell is left out.
     pub(crate) fn of(root: &Path) -> Context {
@@ -157,6 +194,32 @@ fn branch(root: &Path) -> Option<String> {
         .map(str::to_string)
 }
 
+/// What the context depends on, as one string: HEAD's text, and the size
+/// and mtime of the index file, of the branch's ref, of the bases' refs
+/// and of `packed-refs`. `None` outside git.
+fn git_state(root: &Path) -> Option<String> {
+    let git = git_dir(root)?;
+    let common = git_common_dir(root)?;
+    let head = std::fs::read_to_string(git.join("HEAD")).ok()?;
+    let mut files: Vec<PathBuf> = vec![git.join("index"), common.join("packed-refs")];
+    if let Some(reference) = head.trim().strip_prefix("ref: ") {
+        files.push(common.join(reference));
+    }
+    files.extend(BASES.iter().map(|b| common.join("refs/heads").join(b)));
+    let mut state = head.trim().to_string();
+    for file in files {
+        let stamp = std::fs::metadata(&file).ok().map(|m| {
+            let mtime = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
+            (m.len(), mtime.map_or(0, |d| d.as_nanos()))
+        });
+        state.push_str(&format!("\n{stamp:?}"));
+    }
+    Some(state)
+}
+
 /// `src/auth/jwt_refresh.rs` → `src auth jwt refresh rs`.
 fn split_name(name: &str) -> Vec<String> {
     name.split(|c: char| !c.is_alphanumeric())
@@ -210,6 +273,40 @@ mod tests {
         assert_eq!(
             c.query(),
             "feat jwt refresh src auth rs Rotate refresh tokens on use"
+        );
+    }
+
+    #[test]
+    fn the_cached_context_is_read_again_once_git_moves() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let cache = root.join("context.json");
+        run(root, &["init", "-q", "-b", "feat/cache"]);
+        std::fs::write(root.join("a.rs"), "fn a() {}").unwrap();
+        run(root, &["add", "."]);
+        run(root, &["commit", "-q", "-m", "First"]);
+        let first = Context::cached(root, &cache);
+        assert_eq!(first.commit_subjects, ["First"]);
+        // The cache answers while git's state stands: planted, it is what comes back.
+        let planted = Context {
+            commit_subjects: vec!["planted".into()],
+            ..first.clone()
+        };
+        let state = git_state(root).unwrap();
+        let json = serde_json::to_vec(&Cached {
+            state,
+            context: planted.clone(),
+        })
+        .unwrap();
+        std::fs::write(&cache, json).unwrap();
+        assert_eq!(Context::cached(root, &cache), planted);
+        // A commit moves the branch's ref and the index: git is read again.
+        std::fs::write(root.join("b.rs"), "fn b() {}").unwrap();
+        run(root, &["add", "."]);
+        run(root, &["commit", "-q", "-m", "Second"]);
+        assert_eq!(
+            Context::cached(root, &cache).commit_subjects,
+            ["Second", "First"]
         );
     }
 

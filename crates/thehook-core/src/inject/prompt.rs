@@ -13,7 +13,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::agents::HookPayload;
 use crate::error::Result;
-use crate::inject::context::Context;
+use crate::inject::context::{Context, CONTEXT_CACHE};
 use crate::inject::given::Given;
 use crate::inject::left_off::{self, RARE_FILE_SHARE};
 use crate::inject::Added;
@@ -84,7 +84,7 @@ pub fn on_prompt(payload: &HookPayload, project: &Project, paths: &SearchPaths) 
         .as_deref()
         .map(|id| Given::of(project, id));
     let already = given.as_ref().map(Given::load).unwrap_or_default();
-    let context = Context::of(project.root());
+    let context = Context::cached(project.root(), &project.index_dir().join(CONTEXT_CACHE));
     let found = relevant(&memory, prompt, &context, &already)?;
     let lines = fit(&found);
     if lines.is_empty() {

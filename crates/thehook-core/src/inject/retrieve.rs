@@ -21,7 +21,7 @@ use crate::agents::{session_start_output, HookPayload};
 use crate::config::Include;
 use crate::error::Result;
 use crate::inject::block::{cited_line, render, BlockLine, Waiting};
-use crate::inject::context::Context;
+use crate::inject::context::{Context, CONTEXT_CACHE};
 use crate::inject::left_off;
 use crate::inject::tokens::{load_tokenizer, TokenCounts};
 use crate::memory::embed::{Availability, SearchPaths};
@@ -123,7 +123,7 @@ pub fn retrieve(
         return Ok(out);
     }
     memory.sync_deferring_embeddings()?;
-    let context = Context::of(project.root());
+    let context = Context::cached(project.root(), &project.index_dir().join(CONTEXT_CACHE));
     let query = context.query();
     let vector = cached_query_vector(project, &query, memory.availability());
     let sessions = left_off_sessions(&memory, &context, payload.session_id.as_deref(), &config)?;
@@ -401,7 +401,7 @@ pub fn warm(root: &Path, paths: &SearchPaths) -> Result<String> {
     let project = Project::at(root);
     let mut memory = Memory::open(root, paths, false)?;
     memory.sync(&|_, _| {})?;
-    let context = Context::of(root);
+    let context = Context::cached(root, &project.index_dir().join(CONTEXT_CACHE));
     let query = context.query();
     let mut vector = cached_query_vector(&project, &query, memory.availability());
     let mut done: Vec<String> = Vec::new();

@@ -168,6 +168,7 @@ impl Memory {
         };
         let plan = SyncPlan {
             max_files: Some(SESSION_START_FILES),
+            quick: true,
             ..SyncPlan::new(&deferred, &|_, _| {})
         };
         self.index.sync(&self.project, &plan)
@@ -195,6 +196,7 @@ impl Memory {
             files: stats.files_changed,
             removed: stats.items_removed,
             embedded: stats.items_embedded,
+            cached: stats.items_cached,
             seconds: started.elapsed().as_secs_f64(),
             embeddings: match &self.availability {
                 Availability::Ready { model, .. } => model.clone(),
@@ -261,11 +263,7 @@ impl Memory {
         // can be folded without leaving the list short.
         let limit = (k * 4).max(40);
         // The vector is asked for after the lexical search, which overlaps
-        // with a model still loading (see Memory::start_embedding), and so
-        // does reading the vectors for an exact scan.
-        if options.mode != Mode::Lexical && self.query_model.is_loading() {
-            self.index.read_vectors_ahead()?;
-        }
+        // with a model still loading (see Memory::start_embedding).
         let mut model_failed = None;
         let (model, availability) = (&mut self.query_model, &self.availability);
         let query_vector = || match options.mode {
@@ -466,8 +464,10 @@ pub struct Reindexed {
     pub files: usize,
     /// Items the index held that the markdown no longer has.
     pub removed: usize,
-    /// Items embedded.
+    /// Items embedded by the model.
     pub embedded: usize,
+    /// Items whose vector came from the embedding cache.
+    pub cached: usize,
     pub seconds: f64,
     /// The embedding model, or `none, lexical-only (<why>)`.
     pub embeddings: String,

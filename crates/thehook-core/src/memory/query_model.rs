@@ -56,11 +56,6 @@ impl QueryModel {
         }
     }
 
-    /// Whether the model is loading on another thread right now.
-    pub(crate) fn is_loading(&self) -> bool {
-        matches!(self.state, State::Loading { .. })
-    }
-
     /// The embedding of `query`, or `None` without a model.
     pub(crate) fn embed(
         &mut self,

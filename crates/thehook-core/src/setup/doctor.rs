@@ -7,7 +7,9 @@ use serde::Serialize;
 
 use crate::config::Config;
 use crate::error::{fix, Fix, Step};
-use crate::memory::embed::{locate, Availability, Embedder, SearchPaths, Workload, ORT_LIB};
+use crate::memory::embed::{
+    locate, Availability, Embedder, EmbeddingCache, SearchPaths, Workload, MAX_VECTORS, ORT_LIB,
+};
 use crate::memory::index::check_data_file;
 use crate::project::Project;
 
@@ -224,7 +226,34 @@ fn model_checks(config: &Config, paths: &SearchPaths) -> Vec<Check> {
             ),
         },
     );
+    checks.push(embedding_cache_check(&availability));
     checks
+}
+
+/// Where the embedding cache is and how much it holds.
+fn embedding_cache_check(availability: &Availability) -> Check {
+    let Some(dir) = availability.embedding_cache() else {
+        return ok(
+            "embedding cache",
+            "off (THEHOOK_EMBEDDING_CACHE=off, or no user cache folder): every clone embeds its own items".into(),
+        );
+    };
+    match EmbeddingCache::open(&dir).and_then(|c| c.size(&dir)) {
+        Ok(size) => ok(
+            "embedding cache",
+            format!(
+                "{} vectors, {:.1} MB in {} (at most {MAX_VECTORS} kept; THEHOOK_CACHE_DIR moves it)",
+                size.vectors,
+                size.bytes as f64 / 1e6,
+                dir.display()
+            ),
+        ),
+        Err(e) => warn(
+            "embedding cache",
+            e.to_string(),
+            "clones and worktrees embed their own items until it opens",
+        ),
+    }
 }
 
 /// Whether the index's data file is consistent (a damaged one is rebuilt).

@@ -6,6 +6,7 @@
 //! missing, callers get [`Availability::Missing`] with the reason and work
 //! lexical-only.
 
+mod cache;
 mod model;
 mod native;
 mod onnx_runtime;
@@ -13,6 +14,7 @@ mod optimized;
 
 use std::path::{Path, PathBuf};
 
+pub use cache::{CacheSize, EmbeddingCache, CACHE_FOLDER, MAX_VECTORS};
 pub(crate) use model::tokenizer;
 pub use model::{embed_all, Embedder, Workload};
 
@@ -78,6 +80,18 @@ impl Availability {
         match self {
             Availability::Ready { fingerprint, .. } => fingerprint.clone(),
             Availability::Missing { .. } => LEXICAL_ONLY.to_string(),
+        }
+    }
+
+    /// The folder of the embedding cache ([`EmbeddingCache`]) this model
+    /// reads and fills, unless `THEHOOK_EMBEDDING_CACHE=off`.
+    pub fn embedding_cache(&self) -> Option<PathBuf> {
+        match self {
+            Availability::Ready {
+                optimized_cache: Some(cache),
+                ..
+            } if !crate::env::embedding_cache_off() => Some(cache.join(CACHE_FOLDER)),
+            _ => None,
         }
     }
 }

@@ -198,7 +198,9 @@ fn load_tokenizer(path: &Path) -> Result<Tokenizer> {
 }
 
 /// Embeds many texts with one model session on every core, calling
-/// `progress(done)` after each chunk. Output order matches input.
+/// `progress(done)` and `keep(texts, vectors)` after each chunk (so what
+/// was embedded is kept if the process stops before the end). Output order
+/// matches input.
 ///
 /// One session with N intra-op threads, not N sessions on N rayon workers:
 /// two sessions broke the 400 MB memory budget (480 MB peak for `reindex` of
@@ -207,12 +209,15 @@ pub fn embed_all(
     availability: &Availability,
     texts: &[&str],
     progress: &(dyn Fn(usize) + Sync),
+    keep: &mut dyn FnMut(&[&str], &[Vec<f32>]),
 ) -> Result<Vec<Vec<f32>>> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut embedder = Embedder::load(availability, threads, Workload::Bulk)?;
     let mut out = Vec::with_capacity(texts.len());
     for chunk in texts.chunks(64) {
-        out.extend(embedder.embed_on_all_cores(chunk)?);
+        let vectors = embedder.embed_on_all_cores(chunk)?;
+        keep(chunk, &vectors);
+        out.extend(vectors);
         progress(out.len());
     }
     Ok(out)

@@ -42,12 +42,12 @@ pub(crate) use sync::{SyncPlan, SyncStats};
 
 use environment::{open_dbs, open_env, wipe, Dbs, Lease};
 use lexical::{decode_postings, encode_postings};
-use vectors::VectorCache;
 
 use crate::error::Result;
 use crate::memory::item::{Item, ItemKind};
 use crate::memory::lexical::Analyzer;
 use crate::memory::session::SessionRecord;
+use crate::memory::store::Stamp;
 use crate::project::Project;
 
 use crate::memory::embed::LEXICAL_ONLY;
@@ -75,6 +75,10 @@ pub(crate) struct Header {
     pub next_key: u32,
     pub n_docs: u32,
     pub total_len: u64,
+    /// The markdown folders as of the last sync that matched them, for the
+    /// hooks' quick check ([`crate::memory::store::Stamp`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stamp: Option<Stamp>,
 }
 
 /// What the index remembers of each markdown file, to see what changed.
@@ -150,14 +154,6 @@ pub(crate) struct Index {
     dbs: Dbs,
     path: PathBuf,
     analyzer: Analyzer,
-    /// Every vector, read once per snapshot: a process that stays open (the
-    /// Node addon, the MCP server) then compares a query without reading
-    /// 15 MB of LMDB pages per call at 10,000 items.
-    vectors: std::sync::Mutex<Option<VectorCache>>,
-    /// Vector searches so far (and reads ahead): the first goes through
-    /// arroy's trees, so a one-shot process (a hook) does not read every
-    /// vector unless it read them ahead.
-    vector_searches: std::sync::atomic::AtomicUsize,
     _lease: Lease,
 }
 
@@ -185,8 +181,6 @@ impl Index {
             dbs,
             path,
             analyzer: Analyzer::default(),
-            vectors: Default::default(),
-            vector_searches: Default::default(),
             _lease: lease,
         };
         Self::check_header(index, fingerprint, reason)
@@ -285,6 +279,7 @@ impl Index {
             next_key: 0,
             n_docs: 0,
             total_len: 0,
+            stamp: None,
         };
         Ok(d.header.put(wtxn, "header", &header)?)
     }

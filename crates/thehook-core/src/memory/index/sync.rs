@@ -16,11 +16,11 @@ use rayon::prelude::*;
 
 use super::{FileRecord, Header, Index};
 use crate::error::{Error, Result};
-use crate::memory::embed::{embed_all, Availability};
+use crate::memory::embed::{embed_all, Availability, EmbeddingCache};
 use crate::memory::item::Item;
 use crate::memory::released::Released;
 use crate::memory::session::SessionRecord;
-use crate::memory::store::{list_sources, read_source, title_id, ParsedFile, SourceFile};
+use crate::memory::store::{list_sources, read_source, title_id, ParsedFile, SourceFile, Stamp};
 use crate::project::Project;
 use plan::ItemPlan;
 
@@ -42,6 +42,9 @@ pub(crate) struct SyncPlan<'a> {
     /// Leave the index as it is when more files than this changed (the
     /// session-start hook, whose detached half syncs them).
     pub max_files: Option<usize>,
+    /// Trust the folders' stamp: when no folder and no knowledge file moved
+    /// since the last sync, list nothing (the hooks; see [`Stamp`]).
+    pub quick: bool,
 }
 
 impl<'a> SyncPlan<'a> {
@@ -56,6 +59,7 @@ impl<'a> SyncPlan<'a> {
             progress,
             embed_limit: None,
             max_files: None,
+            quick: false,
         }
     }
 }
@@ -67,6 +71,8 @@ pub struct SyncStats {
     pub items_added: usize,
     pub items_removed: usize,
     pub items_embedded: usize,
+    /// Items whose vector came from the embedding cache, not the model.
+    pub items_cached: usize,
     /// New items stored without a vector because of `embed_limit`.
     pub embeddings_deferred: usize,
     /// Files left unsynced because of `max_files`.
@@ -94,7 +100,14 @@ impl Index {
     /// Makes the index match the markdown of `project`.
     pub(crate) fn sync(&self, project: &Project, plan: &SyncPlan) -> Result<SyncStats> {
         let mut stats = SyncStats::default();
-        let sources = list_sources(project, &mut stats.warnings);
+        if plan.quick && !plan.rebuild {
+            let stamp = self.header()?.and_then(|h| h.stamp);
+            if stamp.is_some_and(|s| s.holds(project)) {
+                return Ok(stats);
+            }
+        }
+        let listing = list_sources(project, &mut stats.warnings);
+        let sources = &listing.files;
         let embedding = matches!(plan.availability, Availability::Ready { .. });
         // Cheap check under a read transaction: most calls change nothing.
         let due = embedding
@@ -103,11 +116,19 @@ impl Index {
                 .is_some_and(|h| needs_backfill(&h, plan.availability));
         let backfill_due = due && self.backfill_fits(plan, &self.env.read_txn()?)?;
         stats.vectors_missing = due && !backfill_due;
-        let changed = changed_files(&sources, &self.file_records()?);
+        let records = self.file_records()?;
+        let changed = changed_files(sources, &records);
         if !plan.rebuild && !backfill_due && changed.is_empty() {
+            self.keep_stamp(listing.stamp)?;
             return Ok(stats);
         }
-        if !plan.rebuild && plan.max_files.is_some_and(|max| changed.len() > max) {
+        // Too many changed files for now (a pull): left to a sync without
+        // limits, unless the index is empty (a fresh clone), whose first
+        // session start gets the knowledge and the newest sessions.
+        let limit = plan
+            .max_files
+            .filter(|&max| !plan.rebuild && changed.len() > max);
+        if limit.is_some() && !records.is_empty() {
             stats.files_postponed = changed.len();
             return Ok(stats);
         }
@@ -118,7 +139,12 @@ impl Index {
         }
         // Diff again under the write lock: another process may have synced.
         let records = self.records_in(&wtxn)?;
-        let changed = changed_files(&sources, &records);
+        let mut changed = changed_files(sources, &records);
+        if let Some(max) = limit {
+            let all = changed.len();
+            changed = first_of_an_empty_index(changed, max);
+            stats.files_postponed = all - changed.len();
+        }
         let mut header: Header = self
             .dbs
             .header
@@ -127,6 +153,8 @@ impl Index {
         let due = embedding && needs_backfill(&header, plan.availability);
         let backfill = due && self.backfill_fits(plan, &wtxn)?;
         if changed.is_empty() && !plan.rebuild && !backfill {
+            drop(wtxn);
+            self.keep_stamp(listing.stamp)?;
             return Ok(stats);
         }
         let released = Released::load(project);
@@ -160,11 +188,28 @@ impl Index {
         }
         stats.vectors_missing = embedding && needs_backfill(&header, plan.availability);
         self.apply_records(&mut wtxn, &items.records)?;
+        // A stamp says every file is synced: not when some were left.
+        header.stamp = listing.stamp.filter(|_| stats.files_postponed == 0);
         self.dbs.header.put(&mut wtxn, "header", &header)?;
         wtxn.commit()?;
         stats.items_added = items.added.len();
         stats.items_removed = items.removed.len();
         Ok(stats)
+    }
+
+    /// Records `stamp` for the next quick check, writing only when it
+    /// differs from the one recorded (most syncs change nothing).
+    fn keep_stamp(&self, stamp: Option<Stamp>) -> Result<()> {
+        let recorded = self.header()?.and_then(|h| h.stamp);
+        if stamp.is_none() || stamp == recorded {
+            return Ok(());
+        }
+        let mut wtxn = self.env.write_txn()?;
+        if let Some(mut header) = self.dbs.header.get(&wtxn, "header")? {
+            header.stamp = stamp;
+            self.dbs.header.put(&mut wtxn, "header", &header)?;
+        }
+        Ok(wtxn.commit()?)
     }
 
     /// Whether the items waiting for vectors are few enough to embed in
@@ -211,6 +256,22 @@ fn changed_files(
     out
 }
 
+/// What a session start syncs of a fresh clone's markdown: every knowledge
+/// file and the `max` newest session files (named by their start, so the
+/// last by name), which "Where you left off" names. The rest waits for the
+/// session start's detached half.
+fn first_of_an_empty_index(
+    changed: Vec<(String, Option<SourceFile>)>,
+    max: usize,
+) -> Vec<(String, Option<SourceFile>)> {
+    let (sessions, mut knowledge): (Vec<_>, Vec<_>) = changed
+        .into_iter()
+        .partition(|(rel, _)| rel.starts_with(crate::project::SESSIONS_PREFIX));
+    let newest = sessions.len().saturating_sub(max);
+    knowledge.extend(sessions.into_iter().skip(newest));
+    knowledge
+}
+
 /// Parses the changed files, spread over the cores (each is independent).
 /// A file that cannot be read now is left out: its items stay as indexed.
 fn read_changes(
@@ -254,7 +315,10 @@ fn read_changes(
     changes
 }
 
-/// The vectors of `to_embed`, in order, or `None` without a model.
+/// The vectors of `to_embed`, in order, or `None` without a model: from
+/// the embedding cache where it has them, else from the model (and kept in
+/// the cache, a chunk at a time). A cache that fails is left out, said in a
+/// warning.
 fn embed(
     plan: &SyncPlan,
     to_embed: &[(u32, Item)],
@@ -263,14 +327,56 @@ fn embed(
     if !matches!(plan.availability, Availability::Ready { .. }) || to_embed.is_empty() {
         return Ok(None);
     }
+    let fingerprint = plan.availability.fingerprint();
     let texts: Vec<&str> = to_embed.iter().map(|(_, i)| i.text.as_str()).collect();
-    let total = texts.len();
-    (plan.progress)(0, total);
-    let vectors = embed_all(plan.availability, &texts, &|done| {
-        (plan.progress)(done, total)
-    })?;
-    stats.items_embedded = vectors.len();
-    Ok(Some(vectors))
+    let cache = plan.availability.embedding_cache().and_then(|dir| {
+        EmbeddingCache::open(&dir)
+            .map_err(|e| stats.warnings.push(format!("{e}; embedding without it")))
+            .ok()
+    });
+    let mut vectors: Vec<Option<Vec<f32>>> = match &cache {
+        Some(cache) => cache.get(&fingerprint, &texts).unwrap_or_else(|e| {
+            stats
+                .warnings
+                .push(format!("the embedding cache: {e}; embedding without it"));
+            vec![None; texts.len()]
+        }),
+        None => vec![None; texts.len()],
+    };
+    let missing: Vec<usize> = (0..texts.len()).filter(|&i| vectors[i].is_none()).collect();
+    stats.items_cached = texts.len() - missing.len();
+    if !missing.is_empty() {
+        let missing_texts: Vec<&str> = missing.iter().map(|&i| texts[i]).collect();
+        let total = missing_texts.len();
+        let mut cache_failed = None;
+        let mut keep = |texts: &[&str], vectors: &[Vec<f32>]| {
+            if let (Some(cache), None) = (&cache, &cache_failed) {
+                cache_failed = cache.put(&fingerprint, texts, vectors).err();
+            }
+        };
+        (plan.progress)(0, total);
+        let embedded = embed_all(
+            plan.availability,
+            &missing_texts,
+            &|done| (plan.progress)(done, total),
+            &mut keep,
+        )?;
+        if let Some(e) = cache_failed {
+            stats
+                .warnings
+                .push(format!("the embedding cache: {e}; vectors not kept"));
+        }
+        stats.items_embedded = embedded.len();
+        for (i, vector) in missing.into_iter().zip(embedded) {
+            vectors[i] = Some(vector);
+        }
+    }
+    Ok(Some(
+        vectors
+            .into_iter()
+            .map(|v| v.expect("every vector found or embedded"))
+            .collect(),
+    ))
 }
 
 /// Clears the verdicts a person released in this clone: those items, and

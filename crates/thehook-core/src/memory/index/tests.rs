@@ -354,12 +354,15 @@ fn vectors_follow_the_items_and_a_lexical_index_gets_them_when_the_model_is_back
 #[test]
 fn a_sync_capped_at_n_files_leaves_a_larger_pull_for_later() {
     let mut s = Scenario::new();
-    for i in 0..3 {
-        s.write(
-            &format!(".thehook/sessions/2026-01-0{}-0900-pulled.md", i + 1),
-            &session(""),
-        );
-    }
+    let pull = |s: &mut Scenario, days: std::ops::Range<u32>| {
+        for day in days {
+            s.write(
+                &format!(".thehook/sessions/2026-01-{day:02}-0900-pulled.md"),
+                &session(""),
+            );
+        }
+    };
+    pull(&mut s, 1..4);
     let lexical = Availability::Missing {
         reason: "no model in this test".into(),
         fix: "".into(),
@@ -368,12 +371,68 @@ fn a_sync_capped_at_n_files_leaves_a_larger_pull_for_later() {
         max_files: Some(2),
         ..SyncPlan::new(&lexical, &|_, _| {})
     };
+    // An empty index (a fresh clone) takes the newest sessions at once.
+    let stats = s.index.sync(&s.project, &capped).unwrap();
+    assert_eq!((stats.files_postponed, stats.files_changed), (1, 2));
+    let sessions: Vec<String> = s
+        .index
+        .sessions()
+        .unwrap()
+        .into_iter()
+        .map(|r| r.path)
+        .collect();
+    assert_eq!(
+        sessions,
+        [
+            ".thehook/sessions/2026-01-02-0900-pulled.md",
+            ".thehook/sessions/2026-01-03-0900-pulled.md"
+        ]
+    );
+    // Without a cap, the rest.
+    assert_eq!(s.sync(false).files_changed, 1);
+    // A pull of more than the cap onto an index is left for later.
+    pull(&mut s, 4..7);
     let stats = s.index.sync(&s.project, &capped).unwrap();
     assert_eq!((stats.files_postponed, stats.files_changed), (3, 0));
-    assert_eq!(s.index.stats().unwrap().items, 0);
-    // Within the cap, or without one, the files are read.
-    let stats = s.sync(false);
-    assert_eq!(stats.files_changed, 3);
+    assert_eq!(s.sync(false).files_changed, 3);
     let stats = s.index.sync(&s.project, &capped).unwrap();
     assert_eq!((stats.files_postponed, stats.files_changed), (0, 0));
+}
+
+#[test]
+fn a_quick_sync_trusts_the_folders_until_one_moves() {
+    let mut s = Scenario::new();
+    let file = ".thehook/sessions/2026-01-01-0900-a.md";
+    s.write(file, &session("- Gotcha: the first line"));
+    let root = s.project.root().to_path_buf();
+    let long_ago = |rel: &str| {
+        let when = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+        std::fs::File::open(root.join(rel))
+            .unwrap()
+            .set_modified(when)
+            .unwrap();
+    };
+    // Older than the racy window, so the sync may record a stamp.
+    for rel in [file, ".thehook/sessions", ".thehook/knowledge"] {
+        long_ago(rel);
+    }
+    let lexical = Availability::Missing {
+        reason: "no model in this test".into(),
+        fix: "".into(),
+    };
+    let quick = SyncPlan {
+        quick: true,
+        ..SyncPlan::new(&lexical, &|_, _| {})
+    };
+    assert_eq!(s.index.sync(&s.project, &quick).unwrap().files_changed, 1);
+    assert!(s.index.header().unwrap().unwrap().stamp.is_some());
+    // Edited in place, its folder unmoved: the quick sync does not look...
+    s.write(file, &session("- Gotcha: the second line"));
+    long_ago(".thehook/sessions");
+    assert_eq!(s.index.sync(&s.project, &quick).unwrap().files_changed, 0);
+    // ...a full one does.
+    assert_eq!(s.sync(false).files_changed, 1);
+    // A new file moves its folder: the quick sync sees it.
+    s.write(".thehook/sessions/2026-01-02-0900-b.md", &session(""));
+    assert_eq!(s.index.sync(&s.project, &quick).unwrap().files_changed, 1);
 }

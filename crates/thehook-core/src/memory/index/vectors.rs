@@ -1,5 +1,5 @@
-//! Vector search over the index: arroy's trees, or an exact scan of every
-//! vector once a process has read them ([`VectorCache`]).
+//! Vector search over the index: an exact scan of the memory-mapped vectors
+//! while the index is small, arroy's trees once it is not.
 
 use arroy::distances::Cosine;
 use heed::WithoutTls;
@@ -9,110 +9,66 @@ use super::{Filter, Index, ARROY_INDEX};
 use crate::error::Result;
 use crate::memory::item::{Item, ItemKind};
 
-/// Up to this many vectors, a process's second and later vector searches
-/// compare the query with every one ([`VectorCache`]) instead of walking
-/// arroy's trees: exact, and faster once read (at 10,000 items the near-exact
-/// tree walk took 13 ms of a warm recall; 384 floats by 50,000 is 77 MB at
-/// most). The first search walks the trees: reading every vector would cost
-/// a one-shot session start about 3 ms more.
-const EXACT_SCAN: u64 = 50_000;
+/// Trees arroy builds (`sync::apply`). Measured on the vectors of a team's
+/// year (48,640 items, 200 held out as queries,
+/// `cargo run --release -p thehook-core --example vector_recall`): at 9,600
+/// nodes searched, 16 trees found 0.943 of the exact top 10, 32 trees
+/// 0.957, 64 trees 0.963; the trees cost 6, 17 and 39 MB. arroy's own
+/// default (trees until they hold as many nodes as there are items) built
+/// about 380 trees, 180 MB, and took the reindex's time with it.
+pub(super) const TREES: usize = 32;
 
-/// The vectors of one LMDB snapshot, flat, with their norms.
-pub(super) struct VectorCache {
-    /// The write transaction they were read at.
-    txn_id: usize,
-    keys: Vec<u32>,
-    norms: Vec<f32>,
-    flat: Vec<f32>,
-    dims: usize,
+/// At least this many nodes are searched: with 32 trees, 10,000 nodes found
+/// 0.96 of the exact top 10 at 48,640 items (see [`TREES`]), for about 5 ms.
+const MIN_SEARCH_K: usize = 10_000;
+
+/// Nodes searched per result wanted, for larger limits.
+const SEARCH_K_PER_RESULT: usize = 160;
+
+/// Nodes a search of `limit` results visits.
+fn search_k(limit: usize) -> usize {
+    (limit * SEARCH_K_PER_RESULT).max(MIN_SEARCH_K)
 }
 
-impl VectorCache {
-    fn read(
-        reader: &arroy::Reader<Cosine>,
-        rtxn: &heed::RoTxn<WithoutTls>,
-    ) -> arroy::Result<VectorCache> {
-        let dims = reader.dimensions();
-        let mut cache = VectorCache {
-            txn_id: rtxn.id(),
-            keys: Vec::with_capacity(reader.n_items() as usize),
-            norms: Vec::with_capacity(reader.n_items() as usize),
-            flat: Vec::with_capacity(reader.n_items() as usize * dims),
-            dims,
-        };
-        for entry in reader.iter(rtxn)? {
-            let (key, vector) = entry?;
-            cache.keys.push(key);
-            cache
-                .norms
-                .push(vector.iter().map(|x| x * x).sum::<f32>().sqrt());
-            cache.flat.extend_from_slice(&vector);
+/// The `limit` nearest of the vectors `reader` iterates, among `allowed`
+/// (all without), as arroy's cosine distance, nearest first: exact.
+fn scan(
+    reader: &arroy::Reader<Cosine>,
+    rtxn: &heed::RoTxn<WithoutTls>,
+    query: &[f32],
+    allowed: Option<&RoaringBitmap>,
+    limit: usize,
+) -> arroy::Result<Vec<(u32, f32)>> {
+    let query_norm = norm(query);
+    let mut scored: Vec<(u32, f32)> = Vec::new();
+    for entry in reader.iter(rtxn)? {
+        let (key, vector) = entry?;
+        if allowed.is_some_and(|a| !a.contains(key)) {
+            continue;
         }
-        Ok(cache)
+        let dot: f32 = vector.iter().zip(query).map(|(a, b)| a * b).sum();
+        let cos = match norm(&vector) * query_norm {
+            0.0 => 0.0,
+            n => dot / n,
+        };
+        scored.push((key, (1.0 - cos) / 2.0));
     }
+    scored.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+    scored.truncate(limit);
+    Ok(scored)
+}
 
-    /// The `limit` nearest keys among `allowed` (all without), as arroy's
-    /// cosine distance, nearest first.
-    fn nearest(
-        &self,
-        query: &[f32],
-        allowed: Option<&RoaringBitmap>,
-        limit: usize,
-    ) -> Vec<(u32, f32)> {
-        let query_norm = query.iter().map(|x| x * x).sum::<f32>().sqrt();
-        let mut scored: Vec<(u32, f32)> = self
-            .flat
-            .chunks_exact(self.dims)
-            .zip(&self.keys)
-            .zip(&self.norms)
-            .filter(|((_, key), _)| allowed.is_none_or(|a| a.contains(**key)))
-            .map(|((vector, key), norm)| {
-                let dot: f32 = vector.iter().zip(query).map(|(a, b)| a * b).sum();
-                let cos = match norm * query_norm {
-                    0.0 => 0.0,
-                    n => dot / n,
-                };
-                (*key, (1.0 - cos) / 2.0)
-            })
-            .collect();
-        scored.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
-        scored.truncate(limit);
-        scored
-    }
+fn norm(v: &[f32]) -> f32 {
+    v.iter().map(|x| x * x).sum::<f32>().sqrt()
 }
 
 impl Index {
-    /// Reads every vector now, so that the next vector search scans them
-    /// exactly instead of walking arroy's trees: worth it while the query
-    /// vector is still being computed on another thread (a one-shot
-    /// `recall`), when this thread would otherwise wait.
-    pub(crate) fn read_vectors_ahead(&self) -> Result<()> {
-        let rtxn = self.env.read_txn()?;
-        let reader = match arroy::Reader::<Cosine>::open(&rtxn, ARROY_INDEX, self.dbs.vectors) {
-            Ok(r) if r.n_items() <= EXACT_SCAN => r,
-            Ok(_) | Err(arroy::Error::MissingMetadata(_)) => return Ok(()),
-            Err(e) => return Err(e.into()),
-        };
-        drop(self.cached_vectors(&reader, &rtxn)?);
-        // The next search may scan them: it would otherwise walk the trees.
-        self.vector_searches
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        Ok(())
-    }
-
-    /// Every vector of `rtxn`'s snapshot, read now unless already read.
-    pub(super) fn cached_vectors(
-        &self,
-        reader: &arroy::Reader<Cosine>,
-        rtxn: &heed::RoTxn<WithoutTls>,
-    ) -> Result<std::sync::MutexGuard<'_, Option<VectorCache>>> {
-        let mut cache = self.vectors.lock().unwrap_or_else(|p| p.into_inner());
-        if cache.as_ref().is_none_or(|c| c.txn_id != rtxn.id()) {
-            *cache = Some(VectorCache::read(reader, rtxn)?);
-        }
-        Ok(cache)
-    }
-
+    /// The `limit` items nearest to `query` that `filter` accepts. Where the
+    /// trees would visit about every item anyway, every vector is compared
+    /// (exact, and no dearer); else arroy searches [`search_k`] nodes. Both
+    /// read LMDB's memory map: no vector is copied for longer than a
+    /// comparison. `THEHOOK_VECTOR_SEARCH=exact` scans at any size (the
+    /// benchmarks' reference).
     pub(super) fn vector(
         &self,
         rtxn: &heed::RoTxn<WithoutTls>,
@@ -129,35 +85,21 @@ impl Index {
         if reader.dimensions() != query.len() {
             return Ok(Vec::new());
         }
-        let first_search = self
-            .vector_searches
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-            == 0;
-        if reader.n_items() <= EXACT_SCAN && !first_search {
-            let allowed = match filter.is_empty() {
-                true => None,
-                false => Some(self.keys_matching(rtxn, filter)?),
-            };
-            let cache = self.cached_vectors(&reader, rtxn)?;
-            let nearest =
-                cache
-                    .as_ref()
-                    .expect("read above")
-                    .nearest(query, allowed.as_ref(), limit);
-            drop(cache);
-            return self.items_at(rtxn, nearest, filter);
-        }
-        let allowed;
-        let mut q = reader.nns(limit);
-        // Search many leaves: the index is small enough that near-exact
-        // answers cost little, and exact answers keep rebuilds reproducible.
-        let search_k = (limit * reader.n_trees().max(1) * 30).max(2000);
-        q.search_k(std::num::NonZeroUsize::new(search_k).expect("non-zero"));
-        if !filter.is_empty() {
-            allowed = self.keys_matching(rtxn, filter)?;
-            q.candidates(&allowed);
-        }
-        let hits = q.by_vector(rtxn, query)?;
+        let allowed = match filter.is_empty() {
+            true => None,
+            false => Some(self.keys_matching(rtxn, filter)?),
+        };
+        let search_k = search_k(limit);
+        let hits = if reader.n_items() as usize <= search_k || crate::env::exact_vector_search() {
+            scan(&reader, rtxn, query, allowed.as_ref(), limit)?
+        } else {
+            let mut q = reader.nns(limit);
+            q.search_k(std::num::NonZeroUsize::new(search_k).expect("non-zero"));
+            if let Some(allowed) = &allowed {
+                q.candidates(allowed);
+            }
+            q.by_vector(rtxn, query)?
+        };
         self.items_at(rtxn, hits, filter)
     }
 

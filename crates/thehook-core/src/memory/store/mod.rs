@@ -4,12 +4,14 @@
 
 pub(crate) mod id_list;
 mod parse;
+mod stamp;
 mod walk;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 pub use parse::{parse_date, parse_markdown, title_id, FrontMatter, ParsedFile};
+pub(crate) use stamp::{Stamp, RACY_WINDOW_NS};
 
 use crate::error::{fix, Error, Fix, IoContext, Result, Step};
 use crate::memory::item::{Item, ItemKind};
@@ -26,25 +28,51 @@ pub struct SourceFile {
     pub mtime_ns: i128,
 }
 
-/// Every `*.md` under `sessions/` and `knowledge/`, sorted by path so that
-/// every run sees them in the same order. Unreadable folders become warnings.
-pub fn list_sources(project: &Project, warnings: &mut Vec<String>) -> Vec<SourceFile> {
+/// The markdown files of a project as one listing found them.
+pub struct Listing {
+    /// Sorted by path, so that every run sees them in the same order.
+    pub files: Vec<SourceFile>,
+    /// What a later [`Stamp::holds`] compares; `None` when something had
+    /// just changed.
+    pub(crate) stamp: Option<Stamp>,
+}
+
+/// Every `*.md` under `sessions/` and `knowledge/`. Unreadable folders
+/// become warnings.
+pub fn list_sources(project: &Project, warnings: &mut Vec<String>) -> Listing {
+    let now = jiff::Timestamp::now().as_nanosecond();
     let mut files = Vec::new();
+    let mut stamped = Vec::new();
     for dir in [project.knowledge_dir(), project.sessions_dir()] {
         if !dir.exists() {
+            let (size, mtime) = stamp::stat(&dir);
+            stamped.push((project.relative(&dir), size, mtime));
             continue;
         }
-        for (path, meta) in walk::markdown_files(&dir, warnings) {
-            files.push(SourceFile {
+        let knowledge = dir == project.knowledge_dir();
+        let found = walk::markdown_files(&dir, warnings);
+        for (path, (size, mtime)) in found.folders {
+            stamped.push((project.relative(&path), size, mtime));
+        }
+        for (path, meta) in found.files {
+            let file = SourceFile {
                 rel: project.relative(&path),
                 size: meta.len(),
                 mtime_ns: mtime_ns(&meta),
                 abs: path,
-            });
+            };
+            // People edit knowledge files in place: each is stamped.
+            if knowledge {
+                stamped.push((file.rel.clone(), file.size, file.mtime_ns));
+            }
+            files.push(file);
         }
     }
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
-    files
+    Listing {
+        files,
+        stamp: Stamp::new(stamped, now),
+    }
 }
 
 /// A session file and what its front matter says.

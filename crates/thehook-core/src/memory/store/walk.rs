@@ -12,25 +12,34 @@ use std::collections::HashSet;
 use std::fs::Metadata;
 use std::path::{Path, PathBuf};
 
-/// Every `*.md` file under `dir` (in no particular order) with its
-/// metadata; what cannot be read becomes a warning.
-pub(super) fn markdown_files(dir: &Path, warnings: &mut Vec<String>) -> Vec<(PathBuf, Metadata)> {
-    let mut found = Vec::new();
+/// What a walk found.
+#[derive(Default)]
+pub(super) struct Found {
+    /// Every `*.md` file, in no particular order, with its metadata.
+    pub files: Vec<(PathBuf, Metadata)>,
+    /// Every folder walked, with its `(size, mtime)` ([`super::stamp::stat`])
+    /// read before its entries were.
+    pub folders: Vec<(PathBuf, (u64, i128))>,
+}
+
+/// Every `*.md` file and folder under `dir`; what cannot be read becomes a
+/// warning.
+pub(super) fn markdown_files(dir: &Path, warnings: &mut Vec<String>) -> Found {
+    let mut found = Found::default();
     let mut visited = HashSet::new();
     walk(dir, &mut found, &mut visited, warnings);
     found
 }
 
-fn walk(
-    dir: &Path,
-    found: &mut Vec<(PathBuf, Metadata)>,
-    visited: &mut HashSet<PathBuf>,
-    warnings: &mut Vec<String>,
-) {
+fn walk(dir: &Path, found: &mut Found, visited: &mut HashSet<PathBuf>, warnings: &mut Vec<String>) {
     // A link loop would otherwise be walked without end.
     if !visited.insert(dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf())) {
         return;
     }
+    // Before the entries: a file added while they are read moves it after.
+    found
+        .folders
+        .push((dir.to_path_buf(), super::stamp::stat(dir)));
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) => {
@@ -59,7 +68,7 @@ fn walk(
         } else if kind.is_symlink() {
             match std::fs::metadata(&path) {
                 Ok(meta) if meta.is_dir() => walk(&path, found, visited, warnings),
-                Ok(meta) if meta.is_file() && markdown => found.push((path, meta)),
+                Ok(meta) if meta.is_file() && markdown => found.files.push((path, meta)),
                 Ok(_) => {}
                 Err(e) if markdown => {
                     warnings.push(format!("{}: cannot be read ({e}); skipped", path.display()))
@@ -68,7 +77,7 @@ fn walk(
             }
         } else if kind.is_file() && markdown {
             match entry.metadata() {
-                Ok(meta) => found.push((path, meta)),
+                Ok(meta) => found.files.push((path, meta)),
                 Err(e) => {
                     warnings.push(format!("{}: cannot be read ({e}); skipped", path.display()))
                 }
@@ -93,7 +102,10 @@ mod tests {
         std::os::unix::fs::symlink(root.join("gone.md"), root.join("dangling.md")).unwrap();
         std::os::unix::fs::symlink(root.join("a"), root.join("a/b/loop")).unwrap();
         let mut warnings = Vec::new();
-        let mut names: Vec<String> = markdown_files(root, &mut warnings)
+        let found = markdown_files(root, &mut warnings);
+        assert_eq!(found.folders.len(), 3, "a, a/b and the root, the loop once");
+        let mut names: Vec<String> = found
+            .files
             .into_iter()
             .map(|(p, _)| p.strip_prefix(root).unwrap().to_string_lossy().into_owned())
             .collect();

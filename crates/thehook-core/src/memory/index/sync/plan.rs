@@ -15,12 +15,12 @@ use crate::memory::session::SessionRecord;
 /// The mtime recorded for a file too new to trust: matches no real file.
 const SMUDGED: i128 = i128::MIN;
 
-/// A file modified this shortly before it is indexed may change again within
-/// the file system's timestamp granularity, keeping its size and mtime
-/// (git's "racy clean" problem). Its record stores no mtime ("smudged", as
-/// git does), so the next sync reads it again; once it is older than this,
-/// its real mtime is recorded and it costs one `stat` from then on.
-const RACY_WINDOW_NS: i128 = 2_000_000_000;
+// A file modified less than `RACY_WINDOW_NS` before it is indexed may change
+// again within the file system's timestamp granularity, keeping its size and
+// mtime (git's "racy clean" problem). Its record stores no mtime ("smudged",
+// as git does), so the next sync reads it again; once it is older, its real
+// mtime is recorded and it costs one `stat` from then on.
+use crate::memory::store::RACY_WINDOW_NS;
 
 /// What one sync does to the items, decided before anything is written.
 #[derive(Debug, Default)]
