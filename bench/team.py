@@ -585,6 +585,7 @@ def scale_env(work: Path, name: str) -> dict[str, str]:
                 tmp = dst.with_name(dst.name + ".copying")
                 shutil.copy2(f, tmp)
                 tmp.rename(dst)
+    env.pop("THEHOOK_EMBEDDING_CACHE", None)  # speed.base_env() turns it off
     return {**env, "THEHOOK_CACHE_DIR": str(cache)}
 
 

@@ -956,6 +956,73 @@ fn readers_see_the_old_index_while_reindex_runs() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "model"),
+    ignore = "needs the embedding model: scripts/test.sh"
+)]
+fn the_embedding_cache_lets_a_second_worktree_embed_nothing() {
+    let first = Project::demo();
+    let second = Project::demo();
+    let cache = first.root().join("user-cache");
+    let with_cache = |p: &Project, args: &[&str]| -> String {
+        let out = p
+            .cmd(args)
+            .env("THEHOOK_CACHE_DIR", &cache)
+            .env_remove("THEHOOK_EMBEDDING_CACHE")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let reindex = |p: &Project| -> (u64, u64) {
+        let report: serde_json::Value =
+            serde_json::from_str(&with_cache(p, &["reindex", "--json"])).unwrap();
+        (
+            report["embedded"].as_u64().unwrap(),
+            report["cached"].as_u64().unwrap(),
+        )
+    };
+    let (embedded, cached) = reindex(&first);
+    assert!(embedded > 10, "the demo's items are embedded: {embedded}");
+    assert_eq!(cached, 0, "nothing was cached before");
+    // The same memory elsewhere on this machine: every vector is read back.
+    assert_eq!(reindex(&second), (0, embedded));
+    let query = [
+        "recall",
+        "--mode",
+        "vector",
+        "--json",
+        "how do we deploy to staging",
+    ];
+    let ids = |p: &Project| {
+        let json: serde_json::Value = serde_json::from_str(&with_cache(p, &query)).unwrap();
+        crate::common::hit_ids(&json)
+    };
+    assert_eq!(
+        ids(&second),
+        ids(&first),
+        "cached vectors rank as embedded ones"
+    );
+    // An item edited in the second copy is the only one embedded.
+    second.write(
+        ".thehook/knowledge/notes.md",
+        "- A note nobody wrote before: the cache has no vector for it\n",
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&with_cache(&second, &["reindex", "--json"])).unwrap();
+    assert_eq!(report["embedded"], 1, "{report}");
+    let doctor = with_cache(&second, &["doctor"]);
+    assert!(
+        doctor.contains(&format!("embedding cache {} vectors", embedded + 1)),
+        "{doctor}"
+    );
+}
+
+#[test]
 fn reindex_json_is_the_cores_report() {
     let p = Project::demo().lexical_only();
     let out: serde_json::Value = serde_json::from_str(&p.ok(&["reindex", "--json"])).unwrap();
@@ -967,6 +1034,7 @@ fn reindex_json_is_the_cores_report() {
             "files",
             "removed",
             "embedded",
+            "cached",
             "seconds",
             "embeddings",
             "warnings"

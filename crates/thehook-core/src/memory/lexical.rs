@@ -24,6 +24,14 @@ const STOP_WORDS: &[&str] = &[
     "who", "whom", "whose", "why", "will", "with", "would", "you", "your",
 ];
 
+thread_local! {
+    /// Words this thread stemmed, and their stems ([`Analyzer::stem`]).
+    static STEMS: std::cell::RefCell<HashMap<String, String>> = Default::default();
+}
+
+/// At most this many words are remembered a thread (a few MB).
+const STEMS_KEPT: usize = 1 << 16;
+
 /// Turns text into index terms.
 pub struct Analyzer {
     stemmer: Stemmer,
@@ -46,8 +54,25 @@ impl Analyzer {
             .filter(|w| !STOP_WORDS.contains(&w.as_str()))
             // A 1 MB item must not become a million postings of noise.
             .filter(|w| w.chars().count() <= 40)
-            .map(|w| self.stemmer.stem(&w).into_owned())
+            .map(|w| self.stem(&w))
             .collect()
+    }
+
+    /// Snowball's stem of `word`, remembered by this thread: memory says
+    /// the same words again and again, and stemming them took a third of
+    /// the analysis when a fresh clone's first session start indexed its
+    /// knowledge (4,800 items).
+    fn stem(&self, word: &str) -> String {
+        STEMS.with_borrow_mut(|stems| {
+            if let Some(stem) = stems.get(word) {
+                return stem.clone();
+            }
+            let stem = self.stemmer.stem(word).into_owned();
+            if stems.len() < STEMS_KEPT {
+                stems.insert(word.to_string(), stem.clone());
+            }
+            stem
+        })
     }
 
     /// Term -> frequency, and the document length in terms.

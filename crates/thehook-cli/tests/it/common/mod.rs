@@ -156,6 +156,10 @@ impl Project {
             // The model's optimised copy is made once for all tests, in the
             // repository's own asset folder, as the unit tests make it.
             cmd.env("THEHOOK_CACHE_DIR", assets());
+            // Not the embedding cache, which would live there too: each test
+            // embeds what it indexes, as on a machine that never did
+            // (`the_embedding_cache_*` turns it on in a folder of its own).
+            cmd.env("THEHOOK_EMBEDDING_CACHE", "off");
         } else {
             cmd.env("THEHOOK_MODEL_DIR", self.root().join("no-model"));
         }

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 pub use cache::{CacheSize, EmbeddingCache, CACHE_FOLDER, MAX_VECTORS};
 pub(crate) use model::tokenizer;
-pub use model::{embed_all, Embedder, Workload};
+pub use model::{embed_all, Embedder, Keep, Workload};
 
 use crate::config::Config;
 use crate::error::{Error, ModelFailure, Step};

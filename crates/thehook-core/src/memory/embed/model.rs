@@ -197,6 +197,9 @@ fn load_tokenizer(path: &Path) -> Result<Tokenizer> {
     })
 }
 
+/// Called with each chunk of texts embedded and their vectors.
+pub type Keep<'k> = &'k mut dyn FnMut(&[&str], &[Vec<f32>]);
+
 /// Embeds many texts with one model session on every core, calling
 /// `progress(done)` and `keep(texts, vectors)` after each chunk (so what
 /// was embedded is kept if the process stops before the end). Output order
@@ -209,7 +212,7 @@ pub fn embed_all(
     availability: &Availability,
     texts: &[&str],
     progress: &(dyn Fn(usize) + Sync),
-    keep: &mut dyn FnMut(&[&str], &[Vec<f32>]),
+    keep: Keep,
 ) -> Result<Vec<Vec<f32>>> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut embedder = Embedder::load(availability, threads, Workload::Bulk)?;

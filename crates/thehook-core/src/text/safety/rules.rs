@@ -6,7 +6,7 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex::{Regex, RegexSet};
 use serde::{Deserialize, Serialize};
 
 /// A class of planted text.
@@ -76,13 +76,35 @@ impl std::fmt::Display for Rule {
 
 /// The first rule `text` breaks, with the text that matched.
 pub(super) fn first_match(text: &str) -> Option<(Rule, &str)> {
-    if text.trim().is_empty() {
+    if text.trim().is_empty() || !ANY_PATTERN.is_match(text) {
         return None;
     }
     CHECKS
         .iter()
         .find_map(|(rule, find)| find(text).map(|found| (*rule, found)))
 }
+
+/// Every pattern a rule starts from, in one set: nearly every item matches
+/// none, and one pass of the set tells so. A rule matches only where one
+/// of its patterns does, so the rules run only then.
+static ANY_PATTERN: LazyLock<RegexSet> = LazyLock::new(|| {
+    let lists = [
+        &ROLE_DELIMITERS,
+        &ADDRESSED,
+        &CONCEALMENT,
+        &PIPE_TO_SHELL,
+        &SECRET_STORES,
+        &SECRET_FILE_READ,
+        &UPLOADS,
+    ];
+    let singles = [&URL, &DECODE];
+    let patterns = lists
+        .into_iter()
+        .flat_map(|list| list.iter())
+        .chain(singles.into_iter().map(|r| &**r))
+        .map(Regex::as_str);
+    RegexSet::new(patterns).expect("the safety patterns compile as a set")
+});
 
 /// How a rule finds its match in a text.
 type Find = fn(&str) -> Option<&str>;
@@ -101,8 +123,17 @@ const CHECKS: [(Rule, Find); 7] = [
 fn compile(patterns: &[&str]) -> Vec<Regex> {
     patterns
         .iter()
-        .map(|p| Regex::new(&format!("(?i){p}")).expect("a safety pattern compiles"))
+        .map(|p| pattern(&format!("(?i){p}")))
         .collect()
+}
+
+/// A safety pattern whose `\b` are ASCII word boundaries. A Unicode `\b`
+/// keeps the regex crate off its fast automata: the rules took 38% of a
+/// fresh clone's first session start (4,800 knowledge items judged).
+/// A letter outside ASCII beside a match now counts as a boundary, so a
+/// rule matches at least where it did.
+fn pattern(p: &str) -> Regex {
+    Regex::new(&p.replace(r"\b", r"(?-u:\b)")).expect("a safety pattern compiles")
 }
 
 /// The first match of any of `patterns` that is not `excused`.
@@ -232,8 +263,7 @@ static UPLOADS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
 
 static URL: LazyLock<Regex> = LazyLock::new(|| {
     // `$(...)` inside a URL is kept whole: it is the data the URL carries.
-    Regex::new(r#"(?i)\b(?:https?|ftp|wss?)://(?:\$\([^)\n]*\)|[^\s<>"'`()])+"#)
-        .expect("the URL pattern compiles")
+    pattern(r#"(?i)\b(?:https?|ftp|wss?)://(?:\$\([^)\n]*\)|[^\s<>"'`()])+"#)
 });
 
 /// Placeholders a URL is filled with to carry data: `{secret}`,
@@ -372,12 +402,14 @@ fn code_spans(text: &str) -> Vec<std::ops::Range<usize>> {
 static BLOB: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[A-Za-z0-9+/_-]{24,}={0,2}").expect("the blob pattern compiles"));
 static DECODE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\bbase64\s+(?:-d|--decode|-D)\b|\bb64decode\b|\batob\b|frombase64string|\bdecode[ds]?\b|\bbase64[- ]decod")
-        .expect("the decode pattern compiles")
+    pattern(
+        r"(?i)\bbase64\s+(?:-d|--decode|-D)\b|\bb64decode\b|\batob\b|frombase64string|\bdecode[ds]?\b|\bbase64[- ]decod",
+    )
 });
 static RUN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\|\s*(?:sudo\s+)?(?:sh|bash|zsh|python[0-9.]*|node|perl|iex|invoke-expression|pwsh)\b|\b(?:run|execute|eval|exec|follow|obey|invoke)\b")
-        .expect("the run pattern compiles")
+    pattern(
+        r"(?i)\|\s*(?:sudo\s+)?(?:sh|bash|zsh|python[0-9.]*|node|perl|iex|invoke-expression|pwsh)\b|\b(?:run|execute|eval|exec|follow|obey|invoke)\b",
+    )
 });
 
 /// A base64 blob (mixed case and digits, so not a hash or a word) with
