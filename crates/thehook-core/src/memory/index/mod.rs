@@ -303,6 +303,11 @@ impl Index {
             record.mtime_ns = i128::MIN;
             self.dbs.files.put(&mut wtxn, rel, &record)?;
         }
+        // No folder moved: the hooks' quick check must not skip the file.
+        if let Some(mut header) = self.dbs.header.get(&wtxn, "header")? {
+            header.stamp = None;
+            self.dbs.header.put(&mut wtxn, "header", &header)?;
+        }
         Ok(wtxn.commit()?)
     }
 

@@ -432,6 +432,14 @@ fn a_quick_sync_trusts_the_folders_until_one_moves() {
     assert_eq!(s.index.sync(&s.project, &quick).unwrap().files_changed, 0);
     // ...a full one does.
     assert_eq!(s.sync(false).files_changed, 1);
+    // A release asks for the file to be read again (no folder moves): so
+    // does the quick sync, once the stamp is back.
+    long_ago(".thehook/sessions");
+    long_ago(file);
+    assert_eq!(s.sync(false).files_changed, 1, "its mtime moved back");
+    assert!(s.index.header().unwrap().unwrap().stamp.is_some());
+    s.index.reread(file).unwrap();
+    assert_eq!(s.index.sync(&s.project, &quick).unwrap().files_changed, 1);
     // A new file moves its folder: the quick sync sees it.
     s.write(".thehook/sessions/2026-01-02-0900-b.md", &session(""));
     assert_eq!(s.index.sync(&s.project, &quick).unwrap().files_changed, 1);
