@@ -765,6 +765,11 @@ def measure_hooks(binary: str, root: Path, env: dict[str, str], runs: int) -> di
     timed on its own. The background's caches (query vector, token counts)
     are removed before each cold run and put back before each warm run."""
     make_git_context(root)
+    # What the hooks gave each session is kept in the index's given/ folder,
+    # which reindex leaves alone: after an earlier run in this work folder,
+    # the file and prompt hooks' sessions (`bench-file-0`...) would have been
+    # given everything already and print nothing. Start as a first run does.
+    shutil.rmtree(root / ".thehook" / "index" / "given", ignore_errors=True)
     source = root / TOUCHED
     source.parent.mkdir(parents=True, exist_ok=True)
     source.write_text(touched_source())

@@ -859,11 +859,6 @@ def measure_scale(binary: str, work: Path, args: argparse.Namespace) -> dict:
                                          args.runs, configs)
     log(f"scale: session hooks, {args.runs} runs")
     speed.wait_quiet(args.wait_quiet)
-    # What the hooks gave each session is kept in the index's given/ folder,
-    # which reindex leaves alone: after an earlier run of this part, the file
-    # and prompt hooks' sessions (`bench-file-0`...) would have been given
-    # everything already and print nothing. Start as the first run did.
-    shutil.rmtree(root / ".thehook" / "index" / "given", ignore_errors=True)
     meter = speed.CpuMeter()
     out["hooks"] = speed.measure_hooks(binary, root, env, args.runs)
     out["hooks_other_cpu_share"] = meter.other_share()
