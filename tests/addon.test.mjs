@@ -12,6 +12,10 @@ import { createRequire } from 'node:module';
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 process.env.THEHOOK_MODEL_DIR = join(repo, '.assets/model');
 process.env.ORT_DYLIB_PATH = join(repo, '.assets/onnxruntime/libonnxruntime.so.1.31.1');
+// Not the embedding cache of the user running the tests (the addon would
+// read vectors an earlier run embedded, and fill the user's cache): each
+// test embeds what it indexes, as the Rust tests do.
+process.env.THEHOOK_EMBEDDING_CACHE = 'off';
 // cli() runs the native thehook; in a checkout it is the release build.
 process.env.THEHOOK_NPM_BIN = join(repo, 'target/release/thehook');
 const thehook = createRequire(import.meta.url)(join(repo, 'index.js'));

@@ -14,7 +14,8 @@ const dist = join(repo, 'dist');
 
 // A user's environment: no model or runtime from this checkout, and npm
 // pointed at a registry that does not answer.
-const env = { ...process.env, npm_config_registry: 'http://127.0.0.1:9/', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
+// THEHOOK_EMBEDDING_CACHE: not the user's embedding cache (as addon.test.mjs).
+const env = { ...process.env, THEHOOK_EMBEDDING_CACHE: 'off', npm_config_registry: 'http://127.0.0.1:9/', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
 delete env.THEHOOK_MODEL_DIR;
 delete env.ORT_DYLIB_PATH;
 delete env.THEHOOK_NPM_BIN;
