@@ -39,7 +39,7 @@ pub enum Command {
     Forget(ForgetArgs),
     /// List what is withheld from agents (a safety rule broken) and what is stale (a cited path or symbol gone, a decision superseded); release, confirm, rewrite or forget one.
     Review(ReviewArgs),
-    /// Check the install (model, ONNX Runtime, index, permissions, hooks) and print fixes.
+    /// Check the install (model, ONNX Runtime, embedding cache, index, permissions, hooks) and print fixes.
     Doctor(JsonFlag),
     /// Set up memory here and wire thehook into your agents' session hooks.
     Init(InitArgs),

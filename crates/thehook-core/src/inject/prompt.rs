@@ -78,7 +78,7 @@ pub fn on_prompt(payload: &HookPayload, project: &Project, paths: &SearchPaths) 
     if !memory.config().retrieval.on_prompt {
         return said("retrieval.on_prompt is off".into());
     }
-    memory.sync_deferring_embeddings()?;
+    memory.sync_deferring_embeddings(true)?;
     let given = payload
         .session_id
         .as_deref()

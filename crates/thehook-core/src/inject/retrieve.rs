@@ -122,7 +122,7 @@ pub fn retrieve(
         out.log = format!("source `{source}` is not in retrieval.inject_on");
         return Ok(out);
     }
-    memory.sync_deferring_embeddings()?;
+    memory.sync_deferring_embeddings(true)?;
     let context = Context::cached(project.root(), &project.index_dir().join(CONTEXT_CACHE));
     let query = context.query();
     let vector = cached_query_vector(project, &query, memory.availability());

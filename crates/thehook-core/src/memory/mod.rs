@@ -160,15 +160,16 @@ impl Memory {
     /// new items are stored without vectors, and the next sync that has the
     /// model embeds them (the session-start hook cannot wait for it). More
     /// than [`SESSION_START_FILES`] changed files (a pull) are left to that
-    /// sync too.
-    pub fn sync_deferring_embeddings(&mut self) -> Result<SyncStats> {
+    /// sync too. `quick`: trust the folders' stamp (the hooks; see
+    /// [`crate::memory::store::Stamp`]), else list every file.
+    pub fn sync_deferring_embeddings(&mut self, quick: bool) -> Result<SyncStats> {
         let deferred = Availability::Missing {
             reason: "deferred".into(),
             fix: "".into(),
         };
         let plan = SyncPlan {
             max_files: Some(SESSION_START_FILES),
-            quick: true,
+            quick,
             ..SyncPlan::new(&deferred, &|_, _| {})
         };
         self.index.sync(&self.project, &plan)

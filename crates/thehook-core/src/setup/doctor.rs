@@ -92,7 +92,8 @@ fn withheld_check(root: &Path, paths: &SearchPaths) -> Check {
         );
     }
     let found = crate::memory::Memory::open(root, paths, false).and_then(|mut memory| {
-        memory.sync_deferring_embeddings()?;
+        // Every file listed: doctor is where an edit in place is looked for.
+        memory.sync_deferring_embeddings(false)?;
         crate::memory::withheld::entries(memory.index())
     });
     match found {
