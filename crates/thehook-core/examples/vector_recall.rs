@@ -55,13 +55,7 @@ fn main() {
 
     for &n_trees in &trees {
         let scratch = tempfile::tempdir().expect("a scratch folder");
-        let env = unsafe {
-            EnvOpenOptions::new()
-                .map_size(8 << 30)
-                .max_dbs(2)
-                .open(scratch.path())
-        }
-        .expect("a scratch LMDB");
+        let env = open_env(scratch.path(), EnvFlags::empty());
         let wtxn = env.write_txn().unwrap();
         let db: arroy::Database<Cosine> = env
             .create_databases_and_commit(wtxn, |dbo, wtxn| -> heed::Result<_> {
@@ -134,14 +128,7 @@ fn main() {
 
 /// Every vector of the index at `dir`, read-only.
 fn read_vectors(dir: &std::path::Path) -> Vec<(u32, Vec<f32>)> {
-    let env = unsafe {
-        EnvOpenOptions::new()
-            .map_size(8 << 30)
-            .max_dbs(16)
-            .flags(EnvFlags::READ_ONLY)
-            .open(dir)
-    }
-    .expect("an index folder");
+    let env = open_env(dir, EnvFlags::READ_ONLY);
     let rtxn = env.read_txn().unwrap();
     let db: arroy::Database<Cosine> = env
         .open_databases_and_commit(rtxn, |dbo, rtxn| -> heed::Result<_> {
@@ -161,6 +148,18 @@ fn read_vectors(dir: &std::path::Path) -> Vec<(u32, Vec<f32>)> {
         out.push((key, v.to_vec()));
     }
     out
+}
+
+/// An LMDB environment at `dir` with room for the index's databases.
+fn open_env(dir: &std::path::Path, flags: EnvFlags) -> heed::Env {
+    let mut options = EnvOpenOptions::new();
+    options.map_size(8 << 30).max_dbs(16);
+    // SAFETY: each folder is opened once, by this process alone.
+    unsafe {
+        options.flags(flags);
+        options.open(dir)
+    }
+    .expect("an LMDB folder")
 }
 
 /// The exact top 10 by cosine similarity (the vectors are normalised), and

@@ -393,17 +393,7 @@ fn the_models_optimised_copy_is_made_once_and_a_damaged_one_is_replaced() {
     let p = Project::demo();
     let cache = p.root().join("own-cache");
     let run = |p: &Project, args: &[&str]| {
-        let out = p
-            .cmd(args)
-            .env("THEHOOK_CACHE_DIR", &cache)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out.stdout
+        Project::ok_with(p.cmd(args).env("THEHOOK_CACHE_DIR", &cache)).into_bytes()
     };
     let reindex_then_recall = |p: &Project| {
         run(p, &["reindex"]);
@@ -965,18 +955,11 @@ fn the_embedding_cache_lets_a_second_worktree_embed_nothing() {
     let second = Project::demo();
     let cache = first.root().join("user-cache");
     let with_cache = |p: &Project, args: &[&str]| -> String {
-        let out = p
-            .cmd(args)
-            .env("THEHOOK_CACHE_DIR", &cache)
-            .env_remove("THEHOOK_EMBEDDING_CACHE")
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
+        Project::ok_with(
+            p.cmd(args)
+                .env("THEHOOK_CACHE_DIR", &cache)
+                .env_remove("THEHOOK_EMBEDDING_CACHE"),
+        )
     };
     let reindex = |p: &Project| -> (u64, u64) {
         let report: serde_json::Value =

@@ -239,7 +239,7 @@ fn embedding_cache_check(availability: &Availability) -> Check {
             "off (THEHOOK_EMBEDDING_CACHE=off, or no user cache folder): every clone embeds its own items".into(),
         );
     };
-    match EmbeddingCache::open(&dir).and_then(|c| c.size(&dir)) {
+    match EmbeddingCache::open(dir).and_then(|c| c.size(dir)) {
         Ok(size) => ok(
             "embedding cache",
             format!(

@@ -176,6 +176,18 @@ impl Project {
         )
     }
 
+    /// Runs `cmd` (a [`Project::cmd`] with more set), asserts exit 0,
+    /// returns stdout.
+    pub fn ok_with(cmd: &mut Command) -> String {
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     /// Runs, asserts exit 0, returns stdout.
     pub fn ok(&self, args: &[&str]) -> String {
         let (code, out, err) = self.run(args);

@@ -34,7 +34,8 @@ pub const MAX_VECTORS: u64 = 262_144;
 /// Address space for the map (not disk: the file grows as it is written).
 const MAP_SIZE: usize = 2 << 30;
 
-/// An open cache.
+/// An open cache (cheap to clone: the environment is shared).
+#[derive(Clone)]
 pub struct EmbeddingCache {
     env: Env<WithoutTls>,
     /// The hash of (model, text) → the big-endian number it was written under.
@@ -54,26 +55,23 @@ pub struct CacheSize {
 
 impl EmbeddingCache {
     /// Opens (creating) the cache in `dir`. LMDB must open one file once
-    /// per process, so each folder's environment is kept for the process.
+    /// per process, so each folder's cache is opened, and its databases
+    /// created (a write transaction), once per process and then shared.
     pub fn open(dir: &Path) -> Result<EmbeddingCache> {
-        static OPEN: std::sync::OnceLock<std::sync::Mutex<HashMap<PathBuf, Env<WithoutTls>>>> =
+        static OPEN: std::sync::OnceLock<std::sync::Mutex<HashMap<PathBuf, EmbeddingCache>>> =
             std::sync::OnceLock::new();
         let mut open = OPEN
             .get_or_init(Default::default)
             .lock()
             .unwrap_or_else(|p| p.into_inner());
-        let env = match open.get(dir) {
-            Some(env) => env.clone(),
-            None => {
-                std::fs::create_dir_all(dir).map_err(|e| failed(dir, e))?;
-                let mut options = EnvOpenOptions::new().read_txn_without_tls();
-                options.map_size(MAP_SIZE).max_dbs(2);
-                // SAFETY: opened once per process (the map above).
-                let env = unsafe { options.open(dir) }.map_err(|e| failed(dir, e))?;
-                open.insert(dir.to_path_buf(), env.clone());
-                env
-            }
-        };
+        if let Some(cache) = open.get(dir) {
+            return Ok(cache.clone());
+        }
+        std::fs::create_dir_all(dir).map_err(|e| failed(dir, e))?;
+        let mut options = EnvOpenOptions::new().read_txn_without_tls();
+        options.map_size(MAP_SIZE).max_dbs(2);
+        // SAFETY: opened once per process (the map above).
+        let env = unsafe { options.open(dir) }.map_err(|e| failed(dir, e))?;
         let wtxn = env.write_txn().map_err(|e| failed(dir, e))?;
         let (by_text, vectors) = env
             .create_databases_and_commit(wtxn, |dbo, wtxn| -> heed::Result<_> {
@@ -85,11 +83,13 @@ impl EmbeddingCache {
             .map_err(|e| failed(dir, e))?
             .commit()
             .expect("committed");
-        Ok(EmbeddingCache {
+        let cache = EmbeddingCache {
             env,
             by_text,
             vectors,
-        })
+        };
+        open.insert(dir.to_path_buf(), cache.clone());
+        Ok(cache)
     }
 
     /// The cached vector of each text (`None` where there is none).

@@ -64,6 +64,9 @@ pub enum Availability {
         /// Where the optimised copy of the model is kept (the user cache).
         #[serde(skip)]
         optimized_cache: Option<PathBuf>,
+        /// The embedding cache's folder ([`EmbeddingCache`]), if one is used.
+        #[serde(skip)]
+        embedding_cache: Option<PathBuf>,
     },
     Missing {
         /// What is missing, as a sentence.
@@ -84,14 +87,13 @@ impl Availability {
     }
 
     /// The folder of the embedding cache ([`EmbeddingCache`]) this model
-    /// reads and fills, unless `THEHOOK_EMBEDDING_CACHE=off`.
-    pub fn embedding_cache(&self) -> Option<PathBuf> {
+    /// reads and fills, if any.
+    pub fn embedding_cache(&self) -> Option<&Path> {
         match self {
             Availability::Ready {
-                optimized_cache: Some(cache),
-                ..
-            } if !crate::env::embedding_cache_off() => Some(cache.join(CACHE_FOLDER)),
-            _ => None,
+                embedding_cache, ..
+            } => embedding_cache.as_deref(),
+            Availability::Missing { .. } => None,
         }
     }
 }
@@ -106,6 +108,9 @@ pub struct SearchPaths {
     pub ort_dylib_path: Option<PathBuf>,
     /// Set by `THEHOOK_EMBEDDINGS=off`: lexical-only on purpose.
     pub disabled: bool,
+    /// Set by `THEHOOK_EMBEDDING_CACHE=off`: no vector is read from or kept
+    /// in `cache`'s embedding cache.
+    pub no_embedding_cache: bool,
 }
 
 impl SearchPaths {
@@ -130,6 +135,7 @@ impl SearchPaths {
             cache: crate::env::cache_dir(),
             ort_dylib_path: crate::env::ort_dylib_path(),
             disabled: crate::env::embeddings_disabled(),
+            no_embedding_cache: crate::env::embedding_cache_off(),
         }
     }
 }
@@ -167,6 +173,11 @@ pub fn locate(config: &Config, paths: &SearchPaths) -> Availability {
         runtime,
         fingerprint,
         optimized_cache: paths.cache.clone(),
+        embedding_cache: paths
+            .cache
+            .as_ref()
+            .filter(|_| !paths.no_embedding_cache)
+            .map(|c| c.join(CACHE_FOLDER)),
     }
 }
 
@@ -307,6 +318,9 @@ pub(crate) mod tests {
             cache: Some(assets.clone()),
             ort_dylib_path: None,
             disabled: false,
+            // Each test embeds what it indexes: the assets folder holds no
+            // embedding cache a test could read vectors from.
+            no_embedding_cache: true,
         };
         let found = locate(&Config::default(), &paths);
         assert!(
@@ -404,6 +418,7 @@ pub(crate) mod tests {
             cache: Some(assets.clone()),
             ort_dylib_path: None,
             disabled: false,
+            no_embedding_cache: true,
         };
         match locate(&config, &paths) {
             Availability::Missing { reason, .. } => {
@@ -416,6 +431,7 @@ pub(crate) mod tests {
             cache: None,
             ort_dylib_path: Some(PathBuf::from("/x/libonnxruntime.so")),
             disabled: false,
+            no_embedding_cache: true,
         };
         match locate(&Config::default(), &beside) {
             Availability::Ready {

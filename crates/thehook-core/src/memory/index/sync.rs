@@ -330,7 +330,7 @@ fn embed(
     let fingerprint = plan.availability.fingerprint();
     let texts: Vec<&str> = to_embed.iter().map(|(_, i)| i.text.as_str()).collect();
     let cache = plan.availability.embedding_cache().and_then(|dir| {
-        EmbeddingCache::open(&dir)
+        EmbeddingCache::open(dir)
             .map_err(|e| stats.warnings.push(format!("{e}; embedding without it")))
             .ok()
     });
