@@ -349,6 +349,31 @@ pub(crate) mod tests {
         assert_eq!(together[0].len(), 384);
     }
 
+    /// Reindex runs ONNX Runtime on batches padded to their longest text:
+    /// the padding must not leak into a shorter text's vector.
+    #[test]
+    #[cfg_attr(
+        not(feature = "model"),
+        ignore = "needs the embedding model: scripts/test.sh"
+    )]
+    fn a_padded_batch_gives_each_text_its_own_vector() {
+        let mut e = Embedder::load(&repo_assets(), 2, Workload::Bulk).unwrap();
+        let long = "the deploy script retries three times before it gives up; ".repeat(12);
+        let texts = [
+            "x",
+            "JWT refresh tokens rotate on every use",
+            "a much longer text about database migrations, rollbacks and the staging environment",
+            long.as_str(),
+        ];
+        let batched = e.embed_batched(&texts).unwrap();
+        assert_eq!(batched.len(), texts.len());
+        for (text, vector) in texts.iter().zip(&batched) {
+            let alone = e.embed_one(text).unwrap();
+            let cos: f32 = alone.iter().zip(vector).map(|(a, b)| a * b).sum();
+            assert!(cos > 0.99999, "cosine {cos} for {text:?}");
+        }
+    }
+
     #[test]
     #[cfg_attr(
         not(feature = "model"),

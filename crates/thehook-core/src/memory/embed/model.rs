@@ -3,6 +3,7 @@
 //! encoder), and mean pooling.
 
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use tokenizers::{Tokenizer, TruncationParams};
 
@@ -32,6 +33,7 @@ pub enum Workload {
 pub struct Embedder {
     engine: Engine,
     tokenizer: Tokenizer,
+    forward: Duration,
 }
 
 enum Engine {
@@ -101,6 +103,7 @@ impl Embedder {
         Ok(Embedder {
             engine: engine?,
             tokenizer: tokenizer?,
+            forward: Duration::ZERO,
         })
     }
 
@@ -113,10 +116,7 @@ impl Embedder {
         }
     }
 
-    /// Embeds `texts`, one call per text. Batching was measured slower with
-    /// ONNX Runtime here (123 items/s alone, 114 in batches of 16, with more
-    /// memory for the padded activations): memory items are long enough to
-    /// keep the threads busy on their own.
+    /// Embeds `texts`, one call per text.
     pub fn embed(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         texts.iter().map(|t| self.embed_one(t)).collect()
     }
@@ -126,25 +126,81 @@ impl Embedder {
             Engine::Native(bert) => embed_native(bert, &self.tokenizer, text),
             Engine::OnnxRuntime(session) => {
                 let encoding = self.tokenizer.encode(text, true).map_err(failed)?;
+                let started = Instant::now();
                 let (tokens, dims) = session.run(encoding.get_ids(), encoding.get_type_ids())?;
+                self.forward += started.elapsed();
                 Ok(mean_pool_normalised(&tokens, dims))
             }
         }
     }
 
-    /// [`Self::embed`] on every core when the built-in encoder runs (its
-    /// weights are read-only, so the threads share them); ONNX Runtime
-    /// spreads one text over its own threads instead.
-    fn embed_on_all_cores(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
-        use rayon::prelude::*;
-        match &self.engine {
-            Engine::Native(bert) => texts
-                .par_iter()
-                .map(|t| embed_native(bert, &self.tokenizer, t))
-                .collect(),
-            Engine::OnnxRuntime(_) => self.embed(texts),
-        }
+    /// Time spent inside ONNX Runtime's runs so far: the model's forward
+    /// pass alone, without tokenizing, padding or pooling.
+    pub fn forward_time(&self) -> Duration {
+        self.forward
     }
+
+    /// Embeds `texts`, best given in order of length: ONNX Runtime runs
+    /// them in batches of similar length ([`BATCH_TEXTS`], [`BATCH_TOKENS`]),
+    /// the built-in encoder one per core (its weights are read-only, so the
+    /// threads share them). Output order matches input.
+    pub fn embed_batched(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        use rayon::prelude::*;
+        let session = match &mut self.engine {
+            Engine::Native(bert) => {
+                let bert = &**bert;
+                return texts
+                    .par_iter()
+                    .map(|t| embed_native(bert, &self.tokenizer, t))
+                    .collect();
+            }
+            Engine::OnnxRuntime(session) => session,
+        };
+        let encodings = self
+            .tokenizer
+            .encode_batch(texts.to_vec(), true)
+            .map_err(failed)?;
+        let mut out = Vec::with_capacity(texts.len());
+        let mut rest = &encodings[..];
+        while !rest.is_empty() {
+            let size = batch_size(rest.iter().map(|e| e.get_ids().len()));
+            let (batch, after) = rest.split_at(size);
+            rest = after;
+            let inputs: Vec<(&[u32], &[u32])> = batch
+                .iter()
+                .map(|e| (e.get_ids(), e.get_type_ids()))
+                .collect();
+            let started = Instant::now();
+            let (tokens, dims) = session.run_batch(&inputs)?;
+            self.forward += started.elapsed();
+            let longest = tokens.len() / dims / batch.len();
+            for (rows, (ids, _)) in tokens.chunks_exact(longest * dims).zip(&inputs) {
+                out.push(mean_pool_normalised(&rows[..ids.len() * dims], dims));
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// At most this many texts in one ONNX Runtime run.
+const BATCH_TEXTS: usize = 32;
+/// At most this many tokens, padding included, in one ONNX Runtime run: the
+/// attention scores grow with texts x longest x longest.
+const BATCH_TOKENS: usize = 512;
+
+/// How many of the next texts (by token count) go in one run: as many as
+/// fit both limits, at least one.
+fn batch_size(lengths: impl Iterator<Item = usize>) -> usize {
+    let mut longest = 0;
+    let mut n = 0;
+    for len in lengths.take(BATCH_TEXTS) {
+        longest = longest.max(len);
+        if n > 0 && (n + 1) * longest > BATCH_TOKENS {
+            break;
+        }
+        n += 1;
+    }
+    n.max(1)
 }
 
 fn embed_native(bert: &Bert, tokenizer: &Tokenizer, text: &str) -> Result<Vec<f32>> {
@@ -205,9 +261,10 @@ pub type Keep<'k> = &'k mut dyn FnMut(&[&str], &[Vec<f32>]);
 /// was embedded is kept if the process stops before the end). Output order
 /// matches input.
 ///
-/// One session with N intra-op threads, not N sessions on N rayon workers:
-/// two sessions broke the 400 MB memory budget (480 MB peak for `reindex` of
-/// 1,000 items, against 274 MB, at 136 vs 123 items/s).
+/// Texts run shortest first, so each batch pads little. One session with N
+/// intra-op threads, not N sessions on N rayon workers: two sessions broke
+/// the 400 MB memory budget (480 MB peak for `reindex` of 1,000 items,
+/// against 274 MB, at 136 vs 123 items/s).
 pub fn embed_all(
     availability: &Availability,
     texts: &[&str],
@@ -216,12 +273,22 @@ pub fn embed_all(
 ) -> Result<Vec<Vec<f32>>> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut embedder = Embedder::load(availability, threads, Workload::Bulk)?;
-    let mut out = Vec::with_capacity(texts.len());
-    for chunk in texts.chunks(64) {
-        let vectors = embedder.embed_on_all_cores(chunk)?;
-        keep(chunk, &vectors);
-        out.extend(vectors);
-        progress(out.len());
+    let mut order: Vec<usize> = (0..texts.len()).collect();
+    order.sort_by_key(|&i| texts[i].len());
+    let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
+    let mut done = 0;
+    for chunk in order.chunks(KEEP_EVERY) {
+        let chunk_texts: Vec<&str> = chunk.iter().map(|&i| texts[i]).collect();
+        let vectors = embedder.embed_batched(&chunk_texts)?;
+        keep(&chunk_texts, &vectors);
+        for (&i, vector) in chunk.iter().zip(vectors) {
+            out[i] = vector;
+        }
+        done += chunk.len();
+        progress(done);
     }
     Ok(out)
 }
+
+/// Texts embedded between two calls of `keep` and `progress`.
+const KEEP_EVERY: usize = 64;
