@@ -21,6 +21,9 @@ use super::{failed, failed_because};
 use super::{optimized, FETCH_FIX};
 use crate::error::{Error, ModelFailure, Result};
 
+/// A text's token ids and token type ids.
+pub(super) type TextTokens<'t> = (&'t [u32], &'t [u32]);
+
 /// An ONNX Runtime session over the model.
 pub(super) struct Session {
     // Declared before `_model_bytes`, so it is dropped first: it reads the
@@ -100,10 +103,10 @@ impl Session {
     /// longest: `[texts, longest, dimensions]` row-major, and `dimensions`.
     /// The attention mask keeps the padding out of every real token's
     /// vector; callers pool only a text's own rows.
-    pub(super) fn run_batch(&mut self, texts: &[(&[u32], &[u32])]) -> Result<(Vec<f32>, usize)> {
+    pub(super) fn run_batch(&mut self, texts: &[TextTokens]) -> Result<(Vec<f32>, usize)> {
         let longest = texts.iter().map(|(ids, _)| ids.len()).max().unwrap_or(0);
         let shape = [texts.len(), longest];
-        let padded = |pick: &dyn Fn(&(&[u32], &[u32])) -> Vec<i64>| {
+        let padded = |pick: &dyn Fn(&TextTokens) -> Vec<i64>| {
             let mut all = Vec::with_capacity(texts.len() * longest);
             for text in texts {
                 let mut row = pick(text);
