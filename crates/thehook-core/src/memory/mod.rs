@@ -182,8 +182,9 @@ impl Memory {
         &self.analyzer
     }
 
-    /// Builds the index again from the markdown, in one transaction: other
-    /// processes keep reading the old index until the new one is committed.
+    /// Builds the index again from the markdown. Other processes read the
+    /// old index while the items are embedded, then, for the seconds the
+    /// writing takes, the files written so far (`SyncPlan::rebuild`).
     pub fn reindex(&mut self, progress: Progress) -> Result<SyncStats> {
         self.sync_or_rebuild(progress, true)
     }

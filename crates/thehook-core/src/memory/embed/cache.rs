@@ -113,6 +113,19 @@ impl EmbeddingCache {
         Ok(out)
     }
 
+    /// Which of `texts` it has no vector for, by their positions (no vector
+    /// is read).
+    pub fn missing(&self, fingerprint: &str, texts: &[&str]) -> Result<Vec<usize>> {
+        let rtxn = self.env.read_txn()?;
+        let mut out = Vec::new();
+        for (i, text) in texts.iter().enumerate() {
+            if self.by_text.get(&rtxn, &key(fingerprint, text))?.is_none() {
+                out.push(i);
+            }
+        }
+        Ok(out)
+    }
+
     /// Keeps the vector of each text, in one transaction, then evicts the
     /// oldest if the cache holds more than [`MAX_VECTORS`].
     pub fn put(&self, fingerprint: &str, texts: &[&str], vectors: &[Vec<f32>]) -> Result<()> {

@@ -253,13 +253,14 @@ fn load_tokenizer(path: &Path) -> Result<Tokenizer> {
     })
 }
 
-/// Called with each chunk of texts embedded and their vectors.
-pub type Keep<'k> = &'k mut dyn FnMut(&[&str], &[Vec<f32>]);
+/// Called with each chunk embedded: the positions of its texts (in the
+/// slice given to [`embed_all`]) and their vectors, in that order.
+pub type Keep<'k> = &'k mut dyn FnMut(&[usize], Vec<Vec<f32>>);
 
-/// Embeds many texts with one model session on every core, calling
-/// `progress(done)` and `keep(texts, vectors)` after each chunk (so what
-/// was embedded is kept if the process stops before the end). Output order
-/// matches input.
+/// Embeds many texts with one model session on every core, handing each
+/// chunk to `keep` (which stores it, so what was embedded is kept if the
+/// process stops before the end) and calling `progress(done)` after it.
+/// Nothing is held here: a rebuild's vectors need not fit in memory.
 ///
 /// Texts run shortest first, so each batch pads little. One session with N
 /// intra-op threads, not N sessions on N rayon workers: two sessions broke
@@ -270,24 +271,19 @@ pub fn embed_all(
     texts: &[&str],
     progress: &(dyn Fn(usize) + Sync),
     keep: Keep,
-) -> Result<Vec<Vec<f32>>> {
+) -> Result<()> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut embedder = Embedder::load(availability, threads, Workload::Bulk)?;
     let mut order: Vec<usize> = (0..texts.len()).collect();
     order.sort_by_key(|&i| texts[i].len());
-    let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
     let mut done = 0;
     for chunk in order.chunks(KEEP_EVERY) {
         let chunk_texts: Vec<&str> = chunk.iter().map(|&i| texts[i]).collect();
-        let vectors = embedder.embed_batched(&chunk_texts)?;
-        keep(&chunk_texts, &vectors);
-        for (&i, vector) in chunk.iter().zip(vectors) {
-            out[i] = vector;
-        }
+        keep(chunk, embedder.embed_batched(&chunk_texts)?);
         done += chunk.len();
         progress(done);
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Texts embedded between two calls of `keep` and `progress`.

@@ -2,11 +2,13 @@
 //! files cost one `stat`, changed files are re-parsed, and only items whose
 //! text is new are embedded.
 //!
-//! One sync is one write transaction in four steps: **diff** the files
-//! against their records, **plan** which items arrive, stay or leave
-//! ([`plan`]), **embed** the new ones (before any write, so a model failure
-//! changes nothing), and **apply** the plan to every database ([`apply`]).
-
+//! A sync **diffs** the files against their records, **parses** the changed
+//! ones and **embeds** the items they add, all before taking the write lock
+//! (embedding a rebuild takes minutes; the hooks must not wait for it). Then
+//! it **applies** them in transactions of about [`BATCH_ITEMS`] items, each
+//! one planning which items arrive, stay or leave ([`plan`]) against the
+//! records as they are then, and writing every database ([`apply`]); the
+//! last builds arroy's trees. A model failure changes nothing.
 mod apply;
 mod plan;
 
@@ -28,8 +30,9 @@ use plan::ItemPlan;
 pub(crate) struct SyncPlan<'a> {
     /// `Ready` to embed; `Missing` for a lexical-only index.
     pub availability: &'a Availability,
-    /// Start from an empty index (in the same transaction as the new
-    /// contents, so readers never see it empty).
+    /// Start from an empty index (cleared in the same transaction as the
+    /// first batch, so readers never see it empty; they see the files of
+    /// the batches written so far until the last commits).
     pub rebuild: bool,
     /// Called with (items embedded so far, items to embed).
     pub progress: &'a (dyn Fn(usize, usize) + Sync),
@@ -45,6 +48,8 @@ pub(crate) struct SyncPlan<'a> {
     /// Trust the folders' stamp: when no folder and no knowledge file moved
     /// since the last sync, list nothing (the hooks; see [`Stamp`]).
     pub quick: bool,
+    /// Items written per transaction, about ([`BATCH_ITEMS`]).
+    pub batch_items: usize,
 }
 
 impl<'a> SyncPlan<'a> {
@@ -60,6 +65,7 @@ impl<'a> SyncPlan<'a> {
             embed_limit: None,
             max_files: None,
             quick: false,
+            batch_items: BATCH_ITEMS,
         }
     }
 }
@@ -116,8 +122,12 @@ impl Index {
                 .is_some_and(|h| needs_backfill(&h, plan.availability));
         let backfill_due = due && self.backfill_fits(plan, &self.env.read_txn()?)?;
         stats.vectors_missing = due && !backfill_due;
-        let records = self.file_records()?;
-        let changed = changed_files(sources, &records);
+        // A rebuild writes every file again, as into an empty index.
+        let records = match plan.rebuild {
+            true => HashMap::new(),
+            false => self.file_records()?,
+        };
+        let mut changed = changed_files(sources, &records);
         if !plan.rebuild && !backfill_due && changed.is_empty() {
             self.keep_stamp(listing.stamp)?;
             return Ok(stats);
@@ -133,42 +143,155 @@ impl Index {
             return Ok(stats);
         }
 
-        let mut wtxn = self.env.write_txn()?;
-        if plan.rebuild {
-            self.clear_in(&mut wtxn, &plan.availability.fingerprint())?;
-        }
-        // Diff again under the write lock: another process may have synced.
-        let records = self.records_in(&wtxn)?;
-        let mut changed = changed_files(sources, &records);
+        // Parse and embed before taking the write lock: embedding a pull or
+        // a rebuild takes minutes, and the hooks would wait for it.
         if let Some(max) = limit {
             let all = changed.len();
             changed = first_of_an_empty_index(changed, max);
             stats.files_postponed = all - changed.len();
         }
+        let released = Released::load(project);
+        let changes = read_changes(changed, &released, &mut stats.warnings);
+        let backfill_ahead = backfill_due && !plan.rebuild;
+        let ahead = self.embed_ahead(plan, &records, &changes, backfill_ahead, &mut stats)?;
+        // Then write in transactions of about `BATCH_ITEMS` items each, so
+        // that memory does not grow with the corpus.
+        let batches = in_batches(changes, plan.batch_items);
+        let last = batches.len() - 1;
+        for (n, batch) in batches.into_iter().enumerate() {
+            let step = Batch {
+                changes: batch,
+                first: n == 0,
+                last: n == last,
+            };
+            self.apply_batch(plan, step, &ahead, listing.stamp.clone(), &mut stats)?;
+        }
+        Ok(stats)
+    }
+
+    /// Embeds the items this sync will add (all of them for a rebuild),
+    /// and with `backfill` those stored without a vector, with no write
+    /// lock held: into the embedding cache, where the batches read them;
+    /// without one, into memory. Nothing when they are more than
+    /// `embed_limit` (the batches defer them).
+    fn embed_ahead(
+        &self,
+        plan: &SyncPlan,
+        records: &HashMap<String, FileRecord>,
+        changes: &[FileChange],
+        backfill: bool,
+        stats: &mut SyncStats,
+    ) -> Result<Ahead> {
+        if !matches!(plan.availability, Availability::Ready { .. }) {
+            return Ok(Ahead::Nothing);
+        }
+        let texts = self.texts_to_embed(records, changes, backfill)?;
+        if plan.embed_limit.is_some_and(|limit| texts.len() > limit) {
+            return Ok(Ahead::Nothing);
+        }
+        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let fingerprint = plan.availability.fingerprint();
+        let cache = open_cache(plan, stats);
+        let missing = cache.as_ref().and_then(|c| {
+            c.missing(&fingerprint, &texts)
+                .map_err(|e| {
+                    let warning = format!("the embedding cache: {e}; embedding without it");
+                    stats.warnings.push(warning)
+                })
+                .ok()
+        });
+        if let (Some(cache), Some(missing)) = (&cache, missing) {
+            stats.items_cached += texts.len() - missing.len();
+            let missing: Vec<&str> = missing.iter().map(|&i| texts[i]).collect();
+            if embed_into(plan, Some(cache), &missing, stats, |_, _| {})? {
+                return Ok(Ahead::InCache);
+            }
+        }
+        let mut by_text = HashMap::new();
+        embed_into(plan, None, &texts, stats, |chunk, vectors| {
+            for (&i, vector) in chunk.iter().zip(vectors) {
+                by_text.insert(texts[i].to_string(), vector);
+            }
+        })?;
+        Ok(Ahead::Kept(by_text))
+    }
+
+    /// The texts of the items a sync of `changes` adds (those whose id
+    /// their file's record does not hold), and with `backfill` of those
+    /// stored without a vector. No item is copied: at a rebuild they are
+    /// every item of the project.
+    fn texts_to_embed(
+        &self,
+        records: &HashMap<String, FileRecord>,
+        changes: &[FileChange],
+        backfill: bool,
+    ) -> Result<Vec<String>> {
+        let rtxn = self.env.read_txn()?;
+        let mut texts = Vec::new();
+        for change in changes {
+            let mut before = HashSet::new();
+            for key in records.get(&change.rel).map_or(&[][..], |r| &r.keys) {
+                if let Some(item) = self.dbs.items.get(&rtxn, key)? {
+                    before.insert(item.id);
+                }
+            }
+            let new = change.items.iter().filter(|i| !before.contains(&i.id));
+            texts.extend(new.map(|i| i.text.clone()));
+        }
+        if backfill {
+            for key in self.keys_without_vectors(&rtxn)? {
+                if let Some(item) = self.dbs.items.get(&rtxn, &key)? {
+                    texts.push(item.text);
+                }
+            }
+        }
+        Ok(texts)
+    }
+
+    /// One write transaction of a sync: `batch`'s files that still differ
+    /// from their records (another process may have synced some), with
+    /// their vectors from `ahead` (or embedded now, when a file changed
+    /// again since). The first clears the index of a rebuild and embeds the
+    /// backfill; the last builds arroy's trees and records the `stamp`.
+    fn apply_batch(
+        &self,
+        plan: &SyncPlan,
+        batch: Batch,
+        ahead: &Ahead,
+        stamp: Option<Stamp>,
+        stats: &mut SyncStats,
+    ) -> Result<()> {
+        let embedding = matches!(plan.availability, Availability::Ready { .. });
+        let mut wtxn = self.env.write_txn()?;
+        if batch.first && plan.rebuild {
+            self.clear_in(&mut wtxn, &plan.availability.fingerprint())?;
+        }
+        let records = self.records_in(&wtxn)?;
+        let changes: Vec<FileChange> = batch
+            .changes
+            .into_iter()
+            .filter(|c| still_changed(c, &records))
+            .collect();
         let mut header: Header = self
             .dbs
             .header
             .get(&wtxn, "header")?
             .ok_or_else(|| Error::damaged_index("the header is missing"))?;
         let due = embedding && needs_backfill(&header, plan.availability);
-        let backfill = due && self.backfill_fits(plan, &wtxn)?;
-        if changed.is_empty() && !plan.rebuild && !backfill {
-            drop(wtxn);
-            self.keep_stamp(listing.stamp)?;
-            return Ok(stats);
-        }
-        let released = Released::load(project);
-        let changes = read_changes(changed, &released, &mut stats.warnings);
-        stats.files_changed = changes.len();
+        let backfill = batch.first && due && self.backfill_fits(plan, &wtxn)?;
+        stats.files_changed += changes.len();
 
         let items = ItemPlan::new(self, &wtxn, &records, &changes, &mut header)?;
-        let mut to_embed = items.to_embed(self, &wtxn, backfill)?;
-        if plan.embed_limit.is_some_and(|limit| to_embed.len() > limit) {
-            stats.embeddings_deferred = to_embed.len();
-            to_embed.clear();
-        }
+        let to_embed = items.to_embed(self, &wtxn, backfill)?;
+        let deferred = plan.embed_limit.is_some_and(|limit| to_embed.len() > limit);
+        let to_embed = if deferred {
+            stats.embeddings_deferred += to_embed.len();
+            Vec::new()
+        } else {
+            to_embed
+        };
         // Embed before touching the databases, so a model failure changes nothing.
-        let vectors = embed(plan, &to_embed, &mut stats)?;
+        let vectors = vectors_for(plan, ahead, &to_embed, stats)?;
 
         self.apply_items(&mut wtxn, &items, &mut header)?;
         self.apply_vectors(
@@ -177,6 +300,7 @@ impl Index {
             &to_embed,
             vectors.as_deref(),
             &mut header,
+            batch.last,
         )?;
         // Only a sync that left no item without its vector may say so.
         let complete = embedding && (backfill || !due) && stats.embeddings_deferred == 0;
@@ -188,13 +312,14 @@ impl Index {
         }
         stats.vectors_missing = embedding && needs_backfill(&header, plan.availability);
         self.apply_records(&mut wtxn, &items.records)?;
-        // A stamp says every file is synced: not when some were left.
-        header.stamp = listing.stamp.filter(|_| stats.files_postponed == 0);
+        // A stamp says every file is synced: only the last batch may say so,
+        // and not when some were left.
+        header.stamp = stamp.filter(|_| batch.last && stats.files_postponed == 0);
         self.dbs.header.put(&mut wtxn, "header", &header)?;
         wtxn.commit()?;
-        stats.items_added = items.added.len();
-        stats.items_removed = items.removed.len();
-        Ok(stats)
+        stats.items_added += items.added.len();
+        stats.items_removed += items.removed.len();
+        Ok(())
     }
 
     /// Records `stamp` for the next quick check, writing only when it
@@ -315,6 +440,15 @@ fn read_changes(
     changes
 }
 
+/// The embedding cache of `plan`'s model, if it has one and it opens (a
+/// warning says why not).
+fn open_cache(plan: &SyncPlan, stats: &mut SyncStats) -> Option<EmbeddingCache> {
+    let dir = plan.availability.embedding_cache()?;
+    EmbeddingCache::open(dir)
+        .map_err(|e| stats.warnings.push(format!("{e}; embedding without it")))
+        .ok()
+}
+
 /// The vectors of `to_embed`, in order, or `None` without a model: from
 /// the embedding cache where it has them, else from the model (and kept in
 /// the cache, a chunk at a time). A cache that fails is left out, said in a
@@ -329,11 +463,7 @@ fn embed(
     }
     let fingerprint = plan.availability.fingerprint();
     let texts: Vec<&str> = to_embed.iter().map(|(_, i)| i.text.as_str()).collect();
-    let cache = plan.availability.embedding_cache().and_then(|dir| {
-        EmbeddingCache::open(dir)
-            .map_err(|e| stats.warnings.push(format!("{e}; embedding without it")))
-            .ok()
-    });
+    let cache = open_cache(plan, stats);
     let mut vectors: Vec<Option<Vec<f32>>> = match &cache {
         Some(cache) => cache.get(&fingerprint, &texts).unwrap_or_else(|e| {
             stats
@@ -344,39 +474,64 @@ fn embed(
         None => vec![None; texts.len()],
     };
     let missing: Vec<usize> = (0..texts.len()).filter(|&i| vectors[i].is_none()).collect();
-    stats.items_cached = texts.len() - missing.len();
-    if !missing.is_empty() {
-        let missing_texts: Vec<&str> = missing.iter().map(|&i| texts[i]).collect();
-        let total = missing_texts.len();
-        let mut cache_failed = None;
-        let mut keep = |texts: &[&str], vectors: &[Vec<f32>]| {
-            if let (Some(cache), None) = (&cache, &cache_failed) {
-                cache_failed = cache.put(&fingerprint, texts, vectors).err();
+    stats.items_cached += texts.len() - missing.len();
+    let missing_texts: Vec<&str> = missing.iter().map(|&i| texts[i]).collect();
+    embed_into(
+        plan,
+        cache.as_ref(),
+        &missing_texts,
+        stats,
+        |chunk, embedded| {
+            for (&i, vector) in chunk.iter().zip(embedded) {
+                vectors[missing[i]] = Some(vector);
             }
-        };
-        (plan.progress)(0, total);
-        let embedded = embed_all(
-            plan.availability,
-            &missing_texts,
-            &|done| (plan.progress)(done, total),
-            &mut keep,
-        )?;
-        if let Some(e) = cache_failed {
-            stats
-                .warnings
-                .push(format!("the embedding cache: {e}; vectors not kept"));
-        }
-        stats.items_embedded = embedded.len();
-        for (i, vector) in missing.into_iter().zip(embedded) {
-            vectors[i] = Some(vector);
-        }
-    }
+        },
+    )?;
     Ok(Some(
         vectors
             .into_iter()
             .map(|v| v.expect("every vector found or embedded"))
             .collect(),
     ))
+}
+
+/// Embeds `texts` with the model into `cache` (the chunk's positions and
+/// vectors also go to `sink`), counting them in `stats`. Says whether
+/// the cache kept every one: a cache that fails is said in a warning.
+fn embed_into(
+    plan: &SyncPlan,
+    cache: Option<&EmbeddingCache>,
+    texts: &[&str],
+    stats: &mut SyncStats,
+    mut sink: impl FnMut(&[usize], Vec<Vec<f32>>),
+) -> Result<bool> {
+    if texts.is_empty() {
+        return Ok(true);
+    }
+    let fingerprint = plan.availability.fingerprint();
+    let total = texts.len();
+    let mut cache_failed = None;
+    let mut keep = |chunk: &[usize], vectors: Vec<Vec<f32>>| {
+        if let (Some(cache), None) = (cache, &cache_failed) {
+            let chunk_texts: Vec<&str> = chunk.iter().map(|&i| texts[i]).collect();
+            cache_failed = cache.put(&fingerprint, &chunk_texts, &vectors).err();
+        }
+        sink(chunk, vectors);
+    };
+    (plan.progress)(0, total);
+    embed_all(
+        plan.availability,
+        texts,
+        &|done| (plan.progress)(done, total),
+        &mut keep,
+    )?;
+    stats.items_embedded += total;
+    if let Some(e) = &cache_failed {
+        stats
+            .warnings
+            .push(format!("the embedding cache: {e}; vectors not kept"));
+    }
+    Ok(cache.is_some() && cache_failed.is_none())
 }
 
 /// Clears the verdicts a person released in this clone: those items, and
@@ -397,4 +552,92 @@ fn release(rel: &str, file: &mut ParsedFile, released: &Released) {
 fn needs_backfill(header: &Header, availability: &Availability) -> bool {
     header.missing_vectors
         || (header.fingerprint != availability.fingerprint() && header.n_docs > 0)
+}
+
+/// Items written in one transaction of a sync, about: a rebuild's memory
+/// (LMDB keeps a transaction's pages until it commits) stays that of a
+/// few thousand items, however many the index holds.
+const BATCH_ITEMS: usize = 4096;
+
+/// The files one transaction of a sync writes.
+struct Batch {
+    changes: Vec<FileChange>,
+    first: bool,
+    last: bool,
+}
+
+/// `changes` cut into runs of about `size` items, in order; at least one
+/// run, empty when nothing changed (a rebuild of nothing, or a backfill).
+fn in_batches(changes: Vec<FileChange>, size: usize) -> Vec<Vec<FileChange>> {
+    let mut batches = vec![Vec::new()];
+    let mut items = 0;
+    for change in changes {
+        if items >= size {
+            batches.push(Vec::new());
+            items = 0;
+        }
+        items += change.items.len().max(1);
+        batches.last_mut().expect("one batch at least").push(change);
+    }
+    batches
+}
+
+/// Whether `change` still differs from its file's record (another process
+/// may have synced it since it was read).
+fn still_changed(change: &FileChange, records: &HashMap<String, FileRecord>) -> bool {
+    let record = records.get(&change.rel);
+    match (&change.source, record) {
+        (Some(s), Some(r)) => r.size != s.size || r.mtime_ns != s.mtime_ns,
+        (Some(_), None) => true,
+        (None, record) => record.is_some(),
+    }
+}
+
+/// Where a sync's batches find the vectors embedded before the write lock
+/// was taken.
+enum Ahead {
+    /// Nothing was embedded ahead (no model, or over `embed_limit`).
+    Nothing,
+    /// In the embedding cache.
+    InCache,
+    /// In memory, by item text (no embedding cache).
+    Kept(HashMap<String, Vec<f32>>),
+}
+
+/// The vectors of `to_embed`, in order: from `ahead` where it has them,
+/// the rest embedded now (a file that changed again since it was read);
+/// `None` without a model.
+fn vectors_for(
+    plan: &SyncPlan,
+    ahead: &Ahead,
+    to_embed: &[(u32, Item)],
+    stats: &mut SyncStats,
+) -> Result<Option<Vec<Vec<f32>>>> {
+    let by_text = match ahead {
+        Ahead::Nothing => return embed(plan, to_embed, stats),
+        Ahead::InCache => {
+            // Read back from the cache: counted when they were embedded.
+            let mut now = SyncStats::default();
+            let vectors = embed(plan, to_embed, &mut now)?;
+            stats.items_embedded += now.items_embedded;
+            stats.warnings.append(&mut now.warnings);
+            return Ok(vectors);
+        }
+        Ahead::Kept(by_text) => by_text,
+    };
+    let rest: Vec<(u32, Item)> = to_embed
+        .iter()
+        .filter(|(_, item)| !by_text.contains_key(&item.text))
+        .cloned()
+        .collect();
+    let mut more = embed(plan, &rest, stats)?.unwrap_or_default().into_iter();
+    Ok(Some(
+        to_embed
+            .iter()
+            .map(|(_, item)| match by_text.get(&item.text) {
+                Some(vector) => vector.clone(),
+                None => more.next().unwrap_or_default(),
+            })
+            .collect(),
+    ))
 }

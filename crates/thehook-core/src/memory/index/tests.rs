@@ -351,6 +351,88 @@ fn vectors_follow_the_items_and_a_lexical_index_gets_them_when_the_model_is_back
     assert_eq!(vectors_line(&s.index), "vectors: 384 dims, items [0, 4]");
 }
 
+/// Six session files of three items each, written in the same order (so
+/// with the same mtimes) in any scenario.
+fn six_sessions(s: &mut Scenario) {
+    for n in 0..6 {
+        let rel = format!(".thehook/sessions/2026-01-0{}-0900-s{n}.md", n + 1);
+        s.write(
+            &rel,
+            &session(&format!("- `[gotcha]` port 80{n} clashes\n")),
+        );
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "model"),
+    ignore = "needs the embedding model: scripts/test.sh"
+)]
+fn a_sync_in_batches_builds_what_one_transaction_builds() {
+    let model = crate::memory::embed::tests::repo_assets();
+    let sync = |s: &Scenario, batch_items: usize, rebuild: bool| {
+        let plan = SyncPlan {
+            batch_items,
+            rebuild,
+            ..SyncPlan::new(&model, &|_, _| {})
+        };
+        s.index.sync(&s.project, &plan).unwrap()
+    };
+    let (mut whole, mut batched) = (Scenario::new(), Scenario::new());
+    six_sessions(&mut whole);
+    six_sessions(&mut batched);
+    let one = sync(&whole, usize::MAX, false);
+    // A transaction per file.
+    let many = sync(&batched, 1, false);
+    assert_eq!(one, many);
+    assert_eq!(counts(&many), (6, 18, 0));
+    assert_eq!(whole.index.dump(), batched.index.dump());
+    assert!(batched
+        .index
+        .dump()
+        .contains("vectors: 384 dims, items [0, 1, 2, 3, 4, 5,"));
+
+    // A rebuild in batches: the same index, embedded again.
+    let rebuilt = sync(&batched, 2, true);
+    assert_eq!((rebuilt.items_added, rebuilt.items_embedded), (18, 18));
+    assert_eq!(whole.index.dump(), batched.index.dump());
+}
+
+/// Between the transactions of a sync in batches, readers see vectors
+/// whose trees the last batch has not built yet: they are still searched.
+#[test]
+#[cfg_attr(
+    not(feature = "model"),
+    ignore = "needs the embedding model: scripts/test.sh"
+)]
+fn vectors_whose_trees_are_not_built_yet_are_searched_all_the_same() {
+    use arroy::distances::Cosine;
+    let model = crate::memory::embed::tests::repo_assets();
+    let mut s = Scenario::new();
+    six_sessions(&mut s);
+    s.sync_with(&model, false);
+    let index = &s.index;
+    let writer = arroy::Writer::<Cosine>::new(index.dbs.vectors, super::ARROY_INDEX, 384);
+    let mut wtxn = index.env.write_txn().unwrap();
+    let vector = writer.item_vector(&wtxn, 7).unwrap().unwrap();
+    let item = index.dbs.items.get(&wtxn, &7).unwrap().unwrap();
+    // Stored again, as a batch before the last stores it: no trees built.
+    writer.add_item(&mut wtxn, 7, &vector).unwrap();
+    wtxn.commit().unwrap();
+
+    let rtxn = index.env.read_txn().unwrap();
+    let reader = arroy::Reader::<Cosine>::open(&rtxn, super::ARROY_INDEX, index.dbs.vectors);
+    assert!(matches!(reader, Err(arroy::Error::NeedBuild(_))));
+    let hits = index
+        .vector(&rtxn, &vector, 10, &super::Filter::default())
+        .unwrap();
+    assert_eq!(hits.len(), 10);
+    // Its text is in every session file: it ties with those items.
+    assert!(hits[0].1 > 0.999, "{}", hits[0].1);
+    assert!(hits.iter().any(|(hit, _)| hit.id == item.id), "{hits:?}");
+    assert!(index.keys_without_vectors(&rtxn).unwrap().is_empty());
+}
+
 #[test]
 fn a_sync_capped_at_n_files_leaves_a_larger_pull_for_later() {
     let mut s = Scenario::new();

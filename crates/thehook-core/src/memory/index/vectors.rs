@@ -27,23 +27,25 @@ const MIN_SEARCH_K: usize = 20_000;
 /// Nodes searched per result wanted, for larger limits.
 const SEARCH_K_PER_RESULT: usize = 160;
 
+/// A stored vector as arroy reads it: its key and its values.
+type StoredVector = arroy::Result<(u32, Vec<f32>)>;
+
 /// Nodes a search of `limit` results visits.
 fn search_k(limit: usize) -> usize {
     (limit * SEARCH_K_PER_RESULT).max(MIN_SEARCH_K)
 }
 
-/// The `limit` nearest of the vectors `reader` iterates, among `allowed`
+/// The `limit` nearest of the vectors `items` iterates, among `allowed`
 /// (all without), as arroy's cosine distance, nearest first: exact.
 fn scan(
-    reader: &arroy::Reader<Cosine>,
-    rtxn: &heed::RoTxn<WithoutTls>,
+    items: impl Iterator<Item = StoredVector>,
     query: &[f32],
     allowed: Option<&RoaringBitmap>,
     limit: usize,
 ) -> arroy::Result<Vec<(u32, f32)>> {
     let query_norm = norm(query);
     let mut scored: Vec<(u32, f32)> = Vec::new();
-    for entry in reader.iter(rtxn)? {
+    for entry in items {
         let (key, vector) = entry?;
         if allowed.is_some_and(|a| !a.contains(key)) {
             continue;
@@ -78,22 +80,31 @@ impl Index {
         limit: usize,
         filter: &Filter,
     ) -> Result<Vec<(Item, f32)>> {
+        let allowed = match filter.is_empty() {
+            true => None,
+            false => Some(self.keys_matching(rtxn, filter)?),
+        };
         let reader = match arroy::Reader::<Cosine>::open(rtxn, ARROY_INDEX, self.dbs.vectors) {
             Ok(r) => r,
             // No vector was ever stored (lexical-only, or an empty index).
             Err(arroy::Error::MissingMetadata(_)) => return Ok(Vec::new()),
+            // A sync in batches stored vectors whose trees its last batch
+            // builds: until then every stored vector is compared.
+            Err(arroy::Error::NeedBuild(_)) => {
+                let Some(items) = self.vectors_before_build(rtxn, query.len())? else {
+                    return Ok(Vec::new());
+                };
+                let hits = scan(items, query, allowed.as_ref(), limit)?;
+                return self.items_at(rtxn, hits, filter);
+            }
             Err(e) => return Err(e.into()),
         };
         if reader.dimensions() != query.len() {
             return Ok(Vec::new());
         }
-        let allowed = match filter.is_empty() {
-            true => None,
-            false => Some(self.keys_matching(rtxn, filter)?),
-        };
         let search_k = search_k(limit);
         let hits = if reader.n_items() as usize <= search_k || crate::env::exact_vector_search() {
-            scan(&reader, rtxn, query, allowed.as_ref(), limit)?
+            scan(reader.iter(rtxn)?, query, allowed.as_ref(), limit)?
         } else {
             let mut q = reader.nns(limit);
             q.search_k(std::num::NonZeroUsize::new(search_k).expect("non-zero"));
@@ -103,6 +114,21 @@ impl Index {
             q.by_vector(rtxn, query)?
         };
         self.items_at(rtxn, hits, filter)
+    }
+
+    /// The stored vectors of an index whose trees are not built yet, when
+    /// they have `dims` dimensions.
+    fn vectors_before_build<'t>(
+        &self,
+        rtxn: &'t heed::RoTxn<WithoutTls>,
+        dims: usize,
+    ) -> Result<Option<impl Iterator<Item = StoredVector> + 't>> {
+        let stored = self.dbs.header.get(rtxn, "header")?.and_then(|h| h.dims);
+        if stored != Some(dims) {
+            return Ok(None);
+        }
+        let writer = arroy::Writer::<Cosine>::new(self.dbs.vectors, ARROY_INDEX, dims);
+        Ok(Some(writer.iter(rtxn)?))
     }
 
     /// The items of vector search hits, with similarity scores; withheld
@@ -174,6 +200,14 @@ impl Index {
         match arroy::Reader::<Cosine>::open(rtxn, ARROY_INDEX, self.dbs.vectors) {
             Ok(reader) => keys -= reader.item_ids(),
             Err(arroy::Error::MissingMetadata(_)) => {}
+            Err(arroy::Error::NeedBuild(_)) => {
+                let dims = self.dbs.header.get(rtxn, "header")?.and_then(|h| h.dims);
+                if let Some(items) = dims.map(|d| self.vectors_before_build(rtxn, d)) {
+                    for entry in items?.into_iter().flatten() {
+                        keys.remove(entry?.0);
+                    }
+                }
+            }
             Err(e) => return Err(e.into()),
         }
         Ok(keys)

@@ -131,8 +131,9 @@ impl Index {
         Ok(())
     }
 
-    /// Removed items' vectors leave, new ones arrive, then arroy rebuilds its
-    /// trees. Without any vector (lexical-only, never embedded) nothing is done.
+    /// Removed items' vectors leave, new ones arrive, then, with `build`,
+    /// arroy rebuilds its trees. Without any vector (lexical-only, never
+    /// embedded) nothing is done.
     pub(super) fn apply_vectors(
         &self,
         wtxn: &mut RwTxn,
@@ -140,6 +141,7 @@ impl Index {
         embedded: &[(u32, Item)],
         vectors: Option<&[Vec<f32>]>,
         header: &mut Header,
+        build: bool,
     ) -> Result<()> {
         let dims = vectors
             .and_then(|v| v.first().map(Vec::len))
@@ -164,7 +166,7 @@ impl Index {
         for (key, vector) in arriving {
             writer.add_item(wtxn, key, vector)?;
         }
-        if writer.need_build(wtxn)? {
+        if build && writer.need_build(wtxn)? {
             writer.builder(&mut rng).n_trees(TREES).build(wtxn)?;
         }
         Ok(())

@@ -4,8 +4,6 @@
 
 use std::collections::{HashMap, HashSet};
 
-use heed::RwTxn;
-
 use super::FileChange;
 use crate::error::Result;
 use crate::memory::index::{FileRecord, Header, Index};
@@ -47,7 +45,7 @@ impl ItemPlan {
     /// before. New items take keys from `header.next_key`.
     pub(super) fn new(
         index: &Index,
-        wtxn: &RwTxn,
+        wtxn: &heed::RoTxn<heed::WithoutTls>,
         records: &HashMap<String, FileRecord>,
         changes: &[FileChange],
         header: &mut Header,
@@ -111,7 +109,7 @@ impl ItemPlan {
     pub(super) fn to_embed(
         &self,
         index: &Index,
-        wtxn: &RwTxn,
+        wtxn: &heed::RoTxn<heed::WithoutTls>,
         backfill: bool,
     ) -> Result<Vec<(u32, Item)>> {
         let mut to_embed = self.added.clone();
