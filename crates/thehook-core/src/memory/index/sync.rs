@@ -172,8 +172,8 @@ impl Index {
     /// Embeds the items this sync will add (all of them for a rebuild),
     /// and with `backfill` those stored without a vector, with no write
     /// lock held: into the embedding cache, where the batches read them;
-    /// without one, into memory. Nothing when they are more than
-    /// `embed_limit` (the batches defer them).
+    /// without one, into memory. None when they are more than
+    /// `embed_limit`: the batches store their items without vectors.
     fn embed_ahead(
         &self,
         plan: &SyncPlan,
@@ -187,7 +187,7 @@ impl Index {
         }
         let texts = self.texts_to_embed(records, changes, backfill)?;
         if plan.embed_limit.is_some_and(|limit| texts.len() > limit) {
-            return Ok(Ahead::Nothing);
+            return Ok(Ahead::Deferred);
         }
         let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
         let fingerprint = plan.availability.fingerprint();
@@ -283,8 +283,8 @@ impl Index {
 
         let items = ItemPlan::new(self, &wtxn, &records, &changes, &mut header)?;
         let to_embed = items.to_embed(self, &wtxn, backfill)?;
-        let deferred = plan.embed_limit.is_some_and(|limit| to_embed.len() > limit);
-        let to_embed = if deferred {
+        let over_limit = plan.embed_limit.is_some_and(|limit| to_embed.len() > limit);
+        let to_embed = if over_limit || matches!(ahead, Ahead::Deferred) {
             stats.embeddings_deferred += to_embed.len();
             Vec::new()
         } else {
@@ -596,8 +596,10 @@ fn still_changed(change: &FileChange, records: &HashMap<String, FileRecord>) -> 
 /// Where a sync's batches find the vectors embedded before the write lock
 /// was taken.
 enum Ahead {
-    /// Nothing was embedded ahead (no model, or over `embed_limit`).
+    /// Nothing was embedded ahead: no model.
     Nothing,
+    /// More than `embed_limit` items to embed: none is embedded now.
+    Deferred,
     /// In the embedding cache.
     InCache,
     /// In memory, by item text (no embedding cache).
@@ -614,7 +616,7 @@ fn vectors_for(
     stats: &mut SyncStats,
 ) -> Result<Option<Vec<Vec<f32>>>> {
     let by_text = match ahead {
-        Ahead::Nothing => return embed(plan, to_embed, stats),
+        Ahead::Nothing | Ahead::Deferred => return embed(plan, to_embed, stats),
         Ahead::InCache => {
             // Read back from the cache: counted when they were embedded.
             let mut now = SyncStats::default();
