@@ -75,12 +75,8 @@ impl Session {
             })?,
         };
         if prepack {
-            // Prepacking copied the weights the runs read: the mapped
-            // file's pages (90 MB, counted in RSS once read) are let go.
-            // SAFETY: the mapping is private and never written, and the
-            // file is replaced by a rename, never changed in place, so a
-            // page read again holds what it held.
-            unsafe { bytes.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) }.ok();
+            // Prepacking copied the weights the runs read.
+            let_go_of_read_pages(&bytes);
         }
         let token_type_ids = session
             .inputs()
@@ -143,6 +139,20 @@ impl Session {
         Ok((values.to_vec(), dims))
     }
 }
+
+/// Lets go of the mapped model file's pages read so far (90 MB, counted in
+/// RSS once read); a page read again is mapped again.
+#[cfg(unix)]
+fn let_go_of_read_pages(bytes: &memmap2::Mmap) {
+    // SAFETY: the mapping is private and never written, and the file is
+    // replaced by a rename, never changed in place, so a page read again
+    // holds what it held.
+    unsafe { bytes.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) }.ok();
+}
+
+/// Windows has no `madvise`: the pages stay until the session closes.
+#[cfg(not(unix))]
+fn let_go_of_read_pages(_bytes: &memmap2::Mmap) {}
 
 /// A session reading the model file in place from a memory map.
 fn open_session(
