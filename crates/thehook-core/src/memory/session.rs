@@ -9,30 +9,32 @@ use crate::memory::item::ItemKind;
 use crate::memory::store::ParsedFile;
 use crate::text::safety::Withheld;
 
-/// One captured session, as its file says.
+/// One captured session, as its file says. Every field is written, even
+/// empty (no `skip_serializing_if`): the index keeps the list in postcard,
+/// which reads fields by position (`memory/index/sessions.rs`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct SessionRecord {
     /// The file, project-relative.
     pub path: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub session_id: Option<String>,
     /// When it started (RFC 3339), else the file's date.
     pub date: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub branch: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub title: Option<String>,
     /// Files it changed, relative to the repository root.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub files: Vec<String>,
     /// What it did or where it ended, without its label.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub gist: Option<String>,
     /// The line cited for the session: its gist's, else its first item's.
     pub line: usize,
     /// A title that breaks a safety rule, its line and the rule: kept for
     /// review, never in `title`, so no agent is shown it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub withheld_title: Option<WithheldTitle>,
 }
 

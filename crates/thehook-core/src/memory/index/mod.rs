@@ -15,6 +15,7 @@ mod environment;
 mod lexical;
 mod mdb_check;
 mod paths;
+mod sessions;
 mod sync;
 #[cfg(test)]
 mod tests;
@@ -271,6 +272,7 @@ impl Index {
         d.replies.clear(wtxn)?;
         d.paths.clear(wtxn)?;
         d.vectors.clear(wtxn)?;
+        self.forget_sessions(wtxn)?;
         let header = Header {
             schema: SCHEMA_VERSION,
             fingerprint: fingerprint.to_string(),
@@ -364,19 +366,6 @@ impl Index {
         for (_, key) in found.into_iter().take(limit) {
             if let Some(item) = self.dbs.items.get(&rtxn, &key)? {
                 out.push(item);
-            }
-        }
-        Ok(out)
-    }
-
-    /// Every session file's record, in path order.
-    pub(crate) fn sessions(&self) -> Result<Vec<SessionRecord>> {
-        let rtxn = self.env.read_txn()?;
-        let prefix = crate::project::SESSIONS_PREFIX;
-        let mut out = Vec::new();
-        for entry in self.dbs.files.prefix_iter(&rtxn, prefix)? {
-            if let Some(session) = entry?.1.session {
-                out.push(session);
             }
         }
         Ok(out)

@@ -312,6 +312,9 @@ impl Index {
         }
         stats.vectors_missing = embedding && needs_backfill(&header, plan.availability);
         self.apply_records(&mut wtxn, &items.records)?;
+        if !items.sessions.is_empty() {
+            self.store_sessions(&mut wtxn)?;
+        }
         // A stamp says every file is synced: only the last batch may say so,
         // and not when some were left.
         header.stamp = stamp.filter(|_| batch.last && stats.files_postponed == 0);

@@ -526,3 +526,55 @@ fn a_quick_sync_trusts_the_folders_until_one_moves() {
     s.write(".thehook/sessions/2026-01-02-0900-b.md", &session(""));
     assert_eq!(s.index.sync(&s.project, &quick).unwrap().files_changed, 1);
 }
+
+/// The hooks read the sessions from one stored list: it must say what the
+/// file records say after every kind of change, and an index without it
+/// (written before it existed) reads the records.
+#[test]
+fn the_stored_sessions_follow_every_change_to_a_session_file() {
+    let mut s = Scenario::new();
+    let stored_and_records = |s: &Scenario| {
+        let rtxn = s.index.env.read_txn().unwrap();
+        let stored = s.index.stored_sessions(&rtxn).unwrap();
+        let records = s.index.sessions_from_records(&rtxn).unwrap();
+        (stored, records)
+    };
+    let titles = |s: &Scenario| -> Vec<String> {
+        let sessions = s.index.sessions().unwrap();
+        sessions.into_iter().filter_map(|r| r.title).collect()
+    };
+    s.write(SESSION, &session(""))
+        .write(CONVENTIONS, "- Use pnpm\n");
+    s.sync(false);
+    let (stored, records) = stored_and_records(&s);
+    assert_eq!(stored.as_ref(), Some(&records));
+    assert_eq!(titles(&s), ["Auth"]);
+
+    s.write(
+        SESSION,
+        &session("").replace("title: Auth", "title: Auth, again"),
+    );
+    six_sessions(&mut s);
+    s.sync(false);
+    let (stored, records) = stored_and_records(&s);
+    assert_eq!(stored.as_ref(), Some(&records));
+    assert_eq!(titles(&s).len(), 7);
+    assert!(titles(&s).contains(&"Auth, again".to_string()));
+
+    s.remove(SESSION);
+    s.sync(false);
+    let (stored, records) = stored_and_records(&s);
+    assert_eq!(stored.as_ref(), Some(&records));
+    assert_eq!(records.len(), 6);
+
+    s.sync(true);
+    let (stored, records) = stored_and_records(&s);
+    assert_eq!(stored.as_ref(), Some(&records));
+
+    // An index written before the list: the records are read.
+    let mut wtxn = s.index.env.write_txn().unwrap();
+    s.index.forget_sessions(&mut wtxn).unwrap();
+    wtxn.commit().unwrap();
+    assert_eq!(stored_and_records(&s).0, None);
+    assert_eq!(s.index.sessions().unwrap(), records);
+}

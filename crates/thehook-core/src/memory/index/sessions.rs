@@ -1,0 +1,79 @@
+//! Every session file's record in one value, for the hooks: session start
+//! and the prompt hook read all of them, and decoding 7,300 file records
+//! (JSON, with their item keys) took about a third of a warm session start
+//! at a team's year. The list is kept in postcard (a compact serde
+//! encoding) under its own key of the header database, rewritten in the
+//! same transaction as any change to a session file's record, so it never
+//! disagrees with the records. An index written before it existed has no
+//! list: the records are read, until the next sync that changes a session
+//! writes it.
+
+use heed::types::{Bytes, Str};
+use heed::{RoTxn, RwTxn, WithoutTls};
+
+use super::Index;
+use crate::error::Result;
+use crate::memory::session::SessionRecord;
+
+/// The key of the list in the header database.
+const KEY: &str = "sessions";
+
+impl Index {
+    /// Every session file's record, in path order.
+    pub(crate) fn sessions(&self) -> Result<Vec<SessionRecord>> {
+        let rtxn = self.env.read_txn()?;
+        match self.stored_sessions(&rtxn)? {
+            Some(sessions) => Ok(sessions),
+            None => self.sessions_from_records(&rtxn),
+        }
+    }
+
+    /// The list as stored, if it is there and reads.
+    pub(super) fn stored_sessions(
+        &self,
+        rtxn: &RoTxn<WithoutTls>,
+    ) -> Result<Option<Vec<SessionRecord>>> {
+        let db = self.dbs.header.remap_types::<Str, Bytes>();
+        Ok(db
+            .get(rtxn, KEY)?
+            .and_then(|bytes| postcard::from_bytes(bytes).ok()))
+    }
+
+    /// The records of every session file, read one by one.
+    pub(super) fn sessions_from_records(
+        &self,
+        rtxn: &RoTxn<WithoutTls>,
+    ) -> Result<Vec<SessionRecord>> {
+        let prefix = crate::project::SESSIONS_PREFIX;
+        let mut out = Vec::new();
+        for entry in self.dbs.files.prefix_iter(rtxn, prefix)? {
+            if let Some(session) = entry?.1.session {
+                out.push(session);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Writes the list again from the records, in the transaction that
+    /// changed them.
+    pub(super) fn store_sessions(&self, wtxn: &mut RwTxn) -> Result<()> {
+        let sessions = self.sessions_from_records(wtxn)?;
+        let db = self.dbs.header.remap_types::<Str, Bytes>();
+        match postcard::to_allocvec(&sessions) {
+            Ok(bytes) => db.put(wtxn, KEY, &bytes)?,
+            // Not expected (strings and numbers only); the records stay
+            // the truth, read one by one.
+            Err(_) => {
+                db.delete(wtxn, KEY)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Drops the list (an index being cleared).
+    pub(super) fn forget_sessions(&self, wtxn: &mut RwTxn) -> Result<()> {
+        let db = self.dbs.header.remap_types::<Str, Bytes>();
+        db.delete(wtxn, KEY)?;
+        Ok(())
+    }
+}
