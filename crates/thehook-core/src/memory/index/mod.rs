@@ -6,8 +6,10 @@
 //! Here: the header, the records and the reads by key, type and date. Beside:
 //! [`environment`] (LMDB opened once per process, the databases),
 //! [`lexical`] (BM25 over the postings), [`vectors`] (arroy, or an exact
-//! scan), [`paths`] (from a file to the items and sessions about it), [`sync`] (markdown into the index), [`mdb_check`] (a damaged file
-//! found before LMDB reads it).
+//! scan), [`paths`] (from a file to the items and sessions about it),
+//! [`sessions`] (every session's record as one value), [`sync`] (markdown
+//! into the index), [`mdb_check`] (a damaged file found before LMDB reads
+//! it).
 
 #[cfg(test)]
 mod dump;
