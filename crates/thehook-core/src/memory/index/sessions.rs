@@ -54,10 +54,32 @@ impl Index {
         Ok(out)
     }
 
-    /// Writes the list again from the records, in the transaction that
-    /// changed them.
-    pub(super) fn store_sessions(&self, wtxn: &mut RwTxn) -> Result<()> {
-        let sessions = self.sessions_from_records(wtxn)?;
+    /// Brings the list in step with `changed` (each changed session file's
+    /// record before and now), in the transaction that changed the
+    /// records: the list as stored, those files' entries replaced, so a
+    /// hook's sync of one new session does not read every record. Without
+    /// a stored list (an index written before it, or just cleared) it is
+    /// made from the records, already written in this transaction.
+    pub(super) fn update_sessions(
+        &self,
+        wtxn: &mut RwTxn,
+        changed: &[(Option<SessionRecord>, Option<SessionRecord>)],
+    ) -> Result<()> {
+        let sessions = match self.stored_sessions(wtxn)? {
+            Some(mut sessions) => {
+                let paths: std::collections::HashSet<&str> = changed
+                    .iter()
+                    .flat_map(|(before, now)| before.iter().chain(now))
+                    .map(|s| s.path.as_str())
+                    .collect();
+                sessions.retain(|s| !paths.contains(s.path.as_str()));
+                sessions.extend(changed.iter().filter_map(|(_, now)| now.clone()));
+                // The records' order: by path.
+                sessions.sort_by(|a, b| a.path.cmp(&b.path));
+                sessions
+            }
+            None => self.sessions_from_records(wtxn)?,
+        };
         let db = self.dbs.header.remap_types::<Str, Bytes>();
         match postcard::to_allocvec(&sessions) {
             Ok(bytes) => db.put(wtxn, KEY, &bytes)?,

@@ -313,7 +313,7 @@ impl Index {
         stats.vectors_missing = embedding && needs_backfill(&header, plan.availability);
         self.apply_records(&mut wtxn, &items.records)?;
         if !items.sessions.is_empty() {
-            self.store_sessions(&mut wtxn)?;
+            self.update_sessions(&mut wtxn, &items.sessions)?;
         }
         // A stamp says every file is synced: only the last batch may say so,
         // and not when some were left.
