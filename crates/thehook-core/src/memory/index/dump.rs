@@ -4,9 +4,9 @@
 
 use std::fmt::Write;
 
-use arroy::distances::Cosine;
+use arroy::distances::BinaryQuantizedCosine;
 
-use super::{decode_postings, Index, ARROY_INDEX};
+use super::{decode_postings, Index, TREES_INDEX};
 
 impl Index {
     /// Every database, in key order.
@@ -72,13 +72,27 @@ impl Index {
             };
             writeln!(out, "  {}", link.replace('\0', " -> ")).unwrap();
         }
-        match arroy::Reader::<Cosine>::open(&rtxn, ARROY_INDEX, self.dbs.vectors) {
+        match arroy::Reader::<BinaryQuantizedCosine>::open(&rtxn, TREES_INDEX, self.dbs.trees) {
             Ok(reader) => {
                 let ids: Vec<u32> = reader.item_ids().iter().collect();
-                writeln!(out, "vectors: {} dims, items {ids:?}", reader.dimensions()).unwrap();
+                writeln!(out, "trees: {} over items {ids:?}", reader.n_trees()).unwrap();
             }
-            Err(arroy::Error::MissingMetadata(_)) => out.push_str("vectors: none\n"),
-            Err(e) => panic!("vectors: {e}"),
+            Err(arroy::Error::MissingMetadata(_)) => out.push_str("trees: none\n"),
+            Err(e) => panic!("trees: {e}"),
+        }
+        let mut dims = std::collections::BTreeSet::new();
+        let mut keys = Vec::new();
+        for entry in self.dbs.vectors.iter(&rtxn).expect("vectors") {
+            let (key, bytes) = entry.expect("vector");
+            dims.insert(bytes.len() / 2);
+            keys.push(key);
+        }
+        match keys.is_empty() {
+            true => out.push_str("vectors: none\n"),
+            false => {
+                let dims: Vec<String> = dims.iter().map(usize::to_string).collect();
+                writeln!(out, "vectors: {} dims, items {keys:?}", dims.join("/")).unwrap()
+            }
         }
         out
     }

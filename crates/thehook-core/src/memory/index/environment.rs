@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use arroy::distances::Cosine;
+use arroy::distances::BinaryQuantizedCosine;
 use heed::types::{Bytes, SerdeJson, Str, Unit};
 use heed::{CommitOrAbort, Env, EnvOpenOptions, WithoutTls};
 
@@ -31,7 +31,10 @@ pub(super) struct Dbs {
     /// `<path>\0i<key>` and `<path>\0s<session file>`: the items that name
     /// a repository file and the sessions that changed it ([`super::paths`]).
     pub(super) paths: heed::Database<'static, Str, Unit>,
-    pub(super) vectors: arroy::Database<'static, Cosine>,
+    /// key → the item's vector in half precision ([`super::vectors`]).
+    pub(super) vectors: heed::Database<'static, Key, Bytes>,
+    /// arroy's trees over one-bit codes of the vectors, for large indexes.
+    pub(super) trees: arroy::Database<'static, BinaryQuantizedCosine>,
 }
 
 /// Environments open in this process, by path, with how many leases hold
@@ -115,6 +118,7 @@ pub(super) fn open_dbs(env: &Env<WithoutTls>) -> heed::Result<Dbs> {
                     dbo.open_database(rtxn, Some("vectors")).ok()??,
                     dbo.open_database(rtxn, Some("replies")).ok()??,
                     dbo.open_database(rtxn, Some("paths")).ok()??,
+                    dbo.open_database(rtxn, Some("trees")).ok()??,
                 ))
             })();
             Ok(match all {
@@ -138,6 +142,7 @@ pub(super) fn open_dbs(env: &Env<WithoutTls>) -> heed::Result<Dbs> {
                     dbo.create_database(wtxn, Some("vectors"))?,
                     dbo.create_database(wtxn, Some("replies"))?,
                     dbo.create_database(wtxn, Some("paths"))?,
+                    dbo.create_database(wtxn, Some("trees"))?,
                 )))
             })?
             .unwrap_commit()
@@ -153,6 +158,7 @@ pub(super) fn open_dbs(env: &Env<WithoutTls>) -> heed::Result<Dbs> {
         vectors: dbs.6,
         replies: dbs.7,
         paths: dbs.8,
+        trees: dbs.9,
     })
 }
 

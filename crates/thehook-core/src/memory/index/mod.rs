@@ -1,12 +1,12 @@
-//! The index: one LMDB environment (heed) at `.thehook/index/` holding arroy
-//! vectors, item metadata, lexical postings and a header. It is a cache of the
+//! The index: one LMDB environment (heed) at `.thehook/index/` holding
+//! vectors and arroy's trees, item metadata, lexical postings and a header. It is a cache of the
 //! markdown: anything wrong with it (corruption, another model, another
 //! schema) is cured by rebuilding from the markdown, never by failing.
 //!
 //! Here: the header, the records and the reads by key, type and date. Beside:
 //! [`environment`] (LMDB opened once per process, the databases),
-//! [`lexical`] (BM25 over the postings), [`vectors`] (arroy, or an exact
-//! scan), [`paths`] (from a file to the items and sessions about it),
+//! [`lexical`] (BM25 over the postings), [`vectors`] (half-precision
+//! vectors, compared all or through arroy's trees), [`paths`] (from a file to the items and sessions about it),
 //! [`sessions`] (every session's record as one value), [`sync`] (markdown
 //! into the index), [`mdb_check`] (a damaged file found before LMDB reads
 //! it).
@@ -34,7 +34,6 @@ unsafe extern "system" {}
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use arroy::distances::Cosine;
 use heed::types::U32;
 use heed::{byteorder::BigEndian, Env, WithoutTls};
 use serde::{Deserialize, Serialize};
@@ -56,9 +55,10 @@ use crate::project::Project;
 use crate::memory::embed::LEXICAL_ONLY;
 
 /// Bump when the stored layout or the analyzer changes: old indexes rebuild.
-pub(crate) const SCHEMA_VERSION: u32 = 9;
+pub(crate) const SCHEMA_VERSION: u32 = 10;
 
-const ARROY_INDEX: u16 = 0;
+/// The one arroy index in the `trees` database.
+const TREES_INDEX: u16 = 0;
 
 type Key = U32<BigEndian>;
 
@@ -274,6 +274,7 @@ impl Index {
         d.replies.clear(wtxn)?;
         d.paths.clear(wtxn)?;
         d.vectors.clear(wtxn)?;
+        d.trees.clear(wtxn)?;
         self.forget_sessions(wtxn)?;
         let header = Header {
             schema: SCHEMA_VERSION,
@@ -406,10 +407,7 @@ impl Index {
         for entry in self.dbs.items.iter(&rtxn)? {
             *by_type.entry(entry?.1.kind.to_string()).or_insert(0) += 1;
         }
-        let vectors = match arroy::Reader::<Cosine>::open(&rtxn, ARROY_INDEX, self.dbs.vectors) {
-            Ok(r) => r.n_items(),
-            Err(_) => 0,
-        };
+        let vectors = self.dbs.vectors.len(&rtxn)?;
         let size_bytes = std::fs::metadata(self.path.join("data.mdb")).map_or(0, |m| m.len());
         Ok(IndexStats {
             items: self.dbs.items.len(&rtxn)?,

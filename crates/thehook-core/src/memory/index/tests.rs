@@ -206,7 +206,7 @@ fn a_reply_shares_its_questions_match_while_it_follows_the_question() {
 fn paths_part(s: &Scenario) -> String {
     let dump = s.index.dump();
     let from = dump.find("paths:\n").expect("the dump shows paths");
-    let to = dump[from..].find("vectors:").expect("vectors follow");
+    let to = dump[from..].find("trees:").expect("trees follow");
     dump[from..from + to].to_string()
 }
 
@@ -406,31 +406,73 @@ fn a_sync_in_batches_builds_what_one_transaction_builds() {
     ignore = "needs the embedding model: scripts/test.sh"
 )]
 fn vectors_whose_trees_are_not_built_yet_are_searched_all_the_same() {
-    use arroy::distances::Cosine;
+    use arroy::distances::BinaryQuantizedCosine;
     let model = crate::memory::embed::tests::repo_assets();
     let mut s = Scenario::new();
     six_sessions(&mut s);
     s.sync_with(&model, false);
     let index = &s.index;
-    let writer = arroy::Writer::<Cosine>::new(index.dbs.vectors, super::ARROY_INDEX, 384);
     let mut wtxn = index.env.write_txn().unwrap();
-    let vector = writer.item_vector(&wtxn, 7).unwrap().unwrap();
+    let vector = super::vectors::decode(index.dbs.vectors.get(&wtxn, &7).unwrap().unwrap());
     let item = index.dbs.items.get(&wtxn, &7).unwrap().unwrap();
     // Stored again, as a batch before the last stores it: no trees built.
+    let writer =
+        arroy::Writer::<BinaryQuantizedCosine>::new(index.dbs.trees, super::TREES_INDEX, 384);
     writer.add_item(&mut wtxn, 7, &vector).unwrap();
     wtxn.commit().unwrap();
 
     let rtxn = index.env.read_txn().unwrap();
-    let reader = arroy::Reader::<Cosine>::open(&rtxn, super::ARROY_INDEX, index.dbs.vectors);
+    let reader =
+        arroy::Reader::<BinaryQuantizedCosine>::open(&rtxn, super::TREES_INDEX, index.dbs.trees);
     assert!(matches!(reader, Err(arroy::Error::NeedBuild(_))));
-    let hits = index
-        .vector(&rtxn, &vector, 10, &super::Filter::default())
-        .unwrap();
+    // Searched as a large index is, through the trees: they are not there.
+    let hits = index.nearest(&rtxn, &vector, 10, None, 0).unwrap();
     assert_eq!(hits.len(), 10);
     // Its text is in every session file: it ties with those items.
     assert!(hits[0].1 > 0.999, "{}", hits[0].1);
-    assert!(hits.iter().any(|(hit, _)| hit.id == item.id), "{hits:?}");
+    assert!(hits.iter().any(|(key, _)| *key == 7), "{hits:?}");
     assert!(index.keys_without_vectors(&rtxn).unwrap().is_empty());
+    let found = index
+        .vector(&rtxn, &vector, 10, &super::Filter::default())
+        .unwrap();
+    assert!(found.iter().any(|(hit, _)| hit.id == item.id), "{found:?}");
+}
+
+/// A large index searches arroy's trees of one-bit codes, then ranks their
+/// candidates by the vectors: where every item is a candidate, that is
+/// exactly what comparing every vector gives, similarities included.
+#[test]
+#[cfg_attr(
+    not(feature = "model"),
+    ignore = "needs the embedding model: scripts/test.sh"
+)]
+fn the_trees_candidates_ranked_by_their_vectors_give_the_exact_top() {
+    let model = crate::memory::embed::tests::repo_assets();
+    let mut s = Scenario::new();
+    six_sessions(&mut s);
+    s.write(
+        CONVENTIONS,
+        "- Use pnpm\n- Tests live in __tests__/\n- Lint before commit\n",
+    );
+    s.sync_with(&model, false);
+    let index = &s.index;
+    let rtxn = index.env.read_txn().unwrap();
+    let lint = index.dbs.items.iter(&rtxn).unwrap().map(Result::unwrap);
+    let (lint, _) = lint.into_iter().find(|(_, i)| i.text == "Lint before commit").unwrap();
+    let query = super::vectors::decode(index.dbs.vectors.get(&rtxn, &lint).unwrap().unwrap());
+    let exact = index.nearest(&rtxn, &query, 5, None, u64::MAX).unwrap();
+    let through_trees = index.nearest(&rtxn, &query, 5, None, 0).unwrap();
+    assert_eq!(exact.len(), 5);
+    assert_eq!(exact[0], (lint, 1.0));
+    assert!(exact[1].1 < 0.9, "one item says this: {exact:?}");
+    assert_eq!(through_trees, exact);
+    // A filter's candidates only.
+    let allowed: roaring::RoaringBitmap = [1u32, 4, lint].into_iter().collect();
+    let filtered = index.nearest(&rtxn, &query, 5, Some(&allowed), 0).unwrap();
+    let keys: Vec<u32> = filtered.iter().map(|h| h.0).collect();
+    assert_eq!(keys.len(), 3);
+    assert_eq!(keys[0], lint);
+    assert!(keys.iter().all(|k| allowed.contains(*k)), "{keys:?}");
 }
 
 #[test]

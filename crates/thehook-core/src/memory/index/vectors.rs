@@ -1,78 +1,151 @@
-//! Vector search over the index: an exact scan of the memory-mapped vectors
-//! while the index is small, arroy's trees once it is not.
+//! Vector search over the index. Every item's vector is kept in half
+//! precision (the `vectors` database, 768 bytes at 384 dimensions). While
+//! the index is small, a search compares them all (exact). Past
+//! [`EXACT_UP_TO`] vectors, arroy's trees over one-bit codes of the same
+//! vectors (the `trees` database, `BinaryQuantizedCosine`) propose
+//! candidates, and the half-precision vectors of those rank them.
+//!
+//! Why not arroy's full-precision cosine, as before: at a team's year
+//! (48,840 items) its 32-bit vectors and trees took 151 MB of the index
+//! file, and one search visiting 20,000 nodes mapped some 200 MB of it:
+//! `recall` in hybrid mode peaked at 232 MB against 28 MB lexical. The
+//! one-bit trees take 11 MB, the half-precision vectors about 40, and a
+//! search reads a few hundred vectors. Measured on those vectors (200
+//! held-out items as queries, `--example vector_recall`): the half
+//! precision scan finds 1.000 of the 32-bit top 10; the trees with
+//! 10,000 nodes searched and 400 candidates rescored find 0.990.
 
-use arroy::distances::Cosine;
+use arroy::distances::BinaryQuantizedCosine;
+use half::f16;
 use heed::WithoutTls;
 use roaring::RoaringBitmap;
 
-use super::{Filter, Index, ARROY_INDEX};
+use super::{Filter, Index, TREES_INDEX};
 use crate::error::Result;
 use crate::memory::item::{Item, ItemKind};
 
-/// Trees arroy builds (`sync::apply`). Measured on the vectors of a team's
-/// year (48,640 items, 200 held out as queries,
-/// `cargo run --release -p thehook-core --example vector_recall`): at 9,600
-/// nodes searched, 16 trees found 0.943 of the exact top 10, 32 trees
-/// 0.957, 64 trees 0.963, in a vectors database of 138, 149 and 172 MB
-/// (built in 1.4, 2.9 and 5.8 s). arroy's own default (trees until they
-/// hold as many nodes as there are items) built about 380 trees: 274 MB.
+/// Trees arroy builds (`sync::apply`), of one-bit codes. With 32-bit
+/// vectors, 16 trees found 0.943 of the exact top 10 and 32 found 0.957
+/// (first stop of the index's scale work); over one-bit codes, with the
+/// candidates rescored, 16 trees found 0.986 and 32 found 0.988 (10,000
+/// nodes, 200 rescored), in an 8 and 11 MB database built in 1.0 and 1.9 s.
 pub(super) const TREES: usize = 32;
 
-/// At least this many nodes are searched. At a team's year (48,840 items,
-/// 32 trees) 10,000 nodes found 0.959 of the exact top 10 for 200 held-out
-/// items but 0.925 for `bench/team.py`'s 40 text queries; 20,000 nodes found
-/// 0.985 and 0.965, for 4 ms more a recall (72 against 68 ms).
-const MIN_SEARCH_K: usize = 20_000;
+/// Up to this many vectors (or candidates a filter allows), every one is
+/// compared: about 5 ms at 20,000, and the results are exact.
+const EXACT_UP_TO: u64 = 20_000;
 
-/// Nodes searched per result wanted, for larger limits.
-const SEARCH_K_PER_RESULT: usize = 160;
+/// At least this many tree nodes are searched (arroy triples it for
+/// one-bit codes).
+const MIN_SEARCH_K: usize = 10_000;
 
-/// A stored vector as arroy reads it: its key and its values.
-type StoredVector = arroy::Result<(u32, Vec<f32>)>;
+/// At least this many candidates are rescored with their vectors.
+const MIN_RESCORED: usize = 400;
 
-/// Nodes a search of `limit` results visits.
-fn search_k(limit: usize) -> usize {
-    (limit * SEARCH_K_PER_RESULT).max(MIN_SEARCH_K)
+/// Candidates rescored per result wanted, for larger limits.
+const RESCORED_PER_RESULT: usize = 10;
+
+/// Tree nodes searched per result wanted, for larger limits.
+const SEARCH_K_PER_RESULT: usize = 250;
+
+/// A vector as the `vectors` database stores it: little-endian halves.
+pub(super) fn encode(vector: &[f32]) -> Vec<u8> {
+    vector
+        .iter()
+        .flat_map(|x| f16::from_f32(*x).to_le_bytes())
+        .collect()
 }
 
-/// The `limit` nearest of the vectors `items` iterates, among `allowed`
-/// (all without), as arroy's cosine distance, nearest first: exact.
-fn scan(
-    items: impl Iterator<Item = StoredVector>,
-    query: &[f32],
-    allowed: Option<&RoaringBitmap>,
-    limit: usize,
-) -> arroy::Result<Vec<(u32, f32)>> {
-    let query_norm = norm(query);
-    let mut scored: Vec<(u32, f32)> = Vec::new();
-    for entry in items {
-        let (key, vector) = entry?;
-        if allowed.is_some_and(|a| !a.contains(key)) {
-            continue;
+/// A stored vector into `out` (LMDB's bytes need not be aligned for
+/// `f16`, so they are read as bytes, then widened as a slice: F16C
+/// instructions where the CPU has them).
+fn decode_into(bytes: &[u8], halves: &mut Vec<f16>, out: &mut Vec<f32>) {
+    halves.clear();
+    halves.extend(
+        bytes
+            .chunks_exact(2)
+            .map(|b| f16::from_le_bytes([b[0], b[1]])),
+    );
+    out.resize(halves.len(), 0.0);
+    half::slice::HalfFloatSliceExt::convert_to_f32_slice(&halves[..], &mut out[..]);
+}
+
+/// The stored vector of `key`, widened (tests and tools).
+#[cfg(test)]
+pub(super) fn decode(bytes: &[u8]) -> Vec<f32> {
+    let (mut halves, mut out) = (Vec::new(), Vec::new());
+    decode_into(bytes, &mut halves, &mut out);
+    out
+}
+
+/// Cosine similarity between stored vectors and one query, reusing its
+/// buffers.
+struct Scorer<'q> {
+    query: &'q [f32],
+    query_norm: f32,
+    halves: Vec<f16>,
+    widened: Vec<f32>,
+}
+
+impl<'q> Scorer<'q> {
+    fn new(query: &'q [f32]) -> Self {
+        Scorer {
+            query,
+            query_norm: norm(query),
+            halves: Vec::with_capacity(query.len()),
+            widened: Vec::with_capacity(query.len()),
         }
-        let dot: f32 = vector.iter().zip(query).map(|(a, b)| a * b).sum();
-        let cos = match norm(&vector) * query_norm {
-            0.0 => 0.0,
-            n => dot / n,
-        };
-        scored.push((key, (1.0 - cos) / 2.0));
     }
-    scored.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
-    scored.truncate(limit);
-    Ok(scored)
+
+    /// `None` for a vector of other dimensions (another model's).
+    fn similarity(&mut self, bytes: &[u8]) -> Option<f32> {
+        if bytes.len() != self.query.len() * 2 {
+            return None;
+        }
+        decode_into(bytes, &mut self.halves, &mut self.widened);
+        let dot: f32 = self
+            .widened
+            .iter()
+            .zip(self.query)
+            .map(|(a, b)| a * b)
+            .sum();
+        Some(match norm(&self.widened) * self.query_norm {
+            0.0 => 0.0,
+            n => (dot / n).clamp(-1.0, 1.0),
+        })
+    }
 }
 
 fn norm(v: &[f32]) -> f32 {
     v.iter().map(|x| x * x).sum::<f32>().sqrt()
 }
 
+/// The `limit` best of `scored`, most similar first (ties by key).
+fn best(mut scored: Vec<(u32, f32)>, limit: usize) -> Vec<(u32, f32)> {
+    let order = |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    if scored.len() > limit && limit > 0 {
+        scored.select_nth_unstable_by(limit - 1, order);
+        scored.truncate(limit);
+    }
+    scored.sort_by(order);
+    scored.truncate(limit);
+    scored
+}
+
+/// Nodes the trees search for `limit` results.
+fn search_k(limit: usize) -> usize {
+    (limit * SEARCH_K_PER_RESULT).max(MIN_SEARCH_K)
+}
+
+/// Candidates rescored for `limit` results.
+fn rescored(limit: usize) -> usize {
+    (limit * RESCORED_PER_RESULT).max(MIN_RESCORED)
+}
+
 impl Index {
-    /// The `limit` items nearest to `query` that `filter` accepts. Where the
-    /// trees would visit about every item anyway, every vector is compared
-    /// (exact, and no dearer); else arroy searches [`search_k`] nodes. Both
-    /// read LMDB's memory map: no vector is copied for longer than a
-    /// comparison. `THEHOOK_VECTOR_SEARCH=exact` scans at any size (the
-    /// benchmarks' reference).
+    /// The `limit` items nearest to `query` that `filter` accepts, with
+    /// their cosine similarity, nearest first. `THEHOOK_VECTOR_SEARCH=exact`
+    /// compares every vector at any size (the benchmarks' reference).
     pub(super) fn vector(
         &self,
         rtxn: &heed::RoTxn<WithoutTls>,
@@ -84,54 +157,94 @@ impl Index {
             true => None,
             false => Some(self.keys_matching(rtxn, filter)?),
         };
-        let reader = match arroy::Reader::<Cosine>::open(rtxn, ARROY_INDEX, self.dbs.vectors) {
-            Ok(r) => r,
-            // No vector was ever stored (lexical-only, or an empty index).
-            Err(arroy::Error::MissingMetadata(_)) => return Ok(Vec::new()),
-            // A sync in batches stored vectors whose trees its last batch
-            // builds: until then every stored vector is compared.
-            Err(arroy::Error::NeedBuild(_)) => {
-                let Some(items) = self.vectors_before_build(rtxn, query.len())? else {
-                    return Ok(Vec::new());
-                };
-                let hits = scan(items, query, allowed.as_ref(), limit)?;
-                return self.items_at(rtxn, hits, filter);
-            }
-            Err(e) => return Err(e.into()),
+        let exact_up_to = match crate::env::exact_vector_search() {
+            true => u64::MAX,
+            false => EXACT_UP_TO,
         };
-        if reader.dimensions() != query.len() {
-            return Ok(Vec::new());
-        }
-        let search_k = search_k(limit);
-        let hits = if reader.n_items() as usize <= search_k || crate::env::exact_vector_search() {
-            scan(reader.iter(rtxn)?, query, allowed.as_ref(), limit)?
-        } else {
-            let mut q = reader.nns(limit);
-            q.search_k(std::num::NonZeroUsize::new(search_k).expect("non-zero"));
-            if let Some(allowed) = &allowed {
-                q.candidates(allowed);
-            }
-            q.by_vector(rtxn, query)?
-        };
+        let hits = self.nearest(rtxn, query, limit, allowed.as_ref(), exact_up_to)?;
         self.items_at(rtxn, hits, filter)
     }
 
-    /// The stored vectors of an index whose trees are not built yet, when
-    /// they have `dims` dimensions.
-    fn vectors_before_build<'t>(
+    /// The keys of the `limit` vectors nearest to `query` among `allowed`
+    /// (all without). Every one is compared when there are at most
+    /// `exact_up_to`, or while arroy's trees are not built (between the
+    /// transactions of a sync in batches); else the trees' candidates are.
+    pub(super) fn nearest(
         &self,
-        rtxn: &'t heed::RoTxn<WithoutTls>,
-        dims: usize,
-    ) -> Result<Option<impl Iterator<Item = StoredVector> + 't>> {
-        let stored = self.dbs.header.get(rtxn, "header")?.and_then(|h| h.dims);
-        if stored != Some(dims) {
-            return Ok(None);
+        rtxn: &heed::RoTxn<WithoutTls>,
+        query: &[f32],
+        limit: usize,
+        allowed: Option<&RoaringBitmap>,
+        exact_up_to: u64,
+    ) -> Result<Vec<(u32, f32)>> {
+        let compared = match allowed {
+            Some(allowed) => allowed.len(),
+            None => self.dbs.vectors.len(rtxn)?,
+        };
+        if compared <= exact_up_to {
+            return self.compare_all(rtxn, query, limit, allowed);
         }
-        let writer = arroy::Writer::<Cosine>::new(self.dbs.vectors, ARROY_INDEX, dims);
-        Ok(Some(writer.iter(rtxn)?))
+        let reader =
+            match arroy::Reader::<BinaryQuantizedCosine>::open(rtxn, TREES_INDEX, self.dbs.trees) {
+                Ok(reader) if reader.dimensions() == query.len() => reader,
+                Ok(_) => return Ok(Vec::new()),
+                Err(arroy::Error::MissingMetadata(_) | arroy::Error::NeedBuild(_)) => {
+                    return self.compare_all(rtxn, query, limit, allowed)
+                }
+                Err(e) => return Err(e.into()),
+            };
+        let mut search = reader.nns(rescored(limit));
+        search.search_k(std::num::NonZeroUsize::new(search_k(limit)).expect("non-zero"));
+        if let Some(allowed) = allowed {
+            search.candidates(allowed);
+        }
+        let mut scorer = Scorer::new(query);
+        let mut scored = Vec::new();
+        for (key, _) in search.by_vector(rtxn, query)? {
+            let Some(bytes) = self.dbs.vectors.get(rtxn, &key)? else {
+                continue;
+            };
+            if let Some(similarity) = scorer.similarity(bytes) {
+                scored.push((key, similarity));
+            }
+        }
+        Ok(best(scored, limit))
     }
 
-    /// The items of vector search hits, with similarity scores; withheld
+    /// Every stored vector among `allowed` compared with `query`.
+    fn compare_all(
+        &self,
+        rtxn: &heed::RoTxn<WithoutTls>,
+        query: &[f32],
+        limit: usize,
+        allowed: Option<&RoaringBitmap>,
+    ) -> Result<Vec<(u32, f32)>> {
+        let mut scorer = Scorer::new(query);
+        let mut scored = Vec::new();
+        let mut score = |key: u32, bytes: &[u8]| {
+            if let Some(similarity) = scorer.similarity(bytes) {
+                scored.push((key, similarity));
+            }
+        };
+        match allowed {
+            Some(allowed) => {
+                for key in allowed {
+                    if let Some(bytes) = self.dbs.vectors.get(rtxn, &key)? {
+                        score(key, bytes);
+                    }
+                }
+            }
+            None => {
+                for entry in self.dbs.vectors.iter(rtxn)? {
+                    let (key, bytes) = entry?;
+                    score(key, bytes);
+                }
+            }
+        }
+        Ok(best(scored, limit))
+    }
+
+    /// The items of vector search hits, with their similarity; withheld
     /// ones left out when `filter` is for agents (they are few: the pool
     /// is a little shorter, never wrong).
     pub(super) fn items_at(
@@ -141,13 +254,12 @@ impl Index {
         filter: &Filter,
     ) -> Result<Vec<(Item, f32)>> {
         let mut out = Vec::with_capacity(hits.len());
-        for (key, distance) in hits {
+        for (key, similarity) in hits {
             if let Some(item) = self.dbs.items.get(rtxn, &key)? {
                 if filter.agents_only && !item.for_agents() {
                     continue;
                 }
-                // arroy's cosine distance is 1 - cos, halved into [0, 1].
-                out.push((item, 1.0 - 2.0 * distance.clamp(0.0, 1.0)));
+                out.push((item, similarity));
             }
         }
         Ok(out)
@@ -197,19 +309,54 @@ impl Index {
         for entry in self.dbs.ids.iter(rtxn)? {
             keys.insert(entry?.1);
         }
-        match arroy::Reader::<Cosine>::open(rtxn, ARROY_INDEX, self.dbs.vectors) {
-            Ok(reader) => keys -= reader.item_ids(),
-            Err(arroy::Error::MissingMetadata(_)) => {}
-            Err(arroy::Error::NeedBuild(_)) => {
-                let dims = self.dbs.header.get(rtxn, "header")?.and_then(|h| h.dims);
-                if let Some(items) = dims.map(|d| self.vectors_before_build(rtxn, d)) {
-                    for entry in items?.into_iter().flatten() {
-                        keys.remove(entry?.0);
-                    }
-                }
-            }
-            Err(e) => return Err(e.into()),
+        let stored = self
+            .dbs
+            .vectors
+            .remap_data_type::<heed::types::DecodeIgnore>();
+        for entry in stored.iter(rtxn)? {
+            keys.remove(entry?.0);
         }
         Ok(keys)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A seeded vector of the model's size, normalised like its output.
+    fn unit_vector(seed: u64) -> Vec<f32> {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let v: Vec<f32> = (0..384).map(|_| rng.random_range(-1.0..1.0)).collect();
+        let n = norm(&v);
+        v.into_iter().map(|x| x / n).collect()
+    }
+
+    #[test]
+    fn a_stored_vector_is_the_models_to_half_precision() {
+        let v = unit_vector(1);
+        let bytes = encode(&v);
+        assert_eq!(bytes.len(), 768);
+        let back = decode(&bytes);
+        let worst = v
+            .iter()
+            .zip(&back)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0f32, f32::max);
+        // Components of a unit vector are below 0.25: half precision keeps
+        // them to about 1e-4.
+        assert!(worst < 2e-4, "{worst}");
+        assert!(Scorer::new(&v).similarity(&bytes).unwrap() > 0.99999);
+        // Another model's vector (other dimensions) is never compared.
+        assert_eq!(Scorer::new(&v[..100]).similarity(&bytes), None);
+    }
+
+    #[test]
+    fn the_best_are_the_most_similar_first_ties_by_key() {
+        let scored = vec![(5, 0.1), (2, 0.9), (9, 0.5), (1, 0.9), (3, -0.2)];
+        assert_eq!(best(scored.clone(), 3), vec![(1, 0.9), (2, 0.9), (9, 0.5)]);
+        assert_eq!(best(scored.clone(), 10).len(), 5);
+        assert!(best(scored, 0).is_empty());
     }
 }

@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use arroy::distances::Cosine;
+use arroy::distances::BinaryQuantizedCosine;
 use heed::RwTxn;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -11,9 +11,9 @@ use rayon::prelude::*;
 use super::plan::ItemPlan;
 use crate::error::Result;
 use crate::memory::index::paths::{item_links, session_links};
-use crate::memory::index::vectors::TREES;
+use crate::memory::index::vectors::{encode, TREES};
 use crate::memory::index::{
-    decode_postings, encode_postings, recent_key, FileRecord, Header, Index, ARROY_INDEX,
+    decode_postings, encode_postings, recent_key, FileRecord, Header, Index, TREES_INDEX,
 };
 use crate::memory::item::Item;
 
@@ -131,9 +131,10 @@ impl Index {
         Ok(())
     }
 
-    /// Removed items' vectors leave, new ones arrive, then, with `build`,
-    /// arroy rebuilds its trees. Without any vector (lexical-only, never
-    /// embedded) nothing is done.
+    /// Removed items' vectors leave, new ones arrive (in half precision,
+    /// and as arroy's one-bit codes), then, with `build`, arroy rebuilds
+    /// its trees. Without any vector (lexical-only, never embedded)
+    /// nothing is done.
     pub(super) fn apply_vectors(
         &self,
         wtxn: &mut RwTxn,
@@ -148,9 +149,10 @@ impl Index {
             .or(header.dims);
         let Some(dims) = dims else { return Ok(()) };
         header.dims = Some(dims);
-        let writer = arroy::Writer::<Cosine>::new(self.dbs.vectors, ARROY_INDEX, dims);
+        let writer = arroy::Writer::<BinaryQuantizedCosine>::new(self.dbs.trees, TREES_INDEX, dims);
         for (key, _) in removed {
             writer.del_item(wtxn, *key)?;
+            self.dbs.vectors.delete(wtxn, key)?;
         }
         let mut rng = rand::rngs::StdRng::seed_from_u64(TREE_SEED);
         let mut arriving: Vec<(u32, &Vec<f32>)> = embedded
@@ -158,13 +160,14 @@ impl Index {
             .map(|(key, _)| *key)
             .zip(vectors.unwrap_or_default())
             .collect();
-        // In key order, LMDB splits each full page in two, and a page holds
-        // two vectors: every page ended with one (214 MB of vectors at a
-        // team's year). In a seeded random order pages fill as in any
-        // B-tree, about two thirds.
+        // In key order, LMDB splits each full page in two and leaves the
+        // first half empty for good (with 32-bit vectors, two to a page,
+        // 214 MB of them at a team's year). In a seeded random order pages
+        // fill as in any B-tree, about two thirds.
         arriving.shuffle(&mut rng);
         for (key, vector) in arriving {
             writer.add_item(wtxn, key, vector)?;
+            self.dbs.vectors.put(wtxn, &key, &encode(vector))?;
         }
         if build && writer.need_build(wtxn)? {
             writer.builder(&mut rng).n_trees(TREES).build(wtxn)?;
