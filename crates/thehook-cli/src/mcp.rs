@@ -19,6 +19,7 @@ use thehook_core::error::Words;
 use thehook_core::help;
 use thehook_core::memory::embed::SearchPaths;
 use thehook_core::memory::shared::with_memory;
+use thehook_core::memory::Refresh;
 use thehook_core::text::safety;
 use thehook_core::{env, Error, ItemRef, Memory, Project, RecallRequest, RememberRequest};
 
@@ -100,9 +101,10 @@ impl State {
     fn with_memory<T>(
         &self,
         create: bool,
+        refresh: Refresh,
         f: impl FnOnce(&mut Memory) -> Result<T, Error>,
     ) -> Result<T, Error> {
-        with_memory(&self.start, &self.paths, create, f)
+        with_memory(&self.start, &self.paths, create, refresh, f)
     }
 }
 
@@ -157,7 +159,7 @@ impl Server {
             let types: Vec<String> = p.kind.into_iter().collect();
             let request =
                 RecallRequest::parse(p.query, p.k, &types, p.since.as_deref(), None)?.for_agents();
-            let hits = state.with_memory(false, |m| m.recall(&request))?;
+            let hits = state.with_memory(false, Refresh::Stamped, |m| m.recall(&request))?;
             if hits.is_empty() {
                 return Ok(format!("nothing in memory matches {:?}", request.query));
             }
@@ -176,7 +178,7 @@ impl Server {
     ) -> Result<CallToolResult, ErrorData> {
         self.answer(move |state| {
             let request = RememberRequest::parse(p.text, p.kind.as_deref())?;
-            let item = state.with_memory(true, |m| m.remember(&request))?;
+            let item = state.with_memory(true, Refresh::EveryFile, |m| m.remember(&request))?;
             Ok(format!(
                 "remembered {} as {} ({})",
                 item.id,
@@ -236,7 +238,7 @@ impl Server {
     ) -> Result<CallToolResult, ErrorData> {
         self.answer(move |state| {
             let item = ItemRef::parse(&p.item_id)?;
-            let item = state.with_memory(false, |m| m.forget(&item))?;
+            let item = state.with_memory(false, Refresh::EveryFile, |m| m.forget(&item))?;
             Ok(format!(
                 "forgot {} ({}): {}",
                 item.id,

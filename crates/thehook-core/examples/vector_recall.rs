@@ -1,31 +1,41 @@
-//! How well arroy's approximate search finds what the exact scan finds, and
-//! at what cost, on the vectors of a real index: the measurement behind
-//! `TREES` and `SEARCH_K_PER_RESULT` in `memory/index/vectors.rs`.
+//! How well the index's approximate vector search finds what comparing
+//! every vector finds, and at what cost, on the vectors of a real index: the
+//! measurement behind `TREES`, `MIN_SEARCH_K` and `MIN_RESCORED` in
+//! `memory/index/vectors.rs`. It also prints how much of the index file
+//! each database takes.
 //!
-//! It copies the vectors of `<index folder>` (opened read-only) into a
-//! scratch LMDB, holds out `--queries` of them (seeded) as queries, builds
-//! trees for each `--trees` count and, for each `--search-k` factor (nodes
-//! visited per result wanted), compares arroy's top 10 with the exact top 10.
+//! It reads the half-precision vectors of `<index folder>` (opened
+//! read-only), holds out `--queries` of them (seeded) as queries, builds
+//! arroy trees over one-bit codes of the rest in a scratch LMDB for each
+//! `--trees` count and, for each `--search-k` (nodes searched) and
+//! `--rescore` (candidates ranked by their vectors), compares the top 10
+//! with the exact top 10 of the full-precision scan.
 //!
 //! ```text
 //! cargo run --release -p thehook-core --example vector_recall -- \
-//!     bench/out/team-work/scale/d10x365x2/.thehook/index --trees 8,16,32 --search-k 20,50,100
+//!     bench/out/team-work/scale/d10x365x2/.thehook/index --trees 16,32 --search-k 5000,10000 --rescore 200,400
 //! ```
 
+use std::collections::HashMap;
 use std::num::NonZeroUsize;
 use std::time::Instant;
 
-use arroy::distances::Cosine;
+use arroy::distances::BinaryQuantizedCosine;
 use arroy::{Reader, Writer};
-use heed::{CommitOrAbort, EnvFlags, EnvOpenOptions};
+use heed::types::{Bytes, U32};
+use heed::{byteorder::BigEndian, CommitOrAbort, EnvFlags, EnvOpenOptions};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
 const TOP: usize = 10;
 
+type Vectors<'e> = heed::Database<'e, U32<BigEndian>, Bytes>;
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let dir = args.first().expect("usage: vector_recall <index folder> [--trees a,b] [--search-k a,b] [--limit n] [--queries n]");
+    let dir = args.first().expect(
+        "usage: vector_recall <index folder> [--trees a,b] [--search-k a,b] [--rescore a,b] [--queries n]",
+    );
     let list = |flag: &str, default: &str| -> Vec<usize> {
         let at = args.iter().position(|a| a == flag);
         at.and_then(|i| args.get(i + 1))
@@ -34,9 +44,9 @@ fn main() {
             .map(|n| n.parse().expect("a number"))
             .collect()
     };
-    let trees = list("--trees", "8,16,32");
-    let factors = list("--search-k", "15,30,60");
-    let limits = list("--limit", "10,60");
+    let trees = list("--trees", "16,32");
+    let search_ks = list("--search-k", "5000,10000,20000");
+    let rescores = list("--rescore", "100,200,400");
     let n_queries = list("--queries", "200")[0];
 
     let vectors = read_vectors(std::path::Path::new(dir));
@@ -46,28 +56,39 @@ fn main() {
     let (queries, stored) = order.split_at(n_queries);
     let queries: Vec<&Vec<f32>> = queries.iter().map(|&i| &vectors[i].1).collect();
     let stored: Vec<&(u32, Vec<f32>)> = stored.iter().map(|&i| &vectors[i]).collect();
+    let by_key: HashMap<u32, &Vec<f32>> = stored.iter().map(|(k, v)| (*k, v)).collect();
     println!(
         "{} vectors stored, {} held out as queries",
         stored.len(),
         queries.len()
     );
-    let exact: Vec<(Vec<u32>, f32)> = queries.iter().map(|q| exact_top(q, &stored)).collect();
+    let exact: Vec<Vec<u32>> = queries
+        .iter()
+        .map(|q| top(stored.iter().map(|(k, v)| (*k, cosine(q, v)))))
+        .collect();
+    let recall = |got: &[Vec<u32>]| -> f64 {
+        let found: usize = got
+            .iter()
+            .zip(&exact)
+            .map(|(g, want)| want.iter().filter(|k| g.contains(k)).count())
+            .sum();
+        found as f64 / (TOP * exact.len()) as f64
+    };
 
     for &n_trees in &trees {
         let scratch = tempfile::tempdir().expect("a scratch folder");
         let env = open_env(scratch.path(), EnvFlags::empty());
         let wtxn = env.write_txn().unwrap();
-        let db: arroy::Database<Cosine> = env
+        let db: arroy::Database<BinaryQuantizedCosine> = env
             .create_databases_and_commit(wtxn, |dbo, wtxn| -> heed::Result<_> {
                 Ok(CommitOrAbort::<_, ()>::Commit(
-                    dbo.create_database(wtxn, Some("vectors"))?,
+                    dbo.create_database(wtxn, Some("trees"))?,
                 ))
             })
             .unwrap()
-            .commit()
-            .unwrap();
+            .unwrap_commit();
         let mut wtxn = env.write_txn().unwrap();
-        let writer = Writer::<Cosine>::new(db, 0, stored[0].1.len());
+        let writer = Writer::<BinaryQuantizedCosine>::new(db, 0, stored[0].1.len());
         for (key, v) in &stored {
             writer.add_item(&mut wtxn, *key, v).unwrap();
         }
@@ -81,73 +102,85 @@ fn main() {
         let build = started.elapsed();
         wtxn.commit().unwrap();
         let rtxn = env.read_txn().unwrap();
-        let stat = db
-            .remap_types::<heed::types::Bytes, heed::types::Bytes>()
-            .stat(&rtxn)
-            .unwrap();
-        let pages = stat.branch_pages + stat.leaf_pages + stat.overflow_pages;
-        let reader = Reader::<Cosine>::open(&rtxn, 0, db).unwrap();
+        let reader = Reader::<BinaryQuantizedCosine>::open(&rtxn, 0, db).unwrap();
         println!(
-            "\ntrees {n_trees}: build {:.1} s, vectors database {:.1} MB ({} entries)",
+            "\ntrees {n_trees}: build {:.1} s, trees database {:.1} MB",
             build.as_secs_f32(),
-            pages as f64 * 4096.0 / 1048576.0,
-            stat.entries
+            megabytes(&db.remap_types::<Bytes, Bytes>().stat(&rtxn).unwrap())
         );
-        for &limit in &limits {
-            for &factor in &factors {
-                let search_k = limit * factor;
+        for &search_k in &search_ks {
+            for &rescore in &rescores {
                 let started = Instant::now();
-                let mut found = 0usize;
-                let mut tied = 0usize;
-                let mut worst = TOP;
-                for (q, want) in queries.iter().zip(&exact) {
-                    let mut nns = reader.nns(limit);
-                    nns.search_k(NonZeroUsize::new(search_k).unwrap());
-                    let hits = nns.by_vector(&rtxn, q).unwrap();
-                    let got: Vec<u32> = hits.iter().take(TOP).map(|h| h.0).collect();
-                    let n = want.0.iter().filter(|k| got.contains(k)).count();
-                    // As good as the exact 10th (a tie in similarity is no miss).
-                    tied += hits
-                        .iter()
-                        .take(TOP)
-                        .filter(|h| 1.0 - 2.0 * h.1 >= want.1 - 1e-6)
-                        .count();
-                    found += n;
-                    worst = worst.min(n);
-                }
+                let got: Vec<Vec<u32>> = queries
+                    .iter()
+                    .map(|q| {
+                        let mut nns = reader.nns(rescore);
+                        nns.search_k(NonZeroUsize::new(search_k).unwrap());
+                        let candidates = nns.by_vector(&rtxn, q).unwrap();
+                        top(candidates.iter().map(|(k, _)| (*k, cosine(q, by_key[k]))))
+                    })
+                    .collect();
                 let per_query = started.elapsed().as_secs_f64() * 1000.0 / queries.len() as f64;
                 println!(
-                    "  limit {limit:>3}, search_k {search_k:>6}: recall@{TOP} {:.3} (worst {worst}/{TOP}), ties counted {:.3}, {per_query:.2} ms a query",
-                    found as f64 / (TOP * queries.len()) as f64,
-                    tied as f64 / (TOP * queries.len()) as f64
+                    "  search_k {search_k:>6}, rescored {rescore:>4}: recall@{TOP} {:.3}, {per_query:.2} ms a query",
+                    recall(&got)
                 );
             }
         }
     }
 }
 
-/// Every vector of the index at `dir`, read-only.
+/// Every vector of the index at `dir`, read-only, widened from half
+/// precision; then how much of the file each database takes.
 fn read_vectors(dir: &std::path::Path) -> Vec<(u32, Vec<f32>)> {
     let env = open_env(dir, EnvFlags::READ_ONLY);
     let rtxn = env.read_txn().unwrap();
-    let db: arroy::Database<Cosine> = env
+    let names = [
+        "header", "items", "ids", "files", "postings", "recent", "vectors", "replies", "paths",
+        "trees",
+    ];
+    let dbs = env
         .open_databases_and_commit(rtxn, |dbo, rtxn| -> heed::Result<_> {
-            Ok(CommitOrAbort::<_, ()>::Commit(
-                dbo.open_database(rtxn, Some("vectors"))?,
-            ))
+            let dbs = names.map(|n| {
+                dbo.open_database::<Bytes, Bytes>(rtxn, Some(n))
+                    .ok()
+                    .flatten()
+            });
+            Ok(CommitOrAbort::<_, ()>::Commit(dbs))
         })
         .unwrap()
-        .commit()
-        .unwrap()
-        .expect("a vectors database");
+        .unwrap_commit();
     let rtxn = env.read_txn().unwrap();
-    let reader = Reader::<Cosine>::open(&rtxn, 0, db).expect("vectors");
-    let mut out = Vec::new();
-    for entry in reader.iter(&rtxn).unwrap() {
-        let (key, v) = entry.unwrap();
-        out.push((key, v.to_vec()));
+    let file = std::fs::metadata(dir.join("data.mdb")).map_or(0, |m| m.len());
+    println!("index file {:.1} MB; in use:", file as f64 / 1048576.0);
+    for (name, db) in names.iter().zip(&dbs) {
+        if let Some(db) = db {
+            let stat = db.stat(&rtxn).unwrap();
+            println!(
+                "  {name:<9} {:>6.1} MB, {} entries",
+                megabytes(&stat),
+                stat.entries
+            );
+        }
     }
-    out
+    let vectors: Vectors = dbs[6].expect("a vectors database").remap_key_type();
+    vectors
+        .iter(&rtxn)
+        .unwrap()
+        .map(|entry| {
+            let (key, bytes) = entry.unwrap();
+            let v = bytes
+                .chunks_exact(2)
+                .map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f32())
+                .collect();
+            (key, v)
+        })
+        .collect()
+}
+
+fn megabytes(stat: &heed::DatabaseStat) -> f64 {
+    let pages = stat.branch_pages + stat.leaf_pages + stat.overflow_pages;
+    (pages * stat.page_size as usize) as f64 / 1048576.0
 }
 
 /// An LMDB environment at `dir` with room for the index's databases.
@@ -162,14 +195,15 @@ fn open_env(dir: &std::path::Path, flags: EnvFlags) -> heed::Env {
     .expect("an LMDB folder")
 }
 
-/// The exact top 10 by cosine similarity (the vectors are normalised), and
-/// the 10th's similarity.
-fn exact_top(query: &[f32], stored: &[&(u32, Vec<f32>)]) -> (Vec<u32>, f32) {
-    let mut scored: Vec<(f32, u32)> = stored
-        .iter()
-        .map(|(k, v)| (v.iter().zip(query).map(|(a, b)| a * b).sum::<f32>(), *k))
-        .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    let tenth = scored[TOP - 1].0;
-    (scored.into_iter().take(TOP).map(|s| s.1).collect(), tenth)
+fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    let norm = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    dot / (norm(a) * norm(b))
+}
+
+/// The keys of the 10 most similar, most similar first (ties by key).
+fn top(scored: impl Iterator<Item = (u32, f32)>) -> Vec<u32> {
+    let mut scored: Vec<(u32, f32)> = scored.collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    scored.into_iter().take(TOP).map(|s| s.0).collect()
 }

@@ -13,6 +13,7 @@ pub use session_api::*;
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
 use thehook_core::memory::search::Hit;
+use thehook_core::memory::Refresh;
 use thehook_core::RecallRequest;
 
 use task::CoreTask;
@@ -176,7 +177,9 @@ pub fn recall(
             o.since.as_deref(),
             o.mode.as_deref(),
         )?;
-        let hits = memories::with(o.project_dir.as_deref(), false, |m| m.recall(&request))?;
+        let hits = memories::with(o.project_dir.as_deref(), false, Refresh::Stamped, |m| {
+            m.recall(&request)
+        })?;
         Ok(hits.into_iter().map(RecallHit::from).collect())
     }))
 }

@@ -6,19 +6,22 @@ use std::path::{Path, PathBuf};
 
 use thehook_core::memory::embed::SearchPaths;
 use thehook_core::memory::shared::with_memory;
+use thehook_core::memory::Refresh;
 use thehook_core::Memory;
 
 use crate::task::Failure;
 
 /// Runs `f` on the memory of the project at (or above) `dir` (default: the
-/// current folder), opened once per process and kept warm.
+/// current folder), opened once per process and kept warm, refreshed as
+/// far as `refresh` looks.
 pub(crate) fn with<T>(
     dir: Option<&str>,
     create: bool,
+    refresh: Refresh,
     f: impl FnOnce(&mut Memory) -> thehook_core::Result<T>,
 ) -> Result<T, Failure> {
     let start = start_dir(dir)?;
-    Ok(with_memory(&start, &search_paths(), create, f)?)
+    Ok(with_memory(&start, &search_paths(), create, refresh, f)?)
 }
 
 /// `dir`, or the current folder.

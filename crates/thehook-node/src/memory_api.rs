@@ -5,6 +5,7 @@ use napi::bindgen_prelude::FnArgs;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::Status;
 use napi_derive::napi;
+use thehook_core::memory::Refresh;
 use thehook_core::{Item, ItemRef, RememberRequest};
 
 use crate::memories;
@@ -59,7 +60,12 @@ pub fn remember(text: String, options: Option<RememberOptions>) -> AsyncTask<Cor
     let o = options.unwrap_or_default();
     AsyncTask::new(CoreTask::new(move || {
         let request = RememberRequest::parse(text, o.r#type.as_deref())?;
-        Ok(memories::with(o.project_dir.as_deref(), true, |m| m.remember(&request))?.into())
+        Ok(
+            memories::with(o.project_dir.as_deref(), true, Refresh::EveryFile, |m| {
+                m.remember(&request)
+            })?
+            .into(),
+        )
     }))
 }
 
@@ -69,7 +75,12 @@ pub fn forget(id: String, options: Option<ProjectOptions>) -> AsyncTask<CoreTask
     let o = options.unwrap_or_default();
     AsyncTask::new(CoreTask::new(move || {
         let item = ItemRef::parse(&id)?;
-        Ok(memories::with(o.project_dir.as_deref(), false, |m| m.forget(&item))?.into())
+        Ok(
+            memories::with(o.project_dir.as_deref(), false, Refresh::EveryFile, |m| {
+                m.forget(&item)
+            })?
+            .into(),
+        )
     }))
 }
 
@@ -112,7 +123,7 @@ pub fn reindex(
                 );
             }
         };
-        let done = memories::with(o.project_dir.as_deref(), false, |m| {
+        let done = memories::with(o.project_dir.as_deref(), false, Refresh::EveryFile, |m| {
             m.reindex_reported(&report)
         })?;
         // The core's report, field for field (`reindex --json` prints it).
@@ -188,7 +199,7 @@ impl From<&thehook_core::capture::bill::Spend> for LlmSpend {
 pub fn status(options: Option<ProjectOptions>) -> AsyncTask<CoreTask<StatusResult>> {
     let o = options.unwrap_or_default();
     AsyncTask::new(CoreTask::new(move || {
-        let s = memories::with(o.project_dir.as_deref(), false, |m| {
+        let s = memories::with(o.project_dir.as_deref(), false, Refresh::EveryFile, |m| {
             thehook_core::status::Status::of(m)
         })?;
         Ok(StatusResult {

@@ -2,6 +2,7 @@
 //! stderr; and the one-line answer of the commands that change an item.
 
 use thehook_core::memory::embed::SearchPaths;
+use thehook_core::memory::Refresh;
 use thehook_core::{Error, Memory, Project};
 
 use crate::output::{Output, Style};
@@ -15,23 +16,25 @@ pub(super) fn open(
     create: bool,
     out: &mut Output,
 ) -> Result<Memory, Error> {
-    open_embedding(project, paths, create, None, out)
+    open_embedding(project, paths, create, None, Refresh::EveryFile, out)
 }
 
 /// [`open`], with the model loading and embedding `query` on another thread
-/// while the index syncs (a one-shot hybrid recall).
+/// while the index syncs (a one-shot hybrid recall), refreshed as far as
+/// `refresh` looks.
 pub(super) fn open_embedding(
     project: &Project,
     paths: &SearchPaths,
     create: bool,
     query: Option<&str>,
+    refresh: Refresh,
     out: &mut Output,
 ) -> Result<Memory, Error> {
     let mut memory = Memory::open(project.root(), paths, create)?;
     if let Some(query) = query {
         memory.start_embedding(query);
     }
-    if memory.refresh_for_answer()? {
+    if memory.refresh_for_answer(refresh)? {
         super::start_detached(project.root(), &["reindex", "--pending"]);
     }
     print_notices(&mut memory, out);

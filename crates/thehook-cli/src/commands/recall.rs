@@ -3,6 +3,7 @@
 use serde_json::json;
 use thehook_core::memory::embed::{Availability, SearchPaths};
 use thehook_core::memory::search::{Hit, Mode};
+use thehook_core::memory::Refresh;
 use thehook_core::{Error, Memory, Project, RecallRequest};
 
 use crate::args::RecallArgs;
@@ -24,7 +25,7 @@ pub(super) fn recall(
     request.mode = args.mode.unwrap_or_default();
     let embed_now =
         (request.mode != Mode::Lexical && !args.stdin).then_some(request.query.as_str());
-    let mut memory = match open_embedding(project, paths, false, embed_now, out) {
+    let mut memory = match open_embedding(project, paths, false, embed_now, Refresh::Stamped, out) {
         Ok(m) => m,
         Err(e @ Error::NoMemory { .. }) if args.json || args.stdin => {
             // Machine readers still get well-formed (empty) answers.

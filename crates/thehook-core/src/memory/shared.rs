@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::error::Result;
 use crate::memory::embed::SearchPaths;
-use crate::memory::Memory;
+use crate::memory::{Memory, Refresh};
 use crate::project::Project;
 
 type Shared = Arc<Mutex<Memory>>;
@@ -20,13 +20,14 @@ fn open_memories() -> &'static Mutex<HashMap<PathBuf, Shared>> {
 }
 
 /// Runs `f` on the memory of the project at (or above) `start`, opened on
-/// the first call and kept; the index is refreshed first, so markdown edited
-/// or captured since the last call is seen. `create` starts a memory where
-/// there is none (as `remember` does).
+/// the first call and kept; the index is refreshed first (as far as
+/// `refresh` looks), so markdown edited or captured since the last call is
+/// seen. `create` starts a memory where there is none (as `remember` does).
 pub fn with_memory<T>(
     start: &Path,
     paths: &SearchPaths,
     create: bool,
+    refresh: Refresh,
     f: impl FnOnce(&mut Memory) -> Result<T>,
 ) -> Result<T> {
     let root = Project::discover(start).root().to_path_buf();
@@ -43,7 +44,7 @@ pub fn with_memory<T>(
         }
     };
     let mut memory = shared.lock().unwrap_or_else(|p| p.into_inner());
-    memory.refresh()?;
+    memory.refresh(refresh)?;
     // Nobody reads notices in a long-lived process; dropped here so they
     // do not pile up over thousands of calls.
     memory.take_notices();

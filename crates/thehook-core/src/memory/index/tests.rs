@@ -458,7 +458,10 @@ fn the_trees_candidates_ranked_by_their_vectors_give_the_exact_top() {
     let index = &s.index;
     let rtxn = index.env.read_txn().unwrap();
     let lint = index.dbs.items.iter(&rtxn).unwrap().map(Result::unwrap);
-    let (lint, _) = lint.into_iter().find(|(_, i)| i.text == "Lint before commit").unwrap();
+    let (lint, _) = lint
+        .into_iter()
+        .find(|(_, i)| i.text == "Lint before commit")
+        .unwrap();
     let query = super::vectors::decode(index.dbs.vectors.get(&rtxn, &lint).unwrap().unwrap());
     let exact = index.nearest(&rtxn, &query, 5, None, u64::MAX).unwrap();
     let through_trees = index.nearest(&rtxn, &query, 5, None, 0).unwrap();

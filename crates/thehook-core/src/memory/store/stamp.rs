@@ -1,5 +1,5 @@
 //! A cheap answer to "has any markdown changed since the index last matched
-//! it?" for the hooks, which ask on every call: a stat of each folder the
+//! it?" for the hooks and recall, which ask on every call: a stat of each folder the
 //! last listing walked and of each knowledge file, not of every session file
 //! (7,300 of them at a team's year) nor a read of every file record.
 //!
@@ -7,8 +7,8 @@
 //! what git does on checkout and pull (it writes a new file, never over the
 //! old one) and what thehook's own writes do (a temporary file renamed into
 //! place). A session file edited in place is the one change this misses;
-//! the session start's detached half and every other command list every
-//! file, so it is seen there. Knowledge files, which people edit in place,
+//! the session start's detached half and every command but recall list
+//! every file, so it is seen there. Knowledge files, which people edit in place,
 //! are stat'ed one by one.
 
 use std::path::Path;
