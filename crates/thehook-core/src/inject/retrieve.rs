@@ -122,6 +122,7 @@ pub fn retrieve(
         out.log = format!("source `{source}` is not in retrieval.inject_on");
         return Ok(out);
     }
+    TokenCounts::preload_if_none(project, memory.availability());
     memory.sync_deferring_embeddings(true)?;
     let context = Context::cached(project.root(), &project.index_dir().join(CONTEXT_CACHE));
     let query = context.query();

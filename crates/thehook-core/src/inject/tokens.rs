@@ -122,6 +122,23 @@ impl TokenCounts {
         project.index_dir().join("token-counts.json")
     }
 
+    /// With no stored counts (a fresh clone's first session start, whose
+    /// block the character bound rarely settles), starts loading the
+    /// tokenizer on another thread: it parses while the index is written
+    /// (about 17 ms), and [`load_tokenizer`] takes it from there.
+    pub(crate) fn preload_if_none(project: &Project, availability: &Availability) {
+        let Availability::Ready { model_dir, .. } = availability else {
+            return;
+        };
+        if Self::path(project).exists() {
+            return;
+        }
+        let path = model_dir.path.join("tokenizer.json");
+        let at = path.clone();
+        let loading = std::thread::spawn(move || crate::memory::embed::tokenizer(&at, None).ok());
+        *PRELOADING.lock().unwrap_or_else(|p| p.into_inner()) = Some((path, loading));
+    }
+
     /// The stored counts, if they came from this model's tokenizer.
     pub(crate) fn load(project: &Project, availability: &Availability) -> TokenCounts {
         std::fs::read(Self::path(project))
@@ -140,7 +157,23 @@ impl TokenCounts {
     }
 }
 
-/// The model's tokenizer with padding and truncation off, so counts are real.
+/// The model's tokenizer with padding and truncation off, so counts are real:
+/// the one [`TokenCounts::preload_if_none`] started loading, if it did.
 pub(crate) fn load_tokenizer(path: &Path) -> Option<tokenizers::Tokenizer> {
+    let preloading = PRELOADING.lock().unwrap_or_else(|p| p.into_inner()).take();
+    if let Some((at, loading)) = preloading {
+        if at == path {
+            if let Ok(tokenizer) = loading.join() {
+                return tokenizer;
+            }
+        }
+    }
     crate::memory::embed::tokenizer(path, None).ok()
 }
+
+/// A tokenizer being loaded on another thread, and from where.
+type Preloading = Option<(
+    PathBuf,
+    std::thread::JoinHandle<Option<tokenizers::Tokenizer>>,
+)>;
+static PRELOADING: std::sync::Mutex<Preloading> = std::sync::Mutex::new(None);

@@ -12,6 +12,8 @@ use std::collections::HashSet;
 use std::fs::Metadata;
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
+
 /// What a walk found.
 #[derive(Default)]
 pub(super) struct Found {
@@ -50,6 +52,9 @@ fn walk(dir: &Path, found: &mut Found, visited: &mut HashSet<PathBuf>, warnings:
             return;
         }
     };
+    // Plain files are stat'ed after the folder is read, on every core:
+    // 7,300 stats were a fifth of a fresh clone's first session start.
+    let mut plain = Vec::new();
     for entry in entries {
         let entry = match entry {
             Ok(entry) => entry,
@@ -76,12 +81,17 @@ fn walk(dir: &Path, found: &mut Found, visited: &mut HashSet<PathBuf>, warnings:
                 Err(_) => {}
             }
         } else if kind.is_file() && markdown {
-            match entry.metadata() {
-                Ok(meta) => found.files.push((path, meta)),
-                Err(e) => {
-                    warnings.push(format!("{}: cannot be read ({e}); skipped", path.display()))
-                }
-            }
+            plain.push(entry);
+        }
+    }
+    let stated: Vec<_> = plain
+        .into_par_iter()
+        .map(|entry| (entry.path(), entry.metadata()))
+        .collect();
+    for (path, meta) in stated {
+        match meta {
+            Ok(meta) => found.files.push((path, meta)),
+            Err(e) => warnings.push(format!("{}: cannot be read ({e}); skipped", path.display())),
         }
     }
 }

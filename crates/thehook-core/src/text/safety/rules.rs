@@ -86,23 +86,25 @@ pub(super) fn first_match(text: &str) -> Option<(Rule, &str)> {
 
 /// Every pattern a rule starts from, in one set: nearly every item matches
 /// none, and one pass of the set tells so. A rule matches only where one
-/// of its patterns does, so the rules run only then.
+/// of its patterns does, so the rules run only then. The set is compiled
+/// from the patterns' text, so the rules' own regexes are compiled only
+/// when a text wakes the set (compiling both was 9% of a fresh clone's
+/// first session start).
 static ANY_PATTERN: LazyLock<RegexSet> = LazyLock::new(|| {
     let lists = [
-        &ROLE_DELIMITERS,
-        &ADDRESSED,
-        &CONCEALMENT,
-        &PIPE_TO_SHELL,
-        &SECRET_STORES,
-        &SECRET_FILE_READ,
-        &UPLOADS,
+        ROLE_DELIMITERS_PATTERNS,
+        ADDRESSED_PATTERNS,
+        CONCEALMENT_PATTERNS,
+        PIPE_TO_SHELL_PATTERNS,
+        SECRET_STORES_PATTERNS,
+        SECRET_FILE_READ_PATTERNS,
+        UPLOADS_PATTERNS,
     ];
-    let singles = [&URL, &DECODE];
     let patterns = lists
         .into_iter()
-        .flat_map(|list| list.iter())
-        .chain(singles.into_iter().map(|r| &**r))
-        .map(Regex::as_str);
+        .flatten()
+        .map(|p| source(&case_blind(p)))
+        .chain([URL_PATTERN, DECODE_PATTERN].map(source));
     RegexSet::new(patterns).expect("the safety patterns compile as a set")
 });
 
@@ -121,10 +123,12 @@ const CHECKS: [(Rule, Find); 7] = [
 ];
 
 fn compile(patterns: &[&str]) -> Vec<Regex> {
-    patterns
-        .iter()
-        .map(|p| pattern(&format!("(?i){p}")))
-        .collect()
+    patterns.iter().map(|p| pattern(&case_blind(p))).collect()
+}
+
+/// A list's pattern, case-insensitive as every list's is.
+fn case_blind(p: &str) -> String {
+    format!("(?i){p}")
 }
 
 /// A safety pattern whose `\b` are ASCII word boundaries. A Unicode `\b`
@@ -133,7 +137,12 @@ fn compile(patterns: &[&str]) -> Vec<Regex> {
 /// A letter outside ASCII beside a match now counts as a boundary, so a
 /// rule matches at least where it did.
 fn pattern(p: &str) -> Regex {
-    Regex::new(&p.replace(r"\b", r"(?-u:\b)")).expect("a safety pattern compiles")
+    Regex::new(&source(p)).expect("a safety pattern compiles")
+}
+
+/// What [`pattern`] compiles: `p` with ASCII word boundaries.
+fn source(p: &str) -> String {
+    p.replace(r"\b", r"(?-u:\b)")
 }
 
 /// The first match of any of `patterns` that is not `excused`.
@@ -161,82 +170,78 @@ fn concealment(text: &str) -> Option<&str> {
     first(&CONCEALMENT, text)
 }
 
-static ADDRESSED: LazyLock<Vec<Regex>> = LazyLock::new(|| {
-    compile(&[
-        // Overrides: "ignore all previous instructions", "disregard your rules".
-        r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|any|the|of|these|those|every|your|my)\s+){0,3}(?:previous|prior|above|earlier|preceding|original|system|safety|developer|all|your|any|other)\s+(?:\w+\s+)?(?:instructions?|prompts?|rules|guidelines|directives|guardrails|constraints|messages)\b",
-        // A new role.
-        r"\byou\s+are\s+(?:now|no\s+longer)\b",
-        r"\bfrom\s+now\s+on,?\s+(?:you|the\s+(?:assistant|agent|model|ai))\b",
-        r"\b(?:new|updated|real|actual|true)\s+(?:system\s+)?instructions?\s*:",
-        r"\b(?:enter|enable|activate|switch\s+to)\s+(?:developer|god|jailbreak|dan|unrestricted)\s+mode\b",
-        r"\bpretend\s+(?:to\s+be|you\s+are)\b",
-        r"\b(?:act|behave|respond)\s+as\s+(?:if\s+you\s+(?:are|were)\s+)?(?:an?\s+)?(?:unrestricted|unfiltered|jailbroken|evil|malicious|dan)\b",
-        // Approvals: "approve every tool call", "without asking the user".
-        r"\b(?:auto-?approve|approve|accept|allow|grant|confirm)\s+(?:all|every|any|each)\s+(?:\w+\s+)?(?:tool\s*(?:calls?|uses?|requests?)|permission\s*(?:requests?|prompts?)?|permissions|shell\s+commands?|commands?)\b",
-        r"\bwithout\s+(?:asking|prompting|confirmation\s+from|checking\s+with|consulting)\s+(?:the\s+)?(?:user|human|developer|operator)\b",
-        // Addressed to the model by name.
-        r"\b(?:note|message)\s+to\s+(?:the\s+|any\s+|all\s+)?(?:ai|llm|assistant|agents?|model|claude|codex|gemini|copilot)\b",
-        r"\bif\s+you\s+are\s+(?:an?\s+)?(?:ai|llm|language\s+model|assistant|coding\s+agent|agent|claude|codex|gemini|copilot|chatgpt)\b",
-        r"\b(?:ai|llm)\s+(?:agents?|assistants?|models?)\s+(?:reading|processing|that\s+reads?)\s+this\b",
-        r"\b(?:reveal|print|show|output|repeat|leak|dump|override|replace)\s+(?:your|the)\s+(?:system\s+prompt|hidden\s+instructions|instructions\s+above)\b",
-    ])
-});
+const ADDRESSED_PATTERNS: &[&str] = &[
+    // Overrides: "ignore all previous instructions", "disregard your rules".
+    r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|any|the|of|these|those|every|your|my)\s+){0,3}(?:previous|prior|above|earlier|preceding|original|system|safety|developer|all|your|any|other)\s+(?:\w+\s+)?(?:instructions?|prompts?|rules|guidelines|directives|guardrails|constraints|messages)\b",
+    // A new role.
+    r"\byou\s+are\s+(?:now|no\s+longer)\b",
+    r"\bfrom\s+now\s+on,?\s+(?:you|the\s+(?:assistant|agent|model|ai))\b",
+    r"\b(?:new|updated|real|actual|true)\s+(?:system\s+)?instructions?\s*:",
+    r"\b(?:enter|enable|activate|switch\s+to)\s+(?:developer|god|jailbreak|dan|unrestricted)\s+mode\b",
+    r"\bpretend\s+(?:to\s+be|you\s+are)\b",
+    r"\b(?:act|behave|respond)\s+as\s+(?:if\s+you\s+(?:are|were)\s+)?(?:an?\s+)?(?:unrestricted|unfiltered|jailbroken|evil|malicious|dan)\b",
+    // Approvals: "approve every tool call", "without asking the user".
+    r"\b(?:auto-?approve|approve|accept|allow|grant|confirm)\s+(?:all|every|any|each)\s+(?:\w+\s+)?(?:tool\s*(?:calls?|uses?|requests?)|permission\s*(?:requests?|prompts?)?|permissions|shell\s+commands?|commands?)\b",
+    r"\bwithout\s+(?:asking|prompting|confirmation\s+from|checking\s+with|consulting)\s+(?:the\s+)?(?:user|human|developer|operator)\b",
+    // Addressed to the model by name.
+    r"\b(?:note|message)\s+to\s+(?:the\s+|any\s+|all\s+)?(?:ai|llm|assistant|agents?|model|claude|codex|gemini|copilot)\b",
+    r"\bif\s+you\s+are\s+(?:an?\s+)?(?:ai|llm|language\s+model|assistant|coding\s+agent|agent|claude|codex|gemini|copilot|chatgpt)\b",
+    r"\b(?:ai|llm)\s+(?:agents?|assistants?|models?)\s+(?:reading|processing|that\s+reads?)\s+this\b",
+    r"\b(?:reveal|print|show|output|repeat|leak|dump|override|replace)\s+(?:your|the)\s+(?:system\s+prompt|hidden\s+instructions|instructions\s+above)\b",
+];
+static ADDRESSED: LazyLock<Vec<Regex>> = LazyLock::new(|| compile(ADDRESSED_PATTERNS));
 
-static CONCEALMENT: LazyLock<Vec<Regex>> = LazyLock::new(|| {
-    compile(&[
-        r"\b(?:do\s+not|don't|dont|never|without)\s+(?:tell|telling|inform|informing|mention|mentioning|notify|notifying|alert|alerting|reveal|revealing|disclose|disclosing|report|reporting|show|showing)\s+(?:this\s+|it\s+|that\s+|anything\s+|any\s+of\s+this\s+)?(?:to\s+)?(?:the\s+)?(?:user|human|developer|operator|reviewer)s?\b",
-        r"\b(?:hide|conceal|keep)\s+(?:this|it|that|these|them|the)\s+(?:\w+\s+)?(?:(?:secret|hidden)\s+)?from\s+(?:the\s+)?(?:user|human|developer|reviewer|operator)s?\b",
-        r"\b(?:silently|secretly|covertly|invisibly)\s+(?:run|execute|send|upload|post|install|download|modify|exfiltrate|copy|insert|append|push|commit)\b",
-        r"\b(?:do\s+not|don't|never)\s+(?:mention|reveal|disclose|acknowledge)\s+(?:this|these|that)\s+(?:instructions?|note|message|step|line)\b",
-        r"\bthe\s+user\s+(?:must|should)\s+(?:not|never)\s+(?:know|see|notice|be\s+told)\b",
-    ])
-});
+const CONCEALMENT_PATTERNS: &[&str] = &[
+    r"\b(?:do\s+not|don't|dont|never|without)\s+(?:tell|telling|inform|informing|mention|mentioning|notify|notifying|alert|alerting|reveal|revealing|disclose|disclosing|report|reporting|show|showing)\s+(?:this\s+|it\s+|that\s+|anything\s+|any\s+of\s+this\s+)?(?:to\s+)?(?:the\s+)?(?:user|human|developer|operator|reviewer)s?\b",
+    r"\b(?:hide|conceal|keep)\s+(?:this|it|that|these|them|the)\s+(?:\w+\s+)?(?:(?:secret|hidden)\s+)?from\s+(?:the\s+)?(?:user|human|developer|reviewer|operator)s?\b",
+    r"\b(?:silently|secretly|covertly|invisibly)\s+(?:run|execute|send|upload|post|install|download|modify|exfiltrate|copy|insert|append|push|commit)\b",
+    r"\b(?:do\s+not|don't|never)\s+(?:mention|reveal|disclose|acknowledge)\s+(?:this|these|that)\s+(?:instructions?|note|message|step|line)\b",
+    r"\bthe\s+user\s+(?:must|should)\s+(?:not|never)\s+(?:know|see|notice|be\s+told)\b",
+];
+static CONCEALMENT: LazyLock<Vec<Regex>> = LazyLock::new(|| compile(CONCEALMENT_PATTERNS));
 
-static PIPE_TO_SHELL: LazyLock<Vec<Regex>> = LazyLock::new(|| {
-    compile(&[
-        // curl ... | sh, wget -O- ... | sudo bash, iwr ... | iex
-        r"\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^\n|;&]*\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:sh|bash|zsh|ksh|dash|fish|python[0-9.]*|perl|ruby|node|deno|bun|php|iex|invoke-expression|pwsh|powershell|source)\b",
-        // bash <(curl ...), sh -c "$(curl ...)", python -c "$(wget ...)", eval "$(curl ...)"
-        r#"\b(?:sh|bash|zsh|ksh|dash|python[0-9.]*|perl|ruby|node|eval|source)\s+(?:-c\s+)?["']?\s*[<$]\(\s*(?:curl|wget|iwr|irm)\b"#,
-        // iex (iwr ...), Invoke-Expression (New-Object Net.WebClient).DownloadString(...)
-        r"\b(?:iex|invoke-expression)\b[^\n]{0,80}?(?:\b(?:iwr|irm|invoke-webrequest|invoke-restmethod|start-bitstransfer)\b|downloadstring|downloadfile|net\.webclient)",
-        // Downloaded, then run.
-        r"\b(?:curl|wget)\b[^\n]*?\s(?:-o|-O|--output)\s*\S+[^\n]*?(?:&&|;)\s*(?:sudo\s+)?(?:sh|bash|zsh|python[0-9.]*|chmod\s+\+x)\b",
-    ])
-});
+const PIPE_TO_SHELL_PATTERNS: &[&str] = &[
+    // curl ... | sh, wget -O- ... | sudo bash, iwr ... | iex
+    r"\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^\n|;&]*\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:sh|bash|zsh|ksh|dash|fish|python[0-9.]*|perl|ruby|node|deno|bun|php|iex|invoke-expression|pwsh|powershell|source)\b",
+    // bash <(curl ...), sh -c "$(curl ...)", python -c "$(wget ...)", eval "$(curl ...)"
+    r#"\b(?:sh|bash|zsh|ksh|dash|python[0-9.]*|perl|ruby|node|eval|source)\s+(?:-c\s+)?["']?\s*[<$]\(\s*(?:curl|wget|iwr|irm)\b"#,
+    // iex (iwr ...), Invoke-Expression (New-Object Net.WebClient).DownloadString(...)
+    r"\b(?:iex|invoke-expression)\b[^\n]{0,80}?(?:\b(?:iwr|irm|invoke-webrequest|invoke-restmethod|start-bitstransfer)\b|downloadstring|downloadfile|net\.webclient)",
+    // Downloaded, then run.
+    r"\b(?:curl|wget)\b[^\n]*?\s(?:-o|-O|--output)\s*\S+[^\n]*?(?:&&|;)\s*(?:sudo\s+)?(?:sh|bash|zsh|python[0-9.]*|chmod\s+\+x)\b",
+];
+static PIPE_TO_SHELL: LazyLock<Vec<Regex>> = LazyLock::new(|| compile(PIPE_TO_SHELL_PATTERNS));
 
 fn remote_code(text: &str) -> Option<&str> {
     first_unexcused(&PIPE_TO_SHELL, text, only_loopback)
 }
 
 /// Pointing at these is pointing at a secret, whatever the verb.
-static SECRET_STORES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
-    compile(&[
-        r"\.ssh/[\w.*-]+",
-        r"\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?:\.pub\b)?",
-        r"\.aws/credentials\b",
-        r"\.config/gcloud/(?:credentials|application_default_credentials|legacy_credentials|access_tokens)",
-        r"\.azure/(?:accessTokens|msal_token_cache)",
-        r"\.git-credentials\b",
-        r"(?:^|[\s/~'`])[._]netrc\b",
-        r"\.pgpass\b",
-        r"\.gnupg/(?:private-keys|secring)",
-        r"\.password-store\b",
-        r"\.vault-token\b",
-        r"/etc/(?:shadow|gshadow|sudoers)\b",
-        r"\bsecurity\s+(?:find-(?:generic|internet)-password|dump-keychain)\b",
-        r"\blogin\.keychain\b",
-    ])
-});
+const SECRET_STORES_PATTERNS: &[&str] = &[
+    r"\.ssh/[\w.*-]+",
+    r"\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?:\.pub\b)?",
+    r"\.aws/credentials\b",
+    r"\.config/gcloud/(?:credentials|application_default_credentials|legacy_credentials|access_tokens)",
+    r"\.azure/(?:accessTokens|msal_token_cache)",
+    r"\.git-credentials\b",
+    r"(?:^|[\s/~'`])[._]netrc\b",
+    r"\.pgpass\b",
+    r"\.gnupg/(?:private-keys|secring)",
+    r"\.password-store\b",
+    r"\.vault-token\b",
+    r"/etc/(?:shadow|gshadow|sudoers)\b",
+    r"\bsecurity\s+(?:find-(?:generic|internet)-password|dump-keychain)\b",
+    r"\blogin\.keychain\b",
+];
+static SECRET_STORES: LazyLock<Vec<Regex>> = LazyLock::new(|| compile(SECRET_STORES_PATTERNS));
 
 /// Files that hold secrets in a project, read or sent by a command.
-static SECRET_FILE_READ: LazyLock<Vec<Regex>> = LazyLock::new(|| {
-    compile(&[
-        r"\b(?:cat|less|more|head|tail|get-content|base64|xxd|strings|print|dump|display|show|output|upload|send|post|paste|exfiltrate|leak|scp|rsync|attach)\b[^\n]{0,60}?(?:(?:^|[\s/~'`(])\.env(?:\.(?:local|production|prod|development|dev|staging|test))?\b|\.npmrc\b|\.pypirc\b|\.kube/config\b|\.docker/config\.json\b|\bcredentials\.json\b|\bsecrets?\.(?:json|ya?ml|toml|env)\b|service[-_]?account[\w.-]*\.json\b|[\w-]+\.(?:pem|key|p12|pfx|kdbx)\b)",
-        r"\b(?:echo|print|printf|printenv|cat|write-output|write-host|log|output)\b[^\n]{0,20}?\$(?:env:)?\{?[A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|ACCESS_KEY|CREDENTIALS?)[A-Za-z0-9_]*",
-    ])
-});
+const SECRET_FILE_READ_PATTERNS: &[&str] = &[
+    r"\b(?:cat|less|more|head|tail|get-content|base64|xxd|strings|print|dump|display|show|output|upload|send|post|paste|exfiltrate|leak|scp|rsync|attach)\b[^\n]{0,60}?(?:(?:^|[\s/~'`(])\.env(?:\.(?:local|production|prod|development|dev|staging|test))?\b|\.npmrc\b|\.pypirc\b|\.kube/config\b|\.docker/config\.json\b|\bcredentials\.json\b|\bsecrets?\.(?:json|ya?ml|toml|env)\b|service[-_]?account[\w.-]*\.json\b|[\w-]+\.(?:pem|key|p12|pfx|kdbx)\b)",
+    r"\b(?:echo|print|printf|printenv|cat|write-output|write-host|log|output)\b[^\n]{0,20}?\$(?:env:)?\{?[A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|ACCESS_KEY|CREDENTIALS?)[A-Za-z0-9_]*",
+];
+static SECRET_FILE_READ: LazyLock<Vec<Regex>> =
+    LazyLock::new(|| compile(SECRET_FILE_READ_PATTERNS));
 
 fn credential_read(text: &str) -> Option<&str> {
     first_unexcused(&SECRET_STORES, text, public_ssh_file)
@@ -251,20 +256,18 @@ fn public_ssh_file(found: &str) -> bool {
     name.ends_with(".pub") || matches!(name, "known_hosts" | "config" | "authorized_keys")
 }
 
-static UPLOADS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
-    compile(&[
-        // A network command sending a secret: curl -d "$(cat ~/.aws/...)",
-        // curl -F f=@.env https://..., wget --post-file=..., nc host < .env
-        r"\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|nc|ncat|netcat|scp|http)\b[^\n]*?(?:\s-d|\s--data[\w-]*|\s-F|\s--form|\s-T|\s--upload-file|\s--post-(?:data|file)|\s-Body|\s-InFile|\s<)[=\s]*[^\n]*?(?:\.env\b|\.ssh/|\.aws/|credentials|/etc/passwd|\$\(\s*(?:cat|env|printenv|history)\b|\$\{?[A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|API_?KEY|CREDENTIALS?)|\bprintenv\b)",
-        // Prose: "send the API keys to https://...".
-        r"\b(?:send|post|upload|exfiltrate|forward|transmit|leak|email)\s+(?:(?:all|the|your|any|its|their|every|of)\s+)*(?:[\w.-]+\s+){0,2}?(?:secrets?|tokens?|keys?|credentials?|passwords?|env(?:ironment)?\s+variables?|\.env|conversation|chat\s+history|source\s+code|cookies?)\b[^\n]{0,80}?\b(?:to|at|via|into)\s+(?:https?://\S+|\S+@\S+\.[a-z]{2,}|(?:[a-z0-9-]+\.)+[a-z]{2,}\b)",
-    ])
-});
+const UPLOADS_PATTERNS: &[&str] = &[
+    // A network command sending a secret: curl -d "$(cat ~/.aws/...)",
+    // curl -F f=@.env https://..., wget --post-file=..., nc host < .env
+    r"\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|nc|ncat|netcat|scp|http)\b[^\n]*?(?:\s-d|\s--data[\w-]*|\s-F|\s--form|\s-T|\s--upload-file|\s--post-(?:data|file)|\s-Body|\s-InFile|\s<)[=\s]*[^\n]*?(?:\.env\b|\.ssh/|\.aws/|credentials|/etc/passwd|\$\(\s*(?:cat|env|printenv|history)\b|\$\{?[A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|API_?KEY|CREDENTIALS?)|\bprintenv\b)",
+    // Prose: "send the API keys to https://...".
+    r"\b(?:send|post|upload|exfiltrate|forward|transmit|leak|email)\s+(?:(?:all|the|your|any|its|their|every|of)\s+)*(?:[\w.-]+\s+){0,2}?(?:secrets?|tokens?|keys?|credentials?|passwords?|env(?:ironment)?\s+variables?|\.env|conversation|chat\s+history|source\s+code|cookies?)\b[^\n]{0,80}?\b(?:to|at|via|into)\s+(?:https?://\S+|\S+@\S+\.[a-z]{2,}|(?:[a-z0-9-]+\.)+[a-z]{2,}\b)",
+];
+static UPLOADS: LazyLock<Vec<Regex>> = LazyLock::new(|| compile(UPLOADS_PATTERNS));
 
-static URL: LazyLock<Regex> = LazyLock::new(|| {
-    // `$(...)` inside a URL is kept whole: it is the data the URL carries.
-    pattern(r#"(?i)\b(?:https?|ftp|wss?)://(?:\$\([^)\n]*\)|[^\s<>"'`()])+"#)
-});
+// `$(...)` inside a URL is kept whole: it is the data the URL carries.
+const URL_PATTERN: &str = r#"(?i)\b(?:https?|ftp|wss?)://(?:\$\([^)\n]*\)|[^\s<>"'`()])+"#;
+static URL: LazyLock<Regex> = LazyLock::new(|| pattern(URL_PATTERN));
 
 /// Placeholders a URL is filled with to carry data: `{secret}`,
 /// `{{conversation}}`, `<TOKEN>`, `[DATA]`, `$API_KEY`, `$(cat ...)`.
@@ -356,15 +359,14 @@ fn loopback_url(raw: &str) -> bool {
     }
 }
 
-static ROLE_DELIMITERS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
-    compile(&[
-        r"<\|\s*(?:im_start|im_end|im_sep|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id|begin_of_text|end_of_turn|start_of_turn)\s*\|>",
-        r"\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>",
-        r"</?\s*(?:system|system[-_ ]?(?:prompt|reminder|message|instructions?)|assistant|human|user[-_ ]?(?:prompt|query|instructions?|message)|instructions|developer|tool[-_ ]?(?:result|output)|function[-_ ]?results?|important)\s*>",
-        // A role label opening a line, or after a label's colon.
-        r"(?m)(?:^|:\**)\s*(?:[-*+]\s+)?(?:#{1,6}\s*)?(?:system|assistant|human|developer)\s*(?:message|prompt)?\s*:",
-    ])
-});
+const ROLE_DELIMITERS_PATTERNS: &[&str] = &[
+    r"<\|\s*(?:im_start|im_end|im_sep|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id|begin_of_text|end_of_turn|start_of_turn)\s*\|>",
+    r"\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>",
+    r"</?\s*(?:system|system[-_ ]?(?:prompt|reminder|message|instructions?)|assistant|human|user[-_ ]?(?:prompt|query|instructions?|message)|instructions|developer|tool[-_ ]?(?:result|output)|function[-_ ]?results?|important)\s*>",
+    // A role label opening a line, or after a label's colon.
+    r"(?m)(?:^|:\**)\s*(?:[-*+]\s+)?(?:#{1,6}\s*)?(?:system|assistant|human|developer)\s*(?:message|prompt)?\s*:",
+];
+static ROLE_DELIMITERS: LazyLock<Vec<Regex>> = LazyLock::new(|| compile(ROLE_DELIMITERS_PATTERNS));
 
 /// A delimiter outside a `code span` (inside one, it is shown as quoted code).
 fn role_delimiter(text: &str) -> Option<&str> {
@@ -401,11 +403,8 @@ fn code_spans(text: &str) -> Vec<std::ops::Range<usize>> {
 
 static BLOB: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[A-Za-z0-9+/_-]{24,}={0,2}").expect("the blob pattern compiles"));
-static DECODE: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(
-        r"(?i)\bbase64\s+(?:-d|--decode|-D)\b|\bb64decode\b|\batob\b|frombase64string|\bdecode[ds]?\b|\bbase64[- ]decod",
-    )
-});
+const DECODE_PATTERN: &str = r"(?i)\bbase64\s+(?:-d|--decode|-D)\b|\bb64decode\b|\batob\b|frombase64string|\bdecode[ds]?\b|\bbase64[- ]decod";
+static DECODE: LazyLock<Regex> = LazyLock::new(|| pattern(DECODE_PATTERN));
 static RUN: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
         r"(?i)\|\s*(?:sudo\s+)?(?:sh|bash|zsh|python[0-9.]*|node|perl|iex|invoke-expression|pwsh)\b|\b(?:run|execute|eval|exec|follow|obey|invoke)\b",
