@@ -16,73 +16,18 @@ pub(crate) const B: f32 = 0.5;
 /// Words too common to tell items apart. Question words are among them:
 /// queries are questions, and matching "what"/"when" ranks the items that ask
 /// something over the items that answer it (+0.015 recall@5 on LoCoMo).
-/// A `match`, not a list searched in order: comparing every word with 66
-/// stop words was 5% of a fresh clone's first session start.
+/// Sorted, for a binary search: comparing every word with all 66 in turn
+/// was 5% of a fresh clone's first session start.
+const STOP_WORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did", "do",
+    "does", "for", "from", "had", "has", "have", "he", "her", "his", "how", "i", "in", "is", "it",
+    "its", "likely", "me", "my", "of", "on", "or", "our", "she", "should", "so", "that", "the",
+    "their", "them", "they", "this", "to", "was", "we", "were", "what", "when", "where", "which",
+    "who", "whom", "whose", "why", "will", "with", "would", "you", "your",
+];
+
 fn is_stop_word(word: &str) -> bool {
-    matches!(
-        word,
-        "a" | "an"
-            | "and"
-            | "are"
-            | "as"
-            | "at"
-            | "be"
-            | "been"
-            | "but"
-            | "by"
-            | "can"
-            | "could"
-            | "did"
-            | "do"
-            | "does"
-            | "for"
-            | "from"
-            | "had"
-            | "has"
-            | "have"
-            | "he"
-            | "her"
-            | "his"
-            | "how"
-            | "i"
-            | "in"
-            | "is"
-            | "it"
-            | "its"
-            | "likely"
-            | "me"
-            | "my"
-            | "of"
-            | "on"
-            | "or"
-            | "our"
-            | "she"
-            | "should"
-            | "so"
-            | "that"
-            | "the"
-            | "their"
-            | "them"
-            | "they"
-            | "this"
-            | "to"
-            | "was"
-            | "we"
-            | "were"
-            | "what"
-            | "when"
-            | "where"
-            | "which"
-            | "who"
-            | "whom"
-            | "whose"
-            | "why"
-            | "will"
-            | "with"
-            | "would"
-            | "you"
-            | "your"
-    )
+    STOP_WORDS.binary_search(&word).is_ok()
 }
 
 thread_local! {
@@ -202,6 +147,11 @@ pub(crate) fn bm25(tf: u32, doc_len: u32, avg_len: f32, df: u32, n_docs: u32) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_stop_words_are_sorted_for_their_binary_search() {
+        assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
+    }
 
     #[test]
     fn stems_lowercases_and_drops_stop_words() {

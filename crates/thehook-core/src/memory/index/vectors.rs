@@ -9,11 +9,12 @@
 //! (48,840 items) its 32-bit vectors and trees took 151 MB of the index
 //! file, and one search visiting 20,000 nodes mapped some 200 MB of it:
 //! `recall` in hybrid mode peaked at 232 MB against 28 MB lexical. The
-//! one-bit trees take 11 MB, the half-precision vectors about 40, and a
-//! search reads a few hundred vectors. Measured on those vectors (200
-//! held-out items as queries, `--example vector_recall`): the half
-//! precision scan finds 1.000 of the 32-bit top 10; the trees with
-//! 10,000 nodes searched and 400 candidates rescored find 0.990.
+//! one-bit trees take 10 MB, the half-precision vectors 38, and a search
+//! reads a few hundred vectors (96 MB peak). Measured on those vectors
+//! (200 held-out items as queries, `--example vector_recall`): a scan of
+//! the half-precision vectors finds 1.000 of the 32-bit top 10; the trees
+//! with 10,000 nodes searched and 400 candidates ranked find 0.991
+//! (`bench/team.py`'s 40 text queries: 0.977).
 
 use arroy::distances::BinaryQuantizedCosine;
 use half::f16;
@@ -24,15 +25,15 @@ use super::{Filter, Index, TREES_INDEX};
 use crate::error::Result;
 use crate::memory::item::{Item, ItemKind};
 
-/// Trees arroy builds (`sync::apply`), of one-bit codes. With 32-bit
-/// vectors, 16 trees found 0.943 of the exact top 10 and 32 found 0.957
-/// (first stop of the index's scale work); over one-bit codes, with the
-/// candidates rescored, 16 trees found 0.986 and 32 found 0.988 (10,000
-/// nodes, 200 rescored), in an 8 and 11 MB database built in 1.0 and 1.9 s.
+/// Trees arroy builds (`sync::apply`), of one-bit codes. Over those, with
+/// 10,000 nodes searched and 400 candidates ranked by their vectors, 16
+/// trees found 0.987 of the exact top 10 and 32 found 0.991, in an 8 and
+/// 11 MB database built in 0.9 and 1.8 s (`--example vector_recall`, a
+/// team's year). arroy's 32-bit cosine trees found 0.957 with 32.
 pub(super) const TREES: usize = 32;
 
 /// Up to this many vectors (or candidates a filter allows), every one is
-/// compared: about 5 ms at 20,000, and the results are exact.
+/// compared: a few milliseconds, and the results are exact.
 const EXACT_UP_TO: u64 = 20_000;
 
 /// At least this many tree nodes are searched (arroy triples it for

@@ -53,7 +53,8 @@ fn walk(dir: &Path, found: &mut Found, visited: &mut HashSet<PathBuf>, warnings:
         }
     };
     // Plain files are stat'ed after the folder is read, on every core:
-    // 7,300 stats were a fifth of a fresh clone's first session start.
+    // 7,300 stats were about a tenth of a fresh clone's first session
+    // start (in perf samples).
     let mut plain = Vec::new();
     for entry in entries {
         let entry = match entry {
