@@ -216,3 +216,22 @@ impl Index {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A key past every stored one is appended; one below (an item stored
+    /// without its vector, embedded later) is put in its place, since
+    /// LMDB refuses to append it.
+    #[test]
+    fn only_keys_past_the_last_are_appended() {
+        let mut last = None;
+        assert_eq!(put_flags(&mut last, 4), PutFlags::APPEND);
+        assert_eq!(put_flags(&mut last, 9), PutFlags::APPEND);
+        assert_eq!(put_flags(&mut last, 2), PutFlags::empty());
+        assert_eq!(last, Some(9));
+        assert_eq!(put_flags(&mut last, 9), PutFlags::empty());
+        assert_eq!(put_flags(&mut last, 10), PutFlags::APPEND);
+    }
+}
