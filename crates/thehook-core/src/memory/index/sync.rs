@@ -106,10 +106,16 @@ impl Index {
     /// Makes the index match the markdown of `project`.
     pub(crate) fn sync(&self, project: &Project, plan: &SyncPlan) -> Result<SyncStats> {
         let mut stats = SyncStats::default();
+        // Nothing moved and no vector is due: nothing to do. With items
+        // waiting for vectors and the model at hand (a recall), the sync
+        // goes on to embed them or to say they wait.
         if plan.quick && !plan.rebuild {
-            let stamp = self.header()?.and_then(|h| h.stamp);
-            if stamp.is_some_and(|s| s.holds(project)) {
-                return Ok(stats);
+            if let Some(header) = self.header()? {
+                let ready = matches!(plan.availability, Availability::Ready { .. });
+                let due = ready && needs_backfill(&header, plan.availability);
+                if !due && header.stamp.is_some_and(|s| s.holds(project)) {
+                    return Ok(stats);
+                }
             }
         }
         let listing = list_sources(project, &mut stats.warnings);

@@ -572,6 +572,42 @@ fn a_quick_sync_trusts_the_folders_until_one_moves() {
     assert_eq!(s.index.sync(&s.project, &quick).unwrap().files_changed, 1);
 }
 
+/// A recall trusts the folders' stamp, but items stored without vectors
+/// (written while no model was at hand) must still get them: with the
+/// stamp holding, a quick sync with the model embeds them, and one over
+/// its embed limit says they wait (so recall starts `reindex --pending`).
+#[test]
+#[cfg_attr(
+    not(feature = "model"),
+    ignore = "needs the embedding model: scripts/test.sh"
+)]
+fn a_quick_sync_with_the_model_still_embeds_what_waits_for_vectors() {
+    let model = crate::memory::embed::tests::repo_assets();
+    let mut s = Scenario::new();
+    s.write(CONVENTIONS, "- Use pnpm\n- Tests live in __tests__/\n");
+    let root = s.project.root().to_path_buf();
+    for rel in [CONVENTIONS, ".thehook/sessions", ".thehook/knowledge"] {
+        let when = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+        let file = std::fs::File::open(root.join(rel)).unwrap();
+        file.set_modified(when).unwrap();
+    }
+    // Written without the model: a stamp, and two items without vectors.
+    s.sync(false);
+    assert!(s.index.header().unwrap().unwrap().stamp.is_some());
+    assert_eq!(vectors_line(&s.index), "vectors: none");
+    let quick = |limit: Option<usize>| SyncPlan {
+        quick: true,
+        embed_limit: limit,
+        ..SyncPlan::new(&model, &|_, _| {})
+    };
+    let over_limit = s.index.sync(&s.project, &quick(Some(1))).unwrap();
+    assert!(over_limit.vectors_missing, "{over_limit:?}");
+    assert_eq!(vectors_line(&s.index), "vectors: none");
+    let within = s.index.sync(&s.project, &quick(None)).unwrap();
+    assert_eq!(within.items_embedded, 2, "{within:?}");
+    assert_eq!(vectors_line(&s.index), "vectors: 384 dims, items [0, 1]");
+}
+
 /// The hooks read the sessions from one stored list: it must say what the
 /// file records say after every kind of change, and an index without it
 /// (written before it existed) reads the records.
