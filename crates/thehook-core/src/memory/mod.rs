@@ -1,5 +1,5 @@
 //! A project's memory: markdown under `.thehook/` is the truth ([`store`],
-//! [`item`]); an LMDB index ([`index`]) with arroy vectors ([`embed`]) and
+//! [`item`]); an LMDB index ([`index`]) with vectors ([`embed`]) and
 //! BM25 postings ([`lexical`]) makes it searchable ([`search`], [`when`]).
 //! [`Memory`] is that memory opened once, then recalled from, added to and
 //! removed from; [`shared`] keeps one open per project for long-lived
