@@ -126,9 +126,9 @@ impl TokenCounts {
     /// before a background half stored them; the character bound rarely
     /// settles their block), starts loading the tokenizer on another thread: it
     /// parses (about 17 ms) while the caller syncs and ranks, and
-    /// [`load_tokenizer`] takes it from there. At 10,000 items such a
-    /// start took 0.94x the wall time it did without (`farm-bench`, 40
-    /// pairs), at 1.11x the CPU.
+    /// [`load_tokenizer`] takes it from there. At 10,000 items, a start
+    /// without stored counts that did not preload took 1.08x the wall
+    /// time of one that did, at 0.94x the CPU (`farm-bench`, 40 pairs).
     pub(crate) fn preload_if_none(project: &Project, availability: &Availability) {
         let Availability::Ready { model_dir, .. } = availability else {
             return;

@@ -66,6 +66,19 @@ impl Scenario {
         };
         self.index.sync(&self.project, &plan).unwrap()
     }
+
+    /// Dates `rel` (a file or folder) far back, past the racy window, so
+    /// that a sync may record the folders' stamp.
+    fn long_ago(&self, rel: &str) {
+        let when = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+        let file = std::fs::File::open(self.project.root().join(rel)).unwrap();
+        file.set_modified(when).unwrap();
+    }
+}
+
+/// The stored vector of `key`, widened from half precision.
+fn stored_vector(index: &Index, txn: &heed::RoTxn<heed::WithoutTls>, key: u32) -> Vec<f32> {
+    super::vectors::decode(index.dbs.vectors.get(txn, &key).unwrap().unwrap())
 }
 
 fn set_mtime(path: &Path, day: i8) {
@@ -413,7 +426,7 @@ fn vectors_whose_trees_are_not_built_yet_are_searched_all_the_same() {
     s.sync_with(&model, false);
     let index = &s.index;
     let mut wtxn = index.env.write_txn().unwrap();
-    let vector = super::vectors::decode(index.dbs.vectors.get(&wtxn, &7).unwrap().unwrap());
+    let vector = stored_vector(index, &wtxn, 7);
     let item = index.dbs.items.get(&wtxn, &7).unwrap().unwrap();
     // Stored again, as a batch before the last stores it: no trees built.
     let writer =
@@ -462,7 +475,7 @@ fn the_trees_candidates_ranked_by_their_vectors_give_the_exact_top() {
         .into_iter()
         .find(|(_, i)| i.text == "Lint before commit")
         .unwrap();
-    let query = super::vectors::decode(index.dbs.vectors.get(&rtxn, &lint).unwrap().unwrap());
+    let query = stored_vector(index, &rtxn, lint);
     let exact = index.nearest(&rtxn, &query, 5, None, u64::MAX).unwrap();
     let through_trees = index.nearest(&rtxn, &query, 5, None, 0).unwrap();
     assert_eq!(exact.len(), 5);
@@ -531,17 +544,9 @@ fn a_quick_sync_trusts_the_folders_until_one_moves() {
     let mut s = Scenario::new();
     let file = ".thehook/sessions/2026-01-01-0900-a.md";
     s.write(file, &session("- Gotcha: the first line"));
-    let root = s.project.root().to_path_buf();
-    let long_ago = |rel: &str| {
-        let when = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
-        std::fs::File::open(root.join(rel))
-            .unwrap()
-            .set_modified(when)
-            .unwrap();
-    };
     // Older than the racy window, so the sync may record a stamp.
     for rel in [file, ".thehook/sessions", ".thehook/knowledge"] {
-        long_ago(rel);
+        s.long_ago(rel);
     }
     let lexical = Availability::Missing {
         reason: "no model in this test".into(),
@@ -555,14 +560,14 @@ fn a_quick_sync_trusts_the_folders_until_one_moves() {
     assert!(s.index.header().unwrap().unwrap().stamp.is_some());
     // Edited in place, its folder unmoved: the quick sync does not look...
     s.write(file, &session("- Gotcha: the second line"));
-    long_ago(".thehook/sessions");
+    s.long_ago(".thehook/sessions");
     assert_eq!(s.index.sync(&s.project, &quick).unwrap().files_changed, 0);
     // ...a full one does.
     assert_eq!(s.sync(false).files_changed, 1);
     // A release asks for the file to be read again (no folder moves): so
     // does the quick sync, once the stamp is back.
-    long_ago(".thehook/sessions");
-    long_ago(file);
+    s.long_ago(".thehook/sessions");
+    s.long_ago(file);
     assert_eq!(s.sync(false).files_changed, 1, "its mtime moved back");
     assert!(s.index.header().unwrap().unwrap().stamp.is_some());
     s.index.reread(file).unwrap();
@@ -585,11 +590,8 @@ fn a_quick_sync_with_the_model_still_embeds_what_waits_for_vectors() {
     let model = crate::memory::embed::tests::repo_assets();
     let mut s = Scenario::new();
     s.write(CONVENTIONS, "- Use pnpm\n- Tests live in __tests__/\n");
-    let root = s.project.root().to_path_buf();
     for rel in [CONVENTIONS, ".thehook/sessions", ".thehook/knowledge"] {
-        let when = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
-        let file = std::fs::File::open(root.join(rel)).unwrap();
-        file.set_modified(when).unwrap();
+        s.long_ago(rel);
     }
     // Written without the model: a stamp, and two items without vectors.
     s.sync(false);
