@@ -65,6 +65,9 @@ fn main() {
         .position(|a| a == "--way")
         .and_then(|i| args.get(i + 1))
         .map(|n| n.parse().expect("a number"));
+    if args.iter().any(|a| a == "--agreement") {
+        return agreement(&availability, &as_str);
+    }
     for (way, (name, input, batched)) in ways.into_iter().enumerate() {
         if only.is_some_and(|o| o != way) {
             continue;
@@ -90,6 +93,35 @@ fn main() {
             1000.0 * (total - forward) / input.len() as f64,
         );
     }
+}
+
+/// How close the built-in encoder's vectors (queries) come to ONNX
+/// Runtime's (items) over the sample, and the built-in encoder's rate.
+fn agreement(availability: &thehook_core::memory::embed::Availability, texts: &[&str]) {
+    let mut onnx = Embedder::load(availability, 1, Workload::Bulk).expect("the model");
+    let mut native = Embedder::load(availability, 1, Workload::Query).expect("the model");
+    let started = Instant::now();
+    let ours = native.embed(texts).expect("vectors");
+    let rate = texts.len() as f64 / started.elapsed().as_secs_f64();
+    let theirs = onnx.embed(texts).expect("vectors");
+    let mut cosines: Vec<f32> = ours
+        .iter()
+        .zip(&theirs)
+        .map(|(a, b)| a.iter().zip(b).map(|(x, y)| x * y).sum())
+        .collect();
+    cosines.sort_by(f32::total_cmp);
+    let at = |q: f64| cosines[((cosines.len() - 1) as f64 * q) as usize];
+    let mean = cosines.iter().sum::<f32>() / cosines.len() as f32;
+    let exact = cosines.iter().filter(|&&c| c > 0.99999).count();
+    println!(
+        "built-in encoder ({}, {rate:.1} texts/s on one thread) against {}: cosine min {:.5}, 1st percentile {:.5}, median {:.6}, mean {mean:.6}; {exact} of {} above 0.99999",
+        native.engine(),
+        onnx.engine(),
+        at(0.0),
+        at(0.01),
+        at(0.5),
+        cosines.len()
+    );
 }
 
 /// Every item text of the index at `dir`, read-only, in key order.

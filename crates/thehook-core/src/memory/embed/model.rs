@@ -163,7 +163,10 @@ impl Embedder {
         let mut out = Vec::with_capacity(texts.len());
         let mut rest = &encodings[..];
         while !rest.is_empty() {
-            let size = batch_size(rest.iter().map(|e| e.get_ids().len()));
+            let size = match session.one_text_per_run() {
+                true => 1,
+                false => batch_size(rest.iter().map(|e| e.get_ids().len())),
+            };
             let (batch, after) = rest.split_at(size);
             rest = after;
             let inputs: Vec<(&[u32], &[u32])> = batch

@@ -18,7 +18,7 @@ use ort::session::InMemorySession;
 use ort::value::Tensor;
 
 use super::{failed, failed_because};
-use super::{optimized, FETCH_FIX};
+use super::{int8_products, optimized, FETCH_FIX};
 use crate::error::{Error, ModelFailure, Result};
 
 /// A text's token ids and token type ids.
@@ -27,11 +27,32 @@ pub(super) type TextTokens<'t> = (&'t [u32], &'t [u32]);
 /// An ONNX Runtime session over the model.
 pub(super) struct Session {
     // Declared before `_model_bytes`, so it is dropped first: it reads the
-    // weights in place from that memory map.
+    // weights in place from those bytes.
     session: InMemorySession<'static>,
-    _model_bytes: memmap2::Mmap,
+    _model_bytes: ModelBytes,
     /// Whether the graph takes `token_type_ids` (BERT exports do).
     token_type_ids: bool,
+    /// Whether each text runs alone: an int8 product quantizes its input
+    /// over the whole batch, so in a batch a text's vector would depend on
+    /// the texts beside it.
+    one_text_per_run: bool,
+}
+
+/// The bytes a session was made from.
+enum ModelBytes {
+    /// The ORT-format copy, mapped.
+    Mapped(memmap2::Mmap),
+    /// The original model, rewritten in memory ([`optimized::model_bytes`]).
+    Owned(Vec<u8>),
+}
+
+impl ModelBytes {
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            ModelBytes::Mapped(map) => map,
+            ModelBytes::Owned(bytes) => bytes,
+        }
+    }
 }
 
 impl Session {
@@ -48,45 +69,55 @@ impl Session {
         prepack: bool,
     ) -> Result<Session> {
         let env = runtime_environment(runtime)?;
+        let onnx = dir.join("model.onnx");
         let copy = optimized::ort_format(&env, dir, fingerprint, runtime, cache);
         let from_copy = copy.as_ref().and_then(|path| {
-            let loaded = open_session(
+            let bytes = ModelBytes::Mapped(map(path).ok()?);
+            let opened = open_session(
                 &env,
-                path,
+                bytes,
                 GraphOptimizationLevel::Disable,
                 threads,
                 prepack,
             );
-            loaded.inspect_err(|_| optimized::discard(path)).ok()
+            opened.inspect_err(|_| optimized::discard(path)).ok()
         });
         let (session, bytes) = match from_copy {
-            Some(loaded) => loaded,
-            None => open_session(
-                &env,
-                &dir.join("model.onnx"),
-                GraphOptimizationLevel::Level3,
-                threads,
-                prepack,
-            )
-            .map_err(|e| Error::Model {
-                problem: format!("cannot load the model in {}: {e}", dir.display()),
-                source: Some(e),
-                fix: format!("check the files, or {FETCH_FIX}").into(),
-            })?,
+            Some(opened) => opened,
+            None => optimized::model_bytes(&onnx)
+                .and_then(|bytes| {
+                    let bytes = ModelBytes::Owned(bytes);
+                    open_session(&env, bytes, GraphOptimizationLevel::Level3, threads, prepack)
+                })
+                .map_err(|e| Error::Model {
+                    problem: format!("cannot load the model in {}: {e}", dir.display()),
+                    source: Some(e),
+                    fix: format!("check the files, or {FETCH_FIX}").into(),
+                })?,
         };
-        if prepack {
+        if let (true, ModelBytes::Mapped(map)) = (prepack, &bytes) {
             // Prepacking copied the weights the runs read.
-            let_go_of_read_pages(&bytes);
+            let_go_of_read_pages(map);
         }
         let token_type_ids = session
             .inputs()
             .iter()
             .any(|i| i.name() == "token_type_ids");
+        let one_text_per_run = match map(&onnx) {
+            Ok(original) => int8_products::applies(bytes::Bytes::from_owner(original)),
+            Err(_) => true,
+        };
         Ok(Session {
             session,
             _model_bytes: bytes,
             token_type_ids,
+            one_text_per_run,
         })
+    }
+
+    /// Whether [`Session::run_batch`] must be given one text at a time.
+    pub(super) fn one_text_per_run(&self) -> bool {
+        self.one_text_per_run
     }
 
     /// The token vectors, `[tokens, dimensions]` row-major, and `dimensions`.
@@ -154,14 +185,8 @@ fn let_go_of_read_pages(bytes: &memmap2::Mmap) {
 #[cfg(not(unix))]
 fn let_go_of_read_pages(_bytes: &memmap2::Mmap) {}
 
-/// A session reading the model file in place from a memory map.
-fn open_session(
-    env: &ort::environment::Environment,
-    file: &Path,
-    level: GraphOptimizationLevel,
-    threads: usize,
-    prepack: bool,
-) -> std::result::Result<(InMemorySession<'static>, memmap2::Mmap), ModelFailure> {
+/// A file mapped read-only.
+fn map(file: &Path) -> std::result::Result<memmap2::Mmap, ModelFailure> {
     let unreadable = |e: std::io::Error| ModelFailure::Read {
         path: file.to_path_buf(),
         source: std::sync::Arc::new(e),
@@ -169,14 +194,26 @@ fn open_session(
     let opened = std::fs::File::open(file).map_err(unreadable)?;
     // SAFETY: model files are replaced by a rename, never changed in place,
     // so the mapped bytes stay what they were.
-    let bytes = unsafe { memmap2::Mmap::map(&opened) }.map_err(unreadable)?;
-    // SAFETY: the session borrows the mapped bytes for as long as it lives.
-    // Both go into one Embedder, which drops the session first (field
-    // order), and the mapping's address does not move when the Mmap does.
+    unsafe { memmap2::Mmap::map(&opened) }.map_err(unreadable)
+}
+
+/// A session reading the model's weights in place from `bytes`.
+fn open_session(
+    env: &ort::environment::Environment,
+    bytes: ModelBytes,
+    level: GraphOptimizationLevel,
+    threads: usize,
+    prepack: bool,
+) -> std::result::Result<(InMemorySession<'static>, ModelBytes), ModelFailure> {
+    // SAFETY: the session borrows the bytes for as long as it lives. Both
+    // go into one Session, which drops the session first (field order),
+    // and neither a mapping's address nor a Vec's buffer moves when its
+    // owner does.
     let static_bytes: &'static [u8] =
-        unsafe { std::mem::transmute::<&[u8], &'static [u8]>(&bytes[..]) };
+        unsafe { std::mem::transmute::<&[u8], &'static [u8]>(bytes.as_slice()) };
     let session = ort::session::Session::builder(env)
         .and_then(|b| Ok(b.with_optimization_level(level)?))
+        .and_then(|b| Ok(b.with_disabled_optimizers(optimized::UNFUSED)?))
         .and_then(|b| Ok(b.with_prepacking(prepack)?))
         .and_then(|b| Ok(b.with_intra_threads(threads.max(1))?))
         .and_then(|mut b| b.commit_from_memory_directly(static_bytes))?;

@@ -1,12 +1,14 @@
 //! The arithmetic of a BERT layer on row-major `[tokens, width]` buffers.
 //!
-//! The matrix product reads the int8 weights as they are stored and turns
-//! them into floats a block at a time: dequantizing the whole model at load
-//! cost 35 ms and 42 MB, more than the query it served. The loops are
+//! Int8 weights with a scale per column run in integers, as ONNX Runtime
+//! runs them ([`integer`]). Other weights are read as they are stored and
+//! turned into floats a block at a time: dequantizing the whole model at
+//! load cost 35 ms and 42 MB, more than the query it served. The loops are
 //! written for the compiler to vectorise, and compiled twice on x86-64, the
 //! second time for AVX2, picked at run time.
 
-use super::onnx::{Matrix, View};
+use super::integer;
+use super::weights::{Matrix, View};
 
 /// A dense layer: `y = x W + b`, with `W` stored `[inputs, outputs]` as ONNX
 /// `MatMul` takes it.
@@ -33,6 +35,13 @@ impl Linear {
     pub(super) fn forward(&self, x: &[f32], tokens: usize) -> Vec<f32> {
         let (inputs, outputs) = (self.inputs(), self.outputs());
         debug_assert_eq!(x.len(), tokens * inputs);
+        if let Some((q, scale)) = self.weight.integer() {
+            let mut y = integer::product(x, tokens, q, scale);
+            for row in y.chunks_exact_mut(outputs) {
+                row.iter_mut().zip(&self.bias).for_each(|(v, b)| *v += b);
+            }
+            return y;
+        }
         // Transposed, so that one weight row meets every token's input at
         // once, and padded with zeros to whole tiles: a tile of fewer tokens
         // would convert the same weights for less work.
@@ -47,9 +56,6 @@ impl Linear {
         multiply(&self.weight, &xt, padded, &mut y);
         y.truncate(tokens * outputs);
         for row in y.chunks_exact_mut(outputs) {
-            if let Some(scale) = self.weight.column_scale() {
-                row.iter_mut().zip(scale).for_each(|(v, s)| *v *= s);
-            }
             row.iter_mut().zip(&self.bias).for_each(|(v, b)| *v += b);
         }
         y
@@ -188,6 +194,7 @@ fn softmax_in_place(x: &mut [f32]) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::super::onnx_graph::Per;
     use super::*;
 
     #[test]
@@ -202,13 +209,13 @@ mod tests {
     }
 
     #[test]
-    fn int8_weights_are_scaled_per_column_across_blocks() {
+    fn int8_weights_scaled_per_row_are_read_as_floats_across_blocks() {
         // 3 inputs × 150 outputs: three column blocks, the last one partial.
         let (inputs, outputs) = (3, 150);
         let q: Vec<i8> = (0..inputs * outputs).map(|i| (i % 255) as i8).collect();
-        let scale: Vec<f32> = (0..outputs).map(|j| 0.5 + j as f32 / 100.0).collect();
+        let scale = vec![0.5, 2.0, -1.5];
         let layer = Linear {
-            weight: Matrix::from_int8(inputs, outputs, &q, scale.clone()),
+            weight: Matrix::from_int8(inputs, outputs, &q, scale.clone(), Per::Row),
             bias: vec![1.0; outputs],
         };
         let x = [1.0, -2.0, 0.5, 3.0, 0.0, -1.0];
@@ -216,7 +223,7 @@ mod tests {
         for t in 0..2 {
             for j in 0..outputs {
                 let sum: f32 = (0..inputs)
-                    .map(|k| x[t * inputs + k] * f32::from(q[k * outputs + j]) * scale[j])
+                    .map(|k| x[t * inputs + k] * f32::from(q[k * outputs + j]) * scale[k])
                     .sum();
                 let got = y[t * outputs + j];
                 assert!(
@@ -225,6 +232,22 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn int8_weights_scaled_per_column_run_in_integers() {
+        let (inputs, outputs) = (3, 20);
+        let q: Vec<i8> = (0..inputs * outputs).map(|i| (i * 7 % 255) as i8).collect();
+        let scale: Vec<f32> = (0..outputs).map(|j| 0.5 + j as f32 / 100.0).collect();
+        let layer = Linear {
+            weight: Matrix::from_int8(inputs, outputs, &q, scale.clone(), Per::Column),
+            bias: vec![1.0; outputs],
+        };
+        let x = [1.0, -2.0, 0.5, 3.0, 0.0, -1.0];
+        let raw: Vec<u8> = q.iter().map(|&v| v as u8).collect();
+        let mut expected = integer::product(&x, 2, &raw, &scale);
+        expected.iter_mut().for_each(|v| *v += 1.0);
+        assert_eq!(layer.forward(&x, 2), expected);
     }
 
     #[test]

@@ -18,13 +18,14 @@
 //! recognised ([`Bert::load`] says `None` otherwise); any other model runs
 //! on ONNX Runtime as before.
 
+mod integer;
 mod math;
-mod onnx;
+mod weights;
 
 use std::path::Path;
 
 use math::Linear;
-use onnx::{Graph, Matrix};
+use weights::{Matrix, Weights};
 
 /// A loaded encoder.
 pub(crate) struct Bert {
@@ -103,7 +104,7 @@ impl Bert {
         // SAFETY: model files are replaced by a rename, never changed in
         // place, so the mapped bytes stay what they were.
         let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
-        let graph = Graph::decode(bytes::Bytes::from_owner(map))?;
+        let graph = Weights::decode(bytes::Bytes::from_owner(map))?;
         let p = graph.prefix()?;
         let norm = |name: &str| -> Option<Norm> {
             Some(Norm {
