@@ -10,6 +10,7 @@ pub(crate) mod files;
 pub(crate) mod index;
 pub mod item;
 pub(crate) mod lexical;
+mod mapped_pages;
 mod query_model;
 pub(crate) mod released;
 pub(crate) mod renames;

@@ -126,6 +126,13 @@ impl EmbeddingCache {
         Ok(out)
     }
 
+    /// Lets go of the cache file's pages read so far
+    /// ([`crate::memory::mapped_pages`]): a sync reads thousands of vectors
+    /// once each.
+    pub fn let_go_of_read_pages(&self) {
+        crate::memory::mapped_pages::let_go(self.env.path());
+    }
+
     /// Keeps the vector of each text, in one transaction, then evicts the
     /// oldest if the cache holds more than [`MAX_VECTORS`].
     pub fn put(&self, fingerprint: &str, texts: &[&str], vectors: &[Vec<f32>]) -> Result<()> {

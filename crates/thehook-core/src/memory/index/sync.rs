@@ -19,6 +19,7 @@ use rayon::prelude::*;
 use super::{FileRecord, Header, Index};
 use crate::error::{Error, Result};
 use crate::memory::embed::{embed_all, Availability, EmbeddingCache};
+use crate::memory::mapped_pages;
 use crate::memory::item::Item;
 use crate::memory::released::Released;
 use crate::memory::session::SessionRecord;
@@ -326,6 +327,9 @@ impl Index {
         header.stamp = stamp.filter(|_| batch.last && stats.files_postponed == 0);
         self.dbs.header.put(&mut wtxn, "header", &header)?;
         wtxn.commit()?;
+        // What this batch read through the map need not stay resident
+        // while the next is parsed and embedded.
+        mapped_pages::let_go(&self.path);
         stats.items_added += items.added.len();
         stats.items_removed += items.removed.len();
         Ok(())
@@ -482,6 +486,9 @@ fn embed(
         }),
         None => vec![None; texts.len()],
     };
+    if let Some(cache) = &cache {
+        cache.let_go_of_read_pages();
+    }
     let missing: Vec<usize> = (0..texts.len()).filter(|&i| vectors[i].is_none()).collect();
     stats.items_cached += texts.len() - missing.len();
     let missing_texts: Vec<&str> = missing.iter().map(|&i| texts[i]).collect();
@@ -524,6 +531,7 @@ fn embed_into(
         if let (Some(cache), None) = (cache, &cache_failed) {
             let chunk_texts: Vec<&str> = chunk.iter().map(|&i| texts[i]).collect();
             cache_failed = cache.put(&fingerprint, &chunk_texts, &vectors).err();
+            cache.let_go_of_read_pages();
         }
         sink(chunk, vectors);
     };
