@@ -10,6 +10,13 @@
 //! prints items/s and the share of the time spent inside ONNX Runtime's
 //! runs: the pure forward pass.
 //!
+//! A model whose int8 products run in integers (the shipped one) runs one
+//! text per run in every way: batches would make a text's vector depend on
+//! its neighbours (`memory/embed/int8_products.rs`).
+//!
+//! `--agreement` instead compares the built-in encoder's vectors (queries)
+//! with ONNX Runtime's (items) over the sample, and times the former.
+//!
 //! ```text
 //! cargo run --release -p thehook-core --example embed_rate -- \
 //!     bench/out/team-work/scale/d10x365x2/.thehook/index .assets --items 2000

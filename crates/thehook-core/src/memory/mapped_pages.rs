@@ -121,18 +121,22 @@ mod tests {
         let cache = EmbeddingCache::open(dir.path()).unwrap();
         let texts: Vec<String> = (0..8000).map(|i| format!("text {i}")).collect();
         let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let vectors: Vec<Vec<f32>> = (0..texts.len())
-            .map(|i| vec![i as f32; 384])
-            .collect();
+        let vectors: Vec<Vec<f32>> = (0..texts.len()).map(|i| vec![i as f32; 384]).collect();
         cache.put("model", &texts, &vectors).unwrap();
         let read = || cache.get("model", &texts).unwrap();
         let file = std::fs::canonicalize(dir.path().join("data.mdb")).unwrap();
         assert_eq!(read()[7999], Some(vectors[7999].clone()));
         let before = resident_kib(&file);
-        assert!(before > 10_000, "12 MB read through the map: {before} KiB resident");
+        assert!(
+            before > 10_000,
+            "12 MB read through the map: {before} KiB resident"
+        );
         super::let_go(dir.path());
         let after = resident_kib(&file);
-        assert!(after < before / 4, "{before} KiB resident before, {after} after");
+        assert!(
+            after < before / 4,
+            "{before} KiB resident before, {after} after"
+        );
         let again: Vec<Vec<f32>> = read().into_iter().map(Option::unwrap).collect();
         assert_eq!(again, vectors, "the same values read again");
     }

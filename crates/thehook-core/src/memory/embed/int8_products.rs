@@ -49,7 +49,11 @@ pub(super) fn rewrite(model: &[u8]) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(model.len());
     for field in fields(model)? {
         match field.number {
-            GRAPH_FIELD => put_message(&mut out, GRAPH_FIELD, &rewrite_graph(field.payload, &fates)?),
+            GRAPH_FIELD => put_message(
+                &mut out,
+                GRAPH_FIELD,
+                &rewrite_graph(field.payload, &fates)?,
+            ),
             _ => out.extend_from_slice(field.whole),
         }
     }
@@ -260,12 +264,19 @@ mod tests {
         assert_eq!(ops, ["DynamicQuantizeMatMul", "Cast", "Mul", "MatMul"]);
         assert_eq!(nodes[0].input, ["x", "q", "s"]);
         assert_eq!(nodes[0].output, ["xw"]);
-        assert_eq!((nodes[0].name.as_str(), nodes[0].domain.as_str()), ("first/int8", MICROSOFT));
-        assert!(m.opset_import.iter().any(|o| o.domain == MICROSOFT && o.version == 1));
+        assert_eq!(
+            (nodes[0].name.as_str(), nodes[0].domain.as_str()),
+            ("first/int8", MICROSOFT)
+        );
+        assert!(m
+            .opset_import
+            .iter()
+            .any(|o| o.domain == MICROSOFT && o.version == 1));
         assert_eq!(m.opset_import.len(), 2, "the default domain's import kept");
         let kept = fields(&rewritten).unwrap();
         assert!(
-            kept.iter().any(|f| f.number == 1 && f.whole == [0x08, 0x09]),
+            kept.iter()
+                .any(|f| f.number == 1 && f.whole == [0x08, 0x09]),
             "unknown fields copied as they were"
         );
         assert_eq!(m.graph.unwrap().initializer.len(), 4);
@@ -275,8 +286,24 @@ mod tests {
     #[test]
     fn floats_something_else_reads_are_kept() {
         let m = decoded(&rewrite(&model(true)).unwrap());
-        let ops: Vec<String> = m.graph.unwrap().node.into_iter().map(|n| n.op_type).collect();
-        assert_eq!(ops, ["Cast", "Mul", "DynamicQuantizeMatMul", "Cast", "Mul", "MatMul"]);
+        let ops: Vec<String> = m
+            .graph
+            .unwrap()
+            .node
+            .into_iter()
+            .map(|n| n.op_type)
+            .collect();
+        assert_eq!(
+            ops,
+            [
+                "Cast",
+                "Mul",
+                "DynamicQuantizeMatMul",
+                "Cast",
+                "Mul",
+                "MatMul"
+            ]
+        );
     }
 
     #[test]

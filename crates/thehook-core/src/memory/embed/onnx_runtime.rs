@@ -87,7 +87,13 @@ impl Session {
             None => optimized::model_bytes(&onnx)
                 .and_then(|bytes| {
                     let bytes = ModelBytes::Owned(bytes);
-                    open_session(&env, bytes, GraphOptimizationLevel::Level3, threads, prepack)
+                    open_session(
+                        &env,
+                        bytes,
+                        GraphOptimizationLevel::Level3,
+                        threads,
+                        prepack,
+                    )
                 })
                 .map_err(|e| Error::Model {
                     problem: format!("cannot load the model in {}: {e}", dir.display()),

@@ -253,12 +253,18 @@ mod tests {
         let exact: f32 = (0..inputs)
             .map(|k| x[k] * f32::from(w[k * outputs]) * scale[0])
             .sum();
-        assert!((y[0] - exact).abs() < 0.02 * exact.abs().max(1.0), "{} vs {exact}", y[0]);
+        assert!(
+            (y[0] - exact).abs() < 0.02 * exact.abs().max(1.0),
+            "{} vs {exact}",
+            y[0]
+        );
     }
 
     #[test]
     fn rounding_is_half_to_even_as_onnx_runtimes() {
-        for v in [-255.5f32, -2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.49, 254.5, 255.0, -0.0] {
+        for v in [
+            -255.5f32, -2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.49, 254.5, 255.0, -0.0,
+        ] {
             assert_eq!(round_half_even(v), v.round_ties_even(), "{v}");
         }
     }
@@ -268,8 +274,12 @@ mod tests {
         // Odd inputs (a pair cut short), tokens past a whole tile, columns
         // past the last whole tile.
         let (tokens, inputs, outputs) = (5, 7, 37);
-        let xq: Vec<i16> = (0..tokens * inputs).map(|i| (i as i16 * 53) % 511 - 255).collect();
-        let q: Vec<u8> = (0..inputs * outputs).map(|i| (i * 91 % 256) as u8).collect();
+        let xq: Vec<i16> = (0..tokens * inputs)
+            .map(|i| (i as i16 * 53) % 511 - 255)
+            .collect();
+        let q: Vec<u8> = (0..inputs * outputs)
+            .map(|i| (i * 91 % 256) as u8)
+            .collect();
         let mut expected = vec![0i32; tokens * outputs];
         for t in 0..tokens {
             for c in 0..outputs {

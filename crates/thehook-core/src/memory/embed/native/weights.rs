@@ -134,7 +134,13 @@ impl Matrix {
     }
 
     #[cfg(test)]
-    pub(super) fn from_int8(rows: usize, cols: usize, q: &[i8], scale: Vec<f32>, per: Per) -> Matrix {
+    pub(super) fn from_int8(
+        rows: usize,
+        cols: usize,
+        q: &[i8],
+        scale: Vec<f32>,
+        per: Per,
+    ) -> Matrix {
         let q: Vec<u8> = q.iter().map(|&v| v as u8).collect();
         Matrix {
             rows,
@@ -169,7 +175,6 @@ impl Matrix {
         }
     }
 }
-
 
 /// The model's weights by parameter name.
 pub(super) struct Weights {
