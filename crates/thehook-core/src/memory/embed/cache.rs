@@ -271,4 +271,52 @@ mod tests {
         cache.put_within("m", &["a"], &[vec![2.0]], 4).unwrap();
         assert_eq!(cache.get("m", &["a"]).unwrap(), [Some(vec![2.0])]);
     }
+
+    #[cfg(target_os = "linux")]
+    /// Resident pages of the mappings of `file` in this process, in KiB.
+    fn resident_kib(file: &std::path::Path) -> u64 {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        let name = file.to_str().unwrap();
+        let mut in_file = false;
+        let mut total = 0;
+        for line in smaps.lines() {
+            let first = line.split_whitespace().next().unwrap_or("");
+            if first.contains('-') && !first.ends_with(':') {
+                // A mapping's first line: `start-end perms offset dev inode path`.
+                in_file = line.ends_with(name);
+            } else if let Some(kib) = line.strip_prefix("Rss:") {
+                if in_file {
+                    total += kib.trim().trim_end_matches(" kB").parse::<u64>().unwrap();
+                }
+            }
+        }
+        total
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn pages_read_through_lmdbs_map_are_let_go_and_read_again_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = EmbeddingCache::open(dir.path()).unwrap();
+        let texts: Vec<String> = (0..8000).map(|i| format!("text {i}")).collect();
+        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let vectors: Vec<Vec<f32>> = (0..texts.len()).map(|i| vec![i as f32; 384]).collect();
+        cache.put("model", &texts, &vectors).unwrap();
+        let read = || cache.get("model", &texts).unwrap();
+        let file = std::fs::canonicalize(dir.path().join("data.mdb")).unwrap();
+        assert_eq!(read()[7999], Some(vectors[7999].clone()));
+        let before = resident_kib(&file);
+        assert!(
+            before > 10_000,
+            "12 MB read through the map: {before} KiB resident"
+        );
+        crate::memory::mapped_pages::let_go(dir.path());
+        let after = resident_kib(&file);
+        assert!(
+            after < before / 4,
+            "{before} KiB resident before, {after} after"
+        );
+        let again: Vec<Vec<f32>> = read().into_iter().map(Option::unwrap).collect();
+        assert_eq!(again, vectors, "the same values read again");
+    }
 }
