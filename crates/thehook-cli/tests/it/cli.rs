@@ -725,7 +725,7 @@ fn doctor_with_the_model_checks_that_it_runs() {
     not(feature = "model"),
     ignore = "needs the embedding model: scripts/test.sh"
 )]
-fn without_onnx_runtime_the_built_in_encoder_embeds_items_with_the_same_vectors() {
+fn without_onnx_runtime_the_built_in_encoder_embeds_items_that_rank_alike() {
     let with_runtime = Project::demo();
     let without = Project::demo();
     let alone = without.root().join("bin/thehook");

@@ -22,7 +22,7 @@ use bytes::Bytes;
 use prost::encoding::{decode_key, decode_varint, encode_key, encode_varint, WireType};
 use prost::Message;
 
-use super::onnx_graph::{Graph, NodeProto, OperatorSetIdProto};
+use super::onnx_graph::{Graph, NodeProto, OperatorSetIdProto, INT8_PRODUCTS};
 
 /// The operator domain of ONNX Runtime's own operators.
 const MICROSOFT: &str = "com.microsoft";
@@ -40,8 +40,8 @@ enum Fate {
 
 /// The model with its int8 weight products running in integers; `None`
 /// when it has none (a float model), or the bytes are not a model.
-pub(super) fn rewrite(model: &[u8]) -> Option<Vec<u8>> {
-    let graph = Graph::decode(Bytes::copy_from_slice(model))?;
+pub(super) fn rewrite(model: &Bytes) -> Option<Vec<u8>> {
+    let graph = Graph::decode(model.clone())?;
     let fates = plan(&graph);
     if fates.is_empty() {
         return None;
@@ -68,23 +68,34 @@ pub(super) fn rewrite(model: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// Whether the model in these bytes has products [`rewrite`] would change.
+/// [`rewrite`] where int8 products run in integers on this CPU
+/// ([`INT8_PRODUCTS`]), else `None`.
+pub(super) fn rewrite_here(model: &Bytes) -> Option<Vec<u8>> {
+    INT8_PRODUCTS.then(|| rewrite(model)).flatten()
+}
+
+/// Whether the model in these bytes has products [`rewrite_here`] changes.
 pub(super) fn applies(model: Bytes) -> bool {
-    Graph::decode(model).is_some_and(|graph| !plan(&graph).is_empty())
+    INT8_PRODUCTS && Graph::decode(model).is_some_and(|graph| !plan(&graph).is_empty())
 }
 
 /// The nodes that change, by position: each `MatMul` by an int8 weight
 /// with a scale per column (or one for all), and the `Cast` and `Mul` left
 /// without a reader.
 fn plan(graph: &Graph) -> HashMap<usize, Fate> {
+    let mut fates = HashMap::new();
+    if graph.has_subgraphs() {
+        // A subgraph's nodes may read a Cast or Mul this cannot see.
+        return fates;
+    }
     let mut readers: HashMap<&str, usize> = HashMap::new();
     let inputs = graph.nodes().iter().flat_map(|n| n.input.iter());
     for name in inputs.map(String::as_str).chain(graph.graph_outputs()) {
         *readers.entry(name).or_default() += 1;
     }
-    let mut fates = HashMap::new();
     for (at, node) in graph.nodes().iter().enumerate() {
-        if node.op_type != "MatMul" || !node.domain.is_empty() || node.input.len() != 2 {
+        let plain_matmul = node.op_type == "MatMul" && node.domain.is_empty();
+        if !plain_matmul || node.input.len() != 2 || node.output.len() != 1 {
             continue;
         }
         let Some(weight) = graph.int8_weight(&node.input[1]) else {
@@ -96,8 +107,12 @@ fn plan(graph: &Graph) -> HashMap<usize, Fate> {
         let product = NodeProto {
             input: vec![node.input[0].clone(), weight.q_name, weight.scale_name],
             output: node.output.clone(),
-            name: format!("{}/int8", node.name),
+            // Named after its output, which no other node makes: node
+            // names may be empty or repeated, and ONNX Runtime refuses two
+            // nodes of one name.
+            name: format!("{}/int8", node.output[0]),
             op_type: "DynamicQuantizeMatMul".into(),
+            attribute: vec![],
             domain: MICROSOFT.into(),
         };
         fates.insert(at, Fate::Replaced(product));
@@ -194,6 +209,7 @@ mod tests {
             output: vec![output.into()],
             name: format!("{op}_{output}"),
             op_type: op.into(),
+            attribute: vec![],
             domain: String::new(),
         }
     }
@@ -255,7 +271,7 @@ mod tests {
     #[test]
     fn a_product_by_weights_scaled_per_column_runs_in_integers() {
         let original = model(false);
-        let rewritten = rewrite(&original).expect("one product to rewrite");
+        let rewritten = rewrite(&Bytes::from(original.clone())).expect("one product to rewrite");
         let m = decoded(&rewritten);
         let nodes = &m.graph.as_ref().unwrap().node;
         let ops: Vec<&str> = nodes.iter().map(|n| n.op_type.as_str()).collect();
@@ -266,7 +282,7 @@ mod tests {
         assert_eq!(nodes[0].output, ["xw"]);
         assert_eq!(
             (nodes[0].name.as_str(), nodes[0].domain.as_str()),
-            ("first/int8", MICROSOFT)
+            ("xw/int8", MICROSOFT)
         );
         assert!(m
             .opset_import
@@ -280,12 +296,12 @@ mod tests {
             "unknown fields copied as they were"
         );
         assert_eq!(m.graph.unwrap().initializer.len(), 4);
-        assert!(applies(Bytes::from(original)));
+        assert_eq!(applies(Bytes::from(original)), INT8_PRODUCTS);
     }
 
     #[test]
     fn floats_something_else_reads_are_kept() {
-        let m = decoded(&rewrite(&model(true)).unwrap());
+        let m = decoded(&rewrite(&Bytes::from(model(true))).unwrap());
         let ops: Vec<String> = m
             .graph
             .unwrap()
@@ -306,6 +322,81 @@ mod tests {
         );
     }
 
+    /// A graph of these nodes over `q` (int8, `[4, 3]`) and `s` (`[1, 3]`).
+    fn graph_of(nodes: Vec<NodeProto>, output: &[&str]) -> Bytes {
+        let graph = GraphProto {
+            node: nodes,
+            initializer: vec![tensor("q", &[4, 3], 3, 12), tensor("s", &[1, 3], 1, 12)],
+            output: output
+                .iter()
+                .map(|name| ValueInfoProto {
+                    name: name.to_string(),
+                })
+                .collect(),
+        };
+        let model = ModelProto {
+            graph: Some(graph),
+            opset_import: vec![],
+        };
+        Bytes::from(model.encode_to_vec())
+    }
+
+    fn ops_and_names(bytes: &[u8]) -> Vec<(String, String)> {
+        let nodes = decoded(bytes).graph.unwrap().node;
+        nodes.into_iter().map(|n| (n.op_type, n.name)).collect()
+    }
+
+    #[test]
+    fn a_weight_two_products_share_goes_once_both_run_in_integers() {
+        let mut nodes = vec![
+            node("Cast", &["q"], "q_f"),
+            node("Mul", &["q_f", "s"], "w"),
+            node("MatMul", &["x", "w"], "a"),
+            node("MatMul", &["y", "w"], "b"),
+        ];
+        // Unnamed nodes get names of their own: ONNX Runtime refuses two
+        // nodes of one name.
+        nodes[2].name.clear();
+        nodes[3].name.clear();
+        let rewritten = rewrite(&graph_of(nodes, &["a", "b"])).unwrap();
+        let dq = "DynamicQuantizeMatMul".to_string();
+        assert_eq!(
+            ops_and_names(&rewritten),
+            [(dq.clone(), "a/int8".into()), (dq, "b/int8".into())]
+        );
+    }
+
+    #[test]
+    fn a_cast_something_else_reads_stays_when_its_mul_goes() {
+        let nodes = vec![
+            node("Cast", &["q"], "q_f"),
+            node("Mul", &["q_f", "s"], "w"),
+            node("MatMul", &["x", "w"], "a"),
+            node("Relu", &["q_f"], "r"),
+        ];
+        let rewritten = rewrite(&graph_of(nodes, &["a", "r"])).unwrap();
+        let ops: Vec<String> = ops_and_names(&rewritten)
+            .into_iter()
+            .map(|(op, _)| op)
+            .collect();
+        assert_eq!(ops, ["Cast", "DynamicQuantizeMatMul", "Relu"]);
+    }
+
+    #[test]
+    fn a_graph_with_subgraphs_is_left_alone() {
+        let mut nodes = vec![
+            node("Cast", &["q"], "q_f"),
+            node("Mul", &["q_f", "s"], "w"),
+            node("MatMul", &["x", "w"], "a"),
+            node("If", &["c"], "i"),
+        ];
+        // An `If` whose branches (not decoded here) might read `q_f`.
+        nodes[3].attribute = vec![super::super::onnx_graph::AttributeProto {
+            r#type: super::super::onnx_graph::GRAPH,
+        }];
+        assert!(rewrite(&graph_of(nodes, &["a", "i"])).is_none());
+    }
+
     #[test]
     fn a_model_without_int8_products_or_not_a_model_is_left_alone() {
         let float_model = ModelProto {
@@ -316,9 +407,9 @@ mod tests {
             }),
             opset_import: vec![],
         };
-        assert!(rewrite(&float_model.encode_to_vec()).is_none());
+        assert!(rewrite(&Bytes::from(float_model.encode_to_vec())).is_none());
         assert!(!applies(Bytes::from(float_model.encode_to_vec())));
-        assert!(rewrite(b"\xff\xff\xff").is_none());
+        assert!(rewrite(&Bytes::from_static(b"\xff\xff\xff")).is_none());
         assert!(fields(&[0x0a, 0x05, 1, 2]).is_none(), "a field cut short");
     }
 }

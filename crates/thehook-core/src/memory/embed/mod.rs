@@ -276,10 +276,15 @@ fn missing_model_files(dir: &Path) -> Option<String> {
     (!missing.is_empty()).then(|| missing.join(", "))
 }
 
-/// How vectors are computed from the model file: bumped when that changes,
-/// so indexes and the embedding cache embed again. `int8`: int8 weight
-/// products run in integers ([`int8_products`]).
-const ARITHMETIC: &str = "int8";
+/// How vectors are computed from the model file, as a fingerprint suffix:
+/// bumped when that changes, so indexes and the embedding cache embed
+/// again. `:int8`: int8 weight products run in integers
+/// ([`int8_products`]); none where they run in floats, as before.
+const ARITHMETIC: &str = if onnx_graph::INT8_PRODUCTS {
+    ":int8"
+} else {
+    ""
+};
 
 /// Model name, file size, a hash of the first 64 KiB and [`ARITHMETIC`]:
 /// cheap to compute on every open, and it changes when the model file is
@@ -292,7 +297,7 @@ fn fingerprint(model: &str, dir: &Path) -> String {
         .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
         .unwrap_or(0);
     let hex = crate::hash::sha256_hex(&head[..n]);
-    format!("{model}:{size}:{}:{ARITHMETIC}", &hex[..12])
+    format!("{model}:{size}:{}{ARITHMETIC}", &hex[..12])
 }
 
 /// Embedding failed: `e` says why, and is the library's own error when
@@ -357,8 +362,9 @@ pub(crate) mod tests {
         assert_eq!(together[0].len(), 384);
     }
 
-    /// Reindex runs ONNX Runtime on batches padded to their longest text:
-    /// the padding must not leak into a shorter text's vector.
+    /// Reindex runs the shipped model one text per run, so a text's vector
+    /// is its own; a float model runs in batches padded to their longest
+    /// text, where the padding must not leak into a shorter text's vector.
     #[test]
     #[cfg_attr(
         not(feature = "model"),
@@ -373,12 +379,20 @@ pub(crate) mod tests {
             "a much longer text about database migrations, rollbacks and the staging environment",
             long.as_str(),
         ];
+        let one_by_one = e.embed_batched(&texts).unwrap();
+        assert_eq!(one_by_one.len(), texts.len());
+        for (text, vector) in texts.iter().zip(&one_by_one) {
+            assert_eq!(&e.embed_one(text).unwrap(), vector, "{text}");
+        }
+        // Batched anyway: the int8 products quantize over the whole batch,
+        // so close (0.977 at worst in batches of 8, Python), not equal; a
+        // padding that leaked would be far off.
+        e.batch_anyway();
         let batched = e.embed_batched(&texts).unwrap();
-        assert_eq!(batched.len(), texts.len());
         for (text, vector) in texts.iter().zip(&batched) {
             let alone = e.embed_one(text).unwrap();
             let cos: f32 = alone.iter().zip(vector).map(|(a, b)| a * b).sum();
-            assert!(cos > 0.99999, "cosine {cos} for {text:?}");
+            assert!(cos > 0.97, "cosine {cos} for {text:?}");
         }
     }
 

@@ -140,10 +140,21 @@ impl Embedder {
         self.forward
     }
 
+    /// Runs ONNX Runtime in batches whatever the model (tests of the
+    /// padding).
+    #[cfg(test)]
+    pub(super) fn batch_anyway(&mut self) {
+        if let Engine::OnnxRuntime(session) = &mut self.engine {
+            session.batch_anyway();
+        }
+    }
+
     /// Embeds `texts`, best given in order of length: ONNX Runtime runs
-    /// them in batches of similar length ([`BATCH_TEXTS`], [`BATCH_TOKENS`]),
-    /// the built-in encoder one per core (its weights are read-only, so the
-    /// threads share them). Output order matches input.
+    /// them one text per run when the model's products run in int8
+    /// ([`super::int8_products`]), else in batches of similar length
+    /// ([`BATCH_TEXTS`], [`BATCH_TOKENS`]); the built-in encoder one per
+    /// core (its weights are read-only, so the threads share them). Output
+    /// order matches input.
     pub fn embed_batched(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         use rayon::prelude::*;
         let session = match &mut self.engine {

@@ -40,9 +40,23 @@ pub(super) struct NodeProto {
     pub(super) name: String,
     #[prost(string, tag = "4")]
     pub(super) op_type: String,
+    #[prost(message, repeated, tag = "5")]
+    pub(super) attribute: Vec<AttributeProto>,
     #[prost(string, tag = "7")]
     pub(super) domain: String,
 }
+
+#[derive(Clone, PartialEq, Message)]
+pub(super) struct AttributeProto {
+    /// `AttributeProto.AttributeType`: [`GRAPH`] or [`GRAPHS`] for a
+    /// subgraph (`If`, `Loop`, `Scan`).
+    #[prost(int32, tag = "20")]
+    pub(super) r#type: i32,
+}
+
+/// `AttributeProto.AttributeType` values of subgraphs.
+pub(super) const GRAPH: i32 = 5;
+pub(super) const GRAPHS: i32 = 10;
 
 #[derive(Clone, PartialEq, Message)]
 pub(super) struct TensorProto {
@@ -83,17 +97,32 @@ pub(super) enum Per {
     Row,
     /// One scale per output column (`[1, cols]` or `[cols]`).
     Column,
-    /// One scale for all.
+    /// One scale for all (`[]` or `[1]`).
     All,
+    /// One scale for all, in a tensor of another shape (`[1, 1]`): ONNX
+    /// Runtime's integer product takes it, but scales in another order, so
+    /// such a product stays in floats.
+    AllReshaped,
 }
 
 impl Per {
-    /// Whether ONNX Runtime's integer product (`DynamicQuantizeMatMul`)
-    /// takes this scale as it is: per column or one for all, not per row.
+    /// Whether a product by weights of this scale runs in integers: on a
+    /// CPU where it does ([`INT8_PRODUCTS`]), for a scale ONNX Runtime's
+    /// integer product (`DynamicQuantizeMatMul`) takes as the built-in
+    /// encoder computes it: per column or one for all, not per row.
     pub(super) fn runs_in_integers(self) -> bool {
-        matches!(self, Per::Column | Per::All)
+        INT8_PRODUCTS && matches!(self, Per::Column | Per::All)
     }
 }
+
+/// Whether int8 weight products run in integers on this CPU: x86-64 only.
+/// On aarch64 (the linux-arm64 build under qemu, `scripts/test-arm64.sh`)
+/// ONNX Runtime 1.31.1's `DynamicQuantizeMatMul` gave vectors all alike
+/// (every demo item within 0.88-0.92 of the best), while the built-in
+/// encoder's integer products there gave the x86-64 ranking; whether qemu
+/// or ONNX Runtime is at fault could not be told here, so other CPUs keep
+/// the float products they had.
+pub(super) const INT8_PRODUCTS: bool = cfg!(target_arch = "x86_64");
 
 /// An int8 weight that the graph turns into floats: a `Cast` of an int8
 /// initializer, then a `Mul` by a float initializer.
@@ -148,6 +177,15 @@ impl Graph {
 
     pub(super) fn nodes(&self) -> &[NodeProto] {
         &self.graph().node
+    }
+
+    /// Whether any node holds a subgraph (`If`, `Loop`, `Scan`), whose
+    /// nodes read names this decoder does not see.
+    pub(super) fn has_subgraphs(&self) -> bool {
+        self.nodes()
+            .iter()
+            .flat_map(|n| &n.attribute)
+            .any(|a| a.r#type == GRAPH || a.r#type == GRAPHS)
     }
 
     pub(super) fn graph_outputs(&self) -> impl Iterator<Item = &str> {
@@ -208,9 +246,10 @@ impl Graph {
         }
         let scale = float_values(scale_tensor)?;
         let per = match scale_tensor.dims.as_slice() {
-            [r, 1] if *r as usize == rows => Per::Row,
-            [1, c] | [c] if *c as usize == cols => Per::Column,
-            _ if scale.len() == 1 => Per::All,
+            [1, c] | [c] if *c as usize == cols && scale.len() == cols => Per::Column,
+            [r, 1] if *r as usize == rows && scale.len() == rows && rows > 1 => Per::Row,
+            [] | [1] if scale.len() == 1 => Per::All,
+            _ if scale.len() == 1 => Per::AllReshaped,
             _ => return None,
         };
         Some(Int8Weight {

@@ -26,10 +26,10 @@ pub(super) type TextTokens<'t> = (&'t [u32], &'t [u32]);
 
 /// An ONNX Runtime session over the model.
 pub(super) struct Session {
-    // Declared before `_model_bytes`, so it is dropped first: it reads the
-    // weights in place from those bytes.
-    session: InMemorySession<'static>,
-    _model_bytes: ModelBytes,
+    // Declared before `_mapped`, so it is dropped first: a session made
+    // from the ORT-format copy reads the weights in place from that map.
+    session: Loaded,
+    _mapped: Option<memmap2::Mmap>,
     /// Whether the graph takes `token_type_ids` (BERT exports do).
     token_type_ids: bool,
     /// Whether each text runs alone: an int8 product quantizes its input
@@ -38,19 +38,28 @@ pub(super) struct Session {
     one_text_per_run: bool,
 }
 
-/// The bytes a session was made from.
-enum ModelBytes {
-    /// The ORT-format copy, mapped.
-    Mapped(memmap2::Mmap),
-    /// The original model, rewritten in memory ([`optimized::model_bytes`]).
-    Owned(Vec<u8>),
+/// A session over the mapped ORT-format copy, or over the original model,
+/// which ONNX Runtime copies.
+enum Loaded {
+    Mapped(InMemorySession<'static>),
+    Copied(ort::session::Session),
 }
 
-impl ModelBytes {
-    fn as_slice(&self) -> &[u8] {
+impl Loaded {
+    fn session(&self) -> &ort::session::Session {
         match self {
-            ModelBytes::Mapped(map) => map,
-            ModelBytes::Owned(bytes) => bytes,
+            Loaded::Mapped(session) => session,
+            Loaded::Copied(session) => session,
+        }
+    }
+
+    fn run<'s, 'i, 'v: 'i, const N: usize>(
+        &'s mut self,
+        inputs: impl Into<ort::session::SessionInputs<'i, 'v, N>>,
+    ) -> ort::Result<ort::session::SessionOutputs<'s>> {
+        match self {
+            Loaded::Mapped(session) => session.run(inputs),
+            Loaded::Copied(session) => session.run(inputs),
         }
     }
 }
@@ -72,40 +81,47 @@ impl Session {
         let onnx = dir.join("model.onnx");
         let copy = optimized::ort_format(&env, dir, fingerprint, runtime, cache);
         let from_copy = copy.as_ref().and_then(|path| {
-            let bytes = ModelBytes::Mapped(map(path).ok()?);
-            let opened = open_session(
-                &env,
-                bytes,
-                GraphOptimizationLevel::Disable,
-                threads,
-                prepack,
-            );
-            opened.inspect_err(|_| optimized::discard(path)).ok()
+            let mapped = map(path).ok()?;
+            // SAFETY: the session borrows the mapped bytes for as long as it
+            // lives. Both go into one Session, which drops the session first
+            // (field order), and the mapping's address does not move when
+            // the Mmap does.
+            let bytes: &'static [u8] =
+                unsafe { std::mem::transmute::<&[u8], &'static [u8]>(&mapped[..]) };
+            let opened = builder(&env, GraphOptimizationLevel::Disable, threads, prepack)
+                .and_then(|mut b| Ok(b.commit_from_memory_directly(bytes)?));
+            match opened {
+                Ok(session) => Some((Loaded::Mapped(session), mapped)),
+                Err(_) => {
+                    optimized::discard(path);
+                    None
+                }
+            }
         });
-        let (session, bytes) = match from_copy {
-            Some(opened) => opened,
-            None => optimized::model_bytes(&onnx)
-                .and_then(|bytes| {
-                    let bytes = ModelBytes::Owned(bytes);
-                    open_session(
-                        &env,
-                        bytes,
-                        GraphOptimizationLevel::Level3,
-                        threads,
-                        prepack,
-                    )
+        let (session, mapped) = match from_copy {
+            Some((session, mapped)) => {
+                if prepack {
+                    // Prepacking copied the weights the runs read.
+                    let_go_of_read_pages(&mapped);
+                }
+                (session, Some(mapped))
+            }
+            None => optimized::ModelFile::read(&onnx)
+                .and_then(|model| {
+                    model.load(|bytes| {
+                        builder(&env, GraphOptimizationLevel::Level3, threads, prepack)
+                            .and_then(|mut b| Ok(b.commit_from_memory(bytes)?))
+                    })
                 })
+                .map(|session| (Loaded::Copied(session), None))
                 .map_err(|e| Error::Model {
                     problem: format!("cannot load the model in {}: {e}", dir.display()),
                     source: Some(e),
                     fix: format!("check the files, or {FETCH_FIX}").into(),
                 })?,
         };
-        if let (true, ModelBytes::Mapped(map)) = (prepack, &bytes) {
-            // Prepacking copied the weights the runs read.
-            let_go_of_read_pages(map);
-        }
         let token_type_ids = session
+            .session()
             .inputs()
             .iter()
             .any(|i| i.name() == "token_type_ids");
@@ -115,10 +131,16 @@ impl Session {
         };
         Ok(Session {
             session,
-            _model_bytes: bytes,
+            _mapped: mapped,
             token_type_ids,
             one_text_per_run,
         })
+    }
+
+    /// Runs batches whatever the model (tests of the padding).
+    #[cfg(test)]
+    pub(super) fn batch_anyway(&mut self) {
+        self.one_text_per_run = false;
     }
 
     /// Whether [`Session::run_batch`] must be given one text at a time.
@@ -177,13 +199,13 @@ impl Session {
     }
 }
 
-/// Lets go of the mapped model file's pages read so far (90 MB, counted in
-/// RSS once read); a page read again is mapped again.
+/// Lets go of the mapped model file's pages read so far (counted in RSS
+/// once read); a page read again is mapped again.
 #[cfg(unix)]
 fn let_go_of_read_pages(bytes: &memmap2::Mmap) {
-    // SAFETY: the mapping is private and never written, and the file is
-    // replaced by a rename, never changed in place, so a page read again
-    // holds what it held.
+    // SAFETY: the mapping is shared, read-only and never written, and the
+    // file is replaced by a rename, never changed in place, so a page read
+    // again holds what it held.
     unsafe { bytes.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) }.ok();
 }
 
@@ -203,27 +225,18 @@ fn map(file: &Path) -> std::result::Result<memmap2::Mmap, ModelFailure> {
     unsafe { memmap2::Mmap::map(&opened) }.map_err(unreadable)
 }
 
-/// A session reading the model's weights in place from `bytes`.
-fn open_session(
+/// A session builder with thehook's settings.
+fn builder(
     env: &ort::environment::Environment,
-    bytes: ModelBytes,
     level: GraphOptimizationLevel,
     threads: usize,
     prepack: bool,
-) -> std::result::Result<(InMemorySession<'static>, ModelBytes), ModelFailure> {
-    // SAFETY: the session borrows the bytes for as long as it lives. Both
-    // go into one Session, which drops the session first (field order),
-    // and neither a mapping's address nor a Vec's buffer moves when its
-    // owner does.
-    let static_bytes: &'static [u8] =
-        unsafe { std::mem::transmute::<&[u8], &'static [u8]>(bytes.as_slice()) };
-    let session = ort::session::Session::builder(env)
+) -> std::result::Result<ort::session::builder::SessionBuilder, ModelFailure> {
+    Ok(ort::session::Session::builder(env)
         .and_then(|b| Ok(b.with_optimization_level(level)?))
         .and_then(|b| Ok(b.with_disabled_optimizers(optimized::UNFUSED)?))
         .and_then(|b| Ok(b.with_prepacking(prepack)?))
-        .and_then(|b| Ok(b.with_intra_threads(threads.max(1))?))
-        .and_then(|mut b| b.commit_from_memory_directly(static_bytes))?;
-    Ok((session, bytes))
+        .and_then(|b| Ok(b.with_intra_threads(threads.max(1))?))?)
 }
 
 /// ONNX Runtime can be loaded once per process; later calls share the result.

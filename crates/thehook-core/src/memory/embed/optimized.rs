@@ -80,18 +80,21 @@ fn path_for(cache: &Path, fingerprint: &str, runtime: &Path) -> PathBuf {
 }
 
 /// Lets ONNX Runtime optimise `onnx`, its int8 products rewritten to run in
-/// integers ([`model_bytes`]), and save the result in ORT format.
+/// integers ([`ModelFile`]), and save the result in ORT format.
 /// Extended optimisations (level 2), not layout ones: the saved graph then
 /// holds only operators every CPU build of the runtime has.
 fn write(env: &Environment, onnx: &Path, out: &Path) -> Result<(), ModelFailure> {
-    let model = model_bytes(onnx)?;
-    let session = ort::session::Session::builder(env)
-        .and_then(|b| Ok(b.with_optimization_level(GraphOptimizationLevel::Level2)?))
-        .and_then(|b| Ok(b.with_disabled_optimizers(UNFUSED)?))
-        .and_then(|b| Ok(b.with_optimized_model_path(out)?))
-        .and_then(|b| Ok(b.with_config_entry("session.save_model_format", "ORT")?))
-        .and_then(|mut b| b.commit_from_memory(&model))?;
-    drop(session);
+    let model = ModelFile::read(onnx)?;
+    model.load(|bytes| {
+        let session = ort::session::Session::builder(env)
+            .and_then(|b| Ok(b.with_optimization_level(GraphOptimizationLevel::Level2)?))
+            .and_then(|b| Ok(b.with_disabled_optimizers(UNFUSED)?))
+            .and_then(|b| Ok(b.with_optimized_model_path(out)?))
+            .and_then(|b| Ok(b.with_config_entry("session.save_model_format", "ORT")?))
+            .and_then(|mut b| b.commit_from_memory(bytes))?;
+        drop(session);
+        Ok(())
+    })?;
     match out.is_file() {
         true => Ok(()),
         false => Err(ModelFailure::NotWritten(out.to_path_buf())),
@@ -103,19 +106,48 @@ fn write(env: &Environment, onnx: &Path, out: &Path) -> Result<(), ModelFailure>
 /// operator, in another order than the graph's own nodes; the next int8
 /// product rounds its input to `u8` steps, which turns that last-digit
 /// difference into a vector 0.997 similar (cosine) to the unfused graph's,
-/// which the built-in encoder computes. Without the fusion the two agree,
-/// and the speed is the same within the noise (Python's `onnxruntime`,
-/// 600 team-year texts, three rounds).
+/// which the built-in encoder computes, for a short query. Without it the
+/// optimised graph gives the unoptimised graph's vectors to the last digit
+/// (Python's `onnxruntime`), at the same speed within the noise (600
+/// team-year texts, three rounds); the two engines still differ in the
+/// floats around the products (docs/search.md, "Model and ONNX Runtime").
 pub(super) const UNFUSED: &str = "SkipLayerNormFusion";
 
-/// The model file as ONNX Runtime is to run it: with its int8 weight
-/// products rewritten ([`int8_products::rewrite`]) when it has any.
-pub(super) fn model_bytes(onnx: &Path) -> Result<Vec<u8>, ModelFailure> {
-    let bytes = std::fs::read(onnx).map_err(|e| ModelFailure::Read {
-        path: onnx.to_path_buf(),
-        source: std::sync::Arc::new(e),
-    })?;
-    Ok(int8_products::rewrite(&bytes).unwrap_or(bytes))
+/// The model file as read, and as ONNX Runtime is to run it: with its int8
+/// weight products rewritten ([`int8_products::rewrite`]) when it has any.
+pub(super) struct ModelFile {
+    original: bytes::Bytes,
+    rewritten: Option<Vec<u8>>,
+}
+
+impl ModelFile {
+    pub(super) fn read(onnx: &Path) -> Result<ModelFile, ModelFailure> {
+        let original = std::fs::read(onnx).map_err(|e| ModelFailure::Read {
+            path: onnx.to_path_buf(),
+            source: std::sync::Arc::new(e),
+        })?;
+        let original = bytes::Bytes::from(original);
+        let rewritten = int8_products::rewrite_here(&original);
+        Ok(ModelFile {
+            original,
+            rewritten,
+        })
+    }
+
+    /// `load`'s result on the rewritten model; on the original when there
+    /// is no rewrite, or ONNX Runtime refuses it (a graph this crate reads
+    /// wrongly must not cost the model).
+    pub(super) fn load<T>(
+        &self,
+        mut load: impl FnMut(&[u8]) -> Result<T, ModelFailure>,
+    ) -> Result<T, ModelFailure> {
+        if let Some(rewritten) = &self.rewritten {
+            if let Ok(loaded) = load(rewritten) {
+                return Ok(loaded);
+            }
+        }
+        load(&self.original)
+    }
 }
 
 #[cfg(test)]

@@ -308,4 +308,150 @@ mod tests {
         // 255 steps of 1/255 each: (255 * 1 + 255 * 3) and (255 * 2 + 255 * 4).
         assert_eq!(y, vec![1020.0 * s * 2.0, 1530.0 * s * 2.0]);
     }
+
+    /// ONNX Runtime's own `DynamicQuantizeMatMul`, one node, against
+    /// [`product`]: the same floats, to the last bit. The inputs keep every
+    /// pair of products under 2^15, where ONNX Runtime's AVX2 kernel
+    /// without VNNI (`vpmaddubsw`) would clip (docs/search.md, "Model and
+    /// ONNX Runtime"); this is the arithmetic the built-in encoder claims.
+    #[test]
+    #[cfg_attr(not(feature = "model"), ignore = "needs ONNX Runtime: scripts/test.sh")]
+    fn onnx_runtimes_integer_product_gives_the_same_floats() {
+        use super::super::super::onnx_graph::{NodeProto, OperatorSetIdProto, TensorProto};
+        use super::super::super::Availability;
+        use prost::Message;
+
+        #[derive(Clone, PartialEq, Message)]
+        struct Model {
+            #[prost(int64, tag = "1")]
+            ir_version: i64,
+            #[prost(message, optional, tag = "7")]
+            graph: Option<Graph>,
+            #[prost(message, repeated, tag = "8")]
+            opset_import: Vec<OperatorSetIdProto>,
+        }
+        #[derive(Clone, PartialEq, Message)]
+        struct Graph {
+            #[prost(message, repeated, tag = "1")]
+            node: Vec<NodeProto>,
+            #[prost(string, tag = "2")]
+            name: String,
+            #[prost(message, repeated, tag = "5")]
+            initializer: Vec<TensorProto>,
+            #[prost(message, repeated, tag = "11")]
+            input: Vec<Value>,
+            #[prost(message, repeated, tag = "12")]
+            output: Vec<Value>,
+        }
+        #[derive(Clone, PartialEq, Message)]
+        struct Value {
+            #[prost(string, tag = "1")]
+            name: String,
+            #[prost(message, optional, tag = "2")]
+            r#type: Option<Type>,
+        }
+        #[derive(Clone, PartialEq, Message)]
+        struct Type {
+            #[prost(message, optional, tag = "1")]
+            tensor_type: Option<TensorType>,
+        }
+        #[derive(Clone, PartialEq, Message)]
+        struct TensorType {
+            #[prost(int32, tag = "1")]
+            elem_type: i32,
+            #[prost(message, optional, tag = "2")]
+            shape: Option<Shape>,
+        }
+        #[derive(Clone, PartialEq, Message)]
+        struct Shape {
+            #[prost(message, repeated, tag = "1")]
+            dim: Vec<Dim>,
+        }
+        #[derive(Clone, PartialEq, Message)]
+        struct Dim {
+            #[prost(int64, tag = "1")]
+            dim_value: i64,
+        }
+        let float_value = |name: &str, dims: &[i64]| Value {
+            name: name.into(),
+            r#type: Some(Type {
+                tensor_type: Some(TensorType {
+                    elem_type: 1,
+                    shape: Some(Shape {
+                        dim: dims.iter().map(|&d| Dim { dim_value: d }).collect(),
+                    }),
+                }),
+            }),
+        };
+
+        let (tokens, inputs, outputs) = (7usize, 64usize, 40usize);
+        let x: Vec<f32> = (0..tokens * inputs)
+            .map(|i| ((i * 37 % 101) as f32 - 40.0) / 13.0)
+            .collect();
+        let w: Vec<i8> = (0..inputs * outputs)
+            .map(|i| (i * 53 % 121) as i8 - 60)
+            .collect();
+        let scale: Vec<f32> = (0..outputs).map(|c| 0.001 + c as f32 * 0.0007).collect();
+        let q: Vec<u8> = w.iter().map(|&v| v as u8).collect();
+        let tensor = |name: &str, dims: &[i64], data_type: i32, raw: Vec<u8>| TensorProto {
+            dims: dims.to_vec(),
+            data_type,
+            float_data: vec![],
+            name: name.into(),
+            raw_data: raw.into(),
+        };
+        let model = Model {
+            ir_version: 8,
+            graph: Some(Graph {
+                node: vec![NodeProto {
+                    input: vec!["x".into(), "q".into(), "s".into()],
+                    output: vec!["y".into()],
+                    name: "product".into(),
+                    op_type: "DynamicQuantizeMatMul".into(),
+                    attribute: vec![],
+                    domain: "com.microsoft".into(),
+                }],
+                name: "one product".into(),
+                initializer: vec![
+                    tensor("q", &[inputs as i64, outputs as i64], 3, q.clone()),
+                    tensor(
+                        "s",
+                        &[1, outputs as i64],
+                        1,
+                        scale.iter().flat_map(|v| v.to_le_bytes()).collect(),
+                    ),
+                ],
+                input: vec![float_value("x", &[tokens as i64, inputs as i64])],
+                output: vec![float_value("y", &[tokens as i64, outputs as i64])],
+            }),
+            opset_import: vec![
+                OperatorSetIdProto {
+                    domain: String::new(),
+                    version: 17,
+                },
+                OperatorSetIdProto {
+                    domain: "com.microsoft".into(),
+                    version: 1,
+                },
+            ],
+        }
+        .encode_to_vec();
+
+        let Availability::Ready {
+            runtime: Some(runtime),
+            ..
+        } = super::super::super::tests::repo_assets()
+        else {
+            panic!("ONNX Runtime is not in .assets/: run scripts/fetch-assets.py");
+        };
+        let env = super::super::super::onnx_runtime::runtime_environment(&runtime.path).unwrap();
+        let mut session = ort::session::Session::builder(&env)
+            .unwrap()
+            .commit_from_memory(&model)
+            .unwrap();
+        let input = ort::value::Tensor::from_array(([tokens, inputs], x.clone())).unwrap();
+        let outputs_of_ort = session.run(vec![("x", input.into_dyn())]).unwrap();
+        let (_, theirs) = outputs_of_ort[0].try_extract_tensor::<f32>().unwrap();
+        assert_eq!(product(&x, tokens, &q, &scale), theirs.to_vec());
+    }
 }

@@ -27,8 +27,8 @@ enum Values {
 }
 
 /// A matrix's values as stored, before any per-column scale
-/// ([`Matrix::column_scale`], which a row read applies after; the float
-/// product never meets one: such weights run in integers).
+/// ([`Matrix::column_scale`]): the float product and a row read apply that
+/// once per output instead of once per weight.
 pub(super) enum View<'a> {
     Float {
         bytes: &'a [u8],
@@ -116,7 +116,7 @@ impl Matrix {
                 cols: self.cols,
                 row_scale: match per {
                     Per::Row => RowScale::PerRow(scale),
-                    Per::All => RowScale::One(scale[0]),
+                    Per::All | Per::AllReshaped => RowScale::One(scale[0]),
                     Per::Column => RowScale::One(1.0),
                 },
             },
@@ -164,7 +164,7 @@ impl Matrix {
     }
 
     /// The scale of each column, when the weights have one.
-    fn column_scale(&self) -> Option<&[f32]> {
+    pub(super) fn column_scale(&self) -> Option<&[f32]> {
         match &self.values {
             Values::Int8 {
                 scale,
