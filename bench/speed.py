@@ -560,6 +560,12 @@ def measure_reindex(binary: str, root: Path, env: dict[str, str], runs: int, n_i
     retries = 2 if quiet_s > 0 else 0
     while len(results) < runs:
         wait_quiet(quiet_s)
+        # From an empty index folder: an LMDB file never shrinks, so
+        # reindexing in place (a new model fingerprint rewrites every
+        # vector) left a 157 MB file at 10,000 items where a rebuild makes
+        # 30 MB, and every later hook timed on it read slower (1.21x the
+        # warm session start, pair by pair).
+        shutil.rmtree(root / ".thehook" / "index", ignore_errors=True)
         meter = CpuMeter()
         r = run([binary, "-C", str(root), "reindex", "--json"], env)
         other = meter.other_share() or 0.0  # short runs: too short to tell, assume quiet
