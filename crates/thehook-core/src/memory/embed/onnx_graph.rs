@@ -106,12 +106,11 @@ pub(super) enum Per {
 }
 
 impl Per {
-    /// Whether a product by weights of this scale runs in integers: on a
-    /// CPU where it does ([`INT8_PRODUCTS`]), for a scale ONNX Runtime's
-    /// integer product (`DynamicQuantizeMatMul`) takes as the built-in
-    /// encoder computes it: per column or one for all, not per row.
+    /// Whether ONNX Runtime's integer product (`DynamicQuantizeMatMul`)
+    /// takes this scale as the built-in encoder computes it: per column or
+    /// one for all, not per row. Each engine also asks [`INT8_PRODUCTS`].
     pub(super) fn runs_in_integers(self) -> bool {
-        INT8_PRODUCTS && matches!(self, Per::Column | Per::All)
+        matches!(self, Per::Column | Per::All)
     }
 }
 

@@ -98,13 +98,19 @@ impl Session {
                 }
             }
         });
-        let (session, mapped) = match from_copy {
+        // Whether the graph's products run in int8: the copy was made from
+        // the rewritten model whenever the original has such products; the
+        // original, loaded here, says which bytes ONNX Runtime took.
+        let (session, mapped, one_text_per_run) = match from_copy {
             Some((session, mapped)) => {
                 if prepack {
                     // Prepacking copied the weights the runs read.
                     let_go_of_read_pages(&mapped);
                 }
-                (session, Some(mapped))
+                let int8 = map(&onnx).is_ok_and(|original| {
+                    int8_products::applies(bytes::Bytes::from_owner(original))
+                });
+                (session, Some(mapped), int8)
             }
             None => optimized::ModelFile::read(&onnx)
                 .and_then(|model| {
@@ -113,7 +119,7 @@ impl Session {
                             .and_then(|mut b| Ok(b.commit_from_memory(bytes)?))
                     })
                 })
-                .map(|session| (Loaded::Copied(session), None))
+                .map(|(session, int8)| (Loaded::Copied(session), None, int8))
                 .map_err(|e| Error::Model {
                     problem: format!("cannot load the model in {}: {e}", dir.display()),
                     source: Some(e),
@@ -125,10 +131,6 @@ impl Session {
             .inputs()
             .iter()
             .any(|i| i.name() == "token_type_ids");
-        let one_text_per_run = match map(&onnx) {
-            Ok(original) => int8_products::applies(bytes::Bytes::from_owner(original)),
-            Err(_) => true,
-        };
         Ok(Session {
             session,
             _mapped: mapped,

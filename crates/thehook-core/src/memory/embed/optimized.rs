@@ -85,7 +85,7 @@ fn path_for(cache: &Path, fingerprint: &str, runtime: &Path) -> PathBuf {
 /// holds only operators every CPU build of the runtime has.
 fn write(env: &Environment, onnx: &Path, out: &Path) -> Result<(), ModelFailure> {
     let model = ModelFile::read(onnx)?;
-    model.load(|bytes| {
+    let ((), _) = model.load(|bytes| {
         let session = ort::session::Session::builder(env)
             .and_then(|b| Ok(b.with_optimization_level(GraphOptimizationLevel::Level2)?))
             .and_then(|b| Ok(b.with_disabled_optimizers(UNFUSED)?))
@@ -136,17 +136,18 @@ impl ModelFile {
 
     /// `load`'s result on the rewritten model; on the original when there
     /// is no rewrite, or ONNX Runtime refuses it (a graph this crate reads
-    /// wrongly must not cost the model).
+    /// wrongly must not cost the model). Says which: `true` for the
+    /// rewritten one.
     pub(super) fn load<T>(
         &self,
         mut load: impl FnMut(&[u8]) -> Result<T, ModelFailure>,
-    ) -> Result<T, ModelFailure> {
+    ) -> Result<(T, bool), ModelFailure> {
         if let Some(rewritten) = &self.rewritten {
             if let Ok(loaded) = load(rewritten) {
-                return Ok(loaded);
+                return Ok((loaded, true));
             }
         }
-        load(&self.original)
+        Ok((load(&self.original)?, false))
     }
 }
 

@@ -328,8 +328,11 @@ impl Index {
         self.dbs.header.put(&mut wtxn, "header", &header)?;
         wtxn.commit()?;
         // What this batch read through the map need not stay resident
-        // while the next is parsed and embedded.
-        mapped_pages::let_go(&self.path);
+        // while the next is parsed and embedded. A sync of one transaction
+        // (every hook's) ends before that matters.
+        if !(batch.first && batch.last) {
+            mapped_pages::let_go(&self.path);
+        }
         stats.items_added += items.added.len();
         stats.items_removed += items.removed.len();
         Ok(())

@@ -315,6 +315,7 @@ mod tests {
     /// without VNNI (`vpmaddubsw`) would clip (docs/search.md, "Model and
     /// ONNX Runtime"); this is the arithmetic the built-in encoder claims.
     #[test]
+    #[cfg(target_arch = "x86_64")] // where the int8 products run (INT8_PRODUCTS)
     #[cfg_attr(not(feature = "model"), ignore = "needs ONNX Runtime: scripts/test.sh")]
     fn onnx_runtimes_integer_product_gives_the_same_floats() {
         use super::super::super::onnx_graph::{NodeProto, OperatorSetIdProto, TensorProto};

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use bytes::Bytes;
 
-use super::super::onnx_graph::{Graph, Per};
+use super::super::onnx_graph::{Graph, Per, INT8_PRODUCTS};
 
 /// A 2-D weight as stored: floats, or int8 values with a scale per row or
 /// per column (or one for all).
@@ -153,12 +153,15 @@ impl Matrix {
         }
     }
 
-    /// The weights as ONNX Runtime's integer product takes them, when it
-    /// runs this one in integers ([`Per::runs_in_integers`]): the int8
-    /// values, row-major, and the scale of each column (or one for all).
+    /// The weights as ONNX Runtime's integer product takes them, when this
+    /// product runs in integers ([`INT8_PRODUCTS`],
+    /// [`Per::runs_in_integers`]): the int8 values, row-major, and the
+    /// scale of each column (or one for all).
     pub(super) fn integer(&self) -> Option<(&[u8], &[f32])> {
         match &self.values {
-            Values::Int8 { q, scale, per } if per.runs_in_integers() => Some((q, scale)),
+            Values::Int8 { q, scale, per } if INT8_PRODUCTS && per.runs_in_integers() => {
+                Some((q, scale))
+            }
             _ => None,
         }
     }
