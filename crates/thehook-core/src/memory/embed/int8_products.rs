@@ -12,17 +12,21 @@
 //! does the same arithmetic ([`super::native`]), so queries and items stay
 //! comparable.
 //!
+//! The sums must be exact on every CPU ([`WeightSign`]): where ONNX
+//! Runtime's kernel for signed weights would clip, the weights go in as
+//! `u8` with a zero point of 128, whose kernel does not.
+//!
 //! The rewrite works on the protobuf's bytes: every field it does not
 //! change is copied as it is, so nothing this crate's decoder does not know
 //! (attributes, metadata, value infos) is lost.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use bytes::Bytes;
 use prost::encoding::{decode_key, decode_varint, encode_key, encode_varint, WireType};
 use prost::Message;
 
-use super::onnx_graph::{Graph, NodeProto, OperatorSetIdProto, INT8_PRODUCTS};
+use super::onnx_graph::{Graph, NodeProto, OperatorSetIdProto, TensorProto, INT8_PRODUCTS};
 
 /// The operator domain of ONNX Runtime's own operators.
 const MICROSOFT: &str = "com.microsoft";
@@ -30,6 +34,63 @@ const MICROSOFT: &str = "com.microsoft";
 const GRAPH_FIELD: u32 = 7;
 const OPSET_FIELD: u32 = 8;
 const NODE_FIELD: u32 = 1;
+/// `GraphProto.initializer`, `TensorProto.name`.
+const INITIALIZER_FIELD: u32 = 5;
+const TENSOR_NAME_FIELD: u32 = 8;
+/// ONNX `TensorProto.DataType` of `u8`.
+const UINT8: i32 = 2;
+/// The zero point of weights given as `u8`: `w + 128` for int8 `w`.
+const ZERO_POINT_NAME: &str = "int8_products/zero_point_128";
+
+/// How the int8 weights enter ONNX Runtime's integer product.
+///
+/// ONNX Runtime (MLAS) multiplies the `u8` input by signed weights with
+/// VNNI's `vpdpbusd` where the CPU has it (AVX-512 VNNI, AVX-VNNI): exact.
+/// Without VNNI, on AVX2 and on AVX-512 without it, it uses `vpmaddubsw`,
+/// which adds two products in 16 bits and clips at 2^15 (255 × 128 × 2 is
+/// 65,280): the vectors then depend on the CPU (cosine down to 0.93 to the
+/// exact ones here). Its kernel for `u8` weights widens both to 16 bits
+/// first (`vpmaddwd`) and is exact everywhere, but runs the model about
+/// 30% slower on a VNNI CPU. So: signed where the signed kernel is exact,
+/// unsigned elsewhere, and the same sums on every x86-64 CPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum WeightSign {
+    Signed,
+    Unsigned,
+}
+
+impl WeightSign {
+    /// The form whose kernel gives exact sums on this CPU.
+    pub(super) fn here() -> WeightSign {
+        match signed_products_clip() {
+            true => WeightSign::Unsigned,
+            false => WeightSign::Signed,
+        }
+    }
+
+    /// Its name in the optimised copy's key.
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            WeightSign::Signed => "s8",
+            WeightSign::Unsigned => "u8",
+        }
+    }
+}
+
+/// Whether ONNX Runtime's `u8` × `s8` kernel clips pairs of products on
+/// this CPU: AVX2 without VNNI, as MLAS picks its kernels (`platform.cpp`:
+/// AVX-VNNI unless AVX-512 core without AVX-512 VNNI overrides it).
+#[cfg(target_arch = "x86_64")]
+fn signed_products_clip() -> bool {
+    use std::arch::is_x86_feature_detected as has;
+    let vnni = has!("avx512vnni") || (has!("avxvnni") && !has!("avx512bw"));
+    has!("avx2") && !vnni
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn signed_products_clip() -> bool {
+    false
+}
 
 /// What becomes of a node.
 enum Fate {
@@ -38,12 +99,13 @@ enum Fate {
     Dropped,
 }
 
-/// The model with its int8 weight products running in integers; `None`
-/// when it has none (a float model), or the bytes are not a model.
-pub(super) fn rewrite(model: &Bytes) -> Option<Vec<u8>> {
+/// The model with its int8 weight products running in integers, the
+/// weights given in `sign`'s form; `None` when it has none (a float
+/// model), or the bytes are not a model.
+pub(super) fn rewrite(model: &Bytes, sign: WeightSign) -> Option<Vec<u8>> {
     let graph = Graph::decode(model.clone())?;
-    let fates = plan(&graph);
-    if fates.is_empty() {
+    let plan = plan(&graph, sign);
+    if plan.fates.is_empty() {
         return None;
     }
     let mut out = Vec::with_capacity(model.len());
@@ -52,7 +114,7 @@ pub(super) fn rewrite(model: &Bytes) -> Option<Vec<u8>> {
             GRAPH_FIELD => put_message(
                 &mut out,
                 GRAPH_FIELD,
-                &rewrite_graph(field.payload, &fates)?,
+                &rewrite_graph(field.payload, &plan)?,
             ),
             _ => out.extend_from_slice(field.whole),
         }
@@ -69,24 +131,42 @@ pub(super) fn rewrite(model: &Bytes) -> Option<Vec<u8>> {
 }
 
 /// [`rewrite`] where int8 products run in integers on this CPU
-/// ([`INT8_PRODUCTS`]), else `None`.
+/// ([`INT8_PRODUCTS`]), in the form exact here ([`WeightSign::here`]),
+/// else `None`.
 pub(super) fn rewrite_here(model: &Bytes) -> Option<Vec<u8>> {
-    INT8_PRODUCTS.then(|| rewrite(model)).flatten()
+    INT8_PRODUCTS
+        .then(|| rewrite(model, WeightSign::here()))
+        .flatten()
 }
 
 /// Whether the model in these bytes has products [`rewrite_here`] changes.
 pub(super) fn applies(model: Bytes) -> bool {
-    INT8_PRODUCTS && Graph::decode(model).is_some_and(|graph| !plan(&graph).is_empty())
+    INT8_PRODUCTS
+        && Graph::decode(model).is_some_and(|graph| {
+            !plan(&graph, WeightSign::Signed).fates.is_empty()
+        })
 }
 
-/// The nodes that change, by position: each `MatMul` by an int8 weight
-/// with a scale per column (or one for all), and the `Cast` and `Mul` left
-/// without a reader.
-fn plan(graph: &Graph) -> HashMap<usize, Fate> {
-    let mut fates = HashMap::new();
+/// What the rewrite changes.
+#[derive(Default)]
+struct Plan {
+    /// The nodes that change, by position.
+    fates: HashMap<usize, Fate>,
+    /// Initializers added: the weights as `u8`, and their zero point.
+    added: Vec<TensorProto>,
+    /// Initializers nothing reads any more: int8 weights given as `u8`.
+    dropped: HashSet<String>,
+}
+
+/// Each `MatMul` by an int8 weight with a scale per column (or one for
+/// all) replaced, and the `Cast` and `Mul` left without a reader dropped;
+/// with [`WeightSign::Unsigned`], the weights added as `u8` (and the int8
+/// ones dropped once nothing reads them).
+fn plan(graph: &Graph, sign: WeightSign) -> Plan {
+    let mut plan = Plan::default();
     if graph.has_subgraphs() {
         // A subgraph's nodes may read a Cast or Mul this cannot see.
-        return fates;
+        return plan;
     }
     let mut readers: HashMap<&str, usize> = HashMap::new();
     let inputs = graph.nodes().iter().flat_map(|n| n.input.iter());
@@ -104,8 +184,17 @@ fn plan(graph: &Graph) -> HashMap<usize, Fate> {
         if !weight.per.runs_in_integers() {
             continue;
         }
+        let mut input = vec![node.input[0].clone(), weight.q_name.clone(), weight.scale_name];
+        if sign == WeightSign::Unsigned {
+            let name = format!("{}/u8", weight.q_name);
+            if !plan.added.iter().any(|t| t.name == name) {
+                plan.added.push(unsigned(&name, &weight.q, [weight.rows, weight.cols]));
+            }
+            input[1] = name;
+            input.push(ZERO_POINT_NAME.into());
+        }
         let product = NodeProto {
-            input: vec![node.input[0].clone(), weight.q_name, weight.scale_name],
+            input,
             output: node.output.clone(),
             // Named after its output, which no other node makes: node
             // names may be empty or repeated, and ONNX Runtime refuses two
@@ -115,39 +204,89 @@ fn plan(graph: &Graph) -> HashMap<usize, Fate> {
             attribute: vec![],
             domain: MICROSOFT.into(),
         };
-        fates.insert(at, Fate::Replaced(product));
-        // The Mul, then the Cast, once nothing else reads their output.
+        plan.fates.insert(at, Fate::Replaced(product));
+        // The Mul, then the Cast, once nothing else reads their output;
+        // then the int8 initializer, if it is given as u8 instead.
         let mut read = node.input[1].as_str();
         for at in weight.nodes.into_iter().rev() {
-            let left = readers.get_mut(read).expect("counted above");
-            *left -= 1;
-            if *left > 0 {
+            if !unread_once_more(&mut readers, read) {
                 break;
             }
-            fates.insert(at, Fate::Dropped);
+            plan.fates.insert(at, Fate::Dropped);
             read = graph.nodes()[at].input[0].as_str();
+            if read == weight.q_name
+                && sign == WeightSign::Unsigned
+                && unread_once_more(&mut readers, read)
+            {
+                plan.dropped.insert(weight.q_name.clone());
+            }
         }
     }
-    fates
+    if !plan.added.is_empty() {
+        plan.added.push(TensorProto {
+            dims: vec![],
+            data_type: UINT8,
+            float_data: vec![],
+            name: ZERO_POINT_NAME.into(),
+            raw_data: Bytes::from_static(&[128]),
+        });
+    }
+    plan
 }
 
-/// The graph's bytes with its nodes replaced or dropped as `fates` says.
-fn rewrite_graph(graph: &[u8], fates: &HashMap<usize, Fate>) -> Option<Vec<u8>> {
+/// One reader of `name` fewer; whether none is left.
+fn unread_once_more(readers: &mut HashMap<&str, usize>, name: &str) -> bool {
+    let left = readers.get_mut(name).expect("every input counted");
+    *left -= 1;
+    *left == 0
+}
+
+/// Int8 weights `q` as `u8` with a zero point of 128: `w + 128` is `w`'s
+/// bits with the top one flipped.
+fn unsigned(name: &str, q: &[u8], [rows, cols]: [usize; 2]) -> TensorProto {
+    TensorProto {
+        dims: vec![rows as i64, cols as i64],
+        data_type: UINT8,
+        float_data: vec![],
+        name: name.into(),
+        raw_data: q.iter().map(|&b| b ^ 0x80).collect::<Vec<u8>>().into(),
+    }
+}
+
+/// The graph's bytes with its nodes and initializers replaced, dropped or
+/// added as `plan` says.
+fn rewrite_graph(graph: &[u8], plan: &Plan) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(graph.len());
     let mut node_at = 0;
     for field in fields(graph)? {
-        if field.number != NODE_FIELD {
-            out.extend_from_slice(field.whole);
-            continue;
+        match field.number {
+            NODE_FIELD => {
+                match plan.fates.get(&node_at) {
+                    Some(Fate::Replaced(node)) => {
+                        put_message(&mut out, NODE_FIELD, &node.encode_to_vec())
+                    }
+                    Some(Fate::Dropped) => {}
+                    None => out.extend_from_slice(field.whole),
+                }
+                node_at += 1;
+            }
+            INITIALIZER_FIELD if plan.dropped.contains(&tensor_name(field.payload)?) => {}
+            _ => out.extend_from_slice(field.whole),
         }
-        match fates.get(&node_at) {
-            Some(Fate::Replaced(node)) => put_message(&mut out, NODE_FIELD, &node.encode_to_vec()),
-            Some(Fate::Dropped) => {}
-            None => out.extend_from_slice(field.whole),
-        }
-        node_at += 1;
+    }
+    for tensor in &plan.added {
+        put_message(&mut out, INITIALIZER_FIELD, &tensor.encode_to_vec());
     }
     Some(out)
+}
+
+/// A `TensorProto`'s name, read without copying its data.
+fn tensor_name(tensor: &[u8]) -> Option<String> {
+    let name = fields(tensor)?
+        .into_iter()
+        .rfind(|f| f.number == TENSOR_NAME_FIELD)
+        .map(|f| String::from_utf8_lossy(f.payload).into_owned());
+    Some(name.unwrap_or_default())
 }
 
 /// One field of a protobuf message.
@@ -271,7 +410,7 @@ mod tests {
     #[test]
     fn a_product_by_weights_scaled_per_column_runs_in_integers() {
         let original = model(false);
-        let rewritten = rewrite(&Bytes::from(original.clone())).expect("one product to rewrite");
+        let rewritten = rewrite(&Bytes::from(original.clone()), WeightSign::Signed).expect("one product to rewrite");
         let m = decoded(&rewritten);
         let nodes = &m.graph.as_ref().unwrap().node;
         let ops: Vec<&str> = nodes.iter().map(|n| n.op_type.as_str()).collect();
@@ -301,7 +440,7 @@ mod tests {
 
     #[test]
     fn floats_something_else_reads_are_kept() {
-        let m = decoded(&rewrite(&Bytes::from(model(true))).unwrap());
+        let m = decoded(&rewrite(&Bytes::from(model(true)), WeightSign::Signed).unwrap());
         let ops: Vec<String> = m
             .graph
             .unwrap()
@@ -358,12 +497,59 @@ mod tests {
         // nodes of one name.
         nodes[2].name.clear();
         nodes[3].name.clear();
-        let rewritten = rewrite(&graph_of(nodes, &["a", "b"])).unwrap();
+        let rewritten = rewrite(&graph_of(nodes, &["a", "b"]), WeightSign::Signed).unwrap();
         let dq = "DynamicQuantizeMatMul".to_string();
         assert_eq!(
             ops_and_names(&rewritten),
             [(dq.clone(), "a/int8".into()), (dq, "b/int8".into())]
         );
+    }
+
+    #[test]
+    fn unsigned_weights_are_the_int8_ones_plus_128_with_that_zero_point() {
+        let mut nodes = vec![
+            node("Cast", &["q"], "q_f"),
+            node("Mul", &["q_f", "s"], "w"),
+            node("MatMul", &["x", "w"], "a"),
+            node("MatMul", &["y", "w"], "b"),
+        ];
+        nodes[2].name.clear();
+        let mut model = decoded(&graph_of(nodes, &["a", "b"]));
+        let q: Vec<u8> = [-128i8, -1, 0, 1, 127, 5, -5, 64, -64, 2, -2, 3]
+            .iter()
+            .map(|&v| v as u8)
+            .collect();
+        model.graph.as_mut().unwrap().initializer[0].raw_data = q.into();
+        let rewritten = rewrite(&Bytes::from(model.encode_to_vec()), WeightSign::Unsigned).unwrap();
+        let graph = decoded(&rewritten).graph.unwrap();
+        for product in &graph.node {
+            assert_eq!(product.op_type, "DynamicQuantizeMatMul");
+            assert_eq!(product.input[1..], ["q/u8", "s", ZERO_POINT_NAME]);
+        }
+        let names: Vec<&str> = graph.initializer.iter().map(|t| t.name.as_str()).collect();
+        // The int8 weight, read by nothing now, is gone; its u8 form added
+        // once for both products.
+        assert_eq!(names, ["s", "q/u8", ZERO_POINT_NAME]);
+        let u8_weights = &graph.initializer[1];
+        assert_eq!((u8_weights.data_type, &u8_weights.dims[..]), (UINT8, &[4i64, 3][..]));
+        let plus_128: Vec<u8> = [0u8, 127, 128, 129, 255, 133, 123, 192, 64, 130, 126, 131].into();
+        assert_eq!(u8_weights.raw_data, plus_128);
+        let zero = &graph.initializer[2];
+        assert_eq!((zero.data_type, zero.dims.len(), &zero.raw_data[..]), (UINT8, 0, &[128u8][..]));
+    }
+
+    #[test]
+    fn an_int8_weight_something_else_reads_stays_beside_its_u8_form() {
+        let nodes = vec![
+            node("Cast", &["q"], "q_f"),
+            node("Mul", &["q_f", "s"], "w"),
+            node("MatMul", &["x", "w"], "a"),
+            node("Identity", &["q"], "i"),
+        ];
+        let rewritten = rewrite(&graph_of(nodes, &["a", "i"]), WeightSign::Unsigned).unwrap();
+        let graph = decoded(&rewritten).graph.unwrap();
+        let names: Vec<&str> = graph.initializer.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["q", "s", "q/u8", ZERO_POINT_NAME]);
     }
 
     #[test]
@@ -374,7 +560,7 @@ mod tests {
             node("MatMul", &["x", "w"], "a"),
             node("Relu", &["q_f"], "r"),
         ];
-        let rewritten = rewrite(&graph_of(nodes, &["a", "r"])).unwrap();
+        let rewritten = rewrite(&graph_of(nodes, &["a", "r"]), WeightSign::Signed).unwrap();
         let ops: Vec<String> = ops_and_names(&rewritten)
             .into_iter()
             .map(|(op, _)| op)
@@ -394,7 +580,7 @@ mod tests {
         nodes[3].attribute = vec![super::super::onnx_graph::AttributeProto {
             r#type: super::super::onnx_graph::GRAPH,
         }];
-        assert!(rewrite(&graph_of(nodes, &["a", "i"])).is_none());
+        assert!(rewrite(&graph_of(nodes, &["a", "i"]), WeightSign::Signed).is_none());
     }
 
     #[test]
@@ -407,9 +593,9 @@ mod tests {
             }),
             opset_import: vec![],
         };
-        assert!(rewrite(&Bytes::from(float_model.encode_to_vec())).is_none());
+        assert!(rewrite(&Bytes::from(float_model.encode_to_vec()), WeightSign::Unsigned).is_none());
         assert!(!applies(Bytes::from(float_model.encode_to_vec())));
-        assert!(rewrite(&Bytes::from_static(b"\xff\xff\xff")).is_none());
+        assert!(rewrite(&Bytes::from_static(b"\xff\xff\xff"), WeightSign::Signed).is_none());
         assert!(fields(&[0x0a, 0x05, 1, 2]).is_none(), "a field cut short");
     }
 }

@@ -278,10 +278,11 @@ fn missing_model_files(dir: &Path) -> Option<String> {
 
 /// How vectors are computed from the model file, as a fingerprint suffix:
 /// bumped when that changes, so indexes and the embedding cache embed
-/// again. `:int8`: int8 weight products run in integers
-/// ([`int8_products`]); none where they run in floats, as before.
+/// again. `:int8x`: int8 weight products run in integers, the sums exact
+/// on every CPU ([`int8_products::WeightSign`]; `:int8` was before, when a
+/// CPU without VNNI clipped them); none where they run in floats.
 const ARITHMETIC: &str = if onnx_graph::INT8_PRODUCTS {
-    ":int8"
+    ":int8x"
 } else {
     ""
 };

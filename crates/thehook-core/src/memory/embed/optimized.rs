@@ -60,8 +60,10 @@ pub(super) fn discard(path: &Path) {
 /// `<cache>/optimized/<model name>-<hash>.ort`.
 fn path_for(cache: &Path, fingerprint: &str, runtime: &Path) -> PathBuf {
     let runtime_name = runtime.file_name().unwrap_or_default().to_string_lossy();
-    // The fusions left out change the saved graph too.
-    let key = format!("{fingerprint}\n{runtime_name}\n{UNFUSED}");
+    // The fusions left out change the saved graph too, and so does the
+    // form the weights take on this CPU.
+    let sign = int8_products::WeightSign::here().name();
+    let key = format!("{fingerprint}\n{runtime_name}\n{UNFUSED}\n{sign}");
     let key = crate::hash::sha256_hex(key.as_bytes());
     let model = fingerprint.split(':').next().unwrap_or("model");
     let model: String = model

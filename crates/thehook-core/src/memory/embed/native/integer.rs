@@ -309,16 +309,22 @@ mod tests {
         assert_eq!(y, vec![1020.0 * s * 2.0, 1530.0 * s * 2.0]);
     }
 
-    /// ONNX Runtime's own `DynamicQuantizeMatMul`, one node, against
-    /// [`product`]: the same floats, to the last bit. The inputs keep every
-    /// pair of products under 2^15, where ONNX Runtime's AVX2 kernel
-    /// without VNNI (`vpmaddubsw`) would clip (docs/search.md, "Model and
-    /// ONNX Runtime"); this is the arithmetic the built-in encoder claims.
+    /// ONNX Runtime's own `DynamicQuantizeMatMul`, as [`int8_products`]
+    /// rewrites a `Cast`, `Mul` and `MatMul` for this CPU, against
+    /// [`product`]: the same floats, to the last bit, with weights and
+    /// inputs whose pairs of products pass 2^15, where ONNX Runtime's AVX2
+    /// kernel for signed weights without VNNI (`vpmaddubsw`) clips. On such
+    /// a CPU the signed form must differ and the unsigned one be chosen: the
+    /// CPU check and ONNX Runtime agree (scripts/test-cpus.sh runs this
+    /// under qemu on a CPU without VNNI).
+    ///
+    /// [`int8_products`]: super::super::super::int8_products
     #[test]
     #[cfg(target_arch = "x86_64")] // where the int8 products run (INT8_PRODUCTS)
     #[cfg_attr(not(feature = "model"), ignore = "needs ONNX Runtime: scripts/test.sh")]
     fn onnx_runtimes_integer_product_gives_the_same_floats() {
-        use super::super::super::onnx_graph::{NodeProto, OperatorSetIdProto, TensorProto};
+        use super::super::super::int8_products::{rewrite, WeightSign};
+        use super::super::super::onnx_graph::{OperatorSetIdProto, TensorProto};
         use super::super::super::Availability;
         use prost::Message;
 
@@ -334,7 +340,7 @@ mod tests {
         #[derive(Clone, PartialEq, Message)]
         struct Graph {
             #[prost(message, repeated, tag = "1")]
-            node: Vec<NodeProto>,
+            node: Vec<Node>,
             #[prost(string, tag = "2")]
             name: String,
             #[prost(message, repeated, tag = "5")]
@@ -343,6 +349,28 @@ mod tests {
             input: Vec<Value>,
             #[prost(message, repeated, tag = "12")]
             output: Vec<Value>,
+        }
+        #[derive(Clone, PartialEq, Message)]
+        struct Node {
+            #[prost(string, repeated, tag = "1")]
+            input: Vec<String>,
+            #[prost(string, repeated, tag = "2")]
+            output: Vec<String>,
+            #[prost(string, tag = "3")]
+            name: String,
+            #[prost(string, tag = "4")]
+            op_type: String,
+            #[prost(message, repeated, tag = "5")]
+            attribute: Vec<Attribute>,
+        }
+        #[derive(Clone, PartialEq, Message)]
+        struct Attribute {
+            #[prost(string, tag = "1")]
+            name: String,
+            #[prost(int64, tag = "3")]
+            i: i64,
+            #[prost(int32, tag = "20")]
+            r#type: i32,
         }
         #[derive(Clone, PartialEq, Message)]
         struct Value {
@@ -386,11 +414,21 @@ mod tests {
         };
 
         let (tokens, inputs, outputs) = (7usize, 64usize, 40usize);
+        // A wide range, most values near its ends: pairs of products reach
+        // 255 × 128 × 2, past the 16 bits `vpmaddubsw` keeps.
         let x: Vec<f32> = (0..tokens * inputs)
-            .map(|i| ((i * 37 % 101) as f32 - 40.0) / 13.0)
+            .map(|i| match i % 5 {
+                0 => 9.0 + (i % 7) as f32 / 7.0,
+                1 => -0.5,
+                _ => ((i * 37 % 101) as f32 - 40.0) / 13.0,
+            })
             .collect();
         let w: Vec<i8> = (0..inputs * outputs)
-            .map(|i| (i * 53 % 121) as i8 - 60)
+            .map(|i| match i % 3 {
+                0 => -128,
+                1 => 127,
+                _ => (i * 53 % 121) as i8 - 60,
+            })
             .collect();
         let scale: Vec<f32> = (0..outputs).map(|c| 0.001 + c as f32 * 0.0007).collect();
         let q: Vec<u8> = w.iter().map(|&v| v as u8).collect();
@@ -401,17 +439,27 @@ mod tests {
             name: name.into(),
             raw_data: raw.into(),
         };
+        let node = |op: &str, input: &[&str], output: &str| Node {
+            input: input.iter().map(|s| s.to_string()).collect(),
+            output: vec![output.into()],
+            name: output.into(),
+            op_type: op.into(),
+            attribute: vec![],
+        };
+        let mut cast = node("Cast", &["q"], "q_f");
+        cast.attribute.push(Attribute {
+            name: "to".into(),
+            i: 1, // FLOAT
+            r#type: 2, // INT
+        });
         let model = Model {
             ir_version: 8,
             graph: Some(Graph {
-                node: vec![NodeProto {
-                    input: vec!["x".into(), "q".into(), "s".into()],
-                    output: vec!["y".into()],
-                    name: "product".into(),
-                    op_type: "DynamicQuantizeMatMul".into(),
-                    attribute: vec![],
-                    domain: "com.microsoft".into(),
-                }],
+                node: vec![
+                    cast,
+                    node("Mul", &["q_f", "s"], "w"),
+                    node("MatMul", &["x", "w"], "y"),
+                ],
                 name: "one product".into(),
                 initializer: vec![
                     tensor("q", &[inputs as i64, outputs as i64], 3, q.clone()),
@@ -425,18 +473,12 @@ mod tests {
                 input: vec![float_value("x", &[tokens as i64, inputs as i64])],
                 output: vec![float_value("y", &[tokens as i64, outputs as i64])],
             }),
-            opset_import: vec![
-                OperatorSetIdProto {
-                    domain: String::new(),
-                    version: 17,
-                },
-                OperatorSetIdProto {
-                    domain: "com.microsoft".into(),
-                    version: 1,
-                },
-            ],
-        }
-        .encode_to_vec();
+            opset_import: vec![OperatorSetIdProto {
+                domain: String::new(),
+                version: 17,
+            }],
+        };
+        let model = model.encode_to_vec();
 
         let Availability::Ready {
             runtime: Some(runtime),
@@ -446,13 +488,26 @@ mod tests {
             panic!("ONNX Runtime is not in .assets/: run scripts/fetch-assets.py");
         };
         let env = super::super::super::onnx_runtime::runtime_environment(&runtime.path).unwrap();
-        let mut session = ort::session::Session::builder(&env)
-            .unwrap()
-            .commit_from_memory(&model)
-            .unwrap();
-        let input = ort::value::Tensor::from_array(([tokens, inputs], x.clone())).unwrap();
-        let outputs_of_ort = session.run(vec![("x", input.into_dyn())]).unwrap();
-        let (_, theirs) = outputs_of_ort[0].try_extract_tensor::<f32>().unwrap();
-        assert_eq!(product(&x, tokens, &q, &scale), theirs.to_vec());
+        let run = |sign: WeightSign| {
+            let rewritten = rewrite(&bytes::Bytes::from(model.clone()), sign).expect("a product");
+            let mut session = ort::session::Session::builder(&env)
+                .unwrap()
+                .commit_from_memory(&rewritten)
+                .unwrap();
+            let input = ort::value::Tensor::from_array(([tokens, inputs], x.clone())).unwrap();
+            let outputs_of_ort = session.run(vec![("x", input.into_dyn())]).unwrap();
+            let (_, theirs) = outputs_of_ort[0].try_extract_tensor::<f32>().unwrap();
+            theirs.to_vec()
+        };
+        let ours = product(&x, tokens, &q, &scale);
+        assert_eq!(run(WeightSign::here()), ours, "the form chosen for this CPU");
+        assert_eq!(run(WeightSign::Unsigned), ours, "u8 weights: exact on every CPU");
+        // The signed kernel clips exactly where the CPU check says it does.
+        let signed_exact = run(WeightSign::Signed) == ours;
+        assert_eq!(
+            signed_exact,
+            WeightSign::here() == WeightSign::Signed,
+            "ONNX Runtime's signed kernel and the CPU check disagree"
+        );
     }
 }
