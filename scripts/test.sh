@@ -44,6 +44,9 @@ if [ "$(uname -s)-$(uname -m)" = Linux-x86_64 ]; then
   # The Windows build links and runs under Wine: hook quoting, the detached
   # worker, job objects, PATHEXT.
   scripts/test-windows.sh
+  # The x86_64 build on a CPU without AVX-512 or VNNI, under qemu: the same
+  # integer sums and rankings as on this CPU.
+  scripts/test-cpus.sh ${features[@]+"${features[@]}"}
   # The Linux arm64 build runs under qemu with the arm64 ONNX Runtime and
   # finds what the x86_64 build finds, with the same scores.
   scripts/test-arm64.sh

@@ -111,11 +111,9 @@ pub(super) fn rewrite(model: &Bytes, sign: WeightSign) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(model.len());
     for field in fields(model)? {
         match field.number {
-            GRAPH_FIELD => put_message(
-                &mut out,
-                GRAPH_FIELD,
-                &rewrite_graph(field.payload, &plan)?,
-            ),
+            GRAPH_FIELD => {
+                put_message(&mut out, GRAPH_FIELD, &rewrite_graph(field.payload, &plan)?)
+            }
             _ => out.extend_from_slice(field.whole),
         }
     }
@@ -142,9 +140,8 @@ pub(super) fn rewrite_here(model: &Bytes) -> Option<Vec<u8>> {
 /// Whether the model in these bytes has products [`rewrite_here`] changes.
 pub(super) fn applies(model: Bytes) -> bool {
     INT8_PRODUCTS
-        && Graph::decode(model).is_some_and(|graph| {
-            !plan(&graph, WeightSign::Signed).fates.is_empty()
-        })
+        && Graph::decode(model)
+            .is_some_and(|graph| !plan(&graph, WeightSign::Signed).fates.is_empty())
 }
 
 /// What the rewrite changes.
@@ -184,11 +181,16 @@ fn plan(graph: &Graph, sign: WeightSign) -> Plan {
         if !weight.per.runs_in_integers() {
             continue;
         }
-        let mut input = vec![node.input[0].clone(), weight.q_name.clone(), weight.scale_name];
+        let mut input = vec![
+            node.input[0].clone(),
+            weight.q_name.clone(),
+            weight.scale_name,
+        ];
         if sign == WeightSign::Unsigned {
             let name = format!("{}/u8", weight.q_name);
             if !plan.added.iter().any(|t| t.name == name) {
-                plan.added.push(unsigned(&name, &weight.q, [weight.rows, weight.cols]));
+                plan.added
+                    .push(unsigned(&name, &weight.q, [weight.rows, weight.cols]));
             }
             input[1] = name;
             input.push(ZERO_POINT_NAME.into());
@@ -410,7 +412,8 @@ mod tests {
     #[test]
     fn a_product_by_weights_scaled_per_column_runs_in_integers() {
         let original = model(false);
-        let rewritten = rewrite(&Bytes::from(original.clone()), WeightSign::Signed).expect("one product to rewrite");
+        let rewritten = rewrite(&Bytes::from(original.clone()), WeightSign::Signed)
+            .expect("one product to rewrite");
         let m = decoded(&rewritten);
         let nodes = &m.graph.as_ref().unwrap().node;
         let ops: Vec<&str> = nodes.iter().map(|n| n.op_type.as_str()).collect();
@@ -531,11 +534,17 @@ mod tests {
         // once for both products.
         assert_eq!(names, ["s", "q/u8", ZERO_POINT_NAME]);
         let u8_weights = &graph.initializer[1];
-        assert_eq!((u8_weights.data_type, &u8_weights.dims[..]), (UINT8, &[4i64, 3][..]));
+        assert_eq!(
+            (u8_weights.data_type, &u8_weights.dims[..]),
+            (UINT8, &[4i64, 3][..])
+        );
         let plus_128: Vec<u8> = [0u8, 127, 128, 129, 255, 133, 123, 192, 64, 130, 126, 131].into();
         assert_eq!(u8_weights.raw_data, plus_128);
         let zero = &graph.initializer[2];
-        assert_eq!((zero.data_type, zero.dims.len(), &zero.raw_data[..]), (UINT8, 0, &[128u8][..]));
+        assert_eq!(
+            (zero.data_type, zero.dims.len(), &zero.raw_data[..]),
+            (UINT8, 0, &[128u8][..])
+        );
     }
 
     #[test]
@@ -593,7 +602,11 @@ mod tests {
             }),
             opset_import: vec![],
         };
-        assert!(rewrite(&Bytes::from(float_model.encode_to_vec()), WeightSign::Unsigned).is_none());
+        assert!(rewrite(
+            &Bytes::from(float_model.encode_to_vec()),
+            WeightSign::Unsigned
+        )
+        .is_none());
         assert!(!applies(Bytes::from(float_model.encode_to_vec())));
         assert!(rewrite(&Bytes::from_static(b"\xff\xff\xff"), WeightSign::Signed).is_none());
         assert!(fields(&[0x0a, 0x05, 1, 2]).is_none(), "a field cut short");
