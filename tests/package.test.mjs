@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tempDir } from './temp-dirs.mjs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,8 +54,12 @@ test('the packed tarballs install offline and wire a project end to end', () => 
   assert.match(context, /Deploys go out on Tuesdays only \(\.thehook\/knowledge\/notes\.md:\d+\)/, answer);
 
   const script = `require('thehook').recall('which day do we deploy', { projectDir: ${JSON.stringify(project)} }).then(h => console.log(JSON.stringify(h)))`;
-  const hits = JSON.parse(run('node', ['-e', script], { cwd: app }));
+  const { ORT_DISABLE_TELEMETRY: _, ...unset } = env;
+  const hits = JSON.parse(run('node', ['-e', script], { cwd: app, env: unset }));
   assert.match(hits[0].text, /Tuesdays/);
+  // The package's entry point switched ONNX Runtime's telemetry off before
+  // the addon loaded (the addon never changes the environment itself).
+  assert.ok(!existsSync(join(home, '.cache', 'Microsoft')), 'ONNX Runtime kept telemetry in ~/.cache/Microsoft');
 
   // The model and ONNX Runtime came with the packages: hybrid, not lexical-only.
   const status = run('npx', ['--prefix', app, 'thehook', 'status', '--json'], { cwd: project });

@@ -159,16 +159,27 @@ pub fn no_color() -> bool {
 /// Sets [`ORT_DISABLE_TELEMETRY`] unless the user set it. ONNX Runtime 1.31
 /// on Linux keeps a telemetry queue in `~/.cache/Microsoft/` (with the
 /// binary's path) even when telemetry is disabled through its API; only this
-/// variable stops it.
+/// variable stops it. The Node package sets it in JavaScript before it
+/// loads the addon (`main.js`), through Node's own lock on the environment.
 ///
-/// Changing the environment races with any thread that reads it, so each
-/// front end calls this once at its start, before it starts threads: the
-/// binary first thing in `main`, the Node addon when it is loaded.
-pub fn quiet_onnx_runtime_before_threads() {
+/// # Safety
+///
+/// No other thread may exist: changing the environment races with any
+/// thread that reads it (`getenv` may read freed memory). The binary calls
+/// it first thing in `main`.
+pub unsafe fn quiet_onnx_runtime_before_threads() {
     if std::env::var_os(ORT_DISABLE_TELEMETRY).is_none() {
-        // Edition 2021: not yet `unsafe`, but the rule above is why it is sound.
+        // Edition 2021: `set_var` is not yet `unsafe`, but this function's
+        // contract is why it is sound.
         std::env::set_var(ORT_DISABLE_TELEMETRY, "1");
     }
+}
+
+/// `scripts/test-cpus.sh` runs a test under qemu on a CPU without VNNI, and
+/// says so with this variable.
+#[cfg(test)]
+pub(crate) fn test_cpu_without_vnni() -> bool {
+    var_os("THEHOOK_TEST_CPU_WITHOUT_VNNI").is_some()
 }
 
 /// The first executable called `name` in the absolute folders of `path_var`

@@ -296,6 +296,22 @@ pub enum ModelFailure {
     },
     #[error("ONNX Runtime wrote no {}", .0.display())]
     NotWritten(PathBuf),
+    /// The model gave another number of vectors than it was given texts.
+    #[error("the model gave {got} vectors for {expected} texts")]
+    VectorCount { expected: usize, got: usize },
+}
+
+impl Error {
+    /// Embedding gave `got` vectors for `expected` texts: nothing of the
+    /// batch is stored (an index sync falls back to lexical-only, saying so).
+    pub(crate) fn vector_count(expected: usize, got: usize) -> Error {
+        let failure = ModelFailure::VectorCount { expected, got };
+        Error::Model {
+            problem: format!("embedding failed: {failure}"),
+            source: Some(failure),
+            fix: Step::Doctor.into(),
+        }
+    }
 }
 
 impl From<ort::Error> for ModelFailure {

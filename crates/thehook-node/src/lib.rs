@@ -78,13 +78,6 @@ fn inherited(stream: impl std::os::windows::io::AsHandle) -> std::process::Stdio
         .unwrap_or_else(|_| std::process::Stdio::inherit())
 }
 
-/// ONNX Runtime's telemetry switch is set when the addon loads, on Node's
-/// main thread, before any of this addon's work runs on the thread pool.
-#[napi_derive::module_init]
-fn init_addon() {
-    thehook_core::env::quiet_onnx_runtime_before_threads();
-}
-
 /// The version of the addon (the crate's).
 #[napi]
 pub fn version() -> String {
@@ -186,6 +179,9 @@ pub fn recall(
 
 /// For the tests of this package: a Promise whose work panics, to show that
 /// a panic in Rust rejects (code `THEHOOK_PANIC`) instead of killing Node.
+/// Only in the addon built with the `test-hooks` feature (scripts/test.sh),
+/// never in the published one.
+#[cfg(feature = "test-hooks")]
 #[doc(hidden)]
 #[napi(js_name = "__panicForTests", ts_return_type = "Promise<void>")]
 pub fn panic_for_tests() -> AsyncTask<CoreTask<()>> {

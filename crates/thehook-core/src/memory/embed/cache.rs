@@ -70,7 +70,11 @@ impl EmbeddingCache {
         std::fs::create_dir_all(dir).map_err(|e| failed(dir, e))?;
         let mut options = EnvOpenOptions::new().read_txn_without_tls();
         options.map_size(MAP_SIZE).max_dbs(2);
-        // SAFETY: opened once per process (the map above).
+        // SAFETY: heed asks that nothing but LMDB modify the mapped files while
+        // they are open, and that they not live on a network file system.
+        // Only LMDB writes this cache's files (thehook never deletes or
+        // writes them itself), in the user's cache folder; a cache folder on
+        // a network file system is not supported (docs/search.md).
         let env = unsafe { options.open(dir) }.map_err(|e| failed(dir, e))?;
         let wtxn = env.write_txn().map_err(|e| failed(dir, e))?;
         let (by_text, vectors) = env

@@ -293,7 +293,11 @@ pub fn embed_all(
     let mut done = 0;
     for chunk in order.chunks(KEEP_EVERY) {
         let chunk_texts: Vec<&str> = chunk.iter().map(|&i| texts[i]).collect();
-        keep(chunk, embedder.embed_batched(&chunk_texts)?);
+        let vectors = embedder.embed_batched(&chunk_texts)?;
+        if vectors.len() != chunk.len() {
+            return Err(Error::vector_count(chunk.len(), vectors.len()));
+        }
+        keep(chunk, vectors);
         done += chunk.len();
         progress(done);
     }

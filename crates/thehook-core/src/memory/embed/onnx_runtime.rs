@@ -10,10 +10,11 @@
 //! vector-only results are unchanged to the third decimal) with a session in
 //! about 20 ms (CHANGELOG.md's measurements of issue 15).
 
+use std::mem::ManuallyDrop;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use ort::session::builder::GraphOptimizationLevel;
+use ort::session::builder::{GraphOptimizationLevel, SessionBuilder};
 use ort::session::InMemorySession;
 use ort::value::Tensor;
 
@@ -26,10 +27,7 @@ pub(super) type TextTokens<'t> = (&'t [u32], &'t [u32]);
 
 /// An ONNX Runtime session over the model.
 pub(super) struct Session {
-    // Declared before `_mapped`, so it is dropped first: a session made
-    // from the ORT-format copy reads the weights in place from that map.
     session: Loaded,
-    _mapped: Option<memmap2::Mmap>,
     /// Whether the graph takes `token_type_ids` (BERT exports do).
     token_type_ids: bool,
     /// Whether each text runs alone: an int8 product quantizes its input
@@ -41,14 +39,51 @@ pub(super) struct Session {
 /// A session over the mapped ORT-format copy, or over the original model,
 /// which ONNX Runtime copies.
 enum Loaded {
-    Mapped(InMemorySession<'static>),
+    Mapped(MappedSession),
     Copied(ort::session::Session),
+}
+
+/// The ORT-format copy mapped, and the session that reads its weights in
+/// place from the map. One value owns both from the statement that makes
+/// the session on, and its `Drop` ends the session before the map: no
+/// unwinding between the two can unmap bytes the session still reads.
+struct MappedSession {
+    session: ManuallyDrop<InMemorySession<'static>>,
+    map: memmap2::Mmap,
+}
+
+impl MappedSession {
+    fn open(
+        path: &Path,
+        builder: impl FnOnce() -> std::result::Result<SessionBuilder, ModelFailure>,
+    ) -> std::result::Result<MappedSession, ModelFailure> {
+        let map = map(path)?;
+        let mut builder = builder()?;
+        // SAFETY: `bytes` points into `map`, which moves (its address does
+        // not: the mapping stays where it is) into the value made on the
+        // same line as the session, and lives until `drop` below has ended
+        // the session. The `'static` never leaves this type: `session()`
+        // lends it for the borrow of `self` only.
+        let bytes: &'static [u8] = unsafe { &*std::ptr::from_ref::<[u8]>(&map[..]) };
+        let session = builder.commit_from_memory_directly(bytes)?;
+        Ok(MappedSession {
+            session: ManuallyDrop::new(session),
+            map,
+        })
+    }
+}
+
+impl Drop for MappedSession {
+    fn drop(&mut self) {
+        // SAFETY: dropped once, here, before `map` (dropped after this).
+        unsafe { ManuallyDrop::drop(&mut self.session) }
+    }
 }
 
 impl Loaded {
     fn session(&self) -> &ort::session::Session {
         match self {
-            Loaded::Mapped(session) => session,
+            Loaded::Mapped(mapped) => &mapped.session,
             Loaded::Copied(session) => session,
         }
     }
@@ -58,7 +93,7 @@ impl Loaded {
         inputs: impl Into<ort::session::SessionInputs<'i, 'v, N>>,
     ) -> ort::Result<ort::session::SessionOutputs<'s>> {
         match self {
-            Loaded::Mapped(session) => session.run(inputs),
+            Loaded::Mapped(mapped) => mapped.session.run(inputs),
             Loaded::Copied(session) => session.run(inputs),
         }
     }
@@ -81,36 +116,27 @@ impl Session {
         let onnx = dir.join("model.onnx");
         let copy = optimized::ort_format(&env, dir, fingerprint, runtime, cache);
         let from_copy = copy.as_ref().and_then(|path| {
-            let mapped = map(path).ok()?;
-            // SAFETY: the session borrows the mapped bytes for as long as it
-            // lives. Both go into one Session, which drops the session first
-            // (field order), and the mapping's address does not move when
-            // the Mmap does.
-            let bytes: &'static [u8] =
-                unsafe { std::mem::transmute::<&[u8], &'static [u8]>(&mapped[..]) };
-            let opened = builder(&env, GraphOptimizationLevel::Disable, threads, prepack)
-                .and_then(|mut b| Ok(b.commit_from_memory_directly(bytes)?));
-            match opened {
-                Ok(session) => Some((Loaded::Mapped(session), mapped)),
-                Err(_) => {
-                    optimized::discard(path);
-                    None
-                }
+            let opened = MappedSession::open(path, || {
+                builder(&env, GraphOptimizationLevel::Disable, threads, prepack)
+            });
+            if opened.is_err() {
+                optimized::discard(path);
             }
+            opened.ok()
         });
         // Whether the graph's products run in int8: the copy was made from
         // the rewritten model whenever the original has such products; the
         // original, loaded here, says which bytes ONNX Runtime took.
-        let (session, mapped, one_text_per_run) = match from_copy {
-            Some((session, mapped)) => {
+        let (session, one_text_per_run) = match from_copy {
+            Some(mapped) => {
                 if prepack {
                     // Prepacking copied the weights the runs read.
-                    let_go_of_read_pages(&mapped);
+                    let_go_of_read_pages(&mapped.map);
                 }
                 let int8 = map(&onnx).is_ok_and(|original| {
                     int8_products::applies(bytes::Bytes::from_owner(original))
                 });
-                (session, Some(mapped), int8)
+                (Loaded::Mapped(mapped), int8)
             }
             None => optimized::ModelFile::read(&onnx)
                 .and_then(|model| {
@@ -119,7 +145,7 @@ impl Session {
                             .and_then(|mut b| Ok(b.commit_from_memory(bytes)?))
                     })
                 })
-                .map(|(session, int8)| (Loaded::Copied(session), None, int8))
+                .map(|(session, int8)| (Loaded::Copied(session), int8))
                 .map_err(|e| Error::Model {
                     problem: format!("cannot load the model in {}: {e}", dir.display()),
                     source: Some(e),
@@ -133,7 +159,6 @@ impl Session {
             .any(|i| i.name() == "token_type_ids");
         Ok(Session {
             session,
-            _mapped: mapped,
             token_type_ids,
             one_text_per_run,
         })
@@ -233,7 +258,7 @@ fn builder(
     level: GraphOptimizationLevel,
     threads: usize,
     prepack: bool,
-) -> std::result::Result<ort::session::builder::SessionBuilder, ModelFailure> {
+) -> std::result::Result<SessionBuilder, ModelFailure> {
     Ok(ort::session::Session::builder(env)
         .and_then(|b| Ok(b.with_optimization_level(level)?))
         .and_then(|b| Ok(b.with_disabled_optimizers(optimized::UNFUSED)?))
@@ -247,7 +272,8 @@ pub(super) fn runtime_environment(lib: &Path) -> Result<ort::environment::Enviro
     static ENV: OnceLock<Loaded> = OnceLock::new();
     ENV.get_or_init(|| {
         // ORT_DISABLE_TELEMETRY is set by the front end before any thread
-        // starts (crate::env::quiet_onnx_runtime_before_threads).
+        // starts: the binary in `main`, the Node package in `main.js`
+        // (crate::env::quiet_onnx_runtime_before_threads).
         let builder = ort::init_from(lib).map_err(|e| {
             let problem = format!("cannot load {}: {e}", lib.display());
             (problem, ModelFailure::Runtime(std::sync::Arc::new(e)))

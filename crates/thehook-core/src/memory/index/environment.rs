@@ -95,8 +95,14 @@ pub(super) fn open_env(path: &Path) -> heed::Result<Env<WithoutTls>> {
     std::fs::create_dir_all(path)?;
     let mut options = EnvOpenOptions::new().read_txn_without_tls();
     options.map_size(MAP_SIZE).max_dbs(12);
-    // SAFETY: the data file was checked against its meta pages above, and the
-    // environment is opened once per process (shared through [`Lease`]).
+    // SAFETY: heed asks that nothing but LMDB modify the mapped files while
+    // they are open, and that they not live on a network file system (where
+    // LMDB's lock file does not hold). Only LMDB writes data.mdb and
+    // lock.mdb: thehook never writes them itself, and deletes them
+    // (`wipe`) only under the project lock, to rebuild an index that would
+    // not open. The index lives in the repository's .thehook/index/, so a
+    // repository on NFS or SMB is not supported (docs/search.md says so).
+    // No NO_LOCK flag, and transactions are short.
     unsafe { options.open(path) }
 }
 

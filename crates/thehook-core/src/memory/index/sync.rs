@@ -506,12 +506,11 @@ fn embed(
             }
         },
     )?;
-    Ok(Some(
-        vectors
-            .into_iter()
-            .map(|v| v.expect("every vector found or embedded"))
-            .collect(),
-    ))
+    let got = vectors.iter().flatten().count();
+    let vectors: Option<Vec<Vec<f32>>> = vectors.into_iter().collect();
+    vectors
+        .map(Some)
+        .ok_or_else(|| Error::vector_count(texts.len(), got))
 }
 
 /// Embeds `texts` with the model into `cache` (the chunk's positions and
@@ -652,13 +651,21 @@ fn vectors_for(
         .filter(|(_, item)| !by_text.contains_key(&item.text))
         .cloned()
         .collect();
-    let mut more = embed(plan, &rest, stats)?.unwrap_or_default().into_iter();
+    let more = match embed(plan, &rest, stats)? {
+        Some(more) => more,
+        None if rest.is_empty() => Vec::new(),
+        None => return Ok(None),
+    };
+    if more.len() != rest.len() {
+        return Err(Error::vector_count(rest.len(), more.len()));
+    }
+    let mut more = more.into_iter();
     Ok(Some(
         to_embed
             .iter()
             .map(|(_, item)| match by_text.get(&item.text) {
                 Some(vector) => vector.clone(),
-                None => more.next().unwrap_or_default(),
+                None => more.next().expect("one vector for each of the rest, counted above"),
             })
             .collect(),
     ))

@@ -147,6 +147,10 @@ mod avx2 {
 
     use super::{edge_columns, COLUMNS, TOKENS};
 
+    // One 16-byte load per weight row and two stores of 8 sums per token:
+    // the loads and stores below are in bounds for 16-column tiles only.
+    const _: () = assert!(COLUMNS == 16, "avx2::multiply is written for 16-column tiles");
+
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn multiply(
         q: &[u8],
@@ -501,7 +505,7 @@ mod tests {
         };
         // scripts/test-cpus.sh runs this under qemu on a CPU without VNNI,
         // where the CPU check must pick the unsigned form.
-        if std::env::var_os("THEHOOK_TEST_CPU_WITHOUT_VNNI").is_some() {
+        if crate::env::test_cpu_without_vnni() {
             assert_eq!(WeightSign::here(), WeightSign::Unsigned);
         }
         let ours = product(&x, tokens, &q, &scale);
