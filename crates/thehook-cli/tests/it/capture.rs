@@ -726,6 +726,37 @@ fn a_transcript_captured_by_hand_reports_where_it_went() {
     );
 }
 
+/// A transcript too large to read whole (a long session's, hundreds of MB)
+/// is captured from its head and tail, and the worker's log says what was
+/// left out; a GB of zeros (a sparse file) is refused at once, saying why,
+/// not read into memory first (1 GB of it was, before).
+#[test]
+fn a_huge_transcript_is_captured_from_its_head_and_tail_and_zeros_refused() {
+    let p = project("good", 0);
+    let zeros = p.root().join("zeros.jsonl");
+    std::fs::File::create(&zeros)
+        .unwrap()
+        .set_len(1 << 30)
+        .unwrap();
+    let (code, _, err) = run(&p, &["capture", "--transcript", zeros.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("1073 MB with no line end") && err.contains("not a JSONL transcript"),
+        "{err}"
+    );
+
+    // A real transcript's lines, over and over, past the bound.
+    let real = std::fs::read(transcript("claude-code/marot-short.jsonl")).unwrap();
+    let huge = p.root().join("huge.jsonl");
+    let times = (thehook_core::transcript::bounded::WHOLE_UP_TO as usize) / real.len() + 50;
+    std::fs::write(&huge, real.repeat(times)).unwrap();
+    let out = p.ok(&["capture", "--transcript", huge.to_str().unwrap(), "--json"]);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["sessions"][0]["status"], "captured", "{out}");
+    let log = p.read(".thehook/logs/worker.log");
+    assert!(log.contains("were not read"), "{log}");
+}
+
 /// An index that cannot be opened (here `data.mdb` is a folder, which no
 /// repair can remove) must not hang the worker: it used to wait for ever on
 /// the project lock it held itself. The session is written, and the next

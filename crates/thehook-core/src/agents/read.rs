@@ -11,7 +11,8 @@ use serde_json::Value;
 use super::Agent;
 use crate::error::{Error, IoContext, Result};
 use crate::transcript::{
-    read_records, strip_injected_memory, Block, NotATranscript, Record, ToolKind, Transcript,
+    bounded, read_records, strip_injected_memory, Block, NotATranscript, Record, ToolKind,
+    Transcript,
 };
 
 #[cfg(test)]
@@ -19,13 +20,25 @@ pub(crate) mod tests;
 
 /// Reads the transcript at `path`, with the subagents' transcripts its
 /// agent keeps in files of their own.
+/// A file over [`bounded::WHOLE_UP_TO`] is read as its head and tail, and
+/// the transcript warns what was left out.
 pub fn load(path: &Path) -> Result<Transcript> {
-    let bytes = std::fs::read(path).at("cannot read the transcript", path)?;
-    let (agent, mut transcript) = parse_as(&bytes).map_err(|problem| Error::Transcript {
+    let read = bounded::read(path).at("cannot read the transcript", path)?;
+    let parsed = match read.left_out {
+        Some(left_out) if read.bytes.is_empty() => Err(NotATranscript::NoLines {
+            size: left_out.size,
+        }),
+        _ => parse_owned(read.bytes),
+    };
+    let (agent, mut transcript) = parsed.map_err(|problem| Error::Transcript {
         path: path.to_path_buf(),
         problem,
         formats: super::titles(),
     })?;
+    if let Some(left_out) = read.left_out {
+        transcript.warnings.push(left_out.to_string());
+        transcript.left_out = Some(left_out);
+    }
     if transcript.session_id.is_none() {
         // Lines that carry no ids: the file is named after the conversation.
         transcript.session_id = path.file_stem().map(|s| s.to_string_lossy().into_owned());
@@ -33,8 +46,8 @@ pub fn load(path: &Path) -> Result<Transcript> {
     if transcript.agent_id.is_none() {
         let session_id = transcript.session_id.clone().unwrap_or_default();
         for sub in agent.spec().subagent_transcripts(path, &session_id) {
-            let read = std::fs::read(&sub).map_err(|e| e.to_string());
-            match read.and_then(|bytes| parse(&bytes).map_err(|e| e.to_string())) {
+            let read = bounded::read(&sub).map_err(|e| e.to_string());
+            match read.and_then(|read| parse(&read.bytes).map_err(|e| e.to_string())) {
                 Ok(t) => transcript.subagents.push(t),
                 Err(why) => transcript
                     .warnings
@@ -53,11 +66,36 @@ pub fn parse(bytes: &[u8]) -> std::result::Result<Transcript, NotATranscript> {
 
 /// The agent whose format `bytes` are in, and the transcript read from them.
 fn parse_as(bytes: &[u8]) -> std::result::Result<(Agent, Transcript), NotATranscript> {
-    let (agent, mut transcript) = parse_format(bytes)?;
+    parse_format(bytes).map(finish)
+}
+
+/// [`parse_as`], letting go of the bytes once they are records: they, the
+/// records' JSON values and the transcript made from them were never
+/// needed all at once (a third of the peak memory of a large transcript).
+fn parse_owned(bytes: Vec<u8>) -> std::result::Result<(Agent, Transcript), NotATranscript> {
+    let (records, warnings) = read_records(&bytes);
+    let Some(agent) = sniff(&records) else {
+        drop(records);
+        return parse_as(&bytes);
+    };
+    drop(bytes);
+    // Every agent that sniffs records reads them (`AgentSpec::sniffs`).
+    let parsed = from_records(agent, &records, warnings).unwrap_or_else(|| {
+        Err(NotATranscript::UnknownShape {
+            records: records.len(),
+            formats: super::titles(),
+        })
+    });
+    parsed.map(finish)
+}
+
+/// The transcript marked with its format and tools, the memory thehook
+/// injected taken out.
+fn finish((agent, mut transcript): (Agent, Transcript)) -> (Agent, Transcript) {
     transcript.format = Some(agent.as_str());
     strip_injected_memory(&mut transcript);
     mark_tools(&mut transcript);
-    Ok((agent, transcript))
+    (agent, transcript)
 }
 
 /// Every tool call marked with what its tool does. Tools are known by name
@@ -84,13 +122,10 @@ fn mark_tools(t: &mut Transcript) {
 }
 
 fn parse_format(bytes: &[u8]) -> std::result::Result<(Agent, Transcript), NotATranscript> {
-    let (records, mut warnings) = read_records(bytes);
+    let (records, warnings) = read_records(bytes);
     if let Some(agent) = sniff(&records) {
-        if let Some(read) = agent.spec().read_records(&records) {
-            let mut transcript = read?;
-            warnings.append(&mut transcript.warnings);
-            transcript.warnings = warnings;
-            return Ok((agent, transcript));
+        if let Some(read) = from_records(agent, &records, warnings) {
+            return read;
         }
     }
     // Not JSONL: perhaps one JSON document, whatever the name.
@@ -102,6 +137,21 @@ fn parse_format(bytes: &[u8]) -> std::result::Result<(Agent, Transcript), NotATr
                 .find_map(|a| Some((a, a.spec().read_document(doc)?)))
         })
         .ok_or_else(|| NotATranscript::describe(bytes, &records, super::titles()))
+}
+
+/// The transcript `agent` reads from these records, after the reading's
+/// own warnings; `None` when the agent writes JSON documents, not records.
+fn from_records(
+    agent: Agent,
+    records: &[Record],
+    mut warnings: Vec<String>,
+) -> Option<std::result::Result<(Agent, Transcript), NotATranscript>> {
+    let read = agent.spec().read_records(records)?;
+    Some(read.map(|mut transcript| {
+        warnings.append(&mut transcript.warnings);
+        transcript.warnings = warnings;
+        (agent, transcript)
+    }))
 }
 
 /// Which agent wrote these records, from their shape.

@@ -5,6 +5,7 @@
 //! damaged lines are skipped with a warning, and a file that is not a
 //! transcript at all is a clear error ([`NotATranscript`]).
 
+pub mod bounded;
 mod condense;
 mod lines;
 mod not_a_transcript;
@@ -167,6 +168,9 @@ pub struct Transcript {
     pub subagents: Vec<Transcript>,
     /// Lines that could not be read, and why.
     pub warnings: Vec<String>,
+    /// The middle of a file too large to read whole ([`bounded`]), not read.
+    #[serde(skip)]
+    pub left_out: Option<bounded::LeftOut>,
 }
 
 impl Transcript {

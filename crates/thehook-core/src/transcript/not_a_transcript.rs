@@ -25,6 +25,10 @@ pub enum NotATranscript {
     Incomplete(&'static str),
     #[error("it names no session id")]
     NoSessionId,
+    /// A file too large to read whole whose head and tail hold no whole
+    /// line: no JSONL transcript (a sparse file of zeros, one line of GBs).
+    #[error("the file is {} MB with no line end in its first {} MB or its last {} MB: it is not a JSONL transcript", .size / 1_000_000, super::bounded::HEAD / 1_000_000, super::bounded::TAIL / 1_000_000)]
+    NoLines { size: u64 },
 }
 
 impl NotATranscript {

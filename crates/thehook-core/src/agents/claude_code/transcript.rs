@@ -392,8 +392,10 @@ pub(super) fn subagent_files(path: &Path, session_id: Option<&str>) -> Vec<PathB
 /// The `sessionId` of the first records of a file, read cheaply.
 fn first_session_id(path: &Path) -> Option<String> {
     use std::io::BufRead;
+    use std::io::Read;
     let file = std::fs::File::open(path).ok()?;
-    std::io::BufReader::new(file)
+    // Its first MB: a file of one huge line is not read whole.
+    std::io::BufReader::new(file.take(1 << 20))
         .split(b'\n')
         .take(5)
         .filter_map(|l| l.ok())

@@ -109,7 +109,8 @@ fn keep_failed(
     let copy = dir.join(format!("{stem}.jsonl"));
     let transcript = transcript
         .filter(|p| *p != copy)
-        .and_then(|p| std::fs::read(p).ok())
+        .and_then(|p| crate::transcript::bounded::read(p).ok())
+        .map(|read| read.bytes)
         .map(|bytes| {
             if redacting {
                 redact_file(&bytes)

@@ -62,6 +62,9 @@ pub(crate) fn write(
             first_line(&e.to_string())
         ));
     }
+    if let Some(left_out) = read.transcript.left_out {
+        notes.push(format!("{id}: {left_out}"));
+    }
     let found = &read.found;
     if found.total() > 0 {
         notes.push(format!(

@@ -665,7 +665,9 @@ fn vectors_for(
             .iter()
             .map(|(_, item)| match by_text.get(&item.text) {
                 Some(vector) => vector.clone(),
-                None => more.next().expect("one vector for each of the rest, counted above"),
+                None => more
+                    .next()
+                    .expect("one vector for each of the rest, counted above"),
             })
             .collect(),
     ))

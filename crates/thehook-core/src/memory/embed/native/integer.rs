@@ -149,7 +149,10 @@ mod avx2 {
 
     // One 16-byte load per weight row and two stores of 8 sums per token:
     // the loads and stores below are in bounds for 16-column tiles only.
-    const _: () = assert!(COLUMNS == 16, "avx2::multiply is written for 16-column tiles");
+    const _: () = assert!(
+        COLUMNS == 16,
+        "avx2::multiply is written for 16-column tiles"
+    );
 
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn multiply(
