@@ -10,7 +10,10 @@
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
+mod disk;
 pub(crate) mod fix;
+
+pub(crate) use disk::is_full;
 
 pub(crate) use fix::fix;
 pub use fix::{Fix, Step, Words};
@@ -51,6 +54,17 @@ pub enum Error {
         path: PathBuf,
         #[source]
         source: std::io::Error,
+    },
+
+    /// A write found no room: the disk, or the user's quota, is full
+    /// ([`disk`]). Nothing was written at `path`; what was there is unchanged.
+    #[error("the disk holding {path} is full: {what}\n  fix: {fix}", path = .path.display())]
+    DiskFull {
+        what: String,
+        path: PathBuf,
+        #[source]
+        source: Cause,
+        fix: Fix,
     },
 
     /// `.thehook` exists but is not a folder, or the project layout is unusable.
@@ -230,6 +244,7 @@ impl std::fmt::Display for ItemMiss {
 pub enum ErrorCode {
     Config,
     Io,
+    DiskFull,
     Layout,
     Markdown,
     Index,
@@ -247,6 +262,7 @@ impl ErrorCode {
         match self {
             ErrorCode::Config => "THEHOOK_CONFIG",
             ErrorCode::Io => "THEHOOK_IO",
+            ErrorCode::DiskFull => "THEHOOK_DISK_FULL",
             ErrorCode::Layout => "THEHOOK_LAYOUT",
             ErrorCode::Markdown => "THEHOOK_MARKDOWN",
             ErrorCode::Index => "THEHOOK_INDEX",
@@ -382,11 +398,7 @@ pub(crate) trait IoContext<T> {
 
 impl<T> IoContext<T> for std::io::Result<T> {
     fn at(self, action: &'static str, path: impl AsRef<Path>) -> Result<T> {
-        self.map_err(|source| Error::Io {
-            action,
-            path: path.as_ref().to_path_buf(),
-            source,
-        })
+        self.map_err(|source| Error::io_at(action, path.as_ref().to_path_buf(), source))
     }
 }
 
@@ -397,9 +409,6 @@ fn io_advice(path: &Path, source: &std::io::Error) -> String {
             format!("check the permissions of {}", path.display())
         }
         std::io::ErrorKind::NotFound => format!("check that {} exists", path.display()),
-        std::io::ErrorKind::StorageFull => {
-            "free some disk space and run the command again".to_string()
-        }
         _ => "check the file and run the command again".to_string(),
     }
 }
@@ -408,11 +417,7 @@ impl Error {
     /// An I/O error on `path` (for code that has the `io::Error` in hand;
     /// a `Result` says [`IoContext::at`]).
     pub fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Error::Io {
-            action,
-            path: path.into(),
-            source,
-        }
+        Error::io_at(action, path.into(), source)
     }
 
     /// A record in the index that is not what this version wrote.
@@ -449,7 +454,8 @@ impl Error {
             | Error::Settings { fix, .. }
             | Error::Llm { fix, .. }
             | Error::SessionNotFound { fix, .. }
-            | Error::ItemNotFound { fix, .. } => Some(fix),
+            | Error::ItemNotFound { fix, .. }
+            | Error::DiskFull { fix, .. } => Some(fix),
             Error::Io { .. } | Error::Transcript { .. } => None,
         }
     }
@@ -460,6 +466,7 @@ impl Error {
         match self {
             Error::Config { .. } | Error::EnvOverride { .. } => ErrorCode::Config,
             Error::Io { .. } => ErrorCode::Io,
+            Error::DiskFull { .. } => ErrorCode::DiskFull,
             Error::Layout { .. } => ErrorCode::Layout,
             Error::Markdown { .. } => ErrorCode::Markdown,
             Error::Index { .. } => ErrorCode::Index,

@@ -7,7 +7,7 @@ use crate::args::ForgetArgs;
 use crate::output::Output;
 use crate::{CommandResult, Exit};
 
-use super::memory::{open, print_done};
+use super::memory::{open, print_done, print_notices};
 
 pub(super) fn forget(
     project: &Project,
@@ -16,7 +16,9 @@ pub(super) fn forget(
     out: &mut Output,
 ) -> CommandResult {
     let item = ItemRef::parse(&args.id)?;
-    let item = open(project, paths, false, out)?.forget(&item)?;
+    let mut memory = open(project, paths, false, out)?;
+    let item = memory.forget(&item)?;
+    print_notices(&mut memory, out);
     if args.json {
         out.print(&serde_json::to_string(&item).expect("json"));
     } else {

@@ -7,7 +7,7 @@ use crate::args::RememberArgs;
 use crate::output::{Output, Style};
 use crate::{CommandResult, Exit};
 
-use super::memory::open;
+use super::memory::{open, print_notices};
 
 pub(super) fn remember(
     project: &Project,
@@ -16,7 +16,9 @@ pub(super) fn remember(
     out: &mut Output,
 ) -> CommandResult {
     let request = RememberRequest::new(args.text, args.kind)?;
-    let item = open(project, paths, true, out)?.remember(&request)?;
+    let mut memory = open(project, paths, true, out)?;
+    let item = memory.remember(&request)?;
+    print_notices(&mut memory, out);
     if args.json {
         out.print(&serde_json::to_string(&item).expect("json"));
     } else {

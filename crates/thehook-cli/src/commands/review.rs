@@ -36,6 +36,7 @@ pub(super) fn review(
         ),
         Some(ReviewAction::Forget { id }) => ("forgot", memory.forget(&ItemRef::parse(id)?)?),
     };
+    super::memory::print_notices(&mut memory, out);
     if args.json {
         out.print(&json!({ "done": done, "item": item }).to_string());
     } else {

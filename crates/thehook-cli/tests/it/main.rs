@@ -19,6 +19,7 @@ mod browse;
 mod capture;
 mod cli;
 mod docs;
+mod faults;
 mod file_hook;
 mod hooks;
 mod mcp;

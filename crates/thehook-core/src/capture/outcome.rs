@@ -8,14 +8,21 @@ use crate::capture::llm::LlmFailure;
 pub enum Outcome {
     /// Distilled by the LLM into `file` (project-relative).
     Captured { session_id: String, file: String },
-    /// Written from the heuristic extraction; the transcript is in `failed/`.
+    /// Written from the heuristic extraction; the transcript is in `failed/`
+    /// unless `not_kept` says why it could not be (the job then stays queued).
     Heuristic {
         session_id: String,
         file: String,
         reason: WithoutLlm,
+        not_kept: Option<String>,
     },
-    /// Nothing could be written (no transcript); the job is in `failed/`.
-    Failed { session_id: String, reason: String },
+    /// Nothing could be written (no transcript); the job is in `failed/`,
+    /// unless `not_kept` says why it could not be (it then stays queued).
+    Failed {
+        session_id: String,
+        reason: String,
+        not_kept: Option<String>,
+    },
     /// Nothing to capture (an empty conversation).
     Skipped { session_id: String, why: String },
 }
@@ -46,6 +53,33 @@ pub struct OutcomeReport {
 }
 
 impl Outcome {
+    /// Whether the session's job must stay in the queue: `failed/` could not
+    /// keep it (a full disk), so nothing else would capture it again.
+    pub fn keeps_job(&self) -> bool {
+        matches!(
+            self,
+            Outcome::Heuristic {
+                not_kept: Some(_),
+                ..
+            } | Outcome::Failed {
+                not_kept: Some(_),
+                ..
+            }
+        )
+    }
+
+    /// What becomes of the transcript: kept in failed/, or why not.
+    fn where_it_waits(not_kept: &Option<String>) -> String {
+        match not_kept {
+            None => "the transcript waits in .thehook/failed/".into(),
+            Some(why) => format!(
+                "it could not be kept in .thehook/failed/ ({why}); the agent's own transcript \
+                 is unchanged: once there is space, capture it again (a queued session stays \
+                 queued for the next capture)"
+            ),
+        }
+    }
+
     /// The outcome as front ends report it.
     pub fn report(&self) -> OutcomeReport {
         let (session_id, status, file, reason) = match self {
@@ -54,15 +88,29 @@ impl Outcome {
                 session_id,
                 file,
                 reason,
+                not_kept,
             } => (
                 session_id,
                 "heuristic",
                 Some(file),
-                Some(reason.to_string()),
+                Some(match not_kept {
+                    None => reason.to_string(),
+                    Some(_) => format!("{reason}; {}", Outcome::where_it_waits(not_kept)),
+                }),
             ),
-            Outcome::Failed { session_id, reason } => {
-                (session_id, "failed", None, Some(reason.clone()))
-            }
+            Outcome::Failed {
+                session_id,
+                reason,
+                not_kept,
+            } => (
+                session_id,
+                "failed",
+                None,
+                Some(match not_kept {
+                    None => reason.clone(),
+                    Some(_) => format!("{reason}; {}", Outcome::where_it_waits(not_kept)),
+                }),
+            ),
             Outcome::Skipped { session_id, why } => {
                 (session_id, "skipped", None, Some(why.clone()))
             }
@@ -79,18 +127,33 @@ impl Outcome {
 impl std::fmt::Display for Outcome {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Outcome::Captured { session_id, file } => write!(f, "captured {session_id} into {file}"),
+            Outcome::Captured { session_id, file } => {
+                write!(f, "captured {session_id} into {file}")
+            }
             Outcome::Heuristic {
                 session_id,
                 file,
                 reason,
+                not_kept,
             } => write!(
                 f,
-                "captured {session_id} into {file} without the LLM ({reason}); the transcript waits in .thehook/failed/"
+                "captured {session_id} into {file} without the LLM ({reason}); {}",
+                Outcome::where_it_waits(not_kept)
             ),
-            Outcome::Failed { session_id, reason } => {
-                write!(f, "could not capture {session_id}: {reason}")
-            }
+            Outcome::Failed {
+                session_id,
+                reason,
+                not_kept: None,
+            } => write!(f, "could not capture {session_id}: {reason}"),
+            Outcome::Failed {
+                session_id,
+                reason,
+                not_kept,
+            } => write!(
+                f,
+                "could not capture {session_id}: {reason}; {}",
+                Outcome::where_it_waits(not_kept)
+            ),
             Outcome::Skipped { session_id, why } => write!(f, "skipped {session_id}: {why}"),
         }
     }

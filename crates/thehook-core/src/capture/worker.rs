@@ -84,8 +84,11 @@ impl<'a> Worker<'a> {
             }
             for (file, job) in jobs {
                 tried.insert((job.session_id.clone(), job.queued_at.clone()));
-                outcomes.push(self.capture(&job, ""));
-                remove_job_if_unchanged(&file, &job);
+                let outcome = self.capture(&job, "");
+                if !outcome.keeps_job() {
+                    remove_job_if_unchanged(&file, &job);
+                }
+                outcomes.push(outcome);
             }
         }
         let due = if retry_due {

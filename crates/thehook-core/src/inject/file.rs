@@ -111,15 +111,19 @@ pub fn on_file(payload: &HookPayload, project: &Project, paths: &SearchPaths) ->
     if lines.is_empty() {
         return said(format!("{} {rel}: nothing new", touched.tool));
     }
+    let mut log = String::new();
     if let Some(given) = &given {
         let mut cited: Vec<&str> = lines.iter().map(|(_, cited)| cited.as_str()).collect();
         cited.push(&marker);
-        given.add(&cited)?;
+        if let Err(e) = given.add(&cited) {
+            // The hook's own record, not memory: the context is given anyway.
+            log = format!("could not record what was given: {e}; ");
+        }
     }
     let text = block(&rel, &lines);
     Ok(Added {
         log: format!(
-            "{} {rel}: {} lines, {} chars",
+            "{log}{} {rel}: {} lines, {} chars",
             touched.tool,
             lines.len(),
             text.len()

@@ -193,6 +193,21 @@ impl Memory {
         self.index.sync(&self.project, &plan)
     }
 
+    /// [`Memory::sync_deferring_embeddings`] for a hook, which answers
+    /// anyway: on a full disk the index is read as it stands (the markdown
+    /// written since is found once there is room), and the returned note
+    /// says so for the hook's log.
+    pub fn sync_for_hook(&mut self) -> Result<Option<String>> {
+        match self.sync_deferring_embeddings(true) {
+            Ok(_) => Ok(None),
+            Err(e) if e.code() == crate::error::ErrorCode::DiskFull => Ok(Some(format!(
+                "answered from the index as it stood ({}); ",
+                crate::transcript::first_line(&e.to_string())
+            ))),
+            Err(e) => Err(e),
+        }
+    }
+
     pub(crate) fn index(&self) -> &Index {
         &self.index
     }
@@ -378,8 +393,20 @@ impl Memory {
         let text = self.as_written(text);
         ensure_merge_attributes(&self.project)?;
         let item = store::append_note(&self.project, kind, &text, &today)?;
-        self.sync(&|_, _| {})?;
+        self.index_written(&item.citation());
         Ok(item)
+    }
+
+    /// Indexes markdown just written. The markdown is the truth and the
+    /// write took effect: an index that cannot follow now (a full disk)
+    /// catches up on the next sync, and a notice says so, not an error that
+    /// would read as if nothing had been written.
+    fn index_written(&mut self, what: &str) {
+        if let Err(e) = self.sync(&|_, _| {}) {
+            let why = crate::transcript::first_line(&e.to_string());
+            self.notices
+                .push(format!("{what} is written but not indexed yet: {why}"));
+        }
     }
 
     /// Removes the item whose id starts with `id_prefix` from its markdown
@@ -400,7 +427,7 @@ impl Memory {
         };
         let _lock = self.project.lock()?;
         store::remove_item(&self.project, &item)?;
-        self.sync(&|_, _| {})?;
+        self.index_written(&format!("the removal of {}", item.citation()));
         Ok(item)
     }
 
@@ -421,7 +448,7 @@ impl Memory {
         let text = self.as_written(text);
         let _lock = self.project.lock()?;
         let rewritten = store::replace_item(&self.project, &item, Some(&text))?;
-        self.sync(&|_, _| {})?;
+        self.index_written(&format!("the rewrite of {}", item.citation()));
         rewritten.ok_or_else(|| Error::ItemNotFound {
             miss: ItemMiss::NotAfterRewrite {
                 citation: item.citation(),

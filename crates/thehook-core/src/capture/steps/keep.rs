@@ -64,6 +64,7 @@ pub(crate) fn outcome(
                 session_id,
                 file,
                 reason,
+                not_kept: not_kept(&kept),
             };
             (outcome, notes, kept)
         }
@@ -81,13 +82,26 @@ pub(crate) fn outcome(
                 &reason,
                 false,
             );
-            (Outcome::Failed { session_id, reason }, Vec::new(), kept)
+            let not_kept = not_kept(&kept);
+            let outcome = Outcome::Failed {
+                session_id,
+                reason,
+                not_kept,
+            };
+            (outcome, Vec::new(), kept)
         }
     };
     if let Err(e) = kept {
         notes.push(format!("could not keep {} in failed/: {e}", job.session_id));
     }
     Captured { outcome, notes }
+}
+
+/// Why `failed/` could not keep the session, in one line.
+fn not_kept(kept: &Result<()>) -> Option<String> {
+    kept.as_ref()
+        .err()
+        .map(|e| crate::transcript::first_line(&e.to_string()))
 }
 
 /// `failed/<id>.jsonl` (the redacted transcript), `<id>.json` (the
@@ -135,8 +149,21 @@ fn keep_failed(
         Some(plan),
         Some((dir.join(format!("{stem}.reason")), reason.into_bytes())),
     ];
+    // All or none: files this call added are taken back if a later one
+    // cannot be written (a `.json` without its `.reason` would count as
+    // neither queued nor failed).
+    let mut added = Vec::new();
     for (path, bytes) in files.into_iter().flatten() {
-        write_atomic(&path, &bytes)?;
+        let existed = path.exists();
+        if let Err(e) = write_atomic(&path, &bytes) {
+            for path in added {
+                let _ = std::fs::remove_file(path);
+            }
+            return Err(e);
+        }
+        if !existed {
+            added.push(path);
+        }
     }
     Ok(())
 }

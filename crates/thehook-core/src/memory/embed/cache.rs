@@ -139,8 +139,10 @@ impl EmbeddingCache {
 
     /// Keeps the vector of each text, in one transaction, then evicts the
     /// oldest if the cache holds more than [`MAX_VECTORS`].
+    /// A full disk is said as such, naming the cache's folder.
     pub fn put(&self, fingerprint: &str, texts: &[&str], vectors: &[Vec<f32>]) -> Result<()> {
         self.put_within(fingerprint, texts, vectors, MAX_VECTORS)
+            .map_err(|e| e.when_disk_full(self.env.path()))
     }
 
     fn put_within(

@@ -164,7 +164,13 @@ impl Index {
     /// Opens (creating if needed) the index of `project` for the model with
     /// `fingerprint`. Returns the index and, if it had to be rebuilt, why.
     /// A rebuilt index is empty: the caller syncs it from markdown.
+    /// A full disk is said as such ([`Error::when_disk_full`]).
     pub(crate) fn open(project: &Project, fingerprint: &str) -> Result<(Index, Option<String>)> {
+        Self::open_or_rebuild(project, fingerprint)
+            .map_err(|e| e.when_disk_full(&project.index_dir()))
+    }
+
+    fn open_or_rebuild(project: &Project, fingerprint: &str) -> Result<(Index, Option<String>)> {
         let path = project.index_dir();
         let data = path.join("data.mdb");
         let key = path.canonicalize().unwrap_or_else(|_| path.clone());
@@ -217,6 +223,10 @@ impl Index {
                 match open_env(&path) {
                     Ok(env) => env,
                     Err(e @ heed::Error::EnvAlreadyOpened) => return Err(e.into()),
+                    // No room: wiping would lose the index and not help.
+                    Err(heed::Error::Io(e)) if crate::error::is_full(&e) => {
+                        return Err(heed::Error::Io(e).into())
+                    }
                     Err(why) => {
                         wipe(&path)?;
                         *reason = Some(format!("the index could not be opened ({why})"));

@@ -104,8 +104,14 @@ struct FileChange {
 }
 
 impl Index {
-    /// Makes the index match the markdown of `project`.
+    /// Makes the index match the markdown of `project`. A full disk is said
+    /// as such ([`Error::when_disk_full`]).
     pub(crate) fn sync(&self, project: &Project, plan: &SyncPlan) -> Result<SyncStats> {
+        self.sync_markdown(project, plan)
+            .map_err(|e| e.when_disk_full(&project.index_dir()))
+    }
+
+    fn sync_markdown(&self, project: &Project, plan: &SyncPlan) -> Result<SyncStats> {
         let mut stats = SyncStats::default();
         // Nothing moved and no vector is due: nothing to do. With items
         // waiting for vectors and the model at hand (a recall), the sync

@@ -158,9 +158,10 @@ pub fn write_atomic(path: &Path, content: &[u8]) -> Result<()> {
         .prefix(".thehook-tmp-")
         .tempfile_in(dir)
         .at("cannot create a temp file in", dir)?;
-    let tmp_path = tmp.path().to_path_buf();
-    tmp.write_all(content).at("cannot write", &tmp_path)?;
-    tmp.as_file().sync_all().at("cannot flush", &tmp_path)?;
+    // Errors name the file being written, not its temporary twin (deleted
+    // on the way out): `path` is left as it was.
+    tmp.write_all(content).at("cannot write", path)?;
+    tmp.as_file().sync_all().at("cannot flush", path)?;
     if let Ok(meta) = std::fs::metadata(path) {
         // Keep the permissions a user gave the file.
         let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
