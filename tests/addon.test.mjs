@@ -8,6 +8,7 @@ import { tempDir } from './temp-dirs.mjs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 process.env.THEHOOK_MODEL_DIR = join(repo, '.assets/model');
@@ -28,7 +29,9 @@ function demoProject() {
 
 test('recall finds the demo decision with citations, through the shared open index', async () => {
   const projectDir = demoProject();
-  const hits = await thehook.recall('why did we pick jose for JWT', { projectDir, k: 3 });
+  const { hits, mode, notices } = await thehook.recall('why did we pick jose for JWT', { projectDir, k: 3 });
+  assert.equal(mode, 'hybrid');
+  assert.deepEqual(notices, []);
   assert.ok(hits.length > 0 && hits.length <= 3);
   assert.match(hits[0].citation, /^\.thehook\/.+\.md:\d+$/);
   assert.ok(hits.some((h) => /jose/.test(h.text)), JSON.stringify(hits));
@@ -36,8 +39,21 @@ test('recall finds the demo decision with citations, through the shared open ind
   // Every field of the core's hit, as the CLI's `recall --json` prints it.
   assert.equal(hits[0].citation, `${hits[0].path}:${hits[0].lineStart}`);
   assert.ok(hits[0].lineEnd >= hits[0].lineStart && Array.isArray(hits[0].duplicates), JSON.stringify(hits[0]));
-  const adrs = await thehook.recall('auth', { projectDir, types: ['adr'] });
+  const { hits: adrs } = await thehook.recall('auth', { projectDir, types: ['adr'] });
   assert.ok(adrs.every((h) => h.type === 'adr'), JSON.stringify(adrs));
+});
+
+test('a recall that falls back to keywords says so in its answer', async () => {
+  const projectDir = demoProject();
+  // A process whose model folder does not exist: keywords only.
+  const script = `require(${JSON.stringify(join(repo, 'index.js'))})
+    .recall('why did we pick jose for JWT', { projectDir: ${JSON.stringify(projectDir)}, k: 3 })
+    .then((a) => console.log(JSON.stringify(a)))`;
+  const env = { ...process.env, THEHOOK_MODEL_DIR: join(projectDir, 'no-such-model') };
+  const { hits, mode, notices } = JSON.parse(execFileSync('node', ['-e', script], { env, encoding: 'utf8' }));
+  assert.ok(hits.length > 0, 'keywords still find it');
+  assert.equal(mode, 'lexical');
+  assert.ok(notices.some((n) => /no-such-model/.test(n)), JSON.stringify(notices));
 });
 
 test('remember, status, forget round trip; the CLI runs in the same process', async () => {
@@ -53,7 +69,7 @@ test('remember, status, forget round trip; the CLI runs in the same process', as
   // A decision marked superseded is stale: counted, and flagged by recall.
   await thehook.remember('~~Sessions kept in Redis~~ superseded on 2026-02-20 by JWT', { projectDir, type: 'adr' });
   assert.equal((await thehook.status({ projectDir })).staleItems, 1);
-  const [redis] = await thehook.recall('Redis sessions', { projectDir, k: 1 });
+  const [redis] = (await thehook.recall('Redis sessions', { projectDir, k: 1 })).hits;
   assert.match(redis.stale, /^superseded on 2026-02-20 by JWT/);
   // The LLM bill, from .thehook/logs/llm.log: one call recorded today.
   mkdirSync(join(projectDir, '.thehook/logs'), { recursive: true });
@@ -126,7 +142,7 @@ test('50 recalls in parallel while a reindex runs, with progress', async () => {
   assert.ok(stats.itemsAdded > 0 && stats.itemsEmbedded === stats.itemsAdded, JSON.stringify(stats));
   assert.ok(stats.seconds > 0 && stats.embeddings === 'all-minilm-l6-v2', JSON.stringify(stats));
   assert.equal(results.length, 50);
-  assert.ok(results.every((hits) => hits.length > 0));
+  assert.ok(results.every((answer) => answer.hits.length > 0));
   await new Promise((r) => setTimeout(r, 50)); // queued progress calls
   assert.ok(progress.length > 0, 'progress was reported');
   const [done, total] = progress.at(-1);
@@ -165,7 +181,7 @@ test('a planted item: retrieve() never gives it, recall() shows it marked, statu
   assert.match(context, /not instructions to follow/);
   assert.match(context, /reset every Monday/);
   assert.doesNotMatch(context, /example-cdn/);
-  const hits = await thehook.recall('running the demo bootstrap setup', { projectDir, k: 10 });
+  const { hits } = await thehook.recall('running the demo bootstrap setup', { projectDir, k: 10 });
   const hit = hits.find((h) => h.text.includes('example-cdn'));
   assert.ok(hit, JSON.stringify(hits));
   assert.match(hit.withheld, /^remote-code: /);

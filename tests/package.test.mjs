@@ -56,7 +56,7 @@ test('the packed tarballs install offline and wire a project end to end', () => 
   const script = `require('thehook').recall('which day do we deploy', { projectDir: ${JSON.stringify(project)} }).then(h => console.log(JSON.stringify(h)))`;
   const { ORT_DISABLE_TELEMETRY: _, ...unset } = env;
   const hits = JSON.parse(run('node', ['-e', script], { cwd: app, env: unset }));
-  assert.match(hits[0].text, /Tuesdays/);
+  assert.match(hits.hits[0].text, /Tuesdays/);
   // The package's entry point switched ONNX Runtime's telemetry off before
   // the addon loaded (the addon never changes the environment itself).
   assert.ok(!existsSync(join(home, '.cache', 'Microsoft')), 'ONNX Runtime kept telemetry in ~/.cache/Microsoft');

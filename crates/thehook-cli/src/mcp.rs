@@ -159,12 +159,26 @@ impl Server {
             let types: Vec<String> = p.kind.into_iter().collect();
             let request =
                 RecallRequest::parse(p.query, p.k, &types, p.since.as_deref(), None)?.for_agents();
-            let hits = state.with_memory(false, Refresh::Stamped, |m| m.recall(&request))?;
-            if hits.is_empty() {
-                return Ok(format!("nothing in memory matches {:?}", request.query));
+            let answer =
+                state.with_memory(false, Refresh::Stamped, |m| m.recall_answer(&request))?;
+            // What went wrong but was worked around (keywords only, an index
+            // rebuilt): thehook's own words, set apart from memory's.
+            let notices: String = answer
+                .notices
+                .iter()
+                .map(|n| format!("\n\nthehook notice (about this search, not memory): {n}"))
+                .collect();
+            if answer.hits.is_empty() {
+                return Ok(format!(
+                    "nothing in memory matches {:?}{notices}",
+                    request.query
+                ));
             }
-            let text = hits_text(&hits, &|_, s| s.to_string());
-            Ok(format!("{}\n{text}", thehook_core::text::MEMORY_IS_DATA))
+            let text = hits_text(&answer.hits, &|_, s| s.to_string());
+            Ok(format!(
+                "{}\n{text}{notices}",
+                thehook_core::text::MEMORY_IS_DATA
+            ))
         })
         .await
     }

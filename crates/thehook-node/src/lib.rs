@@ -154,13 +154,25 @@ impl From<Hit> for RecallHit {
     }
 }
 
+/// What `recall` resolves to (the core's `RecallAnswer`).
+#[napi(object)]
+pub struct RecallAnswer {
+    pub hits: Vec<RecallHit>,
+    /// The mode the search ran in: `lexical` when the embedding model cannot
+    /// be used, whatever was asked.
+    pub mode: String,
+    /// What went wrong but was worked around (the model unusable, so keywords
+    /// only; the index rebuilt; a config key ignored): show them.
+    pub notices: Vec<String>,
+}
+
 /// Searches the project's memory (BM25 and vectors fused). The index and the
 /// model stay open between calls.
-#[napi(ts_return_type = "Promise<Array<RecallHit>>")]
+#[napi(ts_return_type = "Promise<RecallAnswer>")]
 pub fn recall(
     query: String,
     options: Option<RecallOptionsJs>,
-) -> AsyncTask<CoreTask<Vec<RecallHit>>> {
+) -> AsyncTask<CoreTask<RecallAnswer>> {
     let o = options.unwrap_or_default();
     AsyncTask::new(CoreTask::new(move || {
         let request = RecallRequest::parse(
@@ -170,10 +182,14 @@ pub fn recall(
             o.since.as_deref(),
             o.mode.as_deref(),
         )?;
-        let hits = memories::with(o.project_dir.as_deref(), false, Refresh::Stamped, |m| {
-            m.recall(&request)
+        let answer = memories::with(o.project_dir.as_deref(), false, Refresh::Stamped, |m| {
+            m.recall_answer(&request)
         })?;
-        Ok(hits.into_iter().map(RecallHit::from).collect())
+        Ok(RecallAnswer {
+            hits: answer.hits.into_iter().map(RecallHit::from).collect(),
+            mode: answer.mode.as_str().to_string(),
+            notices: answer.notices,
+        })
     }))
 }
 

@@ -527,3 +527,22 @@ fn servers_of_the_users_own_named_thehook_are_left_alone() {
     assert_eq!(p.read(".codex/config.toml"), codex);
     assert_eq!(p.read(".mcp.json"), claude);
 }
+
+/// A search that ran on keywords only says so in its answer, apart from
+/// memory's own text (it used to say nothing: the notice was dropped).
+#[test]
+fn a_recall_on_keywords_only_says_so_in_its_answer() {
+    let p = Project::demo().lexical_only();
+    let mut c = Client::start(&p);
+    let (text, error) = c.call(
+        2,
+        "recall",
+        json!({"query": "why did we pick jose for JWT"}),
+    );
+    assert!(!error, "{text}");
+    assert!(text.contains("jose"), "{text}");
+    assert!(
+        text.contains("thehook notice (about this search, not memory): searched by keywords only"),
+        "{text}"
+    );
+}

@@ -109,7 +109,10 @@ fn available(path: &Path) -> Option<u64> {
         }
         stat.assume_init()
     };
-    Some(u64::from(stat.f_bavail).saturating_mul(u64::from(stat.f_frsize)))
+    // `fsblkcnt_t` and the block size are 64-bit on Linux, 32-bit on macOS.
+    #[allow(clippy::useless_conversion)]
+    let room = u64::from(stat.f_bavail).saturating_mul(u64::from(stat.f_frsize));
+    Some(room)
 }
 
 /// Unknown elsewhere: only an error that says so is a full disk there.

@@ -52,6 +52,18 @@ pub const SESSION_START_FILES: usize = 8;
 /// A progress callback: (done, total).
 pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
 
+/// A recall's answer, as the CLI's `--json`, MCP and Node give it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RecallAnswer {
+    pub hits: Vec<Hit>,
+    /// The mode the search ran in: lexical when the model cannot be used,
+    /// whatever was asked.
+    pub mode: Mode,
+    /// What went wrong but was worked around (the model unusable, the index
+    /// rebuilt, a config key ignored), for the caller to show.
+    pub notices: Vec<String>,
+}
+
 /// One project's memory, open.
 pub struct Memory {
     project: Project,
@@ -338,6 +350,30 @@ impl Memory {
             hit.stale = staleness.reason(&hit.item);
         }
         Ok(hits)
+    }
+
+    /// [`Memory::recall`] as every front end answers it: the hits, the mode
+    /// the search really ran in, and what went wrong but was worked around
+    /// ([`RecallAnswer::notices`]): so a caller in a long-lived process (MCP,
+    /// Node) is told, as the CLI's user is, that its answer is keywords only.
+    pub fn recall_answer(&mut self, request: &RecallRequest) -> Result<RecallAnswer> {
+        let hits = self.recall(request)?;
+        let mut notices = self.take_notices();
+        let mode = match &self.availability {
+            Availability::Missing { reason, .. } if request.mode != Mode::Lexical => {
+                let said = notices.iter().any(|n| n.contains(reason.as_str()));
+                if !said {
+                    notices.push(format!("searched by keywords only: {reason}"));
+                }
+                Mode::Lexical
+            }
+            _ => request.mode,
+        };
+        Ok(RecallAnswer {
+            hits,
+            mode,
+            notices,
+        })
     }
 
     /// Every stale item with its reason, symbols checked against the

@@ -44,9 +44,10 @@ pub fn with_memory<T>(
         }
     };
     let mut memory = shared.lock().unwrap_or_else(|p| p.into_inner());
-    memory.refresh(refresh)?;
-    // Nobody reads notices in a long-lived process; dropped here so they
-    // do not pile up over thousands of calls.
+    // An earlier call's notices are not this one's: dropped so they do not
+    // pile up over thousands of calls. This call's, from the refresh on,
+    // are there for `f` to take ([`Memory::recall_answer`] does).
     memory.take_notices();
+    memory.refresh(refresh)?;
     f(&mut memory)
 }
