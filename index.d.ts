@@ -9,12 +9,6 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
-/**
- * For the tests of this package: a Promise whose work panics, to show that
- * a panic in Rust rejects (code `THEHOOK_PANIC`) instead of killing Node.
- */
-export declare function __panicForTests(): Promise<void>
-
 /** Captures a transcript by hand, or the failed sessions again, through the LLM CLI. */
 export declare function capture(options?: CaptureOptions | undefined | null): Promise<Array<CaptureOutcome>>
 
@@ -118,7 +112,22 @@ export interface ProjectOptions {
  * Searches the project's memory (BM25 and vectors fused). The index and the
  * model stay open between calls.
  */
-export declare function recall(query: string, options?: RecallOptionsJs | undefined | null): Promise<Array<RecallHit>>
+export declare function recall(query: string, options?: RecallOptionsJs | undefined | null): Promise<RecallAnswer>
+
+/** What `recall` resolves to (the core's `RecallAnswer`). */
+export interface RecallAnswer {
+  hits: Array<RecallHit>
+  /**
+   * The mode the search ran in: `lexical` when the embedding model cannot
+   * be used, whatever was asked.
+   */
+  mode: string
+  /**
+   * What went wrong but was worked around (the model unusable, so keywords
+   * only; the index rebuilt; a config key ignored): show them.
+   */
+  notices: Array<string>
+}
 
 /** One result of `recall`. */
 export interface RecallHit {

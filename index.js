@@ -835,7 +835,6 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
-module.exports.__panicForTests = nativeBinding.__panicForTests
 module.exports.capture = nativeBinding.capture
 module.exports.cli = nativeBinding.cli
 module.exports.consolidate = nativeBinding.consolidate

@@ -69,9 +69,9 @@ fn parse_as(bytes: &[u8]) -> std::result::Result<(Agent, Transcript), NotATransc
     parse_format(bytes).map(finish)
 }
 
-/// [`parse_as`], letting go of the bytes once they are records: they, the
-/// records' JSON values and the transcript made from them were never
-/// needed all at once (a third of the peak memory of a large transcript).
+/// [`parse_as`], letting go of the bytes once they are records, before the
+/// agent's parser builds the transcript from them (the document fallback
+/// still needs them).
 fn parse_owned(bytes: Vec<u8>) -> std::result::Result<(Agent, Transcript), NotATranscript> {
     let (records, warnings) = read_records(&bytes);
     let Some(agent) = sniff(&records) else {

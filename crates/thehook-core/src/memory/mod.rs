@@ -52,7 +52,8 @@ pub const SESSION_START_FILES: usize = 8;
 /// A progress callback: (done, total).
 pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
 
-/// A recall's answer, as the CLI's `--json`, MCP and Node give it.
+/// A recall's answer, as MCP and Node give it (the CLI prints the same mode
+/// in `recall --json`, and the notices as warnings).
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct RecallAnswer {
     pub hits: Vec<Hit>,
