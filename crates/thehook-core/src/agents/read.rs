@@ -28,7 +28,10 @@ pub fn load(path: &Path) -> Result<Transcript> {
         Some(left_out) if read.bytes.is_empty() => Err(NotATranscript::NoLines {
             size: left_out.size,
         }),
-        _ => parse_owned(read.bytes),
+        Some(left_out) if opens_a_document(&read.bytes) => Err(NotATranscript::DocumentTooLarge {
+            size: left_out.size,
+        }),
+        _ => parse_as(&read.bytes),
     };
     let (agent, mut transcript) = parsed.map_err(|problem| Error::Transcript {
         path: path.to_path_buf(),
@@ -58,6 +61,15 @@ pub fn load(path: &Path) -> Result<Transcript> {
     Ok(transcript)
 }
 
+/// Whether `bytes` start a JSON document spread over lines (an opencode
+/// export, an older Gemini CLI chat): their first line opens an object it
+/// does not close, where a JSONL transcript's first line is one.
+fn opens_a_document(bytes: &[u8]) -> bool {
+    let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
+    first.trim_ascii_start().starts_with(b"{")
+        && serde_json::from_slice::<serde::de::IgnoredAny>(first).is_err()
+}
+
 /// Parses transcript bytes of any agent's format. The error says what the
 /// content looks like instead.
 pub fn parse(bytes: &[u8]) -> std::result::Result<Transcript, NotATranscript> {
@@ -67,26 +79,6 @@ pub fn parse(bytes: &[u8]) -> std::result::Result<Transcript, NotATranscript> {
 /// The agent whose format `bytes` are in, and the transcript read from them.
 fn parse_as(bytes: &[u8]) -> std::result::Result<(Agent, Transcript), NotATranscript> {
     parse_format(bytes).map(finish)
-}
-
-/// [`parse_as`], letting go of the bytes once they are records, before the
-/// agent's parser builds the transcript from them (the document fallback
-/// still needs them).
-fn parse_owned(bytes: Vec<u8>) -> std::result::Result<(Agent, Transcript), NotATranscript> {
-    let (records, warnings) = read_records(&bytes);
-    let Some(agent) = sniff(&records) else {
-        drop(records);
-        return parse_as(&bytes);
-    };
-    drop(bytes);
-    // Every agent that sniffs records reads them (`AgentSpec::sniffs`).
-    let parsed = from_records(agent, &records, warnings).unwrap_or_else(|| {
-        Err(NotATranscript::UnknownShape {
-            records: records.len(),
-            formats: super::titles(),
-        })
-    });
-    parsed.map(finish)
 }
 
 /// The transcript marked with its format and tools, the memory thehook

@@ -29,6 +29,10 @@ pub enum NotATranscript {
     /// line: no JSONL transcript (a sparse file of zeros, one line of GBs).
     #[error("the file is {} MB with no line end in its first {} MB or its last {} MB: it is not a JSONL transcript", .size / 1_000_000, super::bounded::HEAD / 1_000_000, super::bounded::TAIL / 1_000_000)]
     NoLines { size: u64 },
+    /// A JSON document (an opencode export, an older Gemini CLI chat) too
+    /// large to read whole: a document cannot be read by its head and tail.
+    #[error("this is a JSON document of {} MB, and thehook reads one of at most {} MB: it is not captured", .size / 1_000_000, super::bounded::WHOLE_UP_TO / 1_000_000)]
+    DocumentTooLarge { size: u64 },
 }
 
 impl NotATranscript {

@@ -131,6 +131,27 @@ fn a_missing_file_is_an_io_error_that_names_it() {
     );
 }
 
+/// A JSON document too large to read whole (an opencode export of a long
+/// session) is refused saying so, not taken for a file of no transcript.
+#[test]
+fn a_json_document_over_the_bound_is_refused_as_too_large() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("export.json");
+    let message = "    {\n      \"role\": \"user\",\n      \"text\": \"".to_string()
+        + &"x".repeat(1000)
+        + "\"\n    },\n";
+    let size = crate::transcript::bounded::WHOLE_UP_TO as usize;
+    let mut doc = "{\n  \"info\": {\"id\": \"ses_1\"},\n  \"messages\": [\n".to_string();
+    doc.push_str(&message.repeat(size / message.len() + 10));
+    doc.push_str("    {}\n  ]\n}\n");
+    std::fs::write(&path, doc).unwrap();
+    let err = load(&path).unwrap_err().to_string();
+    assert!(
+        err.contains("a JSON document of") && err.contains("at most"),
+        "{err}"
+    );
+}
+
 #[test]
 fn two_objects_on_one_line_are_both_recovered() {
     let text = concat!(
