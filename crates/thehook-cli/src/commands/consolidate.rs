@@ -30,10 +30,15 @@ pub(super) fn consolidate(
     } else {
         match done {
             None => out.print("no session waits for consolidation"),
-            Some(c) => out.print(&format!(
-                "consolidated {} session(s) into .thehook/knowledge/ ({} items before, {} after)",
-                c.sessions, c.items_before, c.items_after
-            )),
+            Some(c) => {
+                out.print(&format!(
+                    "consolidated {} session(s) into .thehook/knowledge/ ({} items before, {} after)",
+                    c.sessions, c.items_before, c.items_after
+                ));
+                if let Some(why) = &c.not_indexed {
+                    out.note(&format!("warning: written but not indexed yet: {why}"));
+                }
+            }
         }
     }
     Ok(Exit::Success)

@@ -54,6 +54,10 @@ pub struct Consolidated {
     /// Items in the three files before and after.
     pub items_before: usize,
     pub items_after: usize,
+    /// Why the index could not follow the files just written (a full disk):
+    /// consolidation took effect, and the next sync indexes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_indexed: Option<String>,
 }
 
 /// Whether enough sessions wait for consolidation (`every_n_sessions`,
@@ -154,11 +158,17 @@ pub fn consolidate(worker: &mut Worker) -> Result<Option<Consolidated>> {
     ));
     crate::memory::ensure_merge_attributes(&project)?;
     apply(&project, &staged)?;
-    locked.sync(LOG)?;
+    // The files are the truth and are in place: an index that cannot follow
+    // now is said, not taken for a consolidation that failed.
+    let not_indexed = locked
+        .sync(LOG)
+        .err()
+        .map(|e| crate::transcript::first_line(&e.to_string()));
     Ok(Some(Consolidated {
         sessions: sessions.len(),
         items_before: before.len(),
         items_after: new.iter().map(Vec::len).sum(),
+        not_indexed,
     }))
 }
 

@@ -81,8 +81,13 @@ pub fn run_worker(
             let result = consolidate::consolidate(&mut worker);
             let line = match &result {
                 Ok(Some(c)) => format!(
-                    "consolidated {} session(s): {} -> {} knowledge items",
-                    c.sessions, c.items_before, c.items_after
+                    "consolidated {} session(s): {} -> {} knowledge items{}",
+                    c.sessions,
+                    c.items_before,
+                    c.items_after,
+                    c.not_indexed
+                        .as_ref()
+                        .map_or(String::new(), |why| format!("; not indexed yet: {why}"))
                 ),
                 Ok(None) => "nothing to consolidate".to_string(),
                 Err(e) => format!("consolidation failed: {e}"),

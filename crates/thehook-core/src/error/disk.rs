@@ -30,8 +30,8 @@ impl Error {
     /// room, [`Error::Io`] otherwise.
     pub(crate) fn io_at(action: &'static str, path: PathBuf, source: std::io::Error) -> Error {
         if is_full(&source) {
-            // The system's words alone (a library may have added its own
-            // temporary file's path).
+            // In plain words: a library may have put its own temporary
+            // file's path in the error's text.
             let said = match source.kind() {
                 ErrorKind::QuotaExceeded => "your disk quota is used up",
                 _ => "no space left on the device",
@@ -69,7 +69,7 @@ impl Error {
             } => io,
             _ => return self,
         };
-        let short_write = io.raw_os_error() == Some(libc_eio())
+        let short_write = io.raw_os_error() == Some(EIO)
             && available(dir).is_some_and(|room| room < ROOM_FOR_A_WRITE);
         if !is_full(io) && !short_write {
             return self;
@@ -90,10 +90,10 @@ impl Error {
     }
 }
 
-/// EIO, the same number on every platform LMDB runs on.
-fn libc_eio() -> i32 {
-    5
-}
+/// EIO on Linux and macOS. Windows has no such code (5 is its "access
+/// denied"), but there [`available`] is unknown, so only an error that
+/// says the disk is full counts.
+const EIO: i32 = 5;
 
 /// Bytes the user may still write on the file system holding `path`.
 #[cfg(unix)]

@@ -20,7 +20,7 @@ use heed::types::Bytes;
 use heed::{CommitOrAbort, Env, EnvOpenOptions, WithoutTls};
 use sha2::{Digest, Sha256};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, IoContext, Result};
 
 /// The folder under the user cache.
 pub const CACHE_FOLDER: &str = "embeddings";
@@ -67,7 +67,7 @@ impl EmbeddingCache {
         if let Some(cache) = open.get(dir) {
             return Ok(cache.clone());
         }
-        std::fs::create_dir_all(dir).map_err(|e| failed(dir, e))?;
+        std::fs::create_dir_all(dir).at("cannot create the embedding cache", dir)?;
         let mut options = EnvOpenOptions::new().read_txn_without_tls();
         options.map_size(MAP_SIZE).max_dbs(2);
         // SAFETY: heed asks that nothing but LMDB modify the mapped files while
@@ -227,7 +227,14 @@ fn key(fingerprint: &str, text: &str) -> [u8; HASH] {
     hash.finalize().into()
 }
 
-fn failed(dir: &Path, e: impl std::fmt::Display) -> Error {
+fn failed(dir: &Path, e: heed::Error) -> Error {
+    // No room is not damage: deleting the folder would not help.
+    let e = match e {
+        heed::Error::Io(io) if crate::error::is_full(&io) => {
+            return Error::io("cannot write the embedding cache in", dir, io)
+        }
+        other => other,
+    };
     Error::Layout {
         path: dir.to_path_buf(),
         problem: format!("cannot open the embedding cache ({e})"),
