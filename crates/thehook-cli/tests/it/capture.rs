@@ -1122,3 +1122,61 @@ fn every_n_sessions_are_consolidated_and_a_dropping_answer_is_refused() {
         .read(".thehook/knowledge/conventions.md")
         .contains("imperative mood"));
 }
+
+/// Consolidation killed (SIGKILL) at any moment: the knowledge files are
+/// each whole, old or new, never half-written, the session files are never
+/// touched, and the next run finishes it with every session merged once.
+#[test]
+fn a_consolidation_killed_at_any_point_loses_nothing() {
+    let p = project("good", 0);
+    p.write(
+        ".thehook/knowledge/conventions.md",
+        "# Conventions\n\n- `[convention]` Commit messages use the imperative mood\n",
+    );
+    queue(&p, "c-1", &transcript("claude-code/marot-short.jsonl"));
+    queue(
+        &p,
+        "c-2",
+        &transcript("claude-code/entireio-1b3e6441.jsonl"),
+    );
+    cmd(&p, &["capture", "--worker"]).assert().success();
+    let sessions: Vec<(PathBuf, Vec<u8>)> = session_files(&p)
+        .into_iter()
+        .map(|f| {
+            let bytes = std::fs::read(&f).unwrap();
+            (f, bytes)
+        })
+        .collect();
+    assert_eq!(sessions.len(), 2);
+    for delay_ms in [0u64, 5, 20, 50, 100, 200, 400] {
+        let mut child = std_cmd(&p, &["consolidate"]).spawn().unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+        let conventions = p.read(".thehook/knowledge/conventions.md");
+        assert!(
+            conventions.starts_with("# Conventions\n")
+                && conventions.contains("Commit messages use the imperative mood"),
+            "after {delay_ms} ms: {conventions}"
+        );
+        for (f, bytes) in &sessions {
+            assert_eq!(&std::fs::read(f).unwrap(), bytes, "{}", f.display());
+        }
+    }
+    cmd(&p, &["consolidate"]).assert().success();
+    let conventions = p.read(".thehook/knowledge/conventions.md");
+    assert_eq!(
+        conventions.matches("Source files live under").count(),
+        1,
+        "{conventions}"
+    );
+    assert!(conventions.contains("Commit messages use the imperative mood"));
+    let ledger = p.read(".thehook/consolidated.txt");
+    for (f, _) in &sessions {
+        let id = front_matter(&std::fs::read_to_string(f).unwrap())
+            .session_id
+            .unwrap();
+        assert_eq!(ledger.lines().filter(|l| *l == id).count(), 1, "{ledger}");
+    }
+    assert!(!p.root().join(".thehook/queue/.consolidate").exists());
+}
