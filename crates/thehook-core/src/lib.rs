@@ -9,6 +9,7 @@
 //! the Node addon accept is parsed and checked there, once.
 
 pub mod agents;
+mod append;
 pub mod browse;
 pub mod capture;
 pub mod config;

@@ -1,8 +1,6 @@
 //! Hook and worker logs under `.thehook/logs/`: one line per run, kept small
 //! by rotating at [`MAX_LOG_BYTES`] to a single `.1` file.
 
-use std::io::Write;
-
 use crate::project::Project;
 
 pub const MAX_LOG_BYTES: u64 = 1 << 20;
@@ -18,15 +16,9 @@ pub fn append(project: &Project, name: &str, line: &str) {
     if std::fs::metadata(&path).is_ok_and(|m| m.len() > MAX_LOG_BYTES) {
         let _ = std::fs::rename(&path, dir.join(format!("{name}.1")));
     }
-    let Ok(mut file) = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-    else {
-        return;
-    };
     let now = jiff::Timestamp::now()
         .round(jiff::Unit::Millisecond)
         .unwrap_or(jiff::Timestamp::now());
-    let _ = writeln!(file, "{now} {}", line.replace('\n', " "));
+    let line = format!("{now} {}\n", line.replace('\n', " "));
+    let _ = crate::append::append_whole(&path, line.as_bytes());
 }

@@ -126,6 +126,9 @@ pub struct ConsolidateResult {
     /// Items in conventions.md, architecture.md and history.md before and after.
     pub items_before: u32,
     pub items_after: u32,
+    /// Why the index could not follow the files just written (a full disk):
+    /// consolidation took effect, and the next sync indexes it.
+    pub not_indexed: Option<String>,
 }
 
 /// Merges the sessions not yet consolidated into knowledge/ through the LLM
@@ -147,6 +150,7 @@ pub fn consolidate(
             sessions: c.sessions as u32,
             items_before: c.items_before as u32,
             items_after: c.items_after as u32,
+            not_indexed: c.not_indexed,
         }))
     }))
 }

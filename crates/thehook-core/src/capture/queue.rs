@@ -82,15 +82,8 @@ fn skipped_path(project: &Project) -> PathBuf {
 /// Records that `session_id` held no conversation, so the sweep does not
 /// queue it again at every session start.
 pub(crate) fn mark_skipped(project: &Project, session_id: &str) {
-    use std::io::Write;
-    let path = skipped_path(project);
-    if let Ok(mut f) = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-    {
-        let _ = writeln!(f, "{}", file_stem(session_id));
-    }
+    let line = format!("{}\n", file_stem(session_id));
+    let _ = crate::append::append_whole(&skipped_path(project), line.as_bytes());
 }
 
 /// Session ids (as file stems) with a job in the queue, a failed capture,

@@ -5,7 +5,6 @@
 //! Records of sessions untouched for a week are removed as new ones come.
 
 use std::collections::HashSet;
-use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
@@ -47,14 +46,8 @@ impl Given {
         // (not every prompt: the folder holds one file per session).
         let first = !self.path.exists();
         std::fs::create_dir_all(dir).at("cannot create", dir)?;
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.path)
-            .at("cannot open", &self.path)?;
         let text: String = cited.iter().map(|c| format!("{c}\n")).collect();
-        file.write_all(text.as_bytes())
-            .at("cannot write", &self.path)?;
+        crate::append::append_whole(&self.path, text.as_bytes()).at("cannot write", &self.path)?;
         if first {
             prune(dir);
         }

@@ -204,8 +204,10 @@ fn session_of(path: &Path) -> Option<(String, Option<PathBuf>)> {
         id: String,
         directory: Option<PathBuf>,
     }
-    let text = std::fs::read(path).ok()?;
-    let export: Export = serde_json::from_slice(&text).ok()?;
+    // Read as a stream: the messages are skipped, not held (an export of a
+    // long session is hundreds of MB).
+    let file = std::io::BufReader::new(std::fs::File::open(path).ok()?);
+    let export: Export = serde_json::from_reader(file).ok()?;
     Some((export.info.id, export.info.directory))
 }
 
