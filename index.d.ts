@@ -52,6 +52,11 @@ export interface ConsolidateResult {
   /** Items in conventions.md, architecture.md and history.md before and after. */
   itemsBefore: number
   itemsAfter: number
+  /**
+   * Why the index could not follow the files just written (a full disk):
+   * consolidation took effect, and the next sync indexes it.
+   */
+  notIndexed?: string
 }
 
 /** Removes an item from its markdown file and the index. */
