@@ -1019,19 +1019,20 @@ fn a_worker_killed_at_any_point_loses_nothing() {
     );
 }
 
-#[test]
-fn every_n_sessions_are_consolidated_and_a_dropping_answer_is_refused() {
-    let p = project("good", 2);
+/// A convention in knowledge/ and two sessions queued to consolidate into it.
+fn two_sessions_over_a_convention(p: &Project) {
     p.write(
         ".thehook/knowledge/conventions.md",
         "# Conventions\n\n- `[convention]` Commit messages use the imperative mood\n",
     );
-    queue(&p, "c-1", &transcript("claude-code/marot-short.jsonl"));
-    queue(
-        &p,
-        "c-2",
-        &transcript("claude-code/entireio-1b3e6441.jsonl"),
-    );
+    queue(p, "c-1", &transcript("claude-code/marot-short.jsonl"));
+    queue(p, "c-2", &transcript("claude-code/entireio-1b3e6441.jsonl"));
+}
+
+#[test]
+fn every_n_sessions_are_consolidated_and_a_dropping_answer_is_refused() {
+    let p = project("good", 2);
+    two_sessions_over_a_convention(&p);
     cmd(&p, &["capture", "--worker"]).assert().success();
     let conventions = p.read(".thehook/knowledge/conventions.md");
     assert!(
@@ -1129,16 +1130,7 @@ fn every_n_sessions_are_consolidated_and_a_dropping_answer_is_refused() {
 #[test]
 fn a_consolidation_killed_at_any_point_loses_nothing() {
     let p = project("good", 0);
-    p.write(
-        ".thehook/knowledge/conventions.md",
-        "# Conventions\n\n- `[convention]` Commit messages use the imperative mood\n",
-    );
-    queue(&p, "c-1", &transcript("claude-code/marot-short.jsonl"));
-    queue(
-        &p,
-        "c-2",
-        &transcript("claude-code/entireio-1b3e6441.jsonl"),
-    );
+    two_sessions_over_a_convention(&p);
     cmd(&p, &["capture", "--worker"]).assert().success();
     let sessions: Vec<(PathBuf, Vec<u8>)> = session_files(&p)
         .into_iter()
