@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tempDir } from './temp-dirs.mjs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,8 +55,12 @@ test('the packed tarballs install offline and wire a project end to end', () => 
 
   const script = `require('thehook').recall('which day do we deploy', { projectDir: ${JSON.stringify(project)} }).then(h => console.log(JSON.stringify(h)))`;
   const { ORT_DISABLE_TELEMETRY: _, ...unset } = env;
-  const hits = JSON.parse(run('node', ['-e', script], { cwd: app, env: unset }));
-  assert.match(hits.hits[0].text, /Tuesdays/);
+  // No index: the in-process recall embeds every item with ONNX Runtime,
+  // which, loaded without the switch, writes ~/.cache/Microsoft.
+  rmSync(join(project, '.thehook', 'index'), { recursive: true, force: true });
+  const answer2 = JSON.parse(run('node', ['-e', script], { cwd: app, env: unset }));
+  assert.match(answer2.hits[0].text, /Tuesdays/);
+  assert.equal(answer2.mode, 'hybrid', 'embedded with the model');
   // The package's entry point switched ONNX Runtime's telemetry off before
   // the addon loaded (the addon never changes the environment itself).
   assert.ok(!existsSync(join(home, '.cache', 'Microsoft')), 'ONNX Runtime kept telemetry in ~/.cache/Microsoft');

@@ -1,7 +1,7 @@
 //! `thehook recall`: one query, or one a line from stdin.
 
 use serde_json::json;
-use thehook_core::memory::embed::{Availability, SearchPaths};
+use thehook_core::memory::embed::SearchPaths;
 use thehook_core::memory::search::{Hit, Mode};
 use thehook_core::memory::Refresh;
 use thehook_core::{Error, Memory, Project, RecallRequest};
@@ -48,7 +48,7 @@ pub(super) fn recall(
     let result = memory.recall(&request);
     print_notices(&mut memory, out);
     let hits = result?;
-    let mode = effective_mode(&memory, request.mode);
+    let mode = memory.mode_for(request.mode);
     let query = &request.query;
     if args.json {
         out.print(
@@ -83,7 +83,7 @@ fn recall_each_line(memory: &mut Memory, base: &RecallRequest, out: &mut Output)
         let request = base.with_query(line.trim_end_matches(['\n', '\r']));
         let result = memory.recall(&request);
         print_notices(memory, out);
-        let mode = effective_mode(memory, request.mode);
+        let mode = memory.mode_for(request.mode);
         let answer = match result {
             Ok(hits) => {
                 any |= !hits.is_empty();
@@ -97,14 +97,6 @@ fn recall_each_line(memory: &mut Memory, base: &RecallRequest, out: &mut Output)
         let _ = out.stdout.flush();
     }
     Ok(Exit::found(any))
-}
-
-/// Hybrid degrades to lexical when no model is available; say what was used.
-fn effective_mode(memory: &Memory, asked: Mode) -> Mode {
-    match memory.availability() {
-        Availability::Missing { .. } => Mode::Lexical,
-        Availability::Ready { .. } => asked,
-    }
 }
 
 fn print_hits(out: &mut Output, hits: &[Hit]) {

@@ -137,18 +137,21 @@ fn a_full_disk_is_said_on_every_write_and_nothing_is_lost() {
     assert!(said.contains("is full"), "{said}");
     assert!(!said.contains("waits in .thehook/failed/"), "{said}");
     let failed = p.thehook().join("failed");
-    let kept: Vec<_> = walk(&failed)
-        .into_iter()
-        .filter(|f| !f.ends_with(".gitignore"))
-        .collect();
-    assert!(
-        kept.iter()
-            .all(|f| f.extension().is_some_and(|e| e == "reason"))
-            || !kept
-                .iter()
-                .any(|f| f.extension().is_some_and(|e| e == "json")),
-        "a job in failed/ without its reason: {kept:?}"
-    );
+    // All or none: a job's `.json` and its `.reason` together, or neither.
+    let kept: Vec<PathBuf> = walk(&failed);
+    for file in &kept {
+        let pair = match file.extension().and_then(|e| e.to_str()) {
+            Some("json") => file.with_extension("reason"),
+            Some("reason") => file.with_extension("json"),
+            _ => continue,
+        };
+        assert!(
+            pair.exists(),
+            "{} without {}: {kept:?}",
+            file.display(),
+            pair.display()
+        );
+    }
 
     // Hooks fail open and still give what memory holds.
     let injected = p.injected();

@@ -20,6 +20,7 @@ pub(crate) mod tests;
 
 /// Reads the transcript at `path`, with the subagents' transcripts its
 /// agent keeps in files of their own.
+///
 /// A file over [`bounded::WHOLE_UP_TO`] is read as its head and tail, and
 /// the transcript warns what was left out.
 pub fn load(path: &Path) -> Result<Transcript> {
@@ -78,16 +79,11 @@ pub fn parse(bytes: &[u8]) -> std::result::Result<Transcript, NotATranscript> {
 
 /// The agent whose format `bytes` are in, and the transcript read from them.
 fn parse_as(bytes: &[u8]) -> std::result::Result<(Agent, Transcript), NotATranscript> {
-    parse_format(bytes).map(finish)
-}
-
-/// The transcript marked with its format and tools, the memory thehook
-/// injected taken out.
-fn finish((agent, mut transcript): (Agent, Transcript)) -> (Agent, Transcript) {
+    let (agent, mut transcript) = parse_format(bytes)?;
     transcript.format = Some(agent.as_str());
     strip_injected_memory(&mut transcript);
     mark_tools(&mut transcript);
-    (agent, transcript)
+    Ok((agent, transcript))
 }
 
 /// Every tool call marked with what its tool does. Tools are known by name
@@ -114,10 +110,13 @@ fn mark_tools(t: &mut Transcript) {
 }
 
 fn parse_format(bytes: &[u8]) -> std::result::Result<(Agent, Transcript), NotATranscript> {
-    let (records, warnings) = read_records(bytes);
+    let (records, mut warnings) = read_records(bytes);
     if let Some(agent) = sniff(&records) {
-        if let Some(read) = from_records(agent, &records, warnings) {
-            return read;
+        if let Some(read) = agent.spec().read_records(&records) {
+            let mut transcript = read?;
+            warnings.append(&mut transcript.warnings);
+            transcript.warnings = warnings;
+            return Ok((agent, transcript));
         }
     }
     // Not JSONL: perhaps one JSON document, whatever the name.
@@ -129,21 +128,6 @@ fn parse_format(bytes: &[u8]) -> std::result::Result<(Agent, Transcript), NotATr
                 .find_map(|a| Some((a, a.spec().read_document(doc)?)))
         })
         .ok_or_else(|| NotATranscript::describe(bytes, &records, super::titles()))
-}
-
-/// The transcript `agent` reads from these records, after the reading's
-/// own warnings; `None` when the agent writes JSON documents, not records.
-fn from_records(
-    agent: Agent,
-    records: &[Record],
-    mut warnings: Vec<String>,
-) -> Option<std::result::Result<(Agent, Transcript), NotATranscript>> {
-    let read = agent.spec().read_records(records)?;
-    Some(read.map(|mut transcript| {
-        warnings.append(&mut transcript.warnings);
-        transcript.warnings = warnings;
-        (agent, transcript)
-    }))
 }
 
 /// Which agent wrote these records, from their shape.

@@ -208,8 +208,7 @@ pub(crate) trait AgentSpec: Sync {
     fn subagent_transcripts(&self, _session: &Path, _session_id: &str) -> Vec<PathBuf> {
         Vec::new()
     }
-    /// Whether a JSONL record has the shape of its transcripts' records. An
-    /// agent that sniffs records reads them ([`AgentSpec::read_records`]).
+    /// Whether a JSONL record has the shape of its transcripts' records.
     fn sniffs(&self, _record: &Map<String, Value>) -> bool {
         false
     }

@@ -1,5 +1,7 @@
 //! How one session's capture ended, as every front end reports it.
 
+use std::borrow::Cow;
+
 use crate::capture::extract::UnusableAnswer;
 use crate::capture::llm::LlmFailure;
 
@@ -68,15 +70,16 @@ impl Outcome {
         )
     }
 
-    /// What becomes of the transcript: kept in failed/, or why not.
-    fn where_it_waits(not_kept: &Option<String>) -> String {
+    /// What became of the transcript, after the reason: `kept` (what to say
+    /// when `failed/` holds it), or why `failed/` could not.
+    fn where_it_is(not_kept: &Option<String>, kept: &'static str) -> Cow<'static, str> {
         match not_kept {
-            None => "the transcript waits in .thehook/failed/".into(),
-            Some(why) => format!(
-                "it could not be kept in .thehook/failed/ ({why}); the agent's own transcript \
+            None => Cow::Borrowed(kept),
+            Some(why) => Cow::Owned(format!(
+                "; it could not be kept in .thehook/failed/ ({why}); the agent's own transcript \
                  is unchanged: once there is space, capture it again (a queued session stays \
                  queued for the next capture)"
-            ),
+            )),
         }
     }
 
@@ -93,10 +96,7 @@ impl Outcome {
                 session_id,
                 "heuristic",
                 Some(file),
-                Some(match not_kept {
-                    None => reason.to_string(),
-                    Some(_) => format!("{reason}; {}", Outcome::where_it_waits(not_kept)),
-                }),
+                Some(format!("{reason}{}", Outcome::where_it_is(not_kept, ""))),
             ),
             Outcome::Failed {
                 session_id,
@@ -106,10 +106,7 @@ impl Outcome {
                 session_id,
                 "failed",
                 None,
-                Some(match not_kept {
-                    None => reason.clone(),
-                    Some(_) => format!("{reason}; {}", Outcome::where_it_waits(not_kept)),
-                }),
+                Some(format!("{reason}{}", Outcome::where_it_is(not_kept, ""))),
             ),
             Outcome::Skipped { session_id, why } => {
                 (session_id, "skipped", None, Some(why.clone()))
@@ -137,22 +134,17 @@ impl std::fmt::Display for Outcome {
                 not_kept,
             } => write!(
                 f,
-                "captured {session_id} into {file} without the LLM ({reason}); {}",
-                Outcome::where_it_waits(not_kept)
+                "captured {session_id} into {file} without the LLM ({reason}){}",
+                Outcome::where_it_is(not_kept, "; the transcript waits in .thehook/failed/")
             ),
-            Outcome::Failed {
-                session_id,
-                reason,
-                not_kept: None,
-            } => write!(f, "could not capture {session_id}: {reason}"),
             Outcome::Failed {
                 session_id,
                 reason,
                 not_kept,
             } => write!(
                 f,
-                "could not capture {session_id}: {reason}; {}",
-                Outcome::where_it_waits(not_kept)
+                "could not capture {session_id}: {reason}{}",
+                Outcome::where_it_is(not_kept, "")
             ),
             Outcome::Skipped { session_id, why } => write!(f, "skipped {session_id}: {why}"),
         }

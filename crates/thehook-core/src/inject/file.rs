@@ -111,15 +111,11 @@ pub fn on_file(payload: &HookPayload, project: &Project, paths: &SearchPaths) ->
     if lines.is_empty() {
         return said(format!("{} {rel}: nothing new", touched.tool));
     }
-    let mut log = String::new();
-    if let Some(given) = &given {
+    let log = given.as_ref().map_or(String::new(), |given| {
         let mut cited: Vec<&str> = lines.iter().map(|(_, cited)| cited.as_str()).collect();
         cited.push(&marker);
-        if let Err(e) = given.add(&cited) {
-            // The hook's own record, not memory: the context is given anyway.
-            log = format!("could not record what was given: {e}; ");
-        }
-    }
+        given.record(&cited)
+    });
     let text = block(&rel, &lines);
     Ok(Added {
         log: format!(

@@ -53,6 +53,16 @@ impl Given {
         }
         Ok(())
     }
+
+    /// [`Given::add`] for a hook, which gives its context anyway: the record
+    /// is the hook's own, not memory. What failed, for the hook's log line
+    /// (empty when nothing did).
+    pub(crate) fn record(&self, cited: &[&str]) -> String {
+        match self.add(cited) {
+            Ok(()) => String::new(),
+            Err(e) => format!("could not record what was given: {e}; "),
+        }
+    }
 }
 
 fn folder(project: &Project) -> PathBuf {

@@ -78,7 +78,7 @@ pub fn on_prompt(payload: &HookPayload, project: &Project, paths: &SearchPaths) 
     if !memory.config().retrieval.on_prompt {
         return said("retrieval.on_prompt is off".into());
     }
-    let stood = memory.sync_for_hook()?.unwrap_or_default();
+    let mut log = memory.sync_for_hook()?;
     let given = payload
         .session_id
         .as_deref()
@@ -90,14 +90,9 @@ pub fn on_prompt(payload: &HookPayload, project: &Project, paths: &SearchPaths) 
     if lines.is_empty() {
         return said(format!("{}: nothing new cleared the floor", payload.agent));
     }
-    let mut log = stood;
     if let Some(given) = &given {
         let cited: Vec<&str> = lines.iter().map(|f| f.cited.as_str()).collect();
-        if let Err(e) = given.add(&cited) {
-            // What was given is the prompt hook's own record, not memory:
-            // the context is given all the same.
-            log += &format!("could not record what was given: {e}; ");
-        }
+        log += &given.record(&cited);
     }
     let mut text = format!("{HEADING}\n{}", crate::text::MEMORY_IS_DATA);
     for found in &lines {

@@ -123,7 +123,7 @@ pub fn retrieve(
         return Ok(out);
     }
     TokenCounts::preload_if_none(project, memory.availability());
-    out.log = memory.sync_for_hook()?.unwrap_or_default();
+    out.log = memory.sync_for_hook()?;
     let context = Context::cached(project.root(), &project.index_dir().join(CONTEXT_CACHE));
     let query = context.query();
     let vector = cached_query_vector(project, &query, memory.availability());
@@ -166,9 +166,7 @@ pub fn retrieve(
     if let Some(id) = payload.session_id.as_deref() {
         // The prompt hook gives this session only what it was not given.
         let cited: Vec<&str> = block.cited.iter().map(String::as_str).collect();
-        if let Err(e) = crate::inject::given::Given::of(project, id).add(&cited) {
-            out.log += &format!("could not record what was given: {e}; ");
-        }
+        out.log += &crate::inject::given::Given::of(project, id).record(&cited);
     }
     out.log += &format!(
         "{}: {} items, {} chars, query {} words{}",

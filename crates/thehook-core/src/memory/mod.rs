@@ -209,14 +209,14 @@ impl Memory {
     /// [`Memory::sync_deferring_embeddings`] for a hook, which answers
     /// anyway: on a full disk the index is read as it stands (the markdown
     /// written since is found once there is room), and the returned note
-    /// says so for the hook's log.
-    pub fn sync_for_hook(&mut self) -> Result<Option<String>> {
+    /// says so for the hook's log line (empty when the sync went through).
+    pub fn sync_for_hook(&mut self) -> Result<String> {
         match self.sync_deferring_embeddings(true) {
-            Ok(_) => Ok(None),
-            Err(e) if e.code() == crate::error::ErrorCode::DiskFull => Ok(Some(format!(
+            Ok(_) => Ok(String::new()),
+            Err(e) if e.code() == crate::error::ErrorCode::DiskFull => Ok(format!(
                 "answered from the index as it stood ({}); ",
                 crate::transcript::first_line(&e.to_string())
-            ))),
+            )),
             Err(e) => Err(e),
         }
     }
@@ -353,6 +353,15 @@ impl Memory {
         Ok(hits)
     }
 
+    /// The mode a search asked in `asked` runs in: lexical when the model
+    /// cannot be used.
+    pub fn mode_for(&self, asked: Mode) -> Mode {
+        match self.availability {
+            Availability::Missing { .. } => Mode::Lexical,
+            Availability::Ready { .. } => asked,
+        }
+    }
+
     /// [`Memory::recall`] as every front end answers it: the hits, the mode
     /// the search really ran in, and what went wrong but was worked around
     /// ([`RecallAnswer::notices`]): so a caller in a long-lived process (MCP,
@@ -360,16 +369,22 @@ impl Memory {
     pub fn recall_answer(&mut self, request: &RecallRequest) -> Result<RecallAnswer> {
         let hits = self.recall(request)?;
         let mut notices = self.take_notices();
-        let mode = match &self.availability {
-            Availability::Missing { reason, .. } if request.mode != Mode::Lexical => {
-                let said = notices.iter().any(|n| n.contains(reason.as_str()));
-                if !said {
-                    notices.push(format!("searched by keywords only: {reason}"));
-                }
-                Mode::Lexical
+        if request.filter.agents_only {
+            // Notices quote what arrived by git (a file's name, a config
+            // key): to an agent they are text like any other that is not an
+            // item, and pass the safety rules line by line.
+            for notice in &mut notices {
+                *notice = crate::text::safety::guard_lines(notice);
             }
-            _ => request.mode,
-        };
+        }
+        let mode = self.mode_for(request.mode);
+        if let Availability::Missing { reason, .. } = &self.availability {
+            // Said once: the fallback's own notice names the same reason.
+            let said = notices.iter().any(|n| n.contains(reason.as_str()));
+            if mode != request.mode && !said {
+                notices.push(format!("searched by keywords only: {reason}"));
+            }
+        }
         Ok(RecallAnswer {
             hits,
             mode,

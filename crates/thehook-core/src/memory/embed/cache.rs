@@ -228,18 +228,17 @@ fn key(fingerprint: &str, text: &str) -> [u8; HASH] {
 }
 
 fn failed(dir: &Path, e: heed::Error) -> Error {
-    // No room is not damage: deleting the folder would not help.
-    let e = match e {
+    match e {
+        // No room is not damage: deleting the folder would not help.
         heed::Error::Io(io) if crate::error::is_full(&io) => {
-            return Error::io("cannot write the embedding cache in", dir, io)
+            Error::io("cannot write the embedding cache in", dir, io)
         }
-        other => other,
-    };
-    Error::Layout {
-        path: dir.to_path_buf(),
-        problem: format!("cannot open the embedding cache ({e})"),
-        source: None,
-        fix: "delete the folder: it is a cache, and thehook makes it again".into(),
+        e => Error::Layout {
+            path: dir.to_path_buf(),
+            problem: format!("cannot open the embedding cache ({e})"),
+            source: None,
+            fix: "delete the folder: it is a cache, and thehook makes it again".into(),
+        },
     }
 }
 

@@ -51,8 +51,9 @@ const ZERO_POINT_NAME: &str = "int8_products/zero_point_128";
 /// 65,280): the vectors then depend on the CPU (cosine 0.991 median, 0.983
 /// worst to the exact ones over 40 texts, docs/search.md). Its kernel for
 /// `u8` weights widens both to 16 bits first (`vpmaddwd`) and is exact
-/// everywhere, but ran the model 30-35% slower on a VNNI CPU. So: signed where the signed kernel is exact,
-/// unsigned elsewhere, and the same sums on every x86-64 CPU.
+/// everywhere, but ran the model at 0.76x the speed on a VNNI CPU
+/// (docs/search.md). So: signed where the signed kernel is exact, unsigned
+/// elsewhere, and the same sums on every x86-64 CPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum WeightSign {
     Signed,
@@ -272,7 +273,10 @@ fn rewrite_graph(graph: &[u8], plan: &Plan) -> Option<Vec<u8>> {
                 }
                 node_at += 1;
             }
-            INITIALIZER_FIELD if plan.dropped.contains(&tensor_name(field.payload)?) => {}
+            // Names are read only when a weight is dropped (the u8 form).
+            INITIALIZER_FIELD
+                if !plan.dropped.is_empty()
+                    && plan.dropped.contains(&tensor_name(field.payload)?) => {}
             _ => out.extend_from_slice(field.whole),
         }
     }

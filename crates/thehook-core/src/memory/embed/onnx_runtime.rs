@@ -60,10 +60,10 @@ impl MappedSession {
         let map = map(path)?;
         let mut builder = builder()?;
         // SAFETY: `bytes` points into `map`, which moves (its address does
-        // not: the mapping stays where it is) into the value made on the
-        // same line as the session, and lives until `drop` below has ended
-        // the session. The `'static` never leaves this type: `session()`
-        // lends it for the borrow of `self` only.
+        // not: the mapping stays where it is) into the value built right
+        // after the session is made, with nothing between that can unwind,
+        // and lives until `drop` below has ended the session. The `'static`
+        // never leaves this type: callers borrow the session from it.
         let bytes: &'static [u8] = unsafe { &*std::ptr::from_ref::<[u8]>(&map[..]) };
         let session = builder.commit_from_memory_directly(bytes)?;
         Ok(MappedSession {

@@ -224,8 +224,8 @@ impl Index {
                     Ok(env) => env,
                     Err(e @ heed::Error::EnvAlreadyOpened) => return Err(e.into()),
                     // No room: wiping would lose the index and not help.
-                    Err(heed::Error::Io(e)) if crate::error::is_full(&e) => {
-                        return Err(heed::Error::Io(e).into())
+                    Err(e) if matches!(&e, heed::Error::Io(io) if crate::error::is_full(io)) => {
+                        return Err(e.into())
                     }
                     Err(why) => {
                         wipe(&path)?;
