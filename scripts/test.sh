@@ -3,7 +3,7 @@
 # `model` feature of thehook-cli; plain `cargo test --workspace` runs without
 # it). The assets are fetched first (a no-op when .assets/ already holds them).
 #
-#   scripts/test.sh           everything (about 19 minutes from a fresh clone)
+#   scripts/test.sh           everything (about 21 minutes from a fresh clone)
 #   scripts/test.sh --quick   the loop while changing code: layering, docs links,
 #                             formatting, clippy and the workspace's tests
 #
