@@ -15,6 +15,7 @@ pub mod capture;
 pub mod config;
 pub mod env;
 pub mod error;
+pub mod given;
 mod hash;
 pub mod help;
 pub mod hook;

@@ -150,6 +150,20 @@ impl Project {
     }
 }
 
+/// A session id as a file name: anything but `[A-Za-z0-9._-]` becomes `_`.
+pub(crate) fn file_stem(session_id: &str) -> String {
+    session_id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 /// A relative path with `/` between its parts on every platform, as
 /// thehook cites and reports paths (Windows' own `\` would mix with the
 /// `/` of names like `commands/recall.md`).

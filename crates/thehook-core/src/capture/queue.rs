@@ -42,19 +42,7 @@ pub(crate) fn capture_enabled(project: &Project) -> Result<bool> {
         .enabled)
 }
 
-/// A session id as a file name: anything but `[A-Za-z0-9._-]` becomes `_`.
-pub(crate) fn file_stem(session_id: &str) -> String {
-    session_id
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "._-".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
+pub(crate) use crate::project::file_stem;
 
 /// Writes `job` to the queue. Returns false when it replaced a job for the
 /// same session.

@@ -25,7 +25,7 @@ use std::path::{Component, Path};
 use crate::agents::HookPayload;
 use crate::error::Result;
 use crate::inject::block::cited_line;
-use crate::inject::given::Given;
+use crate::given::{Given, Hook, FILE_MARK};
 use crate::inject::left_off::{self, RARE_FILE_SHARE};
 use crate::inject::Added;
 use crate::memory::embed::SearchPaths;
@@ -47,10 +47,6 @@ const SESSIONS: usize = 2;
 /// A file this few sessions changed is rare enough to name them, however
 /// few sessions memory holds.
 const MIN_RARE: usize = 3;
-
-/// In a session's record of what it was given, a file it was told about:
-/// later calls on that file say nothing, whatever did not fit.
-const FILE_MARK: &str = "file ";
 
 /// Items (per tail of the file's path) and sessions read at most: more
 /// than fit, for those given already or stale to be passed over.
@@ -89,6 +85,8 @@ pub fn on_file(payload: &HookPayload, project: &Project, paths: &SearchPaths) ->
         .as_deref()
         .map(|id| Given::of(project, id));
     let already = given.as_ref().map(Given::load).unwrap_or_default();
+    // Told of this file once: later calls on it say nothing, whatever did
+    // not fit.
     let marker = format!("{FILE_MARK}{rel}");
     if already.contains(&marker) {
         return said(format!("{} {rel}: told already", touched.tool));
@@ -112,9 +110,8 @@ pub fn on_file(payload: &HookPayload, project: &Project, paths: &SearchPaths) ->
         return said(format!("{} {rel}: nothing new", touched.tool));
     }
     let log = given.as_ref().map_or(String::new(), |given| {
-        let mut cited: Vec<&str> = lines.iter().map(|(_, cited)| cited.as_str()).collect();
-        cited.push(&marker);
-        given.record(&cited)
+        let cited: Vec<&str> = lines.iter().map(|(_, cited)| cited.as_str()).collect();
+        given.record(&Hook::File { path: rel.clone() }, &cited)
     });
     let text = block(&rel, &lines);
     Ok(Added {

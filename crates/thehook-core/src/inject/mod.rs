@@ -2,14 +2,13 @@
 //! (which payloads inject, the fast path, the background half); [`context`]
 //! reads the branch and the files in play from git; [`left_off`] ranks the
 //! earlier sessions a new one likely continues; [`prompt`] is the prompt
-//! hook; [`file`] the file hook; [`given`] records what a session was given, so nothing is given
-//! twice.
+//! hook; [`file`] the file hook. What each hook gives is recorded
+//! ([`crate::given`]), so nothing is given twice.
 
 pub mod background;
 pub(crate) mod block;
 pub(crate) mod context;
 pub mod file;
-pub(crate) mod given;
 pub(crate) mod left_off;
 pub mod prompt;
 pub mod retrieve;

@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 use crate::agents::HookPayload;
 use crate::error::Result;
 use crate::inject::context::{Context, CONTEXT_CACHE};
-use crate::inject::given::Given;
+use crate::given::{Given, Hook};
 use crate::inject::left_off::{self, RARE_FILE_SHARE};
 use crate::inject::Added;
 use crate::memory::embed::SearchPaths;
@@ -92,7 +92,7 @@ pub fn on_prompt(payload: &HookPayload, project: &Project, paths: &SearchPaths) 
     }
     if let Some(given) = &given {
         let cited: Vec<&str> = lines.iter().map(|f| f.cited.as_str()).collect();
-        log += &given.record(&cited);
+        log += &given.record(&Hook::Prompt, &cited);
     }
     let mut text = format!("{HEADING}\n{}", crate::text::MEMORY_IS_DATA);
     for found in &lines {

@@ -9,7 +9,7 @@
 //! conventions and decisions first, then consolidated history, and within a
 //! group those of the sessions named above come first. The block is cut to
 //! the token budget and 10,000 characters ([`crate::inject::block`]), and
-//! what it cites is recorded for the prompt hook ([`crate::inject::given`]).
+//! what it cites is recorded for the prompt hook ([`crate::given`]).
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -20,6 +20,7 @@ use serde_json::Value;
 use crate::agents::{session_start_output, HookPayload};
 use crate::config::Include;
 use crate::error::Result;
+use crate::given::{Given, Hook};
 use crate::inject::block::{cited_line, render, BlockLine, Waiting};
 use crate::inject::context::{Context, CONTEXT_CACHE};
 use crate::inject::left_off;
@@ -166,7 +167,7 @@ pub fn retrieve(
     if let Some(id) = payload.session_id.as_deref() {
         // The prompt hook gives this session only what it was not given.
         let cited: Vec<&str> = block.cited.iter().map(String::as_str).collect();
-        out.log += &crate::inject::given::Given::of(project, id).record(&cited);
+        out.log += &Given::of(project, id).record(&Hook::Start, &cited);
     }
     out.log += &format!(
         "{}: {} items, {} chars, query {} words{}",

@@ -7,7 +7,8 @@
 //! 4. [`distil`]: the LLM's answer, checked, or the heuristic one and why;
 //! 5. [`session`]: the session file's text, no home folder in it;
 //! 6. [`write`]: the file written and indexed under the project lock;
-//! 7. [`keep`]: the outcome: `failed/` cleared, or the job kept there to retry.
+//! 7. [`used`]: what the hooks gave the session, marked used or not;
+//! 8. [`keep`]: the outcome: `failed/` cleared, or the job kept there to retry.
 //!
 //! A step that cannot go on says why ([`Stop`]); [`keep`] turns that into
 //! the outcome too, so every session leaves by the same door.
@@ -23,6 +24,7 @@ pub(crate) mod keep;
 pub(crate) mod locate;
 pub(crate) mod read;
 mod session;
+mod used;
 mod write;
 
 pub(crate) use keep::Captured;
@@ -47,7 +49,7 @@ pub(crate) fn capture(worker: &mut Context, job: &Job) -> Captured {
     keep::outcome(worker, job, &stem, done)
 }
 
-/// Steps 1 to 6.
+/// Steps 1 to 7.
 fn through(worker: &mut Context, job: &Job, stem: &str) -> Result<write::Written, Stop> {
     let redacting = worker.config.capture.redact_secrets;
     let transcript = locate::transcript(job, stem, &worker.project, worker.around.home.as_deref())?;
@@ -63,5 +65,9 @@ fn through(worker: &mut Context, job: &Job, stem: &str) -> Result<write::Written
         )
     });
     let session = session::render(job, &read, input, distilled);
-    write::write(worker, stem, transcript, &read, session)
+    let mut written = write::write(worker, stem, transcript, &read, session)?;
+    written
+        .notes
+        .extend(used::keep(worker, &job.session_id, &read));
+    Ok(written)
 }
