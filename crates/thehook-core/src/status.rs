@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use crate::capture;
 use crate::error::Result;
+use crate::given::kept::{recent_counts, UseCounts};
 use crate::memory::embed::Availability;
 use crate::memory::index::IndexStats;
 use crate::memory::stale::Staleness;
@@ -36,6 +37,9 @@ pub struct Status {
     pub config_warnings: Vec<String>,
     /// What the LLM calls of captures and consolidations cost.
     pub llm: capture::bill::LlmUsage,
+    /// Lines the hooks gave the sessions captured in the last 30 days, and
+    /// how many of them those sessions used (docs/ui.md says how that is told).
+    pub given_last_30_days: UseCounts,
 }
 
 impl Status {
@@ -83,9 +87,13 @@ impl Status {
             hooks: crate::agents::hooks_wired(memory.project().root()),
             config_warnings: memory.config_warnings().to_vec(),
             llm,
+            given_last_30_days: recent_counts(memory.project(), USE_DAYS),
         })
     }
 }
+
+/// The days over which the share of given lines used is counted.
+const USE_DAYS: i64 = 30;
 
 fn count_files(dir: &Path, ext: &str) -> usize {
     walkdir::WalkDir::new(dir)

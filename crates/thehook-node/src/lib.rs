@@ -2,11 +2,13 @@
 //! function but `cli` returns a Promise whose work runs on libuv's thread
 //! pool; errors are JS `Error`s with the core's stable `code`.
 
+mod given_api;
 mod memories;
 mod memory_api;
 mod session_api;
 mod task;
 
+pub use given_api::*;
 pub use memory_api::*;
 pub use session_api::*;
 

@@ -169,6 +169,9 @@ pub struct StatusResult {
     /// What of `llm.daily_budget` is spent ("50 of 50 calls"), when no more
     /// LLM calls are made today; null otherwise.
     pub llm_budget_spent: Option<String>,
+    /// Lines the hooks gave sessions captured in the last 30 days, and how
+    /// many those sessions used.
+    pub given_last30_days: crate::given_api::GivenCounts,
 }
 
 /// What some LLM calls cost, as the CLIs reported it (or estimated).
@@ -216,6 +219,7 @@ pub fn status(options: Option<ProjectOptions>) -> AsyncTask<CoreTask<StatusResul
             llm_today: (&s.llm.today).into(),
             llm_last30_days: (&s.llm.last_30_days).into(),
             llm_budget_spent: s.llm.budget_spent,
+            given_last30_days: s.given_last_30_days.into(),
             hooks: s.hooks,
         })
     }))

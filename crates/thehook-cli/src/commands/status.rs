@@ -78,6 +78,7 @@ pub(super) fn status(
         spend(&status.llm.today),
         spend(&status.llm.last_30_days)
     ));
+    out.print(&format!("given        {}", given_line(&status.given_last_30_days)));
     match &status.embeddings {
         Availability::Ready {
             model,
@@ -100,6 +101,26 @@ pub(super) fn status(
         }
     }
     Ok(Exit::Success)
+}
+
+/// The share of given lines used, per hook.
+fn given_line(counts: &thehook_core::given::kept::UseCounts) -> String {
+    if counts.given == 0 {
+        return "nothing given to a session captured in the last 30 days".into();
+    }
+    let share = |s: thehook_core::given::kept::Share| match s.given {
+        0 => "-".to_string(),
+        n => format!("{}/{n}", s.used),
+    };
+    format!(
+        "{} of {} lines used in the last 30 days ({:.0}%; start {}, prompts {}, files {})",
+        counts.used,
+        counts.given,
+        100.0 * counts.used as f64 / counts.given as f64,
+        share(counts.start),
+        share(counts.prompt),
+        share(counts.file)
+    )
 }
 
 /// A count that asks for attention when it is not zero.

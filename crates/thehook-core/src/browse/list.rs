@@ -124,8 +124,11 @@ pub fn list(project: &Project, home: &Path, o: &ListOptions) -> Listing {
         .filter_map(|f| Some((f.front_matter.session_id?, f.front_matter.title?)))
         .collect();
     let mut cache = ListingCache::load(project);
-    let listing = list_sources(sources(project, home), &titles, o, &mut cache);
+    let mut listing = list_sources(sources(project, home), &titles, o, &mut cache);
     cache.save();
+    for session in &mut listing.sessions {
+        session.given = crate::given::kept::load(project, &session.id).map(|u| u.counts());
+    }
     listing
 }
 
@@ -231,9 +234,9 @@ fn listed(source: &Source, t: &Transcript) -> Listed {
                 started: sub.started.clone(),
                 lines: lines(sub).len(),
                 summary: one_line_summary(&summary),
-
                 failed_copy: false,
                 subagents: Vec::new(),
+                given: None,
             }
         })
         .collect();
@@ -246,6 +249,7 @@ fn listed(source: &Source, t: &Transcript) -> Listed {
         path: source.path.clone(),
         failed_copy: source.failed_copy,
         subagents,
+        given: None,
     }
 }
 

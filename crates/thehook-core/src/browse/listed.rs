@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::agents::Agent;
+use crate::given::kept::UseCounts;
 
 /// One session in the listing.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -22,4 +23,8 @@ pub struct Listed {
     pub failed_copy: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub subagents: Vec<Listed>,
+    /// For a captured session, the lines the hooks gave it and how many it
+    /// used ([`crate::given`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub given: Option<UseCounts>,
 }

@@ -1,0 +1,134 @@
+//! What the hooks gave a captured session and what it used: `given()`, and
+//! the share used in `status()`.
+
+use napi::bindgen_prelude::AsyncTask;
+use napi_derive::napi;
+use thehook_core::given::kept::{self, Share, UseCounts};
+use thehook_core::given::used::{GivenLine, UsedBlock};
+use thehook_core::given::Hook;
+use thehook_core::Project;
+
+use crate::memories;
+use crate::memory_api::ProjectOptions;
+use crate::task::CoreTask;
+
+/// Lines given, and how many of them were used, in all and per hook.
+#[napi(object)]
+pub struct GivenCounts {
+    pub given: u32,
+    pub used: u32,
+    pub start: GivenShare,
+    pub prompt: GivenShare,
+    pub file: GivenShare,
+}
+
+/// Lines one hook gave, and how many were used.
+#[napi(object)]
+pub struct GivenShare {
+    pub given: u32,
+    pub used: u32,
+}
+
+impl From<Share> for GivenShare {
+    fn from(s: Share) -> GivenShare {
+        GivenShare {
+            given: s.given as u32,
+            used: s.used as u32,
+        }
+    }
+}
+
+impl From<UseCounts> for GivenCounts {
+    fn from(c: UseCounts) -> GivenCounts {
+        GivenCounts {
+            given: c.given as u32,
+            used: c.used as u32,
+            start: c.start.into(),
+            prompt: c.prompt.into(),
+            file: c.file.into(),
+        }
+    }
+}
+
+/// What one hook gave a session.
+#[napi(object)]
+pub struct GivenBlock {
+    /// start, prompt, file or unknown (a record older than the hook's name).
+    pub hook: String,
+    /// For the file hook: the file touched.
+    pub path: Option<String>,
+    /// When (RFC 3339), when known.
+    pub at: Option<String>,
+    pub lines: Vec<GivenLineResult>,
+}
+
+/// One line given, and the tool call that used it.
+#[napi(object)]
+pub struct GivenLineResult {
+    /// `path:line` of the line given.
+    pub cited: String,
+    /// read, edited, ran, opened or fetched; null when it was not used.
+    pub used: Option<String>,
+    /// The tool that used it, and what that call was about.
+    pub tool: Option<String>,
+    pub target: Option<String>,
+}
+
+/// What a captured session was given and used.
+#[napi(object)]
+pub struct SessionGiven {
+    pub session_id: String,
+    pub captured_at: String,
+    pub blocks: Vec<GivenBlock>,
+    pub counts: GivenCounts,
+}
+
+fn line(l: GivenLine) -> GivenLineResult {
+    let used = l.used.map(|e| {
+        let how = serde_json::to_value(e.how).expect("a name");
+        (how.as_str().unwrap_or_default().to_string(), e.tool, e.target)
+    });
+    GivenLineResult {
+        cited: l.cited,
+        used: used.as_ref().map(|u| u.0.clone()),
+        tool: used.as_ref().map(|u| u.1.clone()),
+        target: used.map(|u| u.2),
+    }
+}
+
+fn block(b: UsedBlock) -> GivenBlock {
+    let (hook, path) = match b.hook {
+        Hook::Start => ("start", None),
+        Hook::Prompt => ("prompt", None),
+        Hook::File { path } => ("file", Some(path)),
+        Hook::Unknown => ("unknown", None),
+    };
+    GivenBlock {
+        hook: hook.into(),
+        path,
+        at: b.at,
+        lines: b.lines.into_iter().map(line).collect(),
+    }
+}
+
+/// What the hooks gave the captured session `sessionId` and which lines it
+/// used; null for a session not captured, or given nothing.
+#[napi(ts_return_type = "Promise<SessionGiven | null>")]
+pub fn given(
+    session_id: String,
+    options: Option<ProjectOptions>,
+) -> AsyncTask<CoreTask<Option<SessionGiven>>> {
+    let o = options.unwrap_or_default();
+    AsyncTask::new(CoreTask::new(move || {
+        let project = Project::discover(&memories::start_dir(o.project_dir.as_deref())?);
+        Ok(kept::load(&project, &session_id).map(|u| {
+            let counts = u.counts().into();
+            SessionGiven {
+                session_id: u.session_id,
+                captured_at: u.captured_at,
+                blocks: u.blocks.into_iter().map(block).collect(),
+                counts,
+            }
+        }))
+    }))
+}
