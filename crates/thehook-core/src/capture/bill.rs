@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::capture::call::Purpose;
 use crate::capture::llm::{Answer, LlmFailure, Usage};
 use crate::process::llm_command::LlmCommand;
 use crate::project::Project;
@@ -41,6 +42,7 @@ pub struct LlmUsage {
 pub(crate) fn record(
     project: &Project,
     cmd: &LlmCommand,
+    purpose: &Purpose,
     prompt: &str,
     answer: &Result<Answer, LlmFailure>,
     took: Duration,
@@ -53,7 +55,13 @@ pub(crate) fn record(
         output_tokens: answer_bytes as u64 / 4,
         cost_usd: None,
     });
+    let (session, consolidation) = match purpose {
+        Purpose::Capture { session_id, .. } => (Some(session_id.as_str()), false),
+        Purpose::Consolidation => (None, true),
+    };
     let line = serde_json::json!({
+        "session": session,
+        "consolidation": consolidation,
         "cli": cmd.label,
         "model": cmd.model,
         "ok": answer.is_ok(),
@@ -70,29 +78,105 @@ pub(crate) fn record(
 
 /// The calls recorded for `project`, added up as of `now`.
 pub fn usage(project: &Project, now: &jiff::Zoned) -> LlmUsage {
-    let today = now
-        .start_of_day()
-        .map(|d| d.timestamp())
-        .unwrap_or(now.timestamp());
+    let today = start_of_day(now);
     let month = now.timestamp() - jiff::SignedDuration::from_hours(30 * 24);
     let mut out = LlmUsage::default();
+    for (time, call) in calls(project) {
+        if time >= month {
+            add(&mut out.last_30_days, &call);
+        }
+        if time >= today {
+            add(&mut out.today, &call);
+        }
+    }
+    out
+}
+
+/// What the calls of the last `days` cost, per day (local time, oldest
+/// first, every day listed) and per session captured (the costliest first).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Bill {
+    pub days: Vec<DaySpend>,
+    pub sessions: Vec<SessionSpend>,
+    /// Consolidations, and calls recorded before the session was.
+    pub other: Spend,
+    pub total: Spend,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct DaySpend {
+    /// `YYYY-MM-DD`.
+    pub day: String,
+    pub spend: Spend,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct SessionSpend {
+    pub session_id: String,
+    pub spend: Spend,
+}
+
+/// The calls recorded for `project` over the `days` up to `now`.
+pub fn bill(project: &Project, now: &jiff::Zoned, days: i64) -> Bill {
+    let tz = now.time_zone().clone();
+    let first = now.date() - jiff::Span::new().days(days - 1);
+    let mut out = Bill {
+        days: (0..days)
+            .map(|n| DaySpend {
+                day: (first + jiff::Span::new().days(n)).to_string(),
+                spend: Spend::default(),
+            })
+            .collect(),
+        ..Bill::default()
+    };
+    let mut sessions: std::collections::HashMap<String, Spend> = Default::default();
+    for (time, call) in calls(project) {
+        let day = time.to_zoned(tz.clone()).date();
+        let Ok(n) = usize::try_from((day - first).get_days()) else {
+            continue;
+        };
+        let Some(slot) = out.days.get_mut(n).filter(|_| day >= first) else {
+            continue;
+        };
+        add(&mut slot.spend, &call);
+        add(&mut out.total, &call);
+        match call.get("session").and_then(Value::as_str) {
+            Some(id) => add(sessions.entry(id.to_string()).or_default(), &call),
+            None => add(&mut out.other, &call),
+        }
+    }
+    out.sessions = sessions
+        .into_iter()
+        .map(|(session_id, spend)| SessionSpend { session_id, spend })
+        .collect();
+    out.sessions.sort_by(|a, b| {
+        (b.spend.cost_usd, b.spend.input_tokens, &a.session_id)
+            .partial_cmp(&(a.spend.cost_usd, a.spend.input_tokens, &b.session_id))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    out
+}
+
+fn start_of_day(now: &jiff::Zoned) -> jiff::Timestamp {
+    now.start_of_day()
+        .map(|d| d.timestamp())
+        .unwrap_or(now.timestamp())
+}
+
+/// Every call recorded, with its time, oldest log first.
+fn calls(project: &Project) -> Vec<(jiff::Timestamp, Value)> {
+    let mut out = Vec::new();
     for name in [format!("{LOG}.1"), LOG.to_string()] {
         let text = std::fs::read_to_string(project.logs_dir().join(name)).unwrap_or_default();
         for line in text.lines() {
             let Some((time, json)) = line.split_once(' ') else {
                 continue;
             };
-            let (Ok(time), Ok(call)) = (
+            if let (Ok(time), Ok(call)) = (
                 time.parse::<jiff::Timestamp>(),
                 serde_json::from_str::<Value>(json),
-            ) else {
-                continue;
-            };
-            if time >= month {
-                add(&mut out.last_30_days, &call);
-            }
-            if time >= today {
-                add(&mut out.today, &call);
+            ) {
+                out.push((time, call));
             }
         }
     }

@@ -11,15 +11,28 @@ use crate::capture::llm::{self, LlmFailure};
 use crate::config::Llm;
 use crate::project::Project;
 
-/// The answer of the LLM `config` names to `prompt`; `agent` is the
-/// captured session's, whose own CLI `llm.cli: auto` asks first.
+/// What a call is made for, as the bill records it.
+pub(crate) enum Purpose {
+    /// Distilling the session `session_id` of `agent`.
+    Capture { session_id: String, agent: Agent },
+    /// Consolidating the sessions waiting into knowledge.
+    Consolidation,
+}
+
+/// The answer of the LLM `config` names to `prompt`, asked for `purpose`:
+/// a captured session's agent is the one whose own CLI `llm.cli: auto`
+/// asks first.
 pub(crate) fn ask(
     project: &Project,
     config: &Llm,
     path_var: Option<&OsStr>,
     prompt: &str,
-    agent: Option<Agent>,
+    purpose: &Purpose,
 ) -> Result<String, LlmFailure> {
+    let agent = match purpose {
+        Purpose::Capture { agent, .. } => Some(*agent),
+        Purpose::Consolidation => None,
+    };
     if let Some(spent) = crate::capture::budget::spent_today(project, &config.daily_budget) {
         return Err(LlmFailure::OverBudget(spent));
     }
@@ -27,6 +40,6 @@ pub(crate) fn ask(
     let timeout = Duration::from_secs(config.timeout_secs.max(1));
     let started = Instant::now();
     let answer = llm::run(&cmd, prompt, timeout, project.root());
-    crate::capture::bill::record(project, &cmd, prompt, &answer, started.elapsed());
+    crate::capture::bill::record(project, &cmd, purpose, prompt, &answer, started.elapsed());
     answer.map(|a| a.text).map_err(LlmFailure::redacted)
 }

@@ -184,6 +184,7 @@ mod tests {
             gist: None,
             withheld_title: None,
             line: 7,
+            agent: None,
         }
     }
 

@@ -21,7 +21,7 @@ use crate::agents::{session_start_output, HookPayload};
 use crate::config::Include;
 use crate::error::Result;
 use crate::given::{Given, Hook};
-use crate::inject::block::{cited_line, render, BlockLine, Waiting};
+use crate::inject::block::{cited_line, render, Block, BlockLine, Waiting};
 use crate::inject::context::{Context, CONTEXT_CACHE};
 use crate::inject::left_off;
 use crate::inject::tokens::{load_tokenizer, TokenCounts};
@@ -125,12 +125,61 @@ pub fn retrieve(
     }
     TokenCounts::preload_if_none(project, memory.availability());
     out.log = memory.sync_for_hook()?;
+    let composed = compose(&memory, project, &config, payload.session_id.as_deref(), payload.agent)?;
+    let Composed {
+        query,
+        hybrid,
+        block,
+        waiting,
+        ..
+    } = composed;
+    if let Some(id) = payload.session_id.as_deref() {
+        // The prompt hook gives this session only what it was not given.
+        let cited: Vec<&str> = block.cited.iter().map(String::as_str).collect();
+        out.log += &Given::of(project, id).record(&Hook::Start, &cited);
+    }
+    out.log += &format!(
+        "{}: {} items, {} chars, query {} words{}",
+        payload.agent,
+        block.items,
+        block.text.len(),
+        query.split_whitespace().count(),
+        if hybrid { ", hybrid" } else { ", lexical" }
+    );
+    if block.items > 0 || waiting.failed + waiting.queued > 0 {
+        out.output = Some(session_start_output(payload.agent, &block.text));
+    }
+    Ok(out)
+}
+
+/// A session-start block as composed, before it is given.
+struct Composed {
+    /// The git context as words, which items are ranked against.
+    query: String,
+    /// Whether a cached query vector ranked items too.
+    hybrid: bool,
+    context: Context,
+    /// Every line the block may hold, in order; the block keeps those that fit.
+    lines: Vec<BlockLine>,
+    block: Block,
+    waiting: Waiting,
+}
+
+/// The block a session of `agent` (`current`, when it has an id) starting
+/// now is given: the hook's own choice, recorded nowhere.
+fn compose(
+    memory: &Memory,
+    project: &Project,
+    config: &crate::config::Retrieval,
+    current: Option<&str>,
+    agent: crate::agents::Agent,
+) -> Result<Composed> {
     let context = Context::cached(project.root(), &project.index_dir().join(CONTEXT_CACHE));
     let query = context.query();
     let vector = cached_query_vector(project, &query, memory.availability());
-    let sessions = left_off_sessions(&memory, &context, payload.session_id.as_deref(), &config)?;
+    let sessions = left_off_sessions(memory, &context, current, config)?;
     let picked = pick(
-        &memory,
+        memory,
         &query,
         vector.as_deref(),
         config.max_results,
@@ -144,8 +193,7 @@ pub fn retrieve(
         .then(|| crate::capture::budget::spent_today(project, &memory.config().llm.daily_budget))
         .flatten();
     // An agent that cuts long context (Codex) gets at most what it passes on.
-    let budget = payload
-        .agent
+    let budget = agent
         .spec()
         .context_token_cap()
         .map_or(config.token_budget, |cap| cap.min(config.token_budget));
@@ -164,27 +212,101 @@ pub fn retrieve(
         memory.availability(),
         || TokenCounts::load(project, memory.availability()),
     );
-    if let Some(id) = payload.session_id.as_deref() {
-        // The prompt hook gives this session only what it was not given.
-        let cited: Vec<&str> = block.cited.iter().map(String::as_str).collect();
-        out.log += &Given::of(project, id).record(&Hook::Start, &cited);
-    }
-    out.log += &format!(
-        "{}: {} items, {} chars, query {} words{}",
-        payload.agent,
-        block.items,
-        block.text.len(),
-        query.split_whitespace().count(),
-        if vector.is_some() {
-            ", hybrid"
+    Ok(Composed {
+        query,
+        hybrid: vector.is_some(),
+        context,
+        lines,
+        block,
+        waiting,
+    })
+}
+
+/// What a session starting now would be given, and why each line was
+/// chosen: the session-start hook's own choice for `agent`, without
+/// recording anything.
+#[derive(Debug, Clone, Serialize)]
+pub struct Preview {
+    /// The branch the git context was read on.
+    pub branch: Option<String>,
+    /// The words items were ranked against (branch, files in play, commits).
+    pub query: String,
+    pub mode: Mode,
+    pub sections: Vec<PreviewSection>,
+    /// The block exactly as the agent would get it.
+    pub text: String,
+    pub tokens: usize,
+}
+
+/// One section of the block: its title, why its lines were chosen, and
+/// its lines.
+#[derive(Debug, Clone, Serialize)]
+pub struct PreviewSection {
+    pub title: &'static str,
+    pub why: String,
+    pub lines: Vec<PreviewLine>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PreviewLine {
+    pub text: String,
+    pub cited: String,
+    /// False for a line the token budget or the character cap left out.
+    pub fits: bool,
+}
+
+/// What a session of `agent` starting now in `memory`'s project is given.
+pub fn preview(memory: &Memory, agent: crate::agents::Agent) -> Result<Preview> {
+    let project = memory.project();
+    let config = memory.config().retrieval.clone();
+    let composed = compose(memory, project, &config, None, agent)?;
+    let fits: HashSet<&str> = composed.block.cited.iter().map(String::as_str).collect();
+    let files = composed.context.changed_files.len();
+    let sections = section_titles()
+        .enumerate()
+        .map(|(n, title)| PreviewSection {
+            title,
+            why: why(n, composed.context.branch.as_deref(), files),
+            lines: composed
+                .lines
+                .iter()
+                .filter(|l| l.section == n)
+                .map(|l| PreviewLine {
+                    text: l.text.clone(),
+                    cited: l.cited.clone(),
+                    fits: fits.contains(l.cited.as_str()),
+                })
+                .collect(),
+        })
+        .filter(|s| !s.lines.is_empty())
+        .collect();
+    Ok(Preview {
+        branch: composed.context.branch.clone(),
+        query: composed.query,
+        mode: if composed.hybrid {
+            Mode::Hybrid
         } else {
-            ", lexical"
-        }
-    );
-    if block.items > 0 || failed + queued > 0 {
-        out.output = Some(session_start_output(payload.agent, &block.text));
+            Mode::Lexical
+        },
+        sections,
+        text: composed.block.text,
+        tokens: composed.block.tokens,
+    })
+}
+
+/// Why section `n`'s lines were chosen, in words.
+fn why(n: usize, branch: Option<&str>, files: usize) -> String {
+    let on = branch.map_or("no branch".to_string(), |b| format!("branch `{b}`"));
+    match n {
+        0 => format!(
+            "earlier sessions ranked by {on}, the {files} files in play and how recent they are"
+        ),
+        _ if GROUPS[n - 1].by_recency => "the newest first".into(),
+        _ => format!(
+            "most relevant to the git context ({on}, {files} files in play, recent commits); \
+             those of the sessions above first; never stale or withheld"
+        ),
     }
-    Ok(out)
 }
 
 /// Whether an item's file is one of those `retrieval.include` names.

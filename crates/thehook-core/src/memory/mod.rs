@@ -16,7 +16,7 @@ pub(crate) mod released;
 pub(crate) mod renames;
 mod requests;
 pub mod search;
-pub(crate) mod session;
+pub mod session;
 pub mod shared;
 pub(crate) mod stale;
 pub mod store;
@@ -401,6 +401,18 @@ impl Memory {
             .into_iter()
             .filter_map(|i| staleness.reason(&i).map(|why| (i, why)))
             .collect())
+    }
+
+    /// Knowledge items (not sessions' own) that say nearly what another of
+    /// their kind says, in pairs: candidates to forget or rewrite.
+    pub fn near_duplicates(&self) -> Result<Vec<(Item, Item)>> {
+        let knowledge: Vec<Item> = self
+            .index
+            .all_items()?
+            .into_iter()
+            .filter(|i| !i.path.starts_with(crate::project::SESSIONS_PREFIX))
+            .collect();
+        Ok(search::near_duplicates(&knowledge, self.analyzer()))
     }
 
     /// Re-checks the symbols items cite against the checkout, for the fast

@@ -159,6 +159,35 @@ fn fold_duplicates(ranked: Vec<(Item, f32)>, k: usize, analyzer: &Analyzer) -> V
     hits
 }
 
+/// Pairs of `items` that say nearly the same thing, by the measure
+/// search folds them with: each pair once, the earlier item first. Items
+/// are compared within their kind only, and only those whose sizes allow
+/// the overlap, so a few thousand items take milliseconds.
+pub(crate) fn near_duplicates(items: &[Item], analyzer: &Analyzer) -> Vec<(Item, Item)> {
+    let mut by_size: Vec<(usize, HashSet<String>)> = items
+        .iter()
+        .enumerate()
+        .map(|(n, item)| (n, analyzer.terms(&item.text).into_iter().collect()))
+        .filter(|(_, terms): &(usize, HashSet<String>)| terms.len() >= 3)
+        .collect();
+    by_size.sort_by_key(|(n, terms)| (terms.len(), *n));
+    let mut pairs = Vec::new();
+    for (i, (a, terms_a)) in by_size.iter().enumerate() {
+        for (b, terms_b) in &by_size[i + 1..] {
+            // Past this size no overlap reaches the threshold.
+            if (terms_a.len() as f32) < DUPLICATE_JACCARD * terms_b.len() as f32 {
+                break;
+            }
+            if items[*a].kind == items[*b].kind && is_duplicate(terms_a, terms_b) {
+                let (first, second) = if a < b { (a, b) } else { (b, a) };
+                pairs.push((items[*first].clone(), items[*second].clone()));
+            }
+        }
+    }
+    pairs.sort_by(|x, y| (&x.0.path, x.0.line_start).cmp(&(&y.0.path, y.0.line_start)));
+    pairs
+}
+
 fn is_duplicate(a: &HashSet<String>, b: &HashSet<String>) -> bool {
     if a.is_empty() || b.is_empty() {
         return false;

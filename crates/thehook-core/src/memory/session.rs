@@ -13,7 +13,7 @@ use crate::text::safety::Withheld;
 /// empty (no `skip_serializing_if`): the index keeps the list in postcard,
 /// which reads fields by position (`memory/index/sessions.rs`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct SessionRecord {
+pub struct SessionRecord {
     /// The file, project-relative.
     pub path: String,
     #[serde(default)]
@@ -36,11 +36,14 @@ pub(crate) struct SessionRecord {
     /// review, never in `title`, so no agent is shown it.
     #[serde(default)]
     pub withheld_title: Option<WithheldTitle>,
+    /// The agent that ran it (`claude-code`), as its front matter says.
+    #[serde(default)]
+    pub agent: Option<String>,
 }
 
 /// A session's title withheld from agents.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct WithheldTitle {
+pub struct WithheldTitle {
     pub title: String,
     pub line: usize,
     pub withheld: Withheld,
@@ -87,6 +90,7 @@ impl SessionRecord {
                 .map_or(first.line_start, |(i, _)| i.line_start),
             gist: gist.map(|(_, text)| text),
             withheld_title,
+            agent: fm.agent.clone().filter(|a| !a.trim().is_empty()),
         })
     }
 

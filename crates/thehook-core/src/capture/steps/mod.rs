@@ -61,7 +61,10 @@ fn through(worker: &mut Context, job: &Job, stem: &str) -> Result<write::Written
             &worker.config.llm,
             worker.around.path.as_deref(),
             prompt,
-            Some(job.agent),
+            &crate::capture::call::Purpose::Capture {
+                session_id: job.session_id.clone(),
+                agent: job.agent,
+            },
         )
     });
     let session = session::render(job, &read, input, distilled);
