@@ -31,6 +31,7 @@ pub mod status;
 mod test_git;
 pub mod text;
 pub mod transcript;
+pub mod views;
 
 pub use error::{Error, Result};
 pub use memory::item::{Item, ItemKind};

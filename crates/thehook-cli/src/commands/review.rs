@@ -3,8 +3,8 @@
 
 use serde_json::json;
 use thehook_core::memory::embed::SearchPaths;
-use thehook_core::memory::item::Item;
 use thehook_core::memory::withheld::WithheldEntry;
+use thehook_core::views::review::{waiting, StaleItem};
 use thehook_core::{ItemRef, Project, RewriteRequest};
 
 use crate::args::{ReviewAction, ReviewArgs};
@@ -21,8 +21,7 @@ pub(super) fn review(
     let mut memory = super::memory::open(project, paths, false, out)?;
     let (done, item) = match &args.action {
         None => {
-            let withheld = memory.withheld()?;
-            let stale = memory.stale_items()?;
+            let (withheld, stale) = waiting(&memory)?;
             return list(&withheld, &stale, args.json, out);
         }
         Some(ReviewAction::Release { id }) => {
@@ -59,15 +58,11 @@ fn released(entry: &WithheldEntry, as_json: bool, out: &mut Output) -> CommandRe
 
 fn list(
     withheld: &[WithheldEntry],
-    stale: &[(Item, String)],
+    stale: &[StaleItem],
     as_json: bool,
     out: &mut Output,
 ) -> CommandResult {
     if as_json {
-        let stale: Vec<_> = stale
-            .iter()
-            .map(|(item, why)| json!({ "item": item, "citation": item.citation(), "stale": why }))
-            .collect();
         let listing = json!({ "withheld": withheld, "stale": stale });
         out.print(&serde_json::to_string_pretty(&listing).expect("json"));
         return Ok(Exit::Success);
@@ -99,10 +94,15 @@ fn list(
             withheld.len()
         ));
     }
-    for (item, why) in stale {
+    for StaleItem {
+        item,
+        citation,
+        stale: why,
+    } in stale
+    {
         out.print(&format!(
             "{}  {}  {}",
-            out.paint(Style::Path, &item.citation()),
+            out.paint(Style::Path, citation),
             out.paint(Style::Kind, item.kind.as_str()),
             out.paint(Style::Dim, &item.id),
         ));

@@ -22,7 +22,7 @@ pub(crate) mod call;
 pub mod consolidate;
 pub(crate) mod context;
 pub(crate) mod extract;
-pub(crate) mod files;
+pub mod files;
 pub mod hook;
 pub(crate) mod ledger;
 pub(crate) mod llm;

@@ -185,7 +185,7 @@ pub(crate) fn blame(root: &Path, entries: &mut [WithheldEntry]) {
 }
 
 /// `line -> author` of one file, from `git blame --line-porcelain`.
-fn authors_by_line(root: &Path, path: &str) -> std::collections::HashMap<usize, String> {
+pub(crate) fn authors_by_line(root: &Path, path: &str) -> std::collections::HashMap<usize, String> {
     let mut out = std::collections::HashMap::new();
     let Ok(done) = Command::new("git")
         .args(["blame", "--line-porcelain", "--", path])
