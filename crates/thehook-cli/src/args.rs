@@ -65,6 +65,19 @@ pub enum Command {
     /// Serve memory and past sessions to agents over MCP (stdio): recall, remember,
     /// sessions, read (and forget when `mcp.allow_forget` is set).
     Mcp,
+    /// Open a local page (127.0.0.1, with a token) of what memory holds, what each session
+    /// was given and used, review with actions, the LLM bill and health. Ctrl-C stops it.
+    Ui(UiArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct UiArgs {
+    /// Listen on this port (default: a free one).
+    #[arg(long, value_name = "N")]
+    pub port: Option<u16>,
+    /// Print the URL without opening the browser.
+    #[arg(long)]
+    pub no_open: bool,
 }
 
 #[derive(Debug, Args)]

@@ -8,6 +8,7 @@ mod commands;
 mod mcp;
 mod output;
 mod render;
+mod ui;
 
 use std::ffi::OsString;
 

@@ -16,6 +16,7 @@ mod remember;
 mod review;
 mod sessions;
 mod status;
+mod ui;
 
 use std::path::PathBuf;
 
@@ -66,6 +67,7 @@ pub(crate) fn dispatch(cli: Cli, out: &mut Output) -> CommandResult {
         Command::Sessions(args) => sessions::sessions(&project, args, out),
         Command::Read(args) => read::read(&project, args, out),
         Command::Mcp => crate::mcp::serve(start, paths, out),
+        Command::Ui(args) => ui::ui(&project, paths, args, out),
     }
 }
 

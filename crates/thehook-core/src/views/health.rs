@@ -44,3 +44,25 @@ pub fn health(memory: &Memory, paths: &SearchPaths) -> Result<HealthPage> {
         failed,
     })
 }
+
+/// What the page's header says: the project's folder name and what memory holds.
+#[derive(Debug, Clone, Serialize)]
+pub struct Overview {
+    pub project: String,
+    pub sessions: usize,
+    pub items: u64,
+}
+
+pub fn overview(memory: &Memory) -> Result<Overview> {
+    let project = memory
+        .project()
+        .root()
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Ok(Overview {
+        project,
+        sessions: memory.index().sessions()?.len(),
+        items: memory.index().stats()?.items,
+    })
+}

@@ -20,24 +20,35 @@ pub struct SessionRow {
     pub given: Option<UseCounts>,
 }
 
-/// Every captured session, newest first.
-pub fn timeline(memory: &Memory) -> Result<Vec<SessionRow>> {
-    let used = kept::all(memory.project());
-    let mut rows: Vec<SessionRow> = memory
-        .index()
-        .sessions()?
+/// A page of the captured sessions, newest first.
+#[derive(Debug, Clone, Serialize)]
+pub struct Timeline {
+    /// Every captured session.
+    pub total: usize,
+    /// Those after the first `offset`, at most `limit`.
+    pub sessions: Vec<SessionRow>,
+}
+
+/// The captured sessions, newest first, `limit` of them after `offset`.
+pub fn timeline(memory: &Memory, offset: usize, limit: usize) -> Result<Timeline> {
+    let project = memory.project();
+    let mut records = memory.index().sessions()?;
+    records.sort_by(|a, b| b.date.cmp(&a.date).then_with(|| a.path.cmp(&b.path)));
+    let total = records.len();
+    let sessions = records
         .into_iter()
+        .skip(offset)
+        .take(limit)
         .map(|record| SessionRow {
             given: record
                 .session_id
                 .as_deref()
-                .and_then(|id| used.get(id))
-                .map(kept::SessionUse::counts),
+                .and_then(|id| kept::load(project, id))
+                .map(|u| u.counts()),
             record,
         })
         .collect();
-    rows.sort_by(|a, b| b.record.date.cmp(&a.record.date));
-    Ok(rows)
+    Ok(Timeline { total, sessions })
 }
 
 /// One session: its file's items, and what the hooks gave it, block by
