@@ -91,6 +91,8 @@ fn router(api: Arc<Api>, guard: Guard) -> Router {
         .route("/", get(move || asset(page, "text/html; charset=utf-8")))
         .route("/app.js", get(|| asset(APP, "text/javascript; charset=utf-8")))
         .route("/style.css", get(|| asset(STYLE, "text/css; charset=utf-8")))
+        // No icon: answered, so the browser does not ask again.
+        .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
         .route("/api/overview", get(api::overview))
         .route("/api/sessions", get(api::timeline))
         .route("/api/sessions/{id}", get(api::session))

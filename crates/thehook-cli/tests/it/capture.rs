@@ -1172,3 +1172,42 @@ fn a_consolidation_killed_at_any_point_loses_nothing() {
     }
     assert!(!p.root().join(".thehook/queue/.consolidate").exists());
 }
+
+/// A real Claude Code session (it writes `CLAUDE.md`), given two lines at
+/// its start: the one that names `CLAUDE.md` is marked used, with the
+/// call that used it; the other is not; `status` and `sessions --json`
+/// count them, and the bill names the session its LLM call was for.
+#[test]
+fn capture_marks_which_lines_given_the_session_used() {
+    let p = project("good", 0);
+    p.write(
+        ".thehook/knowledge/notes.md",
+        "# Notes\n\n- Keep `CLAUDE.md` short: the dev commands and the layout.\n- Retries live in src/net/retry.rs.\n",
+    );
+    let id = "1af7fc5e-8455-4414-9ccd-011d40f70b2a";
+    // What the session-start hook recorded, a minute before the session
+    // wrote the file (the hook records the time it gave a line).
+    p.write(
+        &format!(".thehook/index/given/{id}.txt"),
+        "2025-09-03T00:47:00Z\tstart\t.thehook/knowledge/notes.md:3\n\
+         2025-09-03T00:47:00Z\tstart\t.thehook/knowledge/notes.md:4\n",
+    );
+    let t = transcript("claude-code/d-kimuson-1af7fc5e.jsonl");
+    p.ok(&["capture", "--transcript", t.to_str().unwrap()]);
+    let kept: Value =
+        serde_json::from_str(&p.read(&format!(".thehook/index/used/{id}.json"))).unwrap();
+    let lines = &kept["blocks"][0]["lines"];
+    assert_eq!(kept["blocks"][0]["hook"], "start");
+    assert_eq!(lines[0]["cited"], ".thehook/knowledge/notes.md:3");
+    assert_eq!(lines[0]["used"]["how"], "edited");
+    assert_eq!(lines[0]["used"]["tool"], "Write");
+    assert_eq!(lines[0]["used"]["target"], "CLAUDE.md");
+    assert!(lines[1]["used"].is_null(), "{kept}");
+    let status: Value = serde_json::from_str(&p.ok(&["status", "--json"])).unwrap();
+    let counts = &status["given_last_30_days"];
+    assert_eq!((counts["given"].as_u64(), counts["used"].as_u64()), (Some(2), Some(1)));
+    assert_eq!(counts["start"]["used"], 1);
+    assert!(p.ok(&["status"]).contains("1 of 2 lines used in the last 30 days"));
+    let bill = std::fs::read_to_string(p.root().join(".thehook/logs/llm.log")).unwrap();
+    assert!(bill.contains(&format!("\"session\":\"{id}\"")), "{bill}");
+}

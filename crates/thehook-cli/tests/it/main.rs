@@ -28,3 +28,4 @@ mod prompt;
 mod safety;
 mod stale;
 mod team;
+mod ui;

@@ -240,8 +240,8 @@ fn touched_files(call: &ToolCall, root: &Path, cwd: &Path) -> Vec<String> {
         .collect()
 }
 
-/// `path` as the project cites it: `/`-separated, from the root. `None`
-/// for a path outside the project.
+/// `path` as the project cites it: `/`-separated, from the root (or the
+/// folder the session ran in). `None` for a path outside both.
 fn relative(path: &str, root: &Path, cwd: &Path) -> Option<String> {
     let path = Path::new(path);
     let joined = if path.is_absolute() {
@@ -260,7 +260,12 @@ fn relative(path: &str, root: &Path, cwd: &Path) -> Option<String> {
             other => full.push(other),
         }
     }
-    let rel = full.strip_prefix(root).ok()?;
+    // The transcript's own folder stands for the root when the project is
+    // not where the session ran (moved, or captured from another copy).
+    let rel = full
+        .strip_prefix(root)
+        .or_else(|_| full.strip_prefix(cwd))
+        .ok()?;
     let rel = crate::project::slashed(rel);
     Some(rel)
 }
