@@ -75,4 +75,14 @@ if ! cmp -s "$agents/package-lock.json" "$agents/node_modules/.installed-lock.js
   npm install --prefix "$agents" --no-audit --no-fund --loglevel=error
   cp "$agents/package-lock.json" "$agents/node_modules/.installed-lock.json"
 fi
+# The local page (`thehook ui`) in headless Chromium, from Debian's packages,
+# driven by puppeteer-core as pinned in tests/ui/ (installed again only when
+# its lockfile changes).
+. scripts/cross-tools.sh
+ensure_packages "Chromium (for the page's tests)" chromium -- chromium
+ui=tests/ui
+if ! cmp -s "$ui/package-lock.json" "$ui/node_modules/.installed-lock.json"; then
+  npm ci --prefix "$ui" --no-audit --no-fund --loglevel=error
+  cp "$ui/package-lock.json" "$ui/node_modules/.installed-lock.json"
+fi
 node --test tests/

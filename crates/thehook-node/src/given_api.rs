@@ -3,52 +3,14 @@
 
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
-use thehook_core::given::kept::{self, Share, UseCounts};
+use thehook_core::given::kept;
 use thehook_core::given::used::{GivenLine, UsedBlock};
 use thehook_core::given::Hook;
 use thehook_core::Project;
 
 use crate::memories;
-use crate::memory_api::ProjectOptions;
+use crate::memory_api::{GivenCounts, ProjectOptions};
 use crate::task::CoreTask;
-
-/// Lines given, and how many of them were used, in all and per hook.
-#[napi(object)]
-pub struct GivenCounts {
-    pub given: u32,
-    pub used: u32,
-    pub start: GivenShare,
-    pub prompt: GivenShare,
-    pub file: GivenShare,
-}
-
-/// Lines one hook gave, and how many were used.
-#[napi(object)]
-pub struct GivenShare {
-    pub given: u32,
-    pub used: u32,
-}
-
-impl From<Share> for GivenShare {
-    fn from(s: Share) -> GivenShare {
-        GivenShare {
-            given: s.given as u32,
-            used: s.used as u32,
-        }
-    }
-}
-
-impl From<UseCounts> for GivenCounts {
-    fn from(c: UseCounts) -> GivenCounts {
-        GivenCounts {
-            given: c.given as u32,
-            used: c.used as u32,
-            start: c.start.into(),
-            prompt: c.prompt.into(),
-            file: c.file.into(),
-        }
-    }
-}
 
 /// What one hook gave a session.
 #[napi(object)]

@@ -6,6 +6,7 @@ use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::Status;
 use napi_derive::napi;
 use thehook_core::memory::Refresh;
+use thehook_core::given::kept::{Share, UseCounts};
 use thehook_core::{Item, ItemRef, RememberRequest};
 
 use crate::memories;
@@ -171,7 +172,45 @@ pub struct StatusResult {
     pub llm_budget_spent: Option<String>,
     /// Lines the hooks gave sessions captured in the last 30 days, and how
     /// many those sessions used.
-    pub given_last30_days: crate::given_api::GivenCounts,
+    pub given_last30_days: GivenCounts,
+}
+
+/// Lines given, and how many of them were used, in all and per hook.
+#[napi(object)]
+pub struct GivenCounts {
+    pub given: u32,
+    pub used: u32,
+    pub start: GivenShare,
+    pub prompt: GivenShare,
+    pub file: GivenShare,
+}
+
+/// Lines one hook gave, and how many were used.
+#[napi(object)]
+pub struct GivenShare {
+    pub given: u32,
+    pub used: u32,
+}
+
+impl From<Share> for GivenShare {
+    fn from(s: Share) -> GivenShare {
+        GivenShare {
+            given: s.given as u32,
+            used: s.used as u32,
+        }
+    }
+}
+
+impl From<UseCounts> for GivenCounts {
+    fn from(c: UseCounts) -> GivenCounts {
+        GivenCounts {
+            given: c.given as u32,
+            used: c.used as u32,
+            start: c.start.into(),
+            prompt: c.prompt.into(),
+            file: c.file.into(),
+        }
+    }
 }
 
 /// What some LLM calls cost, as the CLIs reported it (or estimated).

@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::capture::call::Purpose;
+use crate::agents::Agent;
 use crate::capture::llm::{Answer, LlmFailure, Usage};
 use crate::process::llm_command::LlmCommand;
 use crate::project::Project;
@@ -36,6 +36,14 @@ pub struct LlmUsage {
     /// What of `llm.daily_budget` is spent (`50 of 50 calls`), when no more
     /// calls are made today.
     pub budget_spent: Option<String>,
+}
+
+/// What a call is made for, as the bill records it.
+pub(crate) enum Purpose {
+    /// Distilling the session `session_id` of `agent`.
+    Capture { session_id: String, agent: Agent },
+    /// Consolidating the sessions waiting into knowledge.
+    Consolidation,
 }
 
 /// Records one call.

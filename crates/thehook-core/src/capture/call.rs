@@ -6,18 +6,10 @@
 use std::ffi::OsStr;
 use std::time::{Duration, Instant};
 
-use crate::agents::Agent;
+use crate::capture::bill::Purpose;
 use crate::capture::llm::{self, LlmFailure};
 use crate::config::Llm;
 use crate::project::Project;
-
-/// What a call is made for, as the bill records it.
-pub(crate) enum Purpose {
-    /// Distilling the session `session_id` of `agent`.
-    Capture { session_id: String, agent: Agent },
-    /// Consolidating the sessions waiting into knowledge.
-    Consolidation,
-}
 
 /// The answer of the LLM `config` names to `prompt`, asked for `purpose`:
 /// a captured session's agent is the one whose own CLI `llm.cli: auto`

@@ -100,7 +100,7 @@ pub fn consolidate(worker: &mut Worker) -> Result<Option<Consolidated>> {
         &worker.cx.config.llm,
         worker.cx.around.path.as_deref(),
         &prompt(&current, &session_texts),
-        &crate::capture::call::Purpose::Consolidation,
+        &crate::capture::bill::Purpose::Consolidation,
     )
     .map_err(|why| Error::Llm {
         problem: format!("consolidation got no answer: {why}"),

@@ -61,7 +61,7 @@ fn through(worker: &mut Context, job: &Job, stem: &str) -> Result<write::Written
             &worker.config.llm,
             worker.around.path.as_deref(),
             prompt,
-            &crate::capture::call::Purpose::Capture {
+            &crate::capture::bill::Purpose::Capture {
                 session_id: job.session_id.clone(),
                 agent: job.agent,
             },
