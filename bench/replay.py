@@ -319,6 +319,81 @@ def records(path: Path, wanted=None):
                 yield i, r
 
 
+def line_times(path: Path) -> dict[int, dt.datetime]:
+    """The time of each transcript line that has one (Claude Code `timestamp`, Codex
+    `timestamp`), by line number as `records` counts them."""
+    out = {}
+    for i, r in records(path, lambda line: '"timestamp"' in line):
+        t = parse_time(r.get("timestamp"))
+        if t:
+            out[i] = t
+    return out
+
+
+def file_stem(session_id: str) -> str:
+    """A session id as thehook names its files (`[A-Za-z0-9._-]` kept, the rest `_`)."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", session_id)
+
+
+def retime_given(tree: Path, s, fired: list) -> None:
+    """Puts the given record of `s` on the session's own timeline. The replay runs a
+    session's hooks now, but its transcript's tool calls happened then; capture marks a
+    line used only by calls made after the line was given, so each hook's lines get the
+    time the hook would have run at: session start just before the session's first
+    record, the prompt hook at the ask's record, a file hook at its call's record (the
+    call itself is not after it). `fired` lists the hook calls that gave something, in
+    order: ("start", None) / ("prompt", None) / ("file", transcript line)."""
+    path = tree / ".thehook" / "index" / "given" / f"{file_stem(s.sid)}.txt"
+    if not path.exists():
+        return
+    times = line_times(s.transcript)
+    first = min(times.values()) if times else s.start
+    lines, groups, out = path.read_text().splitlines(), [], []
+    for line in lines:
+        parts = line.split("\t")
+        if len(parts) != 3:
+            out.append(line)
+            continue
+        if not groups or groups[-1][0] != (parts[0], parts[1]):
+            groups.append(((parts[0], parts[1]), []))
+        groups[-1][1].append(parts[2])
+    pending = list(fired)
+    for (_, hook), cited in groups:
+        kind = "file" if hook.startswith("file ") else hook
+        at = next((f for f in pending if f[0] == kind), None)
+        if at:
+            pending.remove(at)
+        when = first - dt.timedelta(seconds=1) if kind == "start" or not at else \
+            times.get(s.ask_line if kind == "prompt" else at[1], first)
+        stamp = when.astimezone(dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        out += [f"{stamp}\t{hook}\t{c}" for c in cited]
+    text = "".join(line + "\n" for line in out)
+    path.write_text(text)
+    # Capture keys the record by the transcript's own session id, which an
+    # Entire checkpoint's id may not be.
+    for other in s.aliases:
+        if other != s.sid:
+            path.with_name(f"{file_stem(other)}.txt").write_text(text)
+
+
+def used_shares(tree: Path, sids: set, alias: dict) -> dict:
+    """Lines given and used per hook, over the marked records of the sessions `sids`
+    (`.thehook/index/used/`, written at capture)."""
+    out = {h: [0, 0] for h in ("start", "prompt", "file")}
+    marked = 0
+    folder = tree / ".thehook" / "index" / "used"
+    for f in folder.glob("*.json") if folder.exists() else []:
+        rec = json.loads(f.read_text())
+        if alias.get(rec.get("session_id"), rec.get("session_id")) not in sids:
+            continue
+        marked += 1
+        for b in rec.get("blocks", []):
+            if b.get("hook") in out:
+                out[b["hook"]][0] += len(b["lines"])
+                out[b["hook"]][1] += sum(1 for line in b["lines"] if line.get("used"))
+    return {"marked_sessions": marked, **{h: {"given": g, "used": u} for h, (g, u) in out.items()}}
+
+
 def read_transcript(path: Path) -> dict:
     """First timestamp, branch at start, commit (Codex), ids and the first real ask."""
     info = {"first_ts": None, "branch": "", "commit": "", "ids": set(), "ask": "", "ask_line": 0, "agent": ""}
@@ -848,6 +923,7 @@ def replay(name, gitdir, root, binary, llm, sessions, alias):
         block, ms, err = rp.hook("SessionStart", {**base, "hook_event_name": "SessionStart", "source": "startup"})
         rec.update(start_block=block, start_ms=round(ms, 1), start_error=err)
         rec["start_cited"], rec["start_other_cites"] = rp.cited(block, alias)
+        fired = [("start", None)] if block.strip() else []
         calls = s.file_calls[:MAX_FILE_CALLS]  # in transcript order
         early = [c for c in calls if not s.ask or c["line"] < s.ask_line]
         rec["file_calls"] = []
@@ -869,7 +945,13 @@ def replay(name, gitdir, root, binary, llm, sessions, alias):
                                                           "prompt": s.ask})
             rec.update(prompt_block=block, prompt_ms=round(ms, 1), prompt_error=err)
             rec["prompt_cited"], rec["prompt_other_cites"] = rp.cited(block, alias)
+            if block.strip():
+                fired.append(("prompt", None))
         rp.file_hooks(s, calls[len(early):], base, rec, alias)
+        # Early file calls ran before the prompt hook; the order of kinds is all
+        # retime_given needs (it matches start, prompt and file records apart).
+        fired += [("file", c["transcript_line"]) for c in rec["file_calls"] if c["chars"]]
+        retime_given(rp.tree, s, fired)
         out, ms = rp.capture(s)
         rec.update(capture_ms=round(ms, 1), capture=out)
         written = [p for p in rp.tree.joinpath(".thehook", "sessions").glob("*.md")] \
@@ -888,6 +970,8 @@ def replay(name, gitdir, root, binary, llm, sessions, alias):
             f"capture={rec['capture_ms']:.0f}ms{' ' + err if err else ''}"
             f"{'' if rec['captured'] else ' NOT CAPTURED'}")
     hooks = dict(rp.hooks, **({"PreToolUse (matcher, command)": rp.file_hooks_cfg} if rp.file_hooks_cfg else {}))
+    tuning = {r["sid"] for r in records if r["captured"] and parse_time(r["start"]) < parse_time(EVAL_FROM)}
+    hooks["used (tuning sessions)"] = used_shares(rp.tree, tuning, alias)
     return records, time.perf_counter() - t_all, hooks
 
 
@@ -1138,6 +1222,11 @@ def main(argv=None) -> int:
                    f"start commits: {rules}",
                    f"replay: {elapsed:.0f} s; median ms: SessionStart {ms('start_ms'):.0f}, "
                    f"prompt {ms('prompt_ms'):.0f}, capture {ms('capture_ms'):.0f}", ""]
+        u = hooks["used (tuning sessions)"]
+        share = lambda h: f"{u[h]['used']}/{u[h]['given']} ({100 * u[h]['used'] / u[h]['given']:.1f}%)" \
+            if u[h]["given"] else "-"
+        report += [f"lines given that the session used (tuning sessions, {u['marked_sessions']} marked at capture): "
+                   f"start {share('start')}, prompt {share('prompt')}, file {share('file')}", ""]
         if "UserPromptSubmit" not in hooks:
             report += ["(no UserPromptSubmit hook in the settings init wrote: start+prompt not scored)", ""]
         if "PreToolUse" not in hooks:

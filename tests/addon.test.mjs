@@ -213,3 +213,28 @@ test('capture a transcript with an LLM CLI, then consolidate, then init', async 
   assert.ok(again.every((c) => c.action === 'unchanged'), JSON.stringify(again));
   await assert.rejects(thehook.init({ projectDir, agents: ['emacs'] }), { code: 'THEHOOK_USAGE' });
 });
+
+test('given() says what a captured session was given and used; status() counts the share', async () => {
+  const projectDir = demoProject();
+  writeFileSync(join(projectDir, '.thehook/knowledge/notes.md'),
+    '# Notes\n\n- Keep `CLAUDE.md` short: the dev commands.\n- Retries live in src/net/retry.rs.\n');
+  const id = '1af7fc5e-8455-4414-9ccd-011d40f70b2a';
+  // What the session-start hook recorded, before the session wrote CLAUDE.md.
+  mkdirSync(join(projectDir, '.thehook/index/given'), { recursive: true });
+  writeFileSync(join(projectDir, `.thehook/index/given/${id}.txt`),
+    '2025-09-03T00:47:00Z\tstart\t.thehook/knowledge/notes.md:3\n' +
+    '2025-09-03T00:47:00Z\tstart\t.thehook/knowledge/notes.md:4\n');
+  const transcript = join(repo, 'crates/thehook-core/tests/fixtures/transcripts/claude-code/d-kimuson-1af7fc5e.jsonl');
+  await thehook.capture({ projectDir, transcript });
+  const given = await thehook.given(id, { projectDir });
+  assert.equal(given.sessionId, id);
+  assert.deepEqual(given.blocks.map((b) => b.hook), ['start']);
+  const [used, unused] = given.blocks[0].lines;
+  assert.deepEqual([used.cited, used.used, used.tool, used.target],
+    ['.thehook/knowledge/notes.md:3', 'edited', 'Write', 'CLAUDE.md']);
+  assert.equal(unused.used, null);
+  assert.deepEqual([given.counts.given, given.counts.used, given.counts.start.used], [2, 1, 1]);
+  assert.equal(await thehook.given('never-captured', { projectDir }), null);
+  const { givenLast30Days } = await thehook.status({ projectDir });
+  assert.deepEqual([givenLast30Days.given, givenLast30Days.used], [2, 1]);
+});

@@ -48,7 +48,11 @@ pub struct SessionGiven {
 fn line(l: GivenLine) -> GivenLineResult {
     let used = l.used.map(|e| {
         let how = serde_json::to_value(e.how).expect("a name");
-        (how.as_str().unwrap_or_default().to_string(), e.tool, e.target)
+        (
+            how.as_str().unwrap_or_default().to_string(),
+            e.tool,
+            e.target,
+        )
     });
     GivenLineResult {
         cited: l.cited,

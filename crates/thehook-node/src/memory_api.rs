@@ -5,8 +5,8 @@ use napi::bindgen_prelude::FnArgs;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::Status;
 use napi_derive::napi;
-use thehook_core::memory::Refresh;
 use thehook_core::given::kept::{Share, UseCounts};
+use thehook_core::memory::Refresh;
 use thehook_core::{Item, ItemRef, RememberRequest};
 
 use crate::memories;

@@ -78,7 +78,10 @@ pub(super) fn status(
         spend(&status.llm.today),
         spend(&status.llm.last_30_days)
     ));
-    out.print(&format!("given        {}", given_line(&status.given_last_30_days)));
+    out.print(&format!(
+        "given        {}",
+        given_line(&status.given_last_30_days)
+    ));
     match &status.embeddings {
         Availability::Ready {
             model,

@@ -8,7 +8,12 @@ use crate::args::UiArgs;
 use crate::output::Output;
 use crate::{CommandResult, Exit};
 
-pub(super) fn ui(project: &Project, paths: SearchPaths, args: UiArgs, out: &mut Output) -> CommandResult {
+pub(super) fn ui(
+    project: &Project,
+    paths: SearchPaths,
+    args: UiArgs,
+    out: &mut Output,
+) -> CommandResult {
     let options = crate::ui::Options {
         port: args.port.unwrap_or(0),
         open: !args.no_open,

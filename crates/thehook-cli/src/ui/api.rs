@@ -130,7 +130,10 @@ pub(crate) async fn item_list(State(api): Shared, Query(q): Query<ItemsQuery>) -
         file: q.file.filter(|f| !f.is_empty()),
         author: q.author.filter(|a| !a.is_empty()),
     };
-    answer(api, Refresh::Stamped, move |m, _| items::items(m, &filter).map(Some)).await
+    answer(api, Refresh::Stamped, move |m, _| {
+        items::items(m, &filter).map(Some)
+    })
+    .await
 }
 
 pub(crate) async fn item(State(api): Shared, Path(id): Path<String>) -> Response {
@@ -198,7 +201,10 @@ pub(crate) async fn decide(
             "forget" => ("forgot", m.forget(&id)?),
             "rewrite" => (
                 "rewrote",
-                m.rewrite(&RewriteRequest::parse(&d.id, d.text.as_deref().unwrap_or_default())?)?,
+                m.rewrite(&RewriteRequest::parse(
+                    &d.id,
+                    d.text.as_deref().unwrap_or_default(),
+                )?)?,
             ),
             _ => return Ok(None),
         };
@@ -212,7 +218,10 @@ pub(crate) async fn cost_page(State(api): Shared) -> Response {
 }
 
 pub(crate) async fn health_page(State(api): Shared) -> Response {
-    answer(api, Refresh::EveryFile, |m, paths| health::health(m, paths).map(Some)).await
+    answer(api, Refresh::EveryFile, |m, paths| {
+        health::health(m, paths).map(Some)
+    })
+    .await
 }
 
 /// Starts `thehook capture --retry` on its own, as a person would: the

@@ -126,17 +126,37 @@ mod tests {
         let get = |h: &[(&str, &str)], q| guard.check(&Method::GET, &request(h), q);
         let host = ("host", "127.0.0.1:4000");
         assert_eq!(get(&[host], Some(TOKEN)), Ok(()));
-        assert_eq!(get(&[("host", "localhost:4000"), (TOKEN_HEADER, TOKEN)], None), Ok(()));
+        assert_eq!(
+            get(&[("host", "localhost:4000"), (TOKEN_HEADER, TOKEN)], None),
+            Ok(())
+        );
         assert_eq!(get(&[host], None), Err(Refusal::Token));
-        assert_eq!(get(&[host], Some("0123456789abcdef0123456789abcdee")), Err(Refusal::Token));
+        assert_eq!(
+            get(&[host], Some("0123456789abcdef0123456789abcdee")),
+            Err(Refusal::Token)
+        );
         // A rebound DNS name, another port, no Host at all.
-        assert_eq!(get(&[("host", "evil.example:4000")], Some(TOKEN)), Err(Refusal::Host));
-        assert_eq!(get(&[("host", "127.0.0.1:4001")], Some(TOKEN)), Err(Refusal::Host));
+        assert_eq!(
+            get(&[("host", "evil.example:4000")], Some(TOKEN)),
+            Err(Refusal::Host)
+        );
+        assert_eq!(
+            get(&[("host", "127.0.0.1:4001")], Some(TOKEN)),
+            Err(Refusal::Host)
+        );
         assert_eq!(get(&[], Some(TOKEN)), Err(Refusal::Host));
         // Another site's page, even with the token.
-        let foreign = [host, ("origin", "http://evil.example"), (TOKEN_HEADER, TOKEN)];
+        let foreign = [
+            host,
+            ("origin", "http://evil.example"),
+            (TOKEN_HEADER, TOKEN),
+        ];
         assert_eq!(get(&foreign, None), Err(Refusal::Origin));
-        let cross = [host, ("sec-fetch-site", "cross-site"), (TOKEN_HEADER, TOKEN)];
+        let cross = [
+            host,
+            ("sec-fetch-site", "cross-site"),
+            (TOKEN_HEADER, TOKEN),
+        ];
         assert_eq!(get(&cross, None), Err(Refusal::Origin));
     }
 
@@ -147,8 +167,15 @@ mod tests {
         let host = ("host", "127.0.0.1:4000");
         let origin = ("origin", "http://127.0.0.1:4000");
         assert_eq!(post(&[host, origin, (TOKEN_HEADER, TOKEN)], None), Ok(()));
-        assert_eq!(post(&[host, origin], Some(TOKEN)), Err(Refusal::Token), "not in the URL");
-        assert_eq!(post(&[host, (TOKEN_HEADER, TOKEN)], None), Err(Refusal::Origin));
+        assert_eq!(
+            post(&[host, origin], Some(TOKEN)),
+            Err(Refusal::Token),
+            "not in the URL"
+        );
+        assert_eq!(
+            post(&[host, (TOKEN_HEADER, TOKEN)], None),
+            Err(Refusal::Origin)
+        );
     }
 
     #[test]

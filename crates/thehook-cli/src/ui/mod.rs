@@ -61,8 +61,7 @@ pub(crate) fn serve(
             .local_addr()
             .map_err(|e| Error::io("cannot listen on", address.to_string(), e))?
             .port();
-        let token =
-            guard::new_token().map_err(|e| Error::io("cannot make a token", ".", e))?;
+        let token = guard::new_token().map_err(|e| Error::io("cannot make a token", ".", e))?;
         let url = format!("http://127.0.0.1:{port}/?token={token}#/sessions");
         let api = Arc::new(Api {
             root: project.root().to_path_buf(),
@@ -89,8 +88,14 @@ fn router(api: Arc<Api>, guard: Guard) -> Router {
     let guard = Arc::new(guard);
     Router::new()
         .route("/", get(move || asset(page, "text/html; charset=utf-8")))
-        .route("/app.js", get(|| asset(APP, "text/javascript; charset=utf-8")))
-        .route("/style.css", get(|| asset(STYLE, "text/css; charset=utf-8")))
+        .route(
+            "/app.js",
+            get(|| asset(APP, "text/javascript; charset=utf-8")),
+        )
+        .route(
+            "/style.css",
+            get(|| asset(STYLE, "text/css; charset=utf-8")),
+        )
         // No icon: answered, so the browser does not ask again.
         .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
         .route("/api/overview", get(api::overview))

@@ -1205,9 +1205,14 @@ fn capture_marks_which_lines_given_the_session_used() {
     assert!(lines[1]["used"].is_null(), "{kept}");
     let status: Value = serde_json::from_str(&p.ok(&["status", "--json"])).unwrap();
     let counts = &status["given_last_30_days"];
-    assert_eq!((counts["given"].as_u64(), counts["used"].as_u64()), (Some(2), Some(1)));
+    assert_eq!(
+        (counts["given"].as_u64(), counts["used"].as_u64()),
+        (Some(2), Some(1))
+    );
     assert_eq!(counts["start"]["used"], 1);
-    assert!(p.ok(&["status"]).contains("1 of 2 lines used in the last 30 days"));
+    assert!(p
+        .ok(&["status"])
+        .contains("1 of 2 lines used in the last 30 days"));
     let bill = std::fs::read_to_string(p.root().join(".thehook/logs/llm.log")).unwrap();
     assert!(bill.contains(&format!("\"session\":\"{id}\"")), "{bill}");
 }

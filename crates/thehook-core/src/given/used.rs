@@ -208,8 +208,7 @@ fn calls<'t>(transcript: &'t Transcript, root: &Path) -> Vec<Call<'t>> {
                         at,
                         at_text,
                         files: touched_files(call, root, cwd),
-                        command: (call.kind.shape == ToolShape::Shell)
-                            .then(|| call_text(call)),
+                        command: (call.kind.shape == ToolShape::Shell).then(|| call_text(call)),
                         from_thehook: thehooks_search(&call.name),
                     });
                 }

@@ -24,8 +24,8 @@ use std::path::{Component, Path};
 
 use crate::agents::HookPayload;
 use crate::error::Result;
-use crate::inject::block::cited_line;
 use crate::given::{Given, Hook, FILE_MARK};
+use crate::inject::block::cited_line;
 use crate::inject::left_off::{self, RARE_FILE_SHARE};
 use crate::inject::Added;
 use crate::memory::embed::SearchPaths;

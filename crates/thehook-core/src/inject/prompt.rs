@@ -13,8 +13,8 @@ use std::collections::{HashMap, HashSet};
 
 use crate::agents::HookPayload;
 use crate::error::Result;
-use crate::inject::context::{Context, CONTEXT_CACHE};
 use crate::given::{Given, Hook};
+use crate::inject::context::{Context, CONTEXT_CACHE};
 use crate::inject::left_off::{self, RARE_FILE_SHARE};
 use crate::inject::Added;
 use crate::memory::embed::SearchPaths;

@@ -125,7 +125,13 @@ pub fn retrieve(
     }
     TokenCounts::preload_if_none(project, memory.availability());
     out.log = memory.sync_for_hook()?;
-    let composed = compose(&memory, project, &config, payload.session_id.as_deref(), payload.agent)?;
+    let composed = compose(
+        &memory,
+        project,
+        &config,
+        payload.session_id.as_deref(),
+        payload.agent,
+    )?;
     let Composed {
         query,
         hybrid,

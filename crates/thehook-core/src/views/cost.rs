@@ -37,7 +37,11 @@ pub fn cost(memory: &Memory) -> Result<CostPage> {
     let project = memory.project();
     let bill = bill::bill(project, &jiff::Zoned::now(), DAYS);
     let budget = memory.config().llm.daily_budget.clone();
-    let today = bill.days.last().map(|d| d.spend.clone()).unwrap_or_default();
+    let today = bill
+        .days
+        .last()
+        .map(|d| d.spend.clone())
+        .unwrap_or_default();
     let reasons = heuristic_reasons(project);
     let mut heuristic: Vec<HeuristicCapture> = crate::memory::store::session_files(project)
         .into_iter()

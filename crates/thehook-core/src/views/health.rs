@@ -40,7 +40,10 @@ pub fn health(memory: &Memory, paths: &SearchPaths) -> Result<HealthPage> {
     Ok(HealthPage {
         checks: doctor(project.root(), paths),
         status: Status::of(memory)?,
-        queued: queued_jobs(project).into_iter().map(|(_, job)| job).collect(),
+        queued: queued_jobs(project)
+            .into_iter()
+            .map(|(_, job)| job)
+            .collect(),
         failed,
     })
 }

@@ -49,9 +49,7 @@ pub fn inside_memory(project: &Project, path: &str) -> Result<std::path::PathBuf
         fix: "name a markdown file under .thehook/, as a citation does".into(),
     };
     let rel = Path::new(path);
-    let plain = rel
-        .components()
-        .all(|c| matches!(c, Component::Normal(_)));
+    let plain = rel.components().all(|c| matches!(c, Component::Normal(_)));
     if !plain || !path.starts_with(&format!("{THEHOOK_DIR}/")) {
         return Err(refused("it leaves .thehook/"));
     }
@@ -86,7 +84,13 @@ mod tests {
         .unwrap();
         std::fs::write(dir.path().join("secret.md"), "key").unwrap();
         let lines = around(&project, ".thehook/knowledge/notes.md", 4, 1).unwrap();
-        assert_eq!((lines.first, lines.lines.clone()), (3, vec!["- one".to_string(), "- two".into(), "- three".into()]));
+        assert_eq!(
+            (lines.first, lines.lines.clone()),
+            (
+                3,
+                vec!["- one".to_string(), "- two".into(), "- three".into()]
+            )
+        );
         for bad in [
             "secret.md",
             ".thehook/../secret.md",

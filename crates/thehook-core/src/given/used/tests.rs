@@ -96,10 +96,7 @@ fn a_line_is_used_when_a_file_it_names_is_read_or_edited_afterwards() {
     assert_eq!(
         used_of(&blocks),
         [
-            (
-                ".thehook/knowledge/conventions.md:3",
-                Some(UsedHow::Read)
-            ),
+            (".thehook/knowledge/conventions.md:3", Some(UsedHow::Read)),
             (".thehook/sessions/a.md:5", Some(UsedHow::Edited)),
             (".thehook/knowledge/conventions.md:9", None),
         ]
