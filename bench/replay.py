@@ -905,7 +905,7 @@ class Replayer:
         return out, other
 
 
-def replay(name, gitdir, root, binary, llm, sessions, alias):
+def replay(name, gitdir, root, binary, llm, sessions, alias, eval_history):
     rp = Replayer(name, gitdir, root, binary, llm)
     rp.setup()
     records, captured = [], []
@@ -970,7 +970,9 @@ def replay(name, gitdir, root, binary, llm, sessions, alias):
             f"capture={rec['capture_ms']:.0f}ms{' ' + err if err else ''}"
             f"{'' if rec['captured'] else ' NOT CAPTURED'}")
     hooks = dict(rp.hooks, **({"PreToolUse (matcher, command)": rp.file_hooks_cfg} if rp.file_hooks_cfg else {}))
-    tuning = {r["sid"] for r in records if r["captured"] and parse_time(r["start"]) < parse_time(EVAL_FROM)}
+    # The same split as score(): only entireio/cli has an evaluation half.
+    tuning = {r["sid"] for r in records if r["captured"]
+              and not (eval_history and parse_time(r["start"]) >= parse_time(EVAL_FROM))}
     hooks["used (tuning sessions)"] = used_shares(rp.tree, tuning, alias)
     return records, time.perf_counter() - t_all, hooks
 
@@ -1201,7 +1203,7 @@ def main(argv=None) -> int:
         alias = {x: s.sid for s in sessions for x in s.aliases}
         log(f"[{name}] {len(sessions)} sessions to replay; start commits: {rules}")
         t0 = time.perf_counter()
-        records, secs, hooks = replay(name, gitdir, root, binary, a.llm, sessions, alias)
+        records, secs, hooks = replay(name, gitdir, root, binary, a.llm, sessions, alias, eval_history)
         rows = score(sessions, records, eval_history)
         elapsed = time.perf_counter() - t0
         h = {"gitdir": str(gitdir), "extraction": info, "stats": stats, "start_commit_rules": rules,
