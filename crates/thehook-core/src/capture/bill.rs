@@ -207,6 +207,43 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_bill_adds_up_per_day_and_per_session() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = Project::at(dir.path());
+        std::fs::create_dir_all(project.logs_dir()).unwrap();
+        let now: jiff::Zoned = "2026-11-23T15:00:00+00:00[UTC]".parse().unwrap();
+        let log = [
+            // 40 days ago: outside the 30 days.
+            r#"2026-10-14T09:00:00Z {"session":"a","cost_usd":5.0}"#,
+            r#"2026-11-21T09:00:00Z {"session":"a","input_tokens":10,"cost_usd":0.25}"#,
+            r#"2026-11-23T09:00:00Z {"session":"b","input_tokens":20,"cost_usd":0.5}"#,
+            r#"2026-11-23T10:00:00Z {"session":"a","input_tokens":30,"cost_usd":0.5}"#,
+            r#"2026-11-23T11:00:00Z {"session":null,"consolidation":true,"cost_usd":1.0}"#,
+        ];
+        std::fs::write(project.logs_dir().join(LOG), log.join("\n")).unwrap();
+        let bill = bill(&project, &now, 30);
+        assert_eq!(bill.days.len(), 30);
+        assert_eq!(bill.days[0].day, "2026-10-25");
+        let today = &bill.days[29];
+        assert_eq!(
+            (today.day.as_str(), today.spend.calls, today.spend.cost_usd),
+            ("2026-11-23", 3, 2.0)
+        );
+        assert_eq!(bill.days[27].spend.calls, 1);
+        let sessions: Vec<_> = bill
+            .sessions
+            .iter()
+            .map(|s| (s.session_id.as_str(), s.spend.calls, s.spend.cost_usd))
+            .collect();
+        assert_eq!(
+            sessions,
+            [("a", 2, 0.75), ("b", 1, 0.5)],
+            "the costliest first"
+        );
+        assert_eq!((bill.other.calls, bill.total.calls), (1, 4));
+    }
+
+    #[test]
     fn calls_add_up_by_day_and_month_and_damaged_lines_are_skipped() {
         let dir = tempfile::tempdir().unwrap();
         let project = Project::at(dir.path());
