@@ -290,6 +290,7 @@ fn lexical_only_when_the_model_is_absent() {
     index        .thehook/index ([size] KiB, 0 vectors)
     hooks        none wired in this project
     llm          today 0 call(s), 0 tokens in, 0 out, $0.0000; last 30 days 0 call(s), 0 tokens in, 0 out, $0.0000
+    given        nothing given to a session captured in the last 30 days
     embeddings   lexical-only: the model folder [project]/no-model (from THEHOOK_MODEL_DIR) lacks model.onnx, tokenizer.json, config.json, special_tokens_map.json, tokenizer_config.json
                  fix: point THEHOOK_MODEL_DIR at a folder holding model.onnx, tokenizer.json, config.json, special_tokens_map.json, tokenizer_config.json
     ");
