@@ -62,6 +62,49 @@ export interface ConsolidateResult {
 /** Removes an item from its markdown file and the index. */
 export declare function forget(id: string, options?: ProjectOptions | undefined | null): Promise<MemoryItem>
 
+/**
+ * What the hooks gave the captured session `sessionId` and which lines it
+ * used; null for a session not captured, or given nothing.
+ */
+export declare function given(sessionId: string, options?: ProjectOptions | undefined | null): Promise<SessionGiven | null>
+
+/** What one hook gave a session. */
+export interface GivenBlock {
+  /** start, prompt, file or unknown (a record older than the hook's name). */
+  hook: string
+  /** For the file hook: the file touched. */
+  path?: string
+  /** When (RFC 3339), when known. */
+  at?: string
+  lines: Array<GivenLineResult>
+}
+
+/** Lines given, and how many of them were used, in all and per hook. */
+export interface GivenCounts {
+  given: number
+  used: number
+  start: GivenShare
+  prompt: GivenShare
+  file: GivenShare
+}
+
+/** One line given, and the tool call that used it. */
+export interface GivenLineResult {
+  /** `path:line` of the line given. */
+  cited: string
+  /** read, edited, ran, opened or fetched; null when it was not used. */
+  used?: string
+  /** The tool that used it, and what that call was about. */
+  tool?: string
+  target?: string
+}
+
+/** Lines one hook gave, and how many were used. */
+export interface GivenShare {
+  given: number
+  used: number
+}
+
 /** Sets up `.thehook/` and wires the agents' hooks, exactly as `thehook init` does. */
 export declare function init(options?: InitOptions | undefined | null): Promise<Array<InitChange>>
 
@@ -236,6 +279,14 @@ export interface RetrieveResult {
   log: string
 }
 
+/** What a captured session was given and used. */
+export interface SessionGiven {
+  sessionId: string
+  capturedAt: string
+  blocks: Array<GivenBlock>
+  counts: GivenCounts
+}
+
 /** Sessions, items, failed captures, the queue, the model, the hooks wired. */
 export declare function status(options?: ProjectOptions | undefined | null): Promise<StatusResult>
 
@@ -273,6 +324,11 @@ export interface StatusResult {
    * LLM calls are made today; null otherwise.
    */
   llmBudgetSpent?: string
+  /**
+   * Lines the hooks gave sessions captured in the last 30 days, and how
+   * many those sessions used.
+   */
+  givenLast30Days: GivenCounts
 }
 
 /** The version of the addon (the crate's). */

@@ -839,6 +839,7 @@ module.exports.capture = nativeBinding.capture
 module.exports.cli = nativeBinding.cli
 module.exports.consolidate = nativeBinding.consolidate
 module.exports.forget = nativeBinding.forget
+module.exports.given = nativeBinding.given
 module.exports.init = nativeBinding.init
 module.exports.recall = nativeBinding.recall
 module.exports.reindex = nativeBinding.reindex

@@ -232,7 +232,7 @@ test('given() says what a captured session was given and used; status() counts t
   const [used, unused] = given.blocks[0].lines;
   assert.deepEqual([used.cited, used.used, used.tool, used.target],
     ['.thehook/knowledge/notes.md:3', 'edited', 'Write', 'CLAUDE.md']);
-  assert.equal(unused.used, null);
+  assert.equal(unused.used ?? null, null, "not used");
   assert.deepEqual([given.counts.given, given.counts.used, given.counts.start.used], [2, 1, 1]);
   assert.equal(await thehook.given('never-captured', { projectDir }), null);
   const { givenLast30Days } = await thehook.status({ projectDir });
