@@ -6,7 +6,14 @@ use serde_json::json;
 use super::*;
 use crate::transcript::{Entry, Role, ToolKind, ToolResult};
 
-const ROOT: &str = "/work/project";
+/// An absolute project root on any machine (nothing is read from it).
+fn root() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("project")
+}
+
+fn under_root(rel: &str) -> String {
+    root().join(rel).display().to_string()
+}
 
 fn call(at: &str, name: &str, kind: ToolKind, input: serde_json::Value) -> Entry {
     Entry {
@@ -65,9 +72,9 @@ fn used_of(blocks: &[UsedBlock]) -> Vec<(&str, Option<UsedHow>)> {
 #[test]
 fn a_line_is_used_when_a_file_it_names_is_read_or_edited_afterwards() {
     let transcript = Transcript {
-        cwd: Some(ROOT.into()),
+        cwd: Some(root().display().to_string()),
         entries: vec![
-            read("2026-03-01T10:00:05Z", "/work/project/src/auth/login.rs"),
+            read("2026-03-01T10:00:05Z", &under_root("src/auth/login.rs")),
             call(
                 "2026-03-01T10:00:09Z",
                 "Edit",
@@ -91,7 +98,7 @@ fn a_line_is_used_when_a_file_it_names_is_read_or_edited_afterwards() {
         (".thehook/sessions/a.md:5", &["src/db.rs", "README.md"]),
         (".thehook/knowledge/conventions.md:9", &["src/other.rs"]),
     ]);
-    let (blocks, left_out) = mark(&given, &transcript, Path::new(ROOT), &related);
+    let (blocks, left_out) = mark(&given, &transcript, &root(), &related);
     assert_eq!(left_out, 0);
     assert_eq!(
         used_of(&blocks),
@@ -110,7 +117,7 @@ fn a_line_is_used_when_a_file_it_names_is_read_or_edited_afterwards() {
 #[test]
 fn a_call_before_the_line_was_given_does_not_count() {
     let transcript = Transcript {
-        cwd: Some(ROOT.into()),
+        cwd: Some(root().display().to_string()),
         entries: vec![read("2026-03-01T10:00:05Z", "src/db.rs")],
         ..Transcript::default()
     };
@@ -122,7 +129,7 @@ fn a_call_before_the_line_was_given_does_not_count() {
         &[".thehook/sessions/a.md:5"],
     )];
     let related = about(&[(".thehook/sessions/a.md:5", &["src/db.rs"])]);
-    let (blocks, _) = mark(&given, &transcript, Path::new(ROOT), &related);
+    let (blocks, _) = mark(&given, &transcript, &root(), &related);
     assert_eq!(used_of(&blocks), [(".thehook/sessions/a.md:5", None)]);
 }
 
@@ -140,7 +147,7 @@ fn opening_the_markdown_a_shell_command_or_an_mcp_fetch_counts() {
             "- [gotcha] retries double (.thehook/knowledge/gotchas.md:4)".into();
     }
     let transcript = Transcript {
-        cwd: Some(format!("{ROOT}/src")),
+        cwd: Some(under_root("src")),
         entries: vec![
             read("2026-03-01T10:00:01Z", "../.thehook/sessions/b.md"),
             call(
@@ -163,7 +170,7 @@ fn opening_the_markdown_a_shell_command_or_an_mcp_fetch_counts() {
         ],
     )];
     let related = about(&[(".thehook/knowledge/notes.md:7", &["src/net/retry.rs"])]);
-    let (blocks, _) = mark(&given, &transcript, Path::new(ROOT), &related);
+    let (blocks, _) = mark(&given, &transcript, &root(), &related);
     assert_eq!(
         used_of(&blocks),
         [
@@ -181,12 +188,7 @@ fn a_session_given_more_than_the_bound_keeps_the_first_and_counts_the_rest() {
         .collect();
     let cited: Vec<&str> = cited.iter().map(String::as_str).collect();
     let given = [block(Hook::Start, "2026-03-01T10:00:00Z", &cited)];
-    let (blocks, left_out) = mark(
-        &given,
-        &Transcript::default(),
-        Path::new(ROOT),
-        &HashMap::new(),
-    );
+    let (blocks, left_out) = mark(&given, &Transcript::default(), &root(), &HashMap::new());
     assert_eq!(blocks[0].lines.len(), MOST_LINES_KEPT);
     assert_eq!(left_out, 7);
 }
