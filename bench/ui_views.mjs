@@ -3,18 +3,11 @@
 // navigation to the page's first contentful paint and to the moment the view
 // has rendered its data (the `view-ready:<view>` mark the page sets).
 // Usage: node bench/ui_views.mjs URL RUNS VIEW... -> one JSON object on stdout.
-import { createRequire } from 'node:module';
-
-const require = createRequire(new URL('../tests/ui/package.json', import.meta.url));
-const puppeteer = require('puppeteer-core');
+import { launchChromium, viewOf } from '../tests/ui/measure.mjs';
 
 const [url, runsArg, ...views] = process.argv.slice(2);
 const runs = Number(runsArg);
-const browser = await puppeteer.launch({
-  executablePath: process.env.THEHOOK_CHROMIUM || '/usr/bin/chromium',
-  headless: true,
-  args: ['--no-sandbox'],
-});
+const browser = await launchChromium();
 const out = {};
 try {
   const page = await browser.newPage();
@@ -24,7 +17,7 @@ try {
   for (let run = 0; run < runs; run++) {
     // Views in turn, run after run: drift of the machine spreads evenly.
     for (const view of views) {
-      const name = view.split(/[/?]/)[0];
+      const name = viewOf(view);
       await page.goto('about:blank');
       await page.goto(`${url.split('#')[0]}#/${view}`, { waitUntil: 'domcontentloaded' });
       await page.waitForFunction((n) => document.body.dataset.ready === n, { timeout: 60000 }, name);
