@@ -20,9 +20,19 @@ pub(crate) fn hits_text(hits: &[Hit], paint: &dyn Fn(Style, &str) -> String) -> 
         ));
         lines.push(format!("  {}", one_line(&item.text, 400)));
         if let Some(w) = &item.withheld {
+            let learned = w.learned_note().map(|n| format!("; {n}")).unwrap_or_default();
             lines.push(paint(
                 Style::Warn,
-                &format!("  withheld from agents: {}: {}", w.rule, w.rule.what()),
+                &format!(
+                    "  withheld from agents: {}: {}{learned}",
+                    w.rule,
+                    w.rule.what()
+                ),
+            ));
+        } else if item.awaiting_check {
+            lines.push(paint(
+                Style::Warn,
+                "  not given to agents until the learned check reads it (the next sync with the model)",
             ));
         }
         if let Some(why) = &hit.stale {

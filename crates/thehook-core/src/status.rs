@@ -26,6 +26,8 @@ pub struct Status {
     /// Items and session titles a safety rule withholds from agents:
     /// `thehook review` lists them, to release or forget.
     pub withheld_items: usize,
+    /// How memory is judged before an agent is given it.
+    pub safety_check: SafetyCheck,
     pub failed_captures: usize,
     pub queued_captures: usize,
     pub index_path: String,
@@ -40,6 +42,43 @@ pub struct Status {
     /// Lines the hooks gave the sessions captured in the last 30 days, and
     /// how many of them those sessions used (docs/ui.md says how that is told).
     pub given_last_30_days: UseCounts,
+}
+
+/// The checks memory passes before an agent is given it
+/// (`crate::text::safety`).
+#[derive(Debug, Clone, Serialize)]
+pub struct SafetyCheck {
+    /// Whether the learned check runs beside the rules: it reads the
+    /// vectors of its embedding model, so not lexical-only.
+    pub learned: bool,
+    /// The checks in a sentence, and why the learned one is off.
+    pub summary: String,
+    /// Items stored without their vector yet, kept from agents until the
+    /// learned check has read them (seconds, after a pull).
+    pub awaiting_check: usize,
+}
+
+impl SafetyCheck {
+    fn of(availability: &Availability, awaiting_check: usize) -> SafetyCheck {
+        let learned = crate::memory::index::learned_check(availability).is_some();
+        let model = crate::text::safety::learned::embedding_model();
+        let summary = match availability {
+            Availability::Ready { .. } if learned => {
+                format!("the rules and the learned check (on {model}'s vectors)")
+            }
+            Availability::Ready { model: other, .. } => format!(
+                "the rules only: the learned check reads {model}'s vectors, and this project embeds with {other}"
+            ),
+            Availability::Missing { .. } => format!(
+                "the rules only: the learned check reads {model}'s vectors, and search is lexical-only"
+            ),
+        };
+        SafetyCheck {
+            learned,
+            summary,
+            awaiting_check,
+        }
+    }
 }
 
 impl Status {
@@ -72,10 +111,12 @@ impl Status {
             .filter(|i| staleness.reason(i).is_some())
             .count();
         let withheld_items = crate::memory::withheld::count(&items, &memory.index().sessions()?);
+        let awaiting = items.iter().filter(|i| i.awaiting_check).count();
         Ok(Status {
             project: memory.project().root().display().to_string(),
             stale_items,
             withheld_items,
+            safety_check: SafetyCheck::of(memory.availability(), awaiting),
             sessions: count_files(&memory.project().sessions_dir(), "md"),
             knowledge_files: count_files(&memory.project().knowledge_dir(), "md"),
             failed_captures,

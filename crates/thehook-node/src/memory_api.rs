@@ -155,6 +155,10 @@ pub struct StatusResult {
     /// Items and session titles a safety rule withholds from agents
     /// (`thehook review` lists them).
     pub withheld_items: u32,
+    /// Whether the learned check judges memory beside the rules (not when
+    /// thehook runs lexical-only), and the checks in a sentence.
+    pub learned_check: bool,
+    pub safety_check: String,
     pub failed_captures: u32,
     pub queued_captures: u32,
     /// The embedding model in use, or null when thehook runs lexical-only.
@@ -253,6 +257,8 @@ pub fn status(options: Option<ProjectOptions>) -> AsyncTask<CoreTask<StatusResul
             vectors: s.index.vectors as u32,
             stale_items: s.stale_items as u32,
             withheld_items: s.withheld_items as u32,
+            learned_check: s.safety_check.learned,
+            safety_check: s.safety_check.summary,
             failed_captures: s.failed_captures as u32,
             queued_captures: s.queued_captures as u32,
             llm_today: (&s.llm.today).into(),

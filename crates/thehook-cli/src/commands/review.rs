@@ -75,15 +75,18 @@ fn list(
             out.paint(Style::Dim, &entry.id),
         ));
         out.print(&format!("  {}", one_line(&entry.text, 200)));
+        let w = &entry.withheld;
+        let matched = match w.rule {
+            thehook_core::text::safety::Rule::Learned => String::new(),
+            _ => format!(" (matched \"{}\")", w.matched),
+        };
         out.print(&out.paint(
             Style::Warn,
-            &format!(
-                "  withheld: {}: {} (matched \"{}\")",
-                entry.withheld.rule,
-                entry.withheld.rule.what(),
-                entry.withheld.matched
-            ),
+            &format!("  withheld: {}: {}{matched}", w.rule, w.rule.what()),
         ));
+        if let Some(note) = w.learned_note() {
+            out.print(&out.paint(Style::Dim, &format!("  {note}")));
+        }
         let by = entry.committed_by.as_deref().unwrap_or("not committed");
         out.print(&out.paint(Style::Dim, &format!("  committed by: {by}")));
     }

@@ -43,6 +43,12 @@ pub(super) fn status(
     out.print(&format!(
         "withheld     {withheld} (a safety rule keeps them from agents; see `thehook review`)"
     ));
+    let check = &status.safety_check;
+    let awaiting = match check.awaiting_check {
+        0 => String::new(),
+        n => format!("; {n} new items wait for it"),
+    };
+    out.print(&format!("checked by   {}{awaiting}", check.summary));
     let failed = warn_unless_zero(out, status.failed_captures);
     out.print(&format!(
         "failed       {failed} (retry with `thehook capture --retry`)"

@@ -128,7 +128,7 @@ impl TokenCounts {
     /// parses (about 17 ms) while the caller syncs and ranks, and
     /// [`load_tokenizer`] takes it from there. At 10,000 items, a start
     /// without stored counts that did not preload took 1.08x the wall
-    /// time of one that did, at 0.94x the CPU (`farm-bench`, 40 pairs).
+    /// time of one that did, at 0.94x the CPU (paired whole-process timings, 40 pairs).
     pub(crate) fn preload_if_none(project: &Project, availability: &Availability) {
         let Availability::Ready { model_dir, .. } = availability else {
             return;

@@ -93,12 +93,17 @@ pub struct Item {
     /// person releases it (`thehook review`). Judged when it is indexed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub withheld: Option<Withheld>,
+    /// Stored without the vector the learned check reads (a hook syncs
+    /// without the model): no agent is given it until a sync with the
+    /// model judges it, seconds later (`text::safety::learned`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub awaiting_check: bool,
 }
 
 impl Item {
     /// Whether an agent may be given this item.
     pub fn for_agents(&self) -> bool {
-        self.withheld.is_none()
+        self.withheld.is_none() && !self.awaiting_check
     }
 
     /// `path:line` as printed in citations.

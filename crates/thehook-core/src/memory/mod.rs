@@ -201,6 +201,7 @@ impl Memory {
         let plan = SyncPlan {
             max_files: Some(SESSION_START_FILES),
             quick,
+            check_later: crate::memory::index::learned_check(&self.availability).is_some(),
             ..SyncPlan::new(&deferred, &|_, _| {})
         };
         self.index.sync(&self.project, &plan)

@@ -12,7 +12,7 @@ use crate::text::safety::Withheld;
 /// One captured session, as its file says. Every field is written, even
 /// empty (no `skip_serializing_if`): the index keeps the list in postcard,
 /// which reads fields by position (`memory/index/sessions.rs`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionRecord {
     /// The file, project-relative.
     pub path: String,
@@ -42,7 +42,7 @@ pub struct SessionRecord {
 }
 
 /// A session's title withheld from agents.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WithheldTitle {
     pub title: String,
     pub line: usize,

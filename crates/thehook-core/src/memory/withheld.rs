@@ -93,6 +93,7 @@ impl Memory {
             date: String::new(),
             session_id: None,
             withheld: Some(entry.withheld),
+            awaiting_check: false,
         })
     }
 

@@ -18,6 +18,7 @@
 //! citations are the defense there).
 
 mod hidden;
+pub mod learned;
 mod rules;
 #[cfg(test)]
 mod tests;
@@ -27,12 +28,63 @@ use serde::{Deserialize, Serialize};
 pub use hidden::strip_hidden;
 pub use rules::Rule;
 
-/// Why an item is withheld from agents: the rule and what matched.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// Why an item is withheld from agents: the rule and what matched, and
+/// the learned check's score when it read the item.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Withheld {
     pub rule: Rule,
-    /// The text that matched, clipped, for the review listing.
+    /// The text that matched, clipped, for the review listing; for the
+    /// learned check, the start of the text.
     pub matched: String,
+    /// The learned check's probability that the item is planted, when the
+    /// index has the vectors it reads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f32>,
+    /// The known attack the item's vector is closest to, with the cosine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nearest: Option<NearestAttack>,
+}
+
+/// The group of training attacks an item is closest to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NearestAttack {
+    pub label: String,
+    pub cosine: f32,
+}
+
+impl Withheld {
+    /// A rule's verdict on text alone.
+    pub fn by_rule(rule: Rule, matched: &str) -> Withheld {
+        Withheld {
+            rule,
+            matched: super::clip_chars(&one_line(matched), MATCHED_CHARS),
+            score: None,
+            nearest: None,
+        }
+    }
+
+    /// What the learned check made of the item, in a phrase (review,
+    /// recall): its score against the threshold and the known attack it is
+    /// closest to. `None` when it did not read the item.
+    pub fn learned_note(&self) -> Option<String> {
+        let score = self.score?;
+        let threshold = learned::threshold();
+        let mut note = format!("learned check {score:.2} (withheld from {threshold:.2})");
+        if let Some(near) = &self.nearest {
+            note.push_str(&format!(
+                "; nearest known attack: {} (cosine {:.2})",
+                near.label, near.cosine
+            ));
+        }
+        Some(note)
+    }
+
+    /// Adds what the learned check made of the item.
+    pub fn scored(mut self, score: &learned::Score) -> Withheld {
+        self.score = Some(score.probability);
+        self.nearest = score.nearest.clone().map(|(label, cosine)| NearestAttack { label, cosine });
+        self
+    }
 }
 
 impl std::fmt::Display for Withheld {
@@ -43,7 +95,14 @@ impl std::fmt::Display for Withheld {
             self.rule,
             self.rule.what(),
             self.matched
-        )
+        )?;
+        if let Some(score) = self.score {
+            write!(f, "; learned check {score:.2}")?;
+        }
+        if let Some(near) = &self.nearest {
+            write!(f, ", nearest known attack: {} ({:.2})", near.label, near.cosine)?;
+        }
+        Ok(())
     }
 }
 
@@ -53,10 +112,26 @@ const MATCHED_CHARS: usize = 120;
 /// The first rule `text` breaks, judged on its visible text.
 pub fn judge(text: &str) -> Option<Withheld> {
     let visible = strip_hidden(text);
-    rules::first_match(&visible).map(|(rule, matched)| Withheld {
-        rule,
-        matched: super::clip_chars(&one_line(matched), MATCHED_CHARS),
-    })
+    rules::first_match(&visible).map(|(rule, matched)| Withheld::by_rule(rule, matched))
+}
+
+/// The verdict on an item whose `vector` the learned check reads, beside
+/// the rules' `by_rule` (judged when the item was parsed): a rule's verdict
+/// keeps its rule and gains the score; an item no rule withholds is
+/// withheld when the check's score reaches its threshold.
+pub fn judge_with_vector(
+    check: &learned::LearnedCheck,
+    text: &str,
+    vector: &[f32],
+    by_rule: Option<Withheld>,
+) -> Option<Withheld> {
+    let visible = strip_hidden(text);
+    let score = check.score(&visible, vector);
+    match by_rule {
+        Some(verdict) => Some(verdict.scored(&score)),
+        None if score.withhold => Some(Withheld::by_rule(Rule::Learned, &visible).scored(&score)),
+        None => None,
+    }
 }
 
 /// Whitespace collapsed, so a verdict is one line.

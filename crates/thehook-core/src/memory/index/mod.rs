@@ -40,7 +40,7 @@ use serde::{Deserialize, Serialize};
 
 pub(crate) use mdb_check::check_data_file;
 pub(crate) use paths::{AboutFile, FileNames};
-pub(crate) use sync::{SyncPlan, SyncStats};
+pub(crate) use sync::{learned_check, SyncPlan, SyncStats};
 
 use environment::{open_dbs, open_env, wipe, Dbs, Lease};
 use lexical::{decode_postings, encode_postings};
@@ -55,7 +55,7 @@ use crate::project::Project;
 use crate::memory::embed::LEXICAL_ONLY;
 
 /// Bump when the stored layout or the analyzer changes: old indexes rebuild.
-pub(crate) const SCHEMA_VERSION: u32 = 11;
+pub(crate) const SCHEMA_VERSION: u32 = 12;
 
 /// The one arroy index in the `trees` database.
 const TREES_INDEX: u16 = 0;
@@ -85,7 +85,7 @@ pub(crate) struct Header {
 }
 
 /// What the index remembers of each markdown file, to see what changed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct FileRecord {
     pub size: u64,
     /// The file's mtime, or a value no file has when it was too recent to

@@ -10,6 +10,7 @@
 //! records as they are then, and writing every database ([`apply`]); the
 //! last builds arroy's trees. A model failure changes nothing.
 mod apply;
+mod check;
 mod plan;
 
 use std::collections::{HashMap, HashSet};
@@ -25,6 +26,7 @@ use crate::memory::released::Released;
 use crate::memory::session::SessionRecord;
 use crate::memory::store::{list_sources, read_source, title_id, ParsedFile, SourceFile, Stamp};
 use crate::project::Project;
+use crate::text::safety::learned::{self, LearnedCheck};
 use plan::ItemPlan;
 
 /// How to embed new items during a sync.
@@ -51,6 +53,18 @@ pub(crate) struct SyncPlan<'a> {
     pub quick: bool,
     /// Items written per transaction, about ([`BATCH_ITEMS`]).
     pub batch_items: usize,
+    /// The learned check that reads `availability`'s vectors, if any.
+    pub learned: Option<&'static LearnedCheck>,
+    /// The model and its check are there, though this sync does not run
+    /// them (the hooks'): items stored without a vector wait for the check.
+    pub check_later: bool,
+}
+
+impl SyncPlan<'_> {
+    /// Whether an item stored without a vector waits for the learned check.
+    fn checks_later(&self) -> bool {
+        self.learned.is_some() || self.check_later
+    }
 }
 
 impl<'a> SyncPlan<'a> {
@@ -67,7 +81,17 @@ impl<'a> SyncPlan<'a> {
             max_files: None,
             quick: false,
             batch_items: BATCH_ITEMS,
+            learned: learned_check(availability),
+            check_later: false,
         }
+    }
+}
+
+/// The learned check for `availability`'s model, if it ships one.
+pub(crate) fn learned_check(availability: &Availability) -> Option<&'static LearnedCheck> {
+    match availability {
+        Availability::Ready { model, .. } => learned::check_for(model),
+        Availability::Missing { .. } => None,
     }
 }
 
@@ -177,7 +201,14 @@ impl Index {
                 first: n == 0,
                 last: n == last,
             };
-            self.apply_batch(plan, step, &ahead, listing.stamp.clone(), &mut stats)?;
+            self.apply_batch(
+                plan,
+                step,
+                &ahead,
+                listing.stamp.clone(),
+                &released,
+                &mut stats,
+            )?;
         }
         Ok(stats)
     }
@@ -272,6 +303,7 @@ impl Index {
         batch: Batch,
         ahead: &Ahead,
         stamp: Option<Stamp>,
+        released: &Released,
         stats: &mut SyncStats,
     ) -> Result<()> {
         let embedding = matches!(plan.availability, Availability::Ready { .. });
@@ -294,7 +326,7 @@ impl Index {
         let backfill = batch.first && due && self.backfill_fits(plan, &wtxn)?;
         stats.files_changed += changes.len();
 
-        let items = ItemPlan::new(self, &wtxn, &records, &changes, &mut header)?;
+        let mut items = ItemPlan::new(self, &wtxn, &records, &changes, &mut header)?;
         let to_embed = items.to_embed(self, &wtxn, backfill)?;
         let over_limit = plan.embed_limit.is_some_and(|limit| to_embed.len() > limit);
         let to_embed = if over_limit || matches!(ahead, Ahead::Deferred) {
@@ -305,8 +337,19 @@ impl Index {
         };
         // Embed before touching the databases, so a model failure changes nothing.
         let vectors = vectors_for(plan, ahead, &to_embed, stats)?;
+        let backfilled = self.check_items(
+            &wtxn,
+            plan,
+            &mut items,
+            &to_embed,
+            vectors.as_deref(),
+            released,
+        )?;
 
         self.apply_items(&mut wtxn, &items, &mut header)?;
+        for (key, item) in &backfilled {
+            self.dbs.items.put(&mut wtxn, key, item)?;
+        }
         self.apply_vectors(
             &mut wtxn,
             &items.removed,

@@ -71,8 +71,7 @@ fn decode_into(bytes: &[u8], halves: &mut Vec<f16>, out: &mut Vec<f32>) {
     half::slice::HalfFloatSliceExt::convert_to_f32_slice(&halves[..], &mut out[..]);
 }
 
-/// The stored vector of `key`, widened (tests and tools).
-#[cfg(test)]
+/// A stored vector, widened (the learned check of a kept item, tests).
 pub(super) fn decode(bytes: &[u8]) -> Vec<f32> {
     let (mut halves, mut out) = (Vec::new(), Vec::new());
     decode_into(bytes, &mut halves, &mut out);

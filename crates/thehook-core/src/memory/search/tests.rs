@@ -12,6 +12,7 @@ fn item(id: &str, text: &str, date: &str) -> Item {
         date: date.into(),
         session_id: None,
         withheld: None,
+        awaiting_check: false,
     }
 }
 

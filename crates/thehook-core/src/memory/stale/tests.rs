@@ -13,6 +13,7 @@ fn item(id: &str, text: &str) -> Item {
         date: "2026-01-02T00:00:00Z".into(),
         session_id: None,
         withheld: None,
+        awaiting_check: false,
     }
 }
 

@@ -228,6 +228,7 @@ impl FileParser<'_> {
                 .unwrap_or_else(|| self.file_date.clone()),
             session_id: None,
             withheld,
+            awaiting_check: false,
         });
         let this = self.out.items.len() - 1;
         if let Some(previous) = self.previous_in_section.replace(this) {

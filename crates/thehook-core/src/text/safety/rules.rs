@@ -27,10 +27,17 @@ pub enum Rule {
     RoleDelimiter,
     /// An encoded payload to decode and run.
     EncodedPayload,
+    /// Markup that runs script when rendered: `<script>`, an `on…=`
+    /// handler, a `javascript:` URL.
+    ExecutingMarkup,
+    /// Not a pattern: the learned check ([`super::learned`]) read the text
+    /// as a planted instruction.
+    Learned,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 7] = [
+    /// The rules judged on text alone, in the order docs list them.
+    pub const ALL: [Rule; 8] = [
         Rule::AddressedToModel,
         Rule::Concealment,
         Rule::RemoteCode,
@@ -38,6 +45,7 @@ impl Rule {
         Rule::Exfiltration,
         Rule::RoleDelimiter,
         Rule::EncodedPayload,
+        Rule::ExecutingMarkup,
     ];
 
     pub fn name(self) -> &'static str {
@@ -49,6 +57,8 @@ impl Rule {
             Rule::Exfiltration => "exfiltration",
             Rule::RoleDelimiter => "role-delimiter",
             Rule::EncodedPayload => "encoded-payload",
+            Rule::ExecutingMarkup => "executing-markup",
+            Rule::Learned => "learned-check",
         }
     }
 
@@ -64,6 +74,8 @@ impl Rule {
             Rule::Exfiltration => "sends data out (a URL with a placeholder or a secret, an upload)",
             Rule::RoleDelimiter => "carries a chat-role or system delimiter",
             Rule::EncodedPayload => "carries an encoded payload to decode and run",
+            Rule::ExecutingMarkup => "carries markup that runs script when rendered",
+            Rule::Learned => "reads like the planted instructions the learned check was trained on",
         }
     }
 }
@@ -99,6 +111,10 @@ static ANY_PATTERN: LazyLock<RegexSet> = LazyLock::new(|| {
         SECRET_STORES_PATTERNS,
         SECRET_FILE_READ_PATTERNS,
         UPLOADS_PATTERNS,
+        INTENT_PATTERNS,
+        INTO_THE_ANSWER_PATTERNS,
+        DATA_INTO_URL_PATTERNS,
+        EXECUTING_MARKUP_PATTERNS,
     ];
     let patterns = lists
         .into_iter()
@@ -112,7 +128,7 @@ static ANY_PATTERN: LazyLock<RegexSet> = LazyLock::new(|| {
 type Find = fn(&str) -> Option<&str>;
 
 /// Each rule and how it finds its match, in the order they are tried.
-const CHECKS: [(Rule, Find); 7] = [
+const CHECKS: [(Rule, Find); 9] = [
     (Rule::RoleDelimiter, role_delimiter),
     (Rule::AddressedToModel, addressed_to_model),
     (Rule::Concealment, concealment),
@@ -120,6 +136,8 @@ const CHECKS: [(Rule, Find); 7] = [
     (Rule::CredentialRead, credential_read),
     (Rule::Exfiltration, exfiltration),
     (Rule::EncodedPayload, encoded_payload),
+    (Rule::ExecutingMarkup, executing_markup),
+    (Rule::AddressedToModel, into_the_answer),
 ];
 
 fn compile(patterns: &[&str]) -> Vec<Regex> {
@@ -163,8 +181,47 @@ fn first<'t>(patterns: &[Regex], text: &'t str) -> Option<&'t str> {
 }
 
 fn addressed_to_model(text: &str) -> Option<&str> {
-    first(&ADDRESSED, text)
+    first_outside_code(&ADDRESSED, text).or_else(|| first_outside_code(&INTENT, text))
 }
+
+/// Words that tell the assistant what to put in its answer, tried after
+/// the exfiltration rules (a badge in every answer is named for its URL).
+fn into_the_answer(text: &str) -> Option<&str> {
+    first_outside_code(&INTO_THE_ANSWER, text)
+}
+
+/// The first match of any of `patterns` in the prose of `text`: inside a
+/// code span or a fence, a payload is quoted, not said (a gotcha that
+/// quotes one to explain a fix is benign).
+fn first_outside_code<'t>(patterns: &[Regex], text: &'t str) -> Option<&'t str> {
+    let prose = outside_code(text);
+    let found = patterns.iter().find_map(|p| p.find(&prose))?;
+    Some(text.get(found.range()).unwrap_or(text))
+}
+
+/// `text` with its code spans blanked out, byte for byte, so that a match
+/// in it is a match at the same place in `text`. Text that is all code,
+/// or nearly (fewer than [`PROSE_WORDS`] words around it), quotes nothing:
+/// it is judged whole, or a payload would hide in backticks.
+pub(super) fn outside_code(text: &str) -> String {
+    let mut prose = text.to_string().into_bytes();
+    for span in code_spans(text) {
+        prose[span].fill(b' ');
+    }
+    let prose = String::from_utf8(prose).expect("spaces over whole characters keep UTF-8");
+    let words = prose
+        .split_whitespace()
+        .filter(|w| w.chars().any(char::is_alphabetic))
+        .count();
+    match words >= PROSE_WORDS {
+        true => prose,
+        false => text.to_string(),
+    }
+}
+
+/// Words of prose a text needs around its code for the code to count as
+/// quoted.
+const PROSE_WORDS: usize = 4;
 
 fn concealment(text: &str) -> Option<&str> {
     first(&CONCEALMENT, text)
@@ -190,6 +247,41 @@ const ADDRESSED_PATTERNS: &[&str] = &[
     r"\b(?:reveal|print|show|output|repeat|leak|dump|override|replace)\s+(?:your|the)\s+(?:system\s+prompt|hidden\s+instructions|instructions\s+above)\b",
 ];
 static ADDRESSED: LazyLock<Vec<Regex>> = LazyLock::new(|| compile(ADDRESSED_PATTERNS));
+
+/// What an instruction addressed to the assistant says, whatever its
+/// words: that its instructions were wrong or changed, that new ones
+/// follow, that this is a test or a mode, that it is someone else now, or
+/// what to put in its answer. Judged outside code spans.
+const INTENT_PATTERNS: &[&str] = &[
+    // Its instructions were wrong, incomplete or changed.
+    r"\b(?:your|my|the|all)\s+(?:(?:previous|prior|earlier|original|initial|above|old|current|system)\s+){0,2}(?:instructions?|prompts?|directives|guidelines|rules)\s+(?:(?:i|we)\s+gave\s+you\s+|you\s+(?:were\s+given|received|got|have)\s+|(?:given|sent)\s+to\s+you\s+|above\s+|so\s+far\s+)?(?:were|was|are|is|have\s+been|has\s+been)\s+(?:\w+\s+)?(?:wrong|incorrect|incomplete|outdated|mistaken|a\s+mistake|superseded|replaced|revoked|cancell?ed|void|invalid|no\s+longer\s+(?:valid|apply|applies))\b",
+    r"\b(?:made|make)\s+an?\s+(?:\w+\s+)?(?:mistake|error)\s+(?:\w+\s+){0,3}?(?:gave|give|giving|wrote|told)\s+you\b",
+    r"\b(?:gave|told)\s+you\s+(?:the\s+)?(?:wrong|incorrect|incomplete|outdated)\s+(?:\w+\s+)?(?:instructions?|prompt|rules|information)\b",
+    // New instructions follow.
+    r"(?:\*{2,}|#{1,6}|={2,}|-{2,}|\[|\(|^)\s*(?:new|updated|important|urgent|additional|revised|corrected|latest|override|admin|system)\b[^\n]{0,30}?\binstructions?\b\s*[*#=\-\]):!]",
+    r"\b(?:new|updated|revised|additional|real|actual|secret|hidden)\s+(?:\w+\s+){0,2}?instructions?\s+(?:for|to)\s+(?:you|the\s+(?:assistant|ai|model|agent|llm))\b",
+    r"\bhere\s+(?:are|is)\s+(?:your\s+)?(?:new|updated|real|actual|revised|correct)\s+(?:\w+\s+)?instructions?\b",
+    r"\b(?:instead|now),?\s+(?:you\s+(?:must|should|will|need\s+to)|follow\s+(?:these|the\s+following|my))\b",
+    // A test, a mode.
+    r"\bthis\s+is\s+(?:only\s+|just\s+|merely\s+)?an?\s+(?:test|drill|simulation|hypothetical|exercise|evaluation)\b[^\n]{0,160}?\b(?:you|your)\b",
+    r"\b(?:you\s+are|you're|you\s+will\s+be|you\s+have\s+been)\s+(?:now\s+)?(?:in|entering|operating\s+in|running\s+in|switched\s+(?:in)?to|put\s+in(?:to)?)\s+(?:\w+\s+){0,2}?mode\b",
+    r"\b(?:\w+\s+)mode\s+(?:is\s+)?(?:now\s+)?(?:enabled|activated|engaged|unlocked)\b[^\n]{0,120}?\b(?:you|your|respond|answer)\b",
+    // Someone else now.
+    r"\byou\s+(?:are|will\s+be|shall\s+be|must\s+be|'re)\s+(?:now\s+)?(?:going\s+to\s+)?(?:act(?:ing)?|pretend(?:ing)?|play(?:ing)?|roleplay(?:ing)?|role-play(?:ing)?|simulat(?:e|ing)|imitat(?:e|ing))\b",
+    r"\b(?:act|behave|roleplay|role-play|play\s+the\s+role)\s+as\b[^\n]{0,60}?\b(?:ai|assistant|model|chatbot|character|persona|version\s+of\s+(?:yourself|you))\b",
+    r"\b(?:stay|remain|break)\s+(?:in\s+|out\s+of\s+)?character\b",
+    r"\bdo\s+anything\s+now\b",
+    r"\b(?:no|without|free\s+(?:of|from)|not\s+bound\s+by|ignores?|unbound\s+by)\s+(?:any\s+)?(?:moral|ethical|content|openai|safety)?\s*(?:restrictions|filters|filtering|limitations|censorship|guidelines|policies|boundaries|constraints)\b[^\n]{0,120}?\b(?:you|ai|assistant|model|chatbot|respond|answers?|replies)\b",
+];
+static INTENT: LazyLock<Vec<Regex>> = LazyLock::new(|| compile(INTENT_PATTERNS));
+
+/// What to put in its answer.
+const INTO_THE_ANSWER_PATTERNS: &[&str] = &[
+    r"\b(?:include|add|append|insert|put|embed|render|output|print|display|show|write|start|end|begin|prefix|suffix)\b[^\n]{0,80}?\b(?:in|into|to|at\s+the\s+(?:end|start|beginning|top|bottom)\s+of|with)\s+(?:your|each|every|all\s+(?:of\s+)?your|the\s+next)\s+(?:\w+\s+)?(?:answers?|responses?|replies|reply)\b",
+    r"\b(?:respond|answer|reply)\s+(?:only\s+)?(?:with|by\s+(?:saying|writing|printing))\b[^\n]{0,80}?\b(?:and\s+nothing\s+else|only|exactly|verbatim)\b",
+    r"\b(?:at\s+the\s+(?:end|start|beginning|top|bottom)\s+of|in|before|after)\s+(?:your|each|every|all\s+(?:of\s+)?your|the\s+next)\s+(?:\w+\s+)?(?:answers?|responses?|replies|reply)\b[^\n]{0,40}?\b(?:include|add|append|insert|put|embed|render|output|print|display|show|write|say|mention|link)\b",
+];
+static INTO_THE_ANSWER: LazyLock<Vec<Regex>> = LazyLock::new(|| compile(INTO_THE_ANSWER_PATTERNS));
 
 const CONCEALMENT_PATTERNS: &[&str] = &[
     r"\b(?:do\s+not|don't|dont|never|without)\s+(?:tell|telling|inform|informing|mention|mentioning|notify|notifying|alert|alerting|reveal|revealing|disclose|disclosing|report|reporting|show|showing)\s+(?:this\s+|it\s+|that\s+|anything\s+|any\s+of\s+this\s+)?(?:to\s+)?(?:the\s+)?(?:user|human|developer|operator|reviewer)s?\b",
@@ -283,11 +375,73 @@ static DATA_WORD: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 fn exfiltration(text: &str) -> Option<&str> {
-    first_unexcused(&UPLOADS, text, only_loopback).or_else(|| {
-        URL.find_iter(text)
-            .map(|m| m.as_str())
-            .find(|u| carries_data(u))
-    })
+    first_unexcused(&UPLOADS, text, only_loopback)
+        .or_else(|| {
+            URL.find_iter(text)
+                .map(|m| m.as_str())
+                .find(|u| carries_data(u))
+        })
+        .or_else(|| first_outside_code(&DATA_INTO_URL, text))
+        .or_else(|| image_beacon(text))
+}
+
+/// Words that ask for data to be put into a URL: "append the base64 of the
+/// conversation to the image URL", "encode the key in the query string".
+const DATA_INTO_URL_PATTERNS: &[&str] = &[
+    r"\b(?:append|add|attach|include|encode|put|insert|concatenate|place|embed|pass|substitute|replace)\b[^\n]{0,100}?\b(?:to|in|into|as|inside|with)\s+(?:the\s+|a\s+|this\s+|that\s+)?(?:url|link|query(?:\s+string)?|query\s+param(?:eter)?s?|param(?:eter)?s?\s+of\s+the\s+url|image\s+(?:url|link|source|src)|src|href)\b",
+    r"\b(?:url|link|query\s+string|image\s+(?:url|link))\b[^\n]{0,80}?\b(?:base64|b64|url-?encoded|encoded|hex-?encoded)\b[^\n]{0,60}?\b(?:of|from)\s+(?:the\s+|your\s+|this\s+|all\s+)?(?:\w+\s+){0,2}?(?:data|conversation|chat|history|context|secrets?|keys?|tokens?|credentials?|passwords?|answers?|responses?|messages?|input|prompt|summary|information|info)\b",
+];
+static DATA_INTO_URL: LazyLock<Vec<Regex>> = LazyLock::new(|| compile(DATA_INTO_URL_PATTERNS));
+
+/// A markdown image outside code whose URL carries a query filled with a
+/// placeholder or an opaque value: rendering it sends the value to the
+/// image's host. A badge's `?branch=main` is short and plain.
+fn image_beacon(text: &str) -> Option<&str> {
+    let prose = outside_code(text);
+    IMAGE
+        .find_iter(&prose)
+        .filter(|m| {
+            let url = &prose[m.range()];
+            let query = url.split_once('?').map_or("", |(_, q)| q);
+            !loopback_url(url.trim_start_matches(|c| c != 'h'))
+                && (PLACEHOLDER.is_match(query)
+                    || query.split('&').any(|pair| {
+                        let value = pair.split_once('=').map_or(pair, |(_, v)| v);
+                        OPAQUE.is_match(value) || PLAIN_PLACEHOLDER.is_match(value)
+                    }))
+        })
+        .find_map(|m| text.get(m.range()))
+}
+
+static IMAGE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"!\[[^\]
+]*\]\(\s*<?(?:https?:)?//[^\s)>]+\?[^\s)>]+"#)
+        .expect("the image pattern compiles")
+});
+/// A value nobody types: 20 or more characters of base64 or hex.
+static OPAQUE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[A-Za-z0-9+/_%-]{20,}={0,2}$").expect("the opaque-value pattern compiles")
+});
+/// A value that says what to put there: `DATA`, `BASE64_OF_THE_KEY`, `...`.
+static PLAIN_PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*|\.{3}|…|X{3,}|\*+)$")
+        .expect("the plain-placeholder pattern compiles")
+});
+
+const EXECUTING_MARKUP_PATTERNS: &[&str] = &[
+    r"<\s*(?:script|iframe|frameset|object|embed|applet)\b",
+    // An event handler in an HTML tag; JSX's `onClick={...}` is code.
+    r#"<[a-z][a-z0-9-]*\b[^<>]*\son[a-z]{3,}\s*=\s*(?:["'][^"']*|[^\s{>"'][^\s>]*)"#,
+    r"\bjavascript\s*:\s*[a-z_$][\w$.]*\s*\(",
+    r#"<\s*meta\b[^<>]*http-equiv\s*=\s*["']?refresh"#,
+    r#"<\s*(?:img|image|svg|video|audio|source|link|body|input|details)\b[^<>]*\s(?:src|href|data)\s*=\s*["']?\s*javascript\s*:"#,
+];
+static EXECUTING_MARKUP: LazyLock<Vec<Regex>> = LazyLock::new(|| compile(EXECUTING_MARKUP_PATTERNS));
+
+/// Markup that runs script when the answer or a page renders it, outside
+/// code spans (inside one it is quoted: a fix for an XSS bug).
+fn executing_markup(text: &str) -> Option<&str> {
+    first_outside_code(&EXECUTING_MARKUP, text)
 }
 
 /// A URL to another host whose query, fragment or path is filled with
@@ -383,7 +537,7 @@ fn role_delimiter(text: &str) -> Option<&str> {
 }
 
 /// Byte ranges of the inline code spans of `text`.
-fn code_spans(text: &str) -> Vec<std::ops::Range<usize>> {
+pub(super) fn code_spans(text: &str) -> Vec<std::ops::Range<usize>> {
     let mut spans = Vec::new();
     let mut at = 0;
     while let Some(open) = text[at..].find('`').map(|o| at + o) {

@@ -1,0 +1,87 @@
+//! The learned check inside a sync: every item a sync writes is judged on
+//! the vector it has (new, or stored), beside the rules' verdict from the
+//! parse; an item without one waits for it (`Item::awaiting_check`).
+
+use std::collections::HashMap;
+
+use heed::RoTxn;
+
+use super::plan::ItemPlan;
+use super::SyncPlan;
+use crate::error::Result;
+use crate::memory::index::vectors::decode;
+use crate::memory::index::Index;
+use crate::memory::item::Item;
+use crate::memory::released::Released;
+use crate::text::safety::{self, learned::LearnedCheck, Rule};
+
+impl Index {
+    /// Judges the items `plan` writes; returns those stored earlier that
+    /// this sync embedded (a backfill), judged, to be written again.
+    pub(super) fn check_items(
+        &self,
+        rtxn: &RoTxn<heed::WithoutTls>,
+        sync: &SyncPlan,
+        plan: &mut ItemPlan,
+        embedded: &[(u32, Item)],
+        vectors: Option<&[Vec<f32>]>,
+        released: &Released,
+    ) -> Result<Vec<(u32, Item)>> {
+        let fresh: HashMap<u32, &[f32]> = embedded
+            .iter()
+            .map(|(key, _)| *key)
+            .zip(vectors.unwrap_or_default().iter().map(Vec::as_slice))
+            .collect();
+        let judge = |item: &mut Item, vector: Option<&[f32]>| match (sync.learned, vector) {
+            (Some(check), Some(vector)) if vector.len() == check.dims => {
+                judge_item(check, item, vector, released)
+            }
+            _ => item.awaiting_check = sync.checks_later(),
+        };
+        for (key, item) in &mut plan.added {
+            judge(item, fresh.get(key).copied());
+        }
+        for ((key, item), (_, was)) in plan.kept.iter_mut().zip(&plan.kept_before) {
+            let stored = match fresh.get(key) {
+                Some(_) => None,
+                None => self.dbs.vectors.get(rtxn, key)?.map(decode),
+            };
+            match fresh.get(key).copied().or(stored.as_deref()) {
+                Some(vector) if sync.learned.is_some() => judge(item, Some(vector)),
+                // Same id, same text: the verdict it was stored with holds.
+                _ => keep_verdict(item, was, released),
+            }
+        }
+        let written: std::collections::HashSet<u32> =
+            plan.added.iter().chain(&plan.kept).map(|(k, _)| *k).collect();
+        let mut backfilled = Vec::new();
+        for (key, item) in embedded.iter().filter(|(key, _)| !written.contains(key)) {
+            let mut item = item.clone();
+            judge(&mut item, fresh.get(key).copied());
+            backfilled.push((*key, item));
+        }
+        Ok(backfilled)
+    }
+}
+
+/// The rules' verdict (from the parse) with the learned check's beside it.
+fn judge_item(check: &LearnedCheck, item: &mut Item, vector: &[f32], released: &Released) {
+    item.awaiting_check = false;
+    if released.contains(&item.id) {
+        return;
+    }
+    let by_rule = item.withheld.take().filter(|w| w.rule != Rule::Learned);
+    item.withheld = safety::judge_with_vector(check, &item.text, vector, by_rule);
+}
+
+/// An item read again without a vector to judge it by keeps what the
+/// check said of it before, unless a person released it since.
+fn keep_verdict(item: &mut Item, was: &Item, released: &Released) {
+    if released.contains(&item.id) {
+        return;
+    }
+    item.awaiting_check = was.awaiting_check;
+    if item.withheld.is_none() {
+        item.withheld = was.withheld.clone().filter(|w| w.rule == Rule::Learned);
+    }
+}
