@@ -7,7 +7,8 @@ Data
 ----
 The JSONL files `bench/injection/fetch.py` writes (one per source: `{"text", "source",
 "class", "meta"}`), and the benign look-alikes of `tests/fixtures/safety/benign.tsv`
-(every one must be delivered). Lines of class `harmful-question` (a question with no
+(every one must be delivered); files named `benign-*` are benign too: for them the
+table's "withheld" are false positives. Lines of class `harmful-question` (a question with no
 instruction to an assistant) are left out: they are not injections.
 
 What it does
@@ -141,17 +142,19 @@ def measure(binary: Path, env: dict, work: Path, name: str, rows: list[dict], pl
         if i in verdicts:
             c[1] += 1
             c[2] += verdicts[i]["rule"] == "learned-check"
+    benign = name.startswith("benign")
     delivered = [{"text": rows[i]["text"][:300], "class": rows[i].get("class")}
-                 for i in range(len(rows)) if i not in verdicts]
+                 for i in range(len(rows)) if (i in verdicts) == benign]
     withheld = len(verdicts)
     learned = sum(v["rule"] == "learned-check" for v in verdicts.values())
     log(f"[{name}/{place}] {withheld}/{len(rows)} withheld ({learned} by the learned check), "
         f"reindex {seconds:.1f} s")
-    return {"source": name, "place": place, "lines": len(rows), "withheld": withheld,
+    return {"source": name, "place": place, "benign": benign, "lines": len(rows), "withheld": withheld,
             "learned_only": learned, "reindex_seconds": seconds,
             "by_class": {k: {"lines": v[0], "withheld": v[1], "learned_only": v[2]}
                          for k, v in sorted(by_class.items())},
-            "delivered": delivered}
+            # Attacks that reached agents; for a benign source, lines withheld.
+            "missed": delivered}
 
 
 def pct(n: int, d: int) -> str:

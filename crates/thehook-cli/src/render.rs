@@ -20,7 +20,10 @@ pub(crate) fn hits_text(hits: &[Hit], paint: &dyn Fn(Style, &str) -> String) -> 
         ));
         lines.push(format!("  {}", one_line(&item.text, 400)));
         if let Some(w) = &item.withheld {
-            let learned = w.learned_note().map(|n| format!("; {n}")).unwrap_or_default();
+            let learned = w
+                .learned_note()
+                .map(|n| format!("; {n}"))
+                .unwrap_or_default();
             lines.push(paint(
                 Style::Warn,
                 &format!(

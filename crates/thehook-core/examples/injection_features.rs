@@ -16,15 +16,18 @@
 use std::io::{BufRead, Write};
 
 use thehook_core::config::Config;
-use thehook_core::memory::store::{list_sources, read_source};
-use thehook_core::Project;
 use thehook_core::memory::embed::{embed_all, locate, SearchPaths};
+use thehook_core::memory::store::{list_sources, read_source};
 use thehook_core::text::safety::{learned, strip_hidden};
+use thehook_core::Project;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("--items") {
-        return list_items(args.get(1).expect("usage: injection_features --items <project>"));
+        return list_items(
+            args.get(1)
+                .expect("usage: injection_features --items <project>"),
+        );
     }
     let assets = args
         .first()

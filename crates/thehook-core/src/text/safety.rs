@@ -79,10 +79,18 @@ impl Withheld {
         Some(note)
     }
 
-    /// Adds what the learned check made of the item.
-    pub fn scored(mut self, score: &learned::Score) -> Withheld {
+    /// Adds what the learned check made of the item: its score and the
+    /// known attack its vector is closest to.
+    fn scored(
+        mut self,
+        check: &learned::LearnedCheck,
+        score: &learned::Score,
+        vector: &[f32],
+    ) -> Withheld {
         self.score = Some(score.probability);
-        self.nearest = score.nearest.clone().map(|(label, cosine)| NearestAttack { label, cosine });
+        self.nearest = check
+            .nearest(vector)
+            .map(|(label, cosine)| NearestAttack { label, cosine });
         self
     }
 }
@@ -100,7 +108,11 @@ impl std::fmt::Display for Withheld {
             write!(f, "; learned check {score:.2}")?;
         }
         if let Some(near) = &self.nearest {
-            write!(f, ", nearest known attack: {} ({:.2})", near.label, near.cosine)?;
+            write!(
+                f,
+                ", nearest known attack: {} ({:.2})",
+                near.label, near.cosine
+            )?;
         }
         Ok(())
     }
@@ -128,8 +140,10 @@ pub fn judge_with_vector(
     let visible = strip_hidden(text);
     let score = check.score(&visible, vector);
     match by_rule {
-        Some(verdict) => Some(verdict.scored(&score)),
-        None if score.withhold => Some(Withheld::by_rule(Rule::Learned, &visible).scored(&score)),
+        Some(verdict) => Some(verdict.scored(check, &score, vector)),
+        None if score.withhold => {
+            Some(Withheld::by_rule(Rule::Learned, &visible).scored(check, &score, vector))
+        }
         None => None,
     }
 }

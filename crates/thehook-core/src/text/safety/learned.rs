@@ -62,15 +62,22 @@ pub struct Score {
     pub probability: f32,
     /// Whether it is at or above the threshold.
     pub withhold: bool,
-    /// The known attack its vector is closest to, and the cosine.
-    pub nearest: Option<(String, f32)>,
 }
 
 static CHECK: LazyLock<LearnedCheck> = LazyLock::new(|| {
-    let check: LearnedCheck =
+    let mut check: LearnedCheck =
         serde_json::from_str(MODEL_JSON).expect("the shipped injection model parses");
+    // Unit length, so that a dot product with a unit vector is the cosine.
+    for attack in &mut check.attacks {
+        let n = norm(&attack.centroid).max(1e-6);
+        attack.centroid.iter_mut().for_each(|x| *x /= n);
+    }
     assert_eq!(check.weights.len(), check.dims, "one weight per dimension");
-    assert_eq!(check.features.len(), FEATURES.len(), "one weight per feature");
+    assert_eq!(
+        check.features.len(),
+        FEATURES.len(),
+        "one weight per feature"
+    );
     check
 });
 
@@ -95,28 +102,23 @@ impl LearnedCheck {
     /// `vector` (unit length, as the index stores it).
     pub fn score(&self, text: &str, vector: &[f32]) -> Score {
         debug_assert_eq!(vector.len(), self.dims, "a vector of the check's model");
-        // In half precision, as the index stores it: an item judged when it
-        // is embedded and again from its stored vector gets one verdict.
-        let vector: Vec<f32> = vector
-            .iter()
-            .map(|&x| half::f16::from_f32(x).to_f32())
-            .collect();
-        let vector = vector.as_slice();
-        let logit = self.bias
-            + dot(&self.weights, vector)
-            + dot(&self.feature_weights, &features(text));
+        let logit =
+            self.bias + dot(&self.weights, vector) + dot(&self.feature_weights, &features(text));
         let probability = 1.0 / (1.0 + (-logit).exp());
-        let nearest = self
-            .attacks
-            .iter()
-            .map(|a| (a, dot(&a.centroid, vector) / norm(&a.centroid).max(1e-6)))
-            .max_by(|a, b| a.1.total_cmp(&b.1))
-            .map(|(a, cosine)| (a.label.clone(), cosine));
         Score {
             probability,
             withhold: probability >= self.threshold,
-            nearest,
         }
+    }
+
+    /// The known attack `vector` is closest to, and the cosine: asked only
+    /// of a withheld item, to explain its verdict.
+    pub fn nearest(&self, vector: &[f32]) -> Option<(String, f32)> {
+        self.attacks
+            .iter()
+            .map(|a| (a, dot(&a.centroid, vector)))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(a, cosine)| (a.label.clone(), cosine))
     }
 }
 
@@ -163,18 +165,26 @@ pub fn features(text: &str) -> [f32; FEATURES.len()] {
     ]
 }
 
+/// A feature's pattern, with ASCII word boundaries: a Unicode `\b` keeps the
+/// regex crate off its fast automata (as in the rules).
 fn regex(pattern: &str) -> Regex {
-    Regex::new(pattern).expect("a feature pattern compiles")
+    Regex::new(&pattern.replace(r"\b", r"(?-u:\b)")).expect("a feature pattern compiles")
 }
 
 static ASSISTANT: LazyLock<Regex> = LazyLock::new(|| {
-    regex(r"(?i)\b(?:assistant|chatbot|chatgpt|gpt-?\d*|llm|language\s+model|ai\s+model|claude|gemini|copilot|bot)\b")
+    regex(
+        r"(?i)\b(?:assistant|chatbot|chatgpt|gpt-?\d*|llm|language\s+model|ai\s+model|claude|gemini|copilot|bot)\b",
+    )
 });
 static ITS_INSTRUCTIONS: LazyLock<Regex> = LazyLock::new(|| {
-    regex(r"(?i)\b(?:instructions?|prompts?|guidelines|policies|policy|restrictions|filters?|censor\w*|content\s+rules)\b")
+    regex(
+        r"(?i)\b(?:instructions?|prompts?|guidelines|policies|policy|restrictions|filters?|censor\w*|content\s+rules)\b",
+    )
 });
 static TELLS_IT: LazyLock<Regex> = LazyLock::new(|| {
-    regex(r"(?i)\byou\s+(?:must|will|should|shall|have\s+to|need\s+to|are\s+to|can\s+now)\b|\b(?:always|never|only)\s+(?:respond|answer|reply|say|include|output|print|write)\b")
+    regex(
+        r"(?i)\byou\s+(?:must|will|should|shall|have\s+to|need\s+to|are\s+to|can\s+now)\b|\b(?:always|never|only)\s+(?:respond|answer|reply|say|include|output|print|write)\b",
+    )
 });
 static URL_WITH_QUERY: LazyLock<Regex> =
     LazyLock::new(|| regex(r"(?i)\bhttps?://[^\s?#]+\?[^\s=]+=\S*"));

@@ -32,6 +32,7 @@ pub enum Rule {
     ExecutingMarkup,
     /// Not a pattern: the learned check ([`super::learned`]) read the text
     /// as a planted instruction.
+    #[serde(rename = "learned-check")]
     Learned,
 }
 
@@ -111,10 +112,7 @@ static ANY_PATTERN: LazyLock<RegexSet> = LazyLock::new(|| {
         SECRET_STORES_PATTERNS,
         SECRET_FILE_READ_PATTERNS,
         UPLOADS_PATTERNS,
-        INTENT_PATTERNS,
-        INTO_THE_ANSWER_PATTERNS,
-        DATA_INTO_URL_PATTERNS,
-        EXECUTING_MARKUP_PATTERNS,
+        INTENT_TRIGGERS,
     ];
     let patterns = lists
         .into_iter()
@@ -123,6 +121,19 @@ static ANY_PATTERN: LazyLock<RegexSet> = LazyLock::new(|| {
         .chain([URL_PATTERN, DECODE_PATTERN].map(source));
     RegexSet::new(patterns).expect("the safety patterns compile as a set")
 });
+
+/// Words without which no intent, answer, URL or markup pattern can match:
+/// those patterns span up to 160 characters each, and in the set they
+/// would cost every item a slow pass (a reindex took 3.3 times as long),
+/// so the set holds these instead and the patterns run when one is there.
+const INTENT_TRIGGERS: &[&str] = &[
+    r"\b(?:instructions?|prompts?|directives|guidelines|rules|mistake|error|wrong|information|mode|test|drill|simulation|hypothetical|exercise|evaluation)\b",
+    r"\b(?:act(?:ing)?|behave|pretend(?:ing)?|play(?:ing)?|roleplay(?:ing)?|role-play(?:ing)?|simulat\w*|imitat\w*|character|anything\s+now)\b",
+    r"\b(?:restrictions|filters|filtering|limitations|censorship|policies|boundaries|constraints|instead|now)\b",
+    r"\b(?:answers?|responses?|replies|reply|respond)\b",
+    r"\b(?:url|link|query|param\w*|src|href|image)\b",
+    r"<\s*[a-z]|javascript\s*:|!\[",
+];
 
 /// How a rule finds its match in a text.
 type Find = fn(&str) -> Option<&str>;
@@ -414,9 +425,11 @@ fn image_beacon(text: &str) -> Option<&str> {
 }
 
 static IMAGE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"!\[[^\]
-]*\]\(\s*<?(?:https?:)?//[^\s)>]+\?[^\s)>]+"#)
-        .expect("the image pattern compiles")
+    Regex::new(
+        r#"!\[[^\]
+]*\]\(\s*<?(?:https?:)?//[^\s)>]+\?[^\s)>]+"#,
+    )
+    .expect("the image pattern compiles")
 });
 /// A value nobody types: 20 or more characters of base64 or hex.
 static OPAQUE: LazyLock<Regex> = LazyLock::new(|| {
@@ -436,7 +449,8 @@ const EXECUTING_MARKUP_PATTERNS: &[&str] = &[
     r#"<\s*meta\b[^<>]*http-equiv\s*=\s*["']?refresh"#,
     r#"<\s*(?:img|image|svg|video|audio|source|link|body|input|details)\b[^<>]*\s(?:src|href|data)\s*=\s*["']?\s*javascript\s*:"#,
 ];
-static EXECUTING_MARKUP: LazyLock<Vec<Regex>> = LazyLock::new(|| compile(EXECUTING_MARKUP_PATTERNS));
+static EXECUTING_MARKUP: LazyLock<Vec<Regex>> =
+    LazyLock::new(|| compile(EXECUTING_MARKUP_PATTERNS));
 
 /// Markup that runs script when the answer or a page renders it, outside
 /// code spans (inside one it is quoted: a fix for an XSS bug).

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use heed::RoTxn;
+use rayon::prelude::*;
 
 use super::plan::ItemPlan;
 use super::SyncPlan;
@@ -38,9 +39,10 @@ impl Index {
             }
             _ => item.awaiting_check = sync.checks_later(),
         };
-        for (key, item) in &mut plan.added {
-            judge(item, fresh.get(key).copied());
-        }
+        // In parallel: a rebuild judges every item here.
+        plan.added
+            .par_iter_mut()
+            .for_each(|(key, item)| judge(item, fresh.get(key).copied()));
         for ((key, item), (_, was)) in plan.kept.iter_mut().zip(&plan.kept_before) {
             let stored = match fresh.get(key) {
                 Some(_) => None,
@@ -52,8 +54,12 @@ impl Index {
                 _ => keep_verdict(item, was, released),
             }
         }
-        let written: std::collections::HashSet<u32> =
-            plan.added.iter().chain(&plan.kept).map(|(k, _)| *k).collect();
+        let written: std::collections::HashSet<u32> = plan
+            .added
+            .iter()
+            .chain(&plan.kept)
+            .map(|(k, _)| *k)
+            .collect();
         let mut backfilled = Vec::new();
         for (key, item) in embedded.iter().filter(|(key, _)| !written.contains(key)) {
             let mut item = item.clone();
