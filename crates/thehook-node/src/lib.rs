@@ -128,7 +128,9 @@ pub struct RecallHit {
     /// checkout, a superseded decision); absent when it is not stale.
     pub stale: Option<String>,
     /// The safety rule that withholds the item from agents and why
-    /// (`rule: what it catches`); absent when agents may be given it.
+    /// (`rule: what it catches`, then the learned check's score and the
+    /// known attack nearest, when it read the item); absent when agents may
+    /// be given it.
     pub withheld: Option<String>,
 }
 
@@ -148,10 +150,10 @@ impl From<Hit> for RecallHit {
             score: h.score as f64,
             duplicates: h.duplicates,
             stale: h.stale,
-            withheld: h
-                .item
-                .withheld
-                .map(|w| format!("{}: {}", w.rule, w.rule.what())),
+            withheld: h.item.withheld.map(|w| match w.learned_note() {
+                Some(note) => format!("{}: {}; {note}", w.rule, w.rule.what()),
+                None => format!("{}: {}", w.rule, w.rule.what()),
+            }),
         }
     }
 }

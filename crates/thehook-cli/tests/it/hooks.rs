@@ -282,6 +282,8 @@ fn the_block_fits_the_token_budget_and_the_character_cap() {
         notes.push_str(&format!("- `[convention]` rule {i}: {long}\n"));
     }
     p.write(".thehook/knowledge/conventions.md", &notes);
+    // Judged by the learned check first: a hook gives no item it has not read.
+    p.ok(&["reindex"]);
     let items = |config: &str| {
         p.write(".thehook/config.yaml", config);
         let (_, out, _) = retrieve(&p, "claude-code", &claude_payload(&p, "startup"));

@@ -245,6 +245,11 @@
     const known = ['summary', 'convention', 'adr', 'gotcha', 'history', 'note', 'text', 'title'];
     return el('span', { class: 'tag type-' + (known.includes(type) ? type : 'other') }, type || '?');
   }
+  // The learned safety check's score and the known attack nearest (as text).
+  const learnedNote = (w) => {
+    const near = w.nearest ? `; nearest known attack: ${w.nearest.label} (cosine ${w.nearest.cosine.toFixed(2)})` : '';
+    return `score ${w.score.toFixed(2)}${near}`;
+  };
   const badge = (cls, ...kids) => el('span', { class: 'badge ' + cls }, ...kids);
   const givenBadge = (given, used) =>
     badge('given', `given ${fmtInt(given)} · used ${fmtInt(used)}`);
@@ -615,6 +620,7 @@
       ['Given / used', `given to ${plural(r.given, 'session')}, used by ${fmtInt(r.used)}`],
       ['Stale', r.stale ? el('span', { class: 'badge stale' }, r.stale) : null],
       ['Withheld', d.withheld ? el('span', null, el('span', { class: 'badge withheld' }, d.withheld.rule), ' matched: ', mono(d.withheld.matched)) : null],
+      ['Learned check', d.withheld && d.withheld.score != null ? learnedNote(d.withheld) : null],
       ['Id', mono(r.id)],
     ]));
     if (d.context) box.append(section('In its file', contextBlock(d.context)));
