@@ -130,19 +130,19 @@ pub fn judge(text: &str) -> Option<Withheld> {
 /// The verdict on an item whose `vector` the learned check reads, beside
 /// the rules' `by_rule` (judged when the item was parsed): a rule's verdict
 /// keeps its rule and gains the score; an item no rule withholds is
-/// withheld when the check's score reaches its threshold.
+/// withheld when the check's score reaches its threshold. `visible` is the
+/// item's text as the index keeps it, hidden characters already stripped.
 pub fn judge_with_vector(
     check: &learned::LearnedCheck,
-    text: &str,
+    visible: &str,
     vector: &[f32],
     by_rule: Option<Withheld>,
 ) -> Option<Withheld> {
-    let visible = strip_hidden(text);
-    let score = check.score(&visible, vector);
+    let score = check.score(visible, vector);
     match by_rule {
         Some(verdict) => Some(verdict.scored(check, &score, vector)),
         None if score.withhold => {
-            Some(Withheld::by_rule(Rule::Learned, &visible).scored(check, &score, vector))
+            Some(Withheld::by_rule(Rule::Learned, visible).scored(check, &score, vector))
         }
         None => None,
     }

@@ -4,6 +4,7 @@
 //! files" passes, "ignore all previous instructions" does not. The benign
 //! look-alikes and the planted corpus in `safety/tests.rs` hold them to it.
 
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use regex::{Regex, RegexSet};
@@ -89,37 +90,68 @@ impl std::fmt::Display for Rule {
 
 /// The first rule `text` breaks, with the text that matched.
 pub(super) fn first_match(text: &str) -> Option<(Rule, &str)> {
-    if text.trim().is_empty() || !ANY_PATTERN.is_match(text) {
+    if text.trim().is_empty() {
         return None;
     }
+    let (set, groups) = &*ANY_PATTERN;
+    let matched = set.matches(text);
+    if !matched.matched_any() {
+        return None;
+    }
+    let woke: Vec<Group> = matched.iter().map(|i| groups[i]).collect();
     CHECKS
         .iter()
-        .find_map(|(rule, find)| find(text).map(|found| (*rule, found)))
+        .filter(|check| check.wakes.iter().any(|g| woke.contains(g)))
+        .find_map(|check| (check.find)(text).map(|found| (check.rule, found)))
 }
 
-/// Every pattern a rule starts from, in one set: nearly every item matches
-/// none, and one pass of the set tells so. A rule matches only where one
-/// of its patterns does, so the rules run only then. The set is compiled
-/// from the patterns' text, so the rules' own regexes are compiled only
-/// when a text wakes the set (compiling both was 9% of a fresh clone's
-/// first session start).
-static ANY_PATTERN: LazyLock<RegexSet> = LazyLock::new(|| {
+/// The groups of patterns in [`ANY_PATTERN`]: a check runs only when one of
+/// its groups matched (the intent triggers are common words, and waking
+/// every rule for them cost a reindex a tenth of its time).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Group {
+    Roles,
+    Addressed,
+    Concealment,
+    PipeToShell,
+    SecretStores,
+    SecretFileRead,
+    Uploads,
+    Intent,
+    Url,
+    Decode,
+}
+
+/// Every pattern a rule starts from, in one set, with the group of each:
+/// nearly every item matches none, and one pass of the set tells so. A
+/// rule matches only where one of its patterns does, so the rules run only
+/// then. The set is compiled from the patterns' text, so the rules' own
+/// regexes are compiled only when a text wakes the set (compiling both was
+/// 9% of a fresh clone's first session start).
+static ANY_PATTERN: LazyLock<(RegexSet, Vec<Group>)> = LazyLock::new(|| {
     let lists = [
-        ROLE_DELIMITERS_PATTERNS,
-        ADDRESSED_PATTERNS,
-        CONCEALMENT_PATTERNS,
-        PIPE_TO_SHELL_PATTERNS,
-        SECRET_STORES_PATTERNS,
-        SECRET_FILE_READ_PATTERNS,
-        UPLOADS_PATTERNS,
-        INTENT_TRIGGERS,
+        (ROLE_DELIMITERS_PATTERNS, Group::Roles),
+        (ADDRESSED_PATTERNS, Group::Addressed),
+        (CONCEALMENT_PATTERNS, Group::Concealment),
+        (PIPE_TO_SHELL_PATTERNS, Group::PipeToShell),
+        (SECRET_STORES_PATTERNS, Group::SecretStores),
+        (SECRET_FILE_READ_PATTERNS, Group::SecretFileRead),
+        (UPLOADS_PATTERNS, Group::Uploads),
+        (INTENT_TRIGGERS, Group::Intent),
     ];
-    let patterns = lists
-        .into_iter()
-        .flatten()
-        .map(|p| source(&case_blind(p)))
-        .chain([URL_PATTERN, DECODE_PATTERN].map(source));
-    RegexSet::new(patterns).expect("the safety patterns compile as a set")
+    let (mut patterns, mut groups) = (Vec::new(), Vec::new());
+    for (list, group) in lists {
+        for p in list {
+            patterns.push(source(&case_blind(p)));
+            groups.push(group);
+        }
+    }
+    for (p, group) in [(URL_PATTERN, Group::Url), (DECODE_PATTERN, Group::Decode)] {
+        patterns.push(source(p));
+        groups.push(group);
+    }
+    let set = RegexSet::new(patterns).expect("the safety patterns compile as a set");
+    (set, groups)
 });
 
 /// Words without which no intent, answer, URL or markup pattern can match:
@@ -138,17 +170,65 @@ const INTENT_TRIGGERS: &[&str] = &[
 /// How a rule finds its match in a text.
 type Find = fn(&str) -> Option<&str>;
 
-/// Each rule and how it finds its match, in the order they are tried.
-const CHECKS: [(Rule, Find); 9] = [
-    (Rule::RoleDelimiter, role_delimiter),
-    (Rule::AddressedToModel, addressed_to_model),
-    (Rule::Concealment, concealment),
-    (Rule::RemoteCode, remote_code),
-    (Rule::CredentialRead, credential_read),
-    (Rule::Exfiltration, exfiltration),
-    (Rule::EncodedPayload, encoded_payload),
-    (Rule::ExecutingMarkup, executing_markup),
-    (Rule::AddressedToModel, into_the_answer),
+/// A rule, how it finds its match, and the groups that wake it.
+struct Check {
+    rule: Rule,
+    find: Find,
+    wakes: &'static [Group],
+}
+
+/// Each check, in the order they are tried.
+const CHECKS: [Check; 10] = [
+    Check {
+        rule: Rule::RoleDelimiter,
+        find: role_delimiter,
+        wakes: &[Group::Roles],
+    },
+    Check {
+        rule: Rule::AddressedToModel,
+        find: addressed_to_model,
+        wakes: &[Group::Addressed],
+    },
+    Check {
+        rule: Rule::AddressedToModel,
+        find: intent,
+        wakes: &[Group::Intent],
+    },
+    Check {
+        rule: Rule::Concealment,
+        find: concealment,
+        wakes: &[Group::Concealment],
+    },
+    Check {
+        rule: Rule::RemoteCode,
+        find: remote_code,
+        wakes: &[Group::PipeToShell],
+    },
+    Check {
+        rule: Rule::CredentialRead,
+        find: credential_read,
+        wakes: &[Group::SecretStores, Group::SecretFileRead],
+    },
+    Check {
+        rule: Rule::Exfiltration,
+        find: exfiltration,
+        wakes: &[Group::Uploads, Group::Url, Group::Intent],
+    },
+    Check {
+        rule: Rule::EncodedPayload,
+        find: encoded_payload,
+        wakes: &[Group::Decode],
+    },
+    Check {
+        rule: Rule::ExecutingMarkup,
+        find: executing_markup,
+        wakes: &[Group::Intent],
+    },
+    Check {
+        rule: Rule::AddressedToModel,
+        find: into_the_answer,
+        wakes: &[Group::Intent],
+    },
 ];
 
 fn compile(patterns: &[&str]) -> Vec<Regex> {
@@ -192,7 +272,11 @@ fn first<'t>(patterns: &[Regex], text: &'t str) -> Option<&'t str> {
 }
 
 fn addressed_to_model(text: &str) -> Option<&str> {
-    first_outside_code(&ADDRESSED, text).or_else(|| first_outside_code(&INTENT, text))
+    first_outside_code(&ADDRESSED, text)
+}
+
+fn intent(text: &str) -> Option<&str> {
+    first_outside_code(&INTENT, text)
 }
 
 /// Words that tell the assistant what to put in its answer, tried after
@@ -214,7 +298,11 @@ fn first_outside_code<'t>(patterns: &[Regex], text: &'t str) -> Option<&'t str> 
 /// in it is a match at the same place in `text`. Text that is all code,
 /// or nearly (fewer than [`PROSE_WORDS`] words around it), quotes nothing:
 /// it is judged whole, or a payload would hide in backticks.
-pub(super) fn outside_code(text: &str) -> String {
+pub(super) fn outside_code(text: &str) -> Cow<'_, str> {
+    // Most items quote no code: nothing to blank, nothing to copy.
+    if !text.contains('`') {
+        return Cow::Borrowed(text);
+    }
     let mut prose = text.to_string().into_bytes();
     for span in code_spans(text) {
         prose[span].fill(b' ');
@@ -225,8 +313,8 @@ pub(super) fn outside_code(text: &str) -> String {
         .filter(|w| w.chars().any(char::is_alphabetic))
         .count();
     match words >= PROSE_WORDS {
-        true => prose,
-        false => text.to_string(),
+        true => Cow::Owned(prose),
+        false => Cow::Borrowed(text),
     }
 }
 
