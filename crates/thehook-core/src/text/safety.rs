@@ -18,6 +18,7 @@
 //! citations are the defense there).
 
 mod hidden;
+mod intent;
 pub mod learned;
 mod rules;
 #[cfg(test)]
