@@ -205,7 +205,9 @@ export interface RecallHit {
   stale?: string
   /**
    * The safety rule that withholds the item from agents and why
-   * (`rule: what it catches`); absent when agents may be given it.
+   * (`rule: what it catches`, then the learned check's score and the
+   * known attack nearest, when it read the item); absent when agents may
+   * be given it.
    */
   withheld?: string
 }
@@ -307,6 +309,12 @@ export interface StatusResult {
    * (`thehook review` lists them).
    */
   withheldItems: number
+  /**
+   * Whether the learned check judges memory beside the rules (not when
+   * thehook runs lexical-only), and the checks in a sentence.
+   */
+  learnedCheck: boolean
+  safetyCheck: string
   failedCaptures: number
   queuedCaptures: number
   /** The embedding model in use, or null when thehook runs lexical-only. */
