@@ -44,9 +44,10 @@ impl Index {
             .par_iter_mut()
             .for_each(|(key, item)| judge(item, fresh.get(key).copied()));
         for ((key, item), (_, was)) in plan.kept.iter_mut().zip(&plan.kept_before) {
-            let stored = match fresh.get(key) {
-                Some(_) => None,
-                None => self.dbs.vectors.get(rtxn, key)?.map(decode),
+            // A hook's sync runs no check: no stored vector is read for it.
+            let stored = match (sync.learned, fresh.get(key)) {
+                (Some(_), None) => self.dbs.vectors.get(rtxn, key)?.map(decode),
+                _ => None,
             };
             match fresh.get(key).copied().or(stored.as_deref()) {
                 Some(vector) if sync.learned.is_some() => judge(item, Some(vector)),
