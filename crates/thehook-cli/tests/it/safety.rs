@@ -506,6 +506,46 @@ fn the_learned_check_withholds_what_no_rule_lists_and_review_says_why() {
     not(feature = "model"),
     ignore = "needs the embedding model: scripts/test.sh"
 )]
+fn a_session_title_is_judged_by_the_learned_check_and_a_new_one_waits_for_it() {
+    let p = project_with_model();
+    plant(&p, Place::Title, &[UNLISTED]);
+    p.ok(&["reindex"]);
+    let block = p.injected();
+    assert!(!block.contains(&probe(UNLISTED)), "{block}");
+    let listing: serde_json::Value = serde_json::from_str(&p.ok(&["review", "--json"])).unwrap();
+    let titles: Vec<&serde_json::Value> = listing["withheld"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "title")
+        .collect();
+    assert_eq!(titles.len(), 1, "{listing}");
+    assert_eq!(titles[0]["withheld"]["rule"], "learned-check", "{listing}");
+
+    // A session pulled before any sync with the model: the hook shows
+    // neither its title nor its gist's file until the check has read it.
+    let title = "Staging deploy moved to node 22";
+    p.write(
+        ".thehook/sessions/2026-11-29-s9.md",
+        session_file(
+            9,
+            title,
+            "moved the staging deploy",
+            "The deploy needs node 22.",
+        ),
+    );
+    let block = p.injected();
+    assert!(!block.contains(title), "{block}");
+    p.ok(&["reindex", "--pending"]);
+    let block = p.injected();
+    assert!(block.contains(title), "{block}");
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "model"),
+    ignore = "needs the embedding model: scripts/test.sh"
+)]
 fn a_line_the_hook_sees_first_waits_for_the_learned_check() {
     let p = project_with_model();
     plant(&p, Place::Notes, &[]);

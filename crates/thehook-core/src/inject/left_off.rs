@@ -185,6 +185,8 @@ mod tests {
             withheld_title: None,
             line: 7,
             agent: None,
+            title_line: 3,
+            title_awaiting_check: None,
         }
     }
 

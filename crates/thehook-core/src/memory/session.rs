@@ -39,6 +39,14 @@ pub struct SessionRecord {
     /// The agent that ran it (`claude-code`), as its front matter says.
     #[serde(default)]
     pub agent: Option<String>,
+    /// The title's line in the file, where a verdict on it points.
+    #[serde(default)]
+    pub title_line: usize,
+    /// A title the learned check has not read yet (a hook's sync, which
+    /// does not start the model): never in `title` until a sync with the
+    /// check judges it (`memory/index/sync/titles.rs`).
+    #[serde(default)]
+    pub title_awaiting_check: Option<String>,
 }
 
 /// A session's title withheld from agents.
@@ -91,6 +99,8 @@ impl SessionRecord {
             gist: gist.map(|(_, text)| text),
             withheld_title,
             agent: fm.agent.clone().filter(|a| !a.trim().is_empty()),
+            title_line: parsed.title_line,
+            title_awaiting_check: None,
         })
     }
 

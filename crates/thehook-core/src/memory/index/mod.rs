@@ -55,7 +55,7 @@ use crate::project::Project;
 use crate::memory::embed::LEXICAL_ONLY;
 
 /// Bump when the stored layout or the analyzer changes: old indexes rebuild.
-pub(crate) const SCHEMA_VERSION: u32 = 12;
+pub(crate) const SCHEMA_VERSION: u32 = 13;
 
 /// The one arroy index in the `trees` database.
 const TREES_INDEX: u16 = 0;

@@ -12,6 +12,7 @@
 mod apply;
 mod check;
 mod plan;
+mod titles;
 
 use std::collections::{HashMap, HashSet};
 
@@ -229,7 +230,10 @@ impl Index {
         if !matches!(plan.availability, Availability::Ready { .. }) {
             return Ok(Ahead::Nothing);
         }
-        let texts = self.texts_to_embed(records, changes, backfill)?;
+        let mut texts = self.texts_to_embed(records, changes, backfill)?;
+        if plan.learned.is_some() {
+            texts.extend(self.titles_to_check(changes, records, backfill)?);
+        }
         if plan.embed_limit.is_some_and(|limit| texts.len() > limit) {
             return Ok(Ahead::Deferred);
         }
@@ -312,7 +316,7 @@ impl Index {
             self.clear_in(&mut wtxn, &plan.availability.fingerprint())?;
         }
         let records = self.records_in(&wtxn)?;
-        let changes: Vec<FileChange> = batch
+        let mut changes: Vec<FileChange> = batch
             .changes
             .into_iter()
             .filter(|c| still_changed(c, &records))
@@ -323,9 +327,12 @@ impl Index {
             .get(&wtxn, "header")?
             .ok_or_else(|| Error::damaged_index("the header is missing"))?;
         let due = embedding && needs_backfill(&header, plan.availability);
+        let other_model = header.fingerprint != plan.availability.fingerprint();
         let backfill = batch.first && due && self.backfill_fits(plan, &wtxn)?;
         stats.files_changed += changes.len();
 
+        let sessions = changes.iter_mut().filter_map(|c| c.session.as_mut());
+        titles::check_titles(plan, ahead, sessions, &records, released, stats)?;
         let mut items = ItemPlan::new(self, &wtxn, &records, &changes, &mut header)?;
         let to_embed = items.to_embed(self, &wtxn, backfill)?;
         let over_limit = plan.embed_limit.is_some_and(|limit| to_embed.len() > limit);
@@ -336,7 +343,8 @@ impl Index {
             to_embed
         };
         // Embed before touching the databases, so a model failure changes nothing.
-        let vectors = vectors_for(plan, ahead, &to_embed, stats)?;
+        let texts: Vec<&str> = to_embed.iter().map(|(_, i)| i.text.as_str()).collect();
+        let vectors = vectors_for(plan, ahead, &texts, stats)?;
         let backfilled = self.check_items(
             &wtxn,
             plan,
@@ -368,8 +376,21 @@ impl Index {
         }
         stats.vectors_missing = embedding && needs_backfill(&header, plan.availability);
         self.apply_records(&mut wtxn, &items.records)?;
-        if !items.sessions.is_empty() {
-            self.update_sessions(&mut wtxn, &items.sessions)?;
+        let mut sessions = std::mem::take(&mut items.sessions);
+        if backfill && plan.learned.is_some() {
+            let waited = self.check_waiting_titles(
+                &mut wtxn,
+                plan,
+                ahead,
+                &sessions,
+                other_model,
+                released,
+                stats,
+            )?;
+            sessions.extend(waited);
+        }
+        if !sessions.is_empty() {
+            self.update_sessions(&mut wtxn, &sessions)?;
         }
         // A stamp says every file is synced: only the last batch may say so,
         // and not when some were left.
@@ -514,23 +535,18 @@ fn open_cache(plan: &SyncPlan, stats: &mut SyncStats) -> Option<EmbeddingCache> 
         .ok()
 }
 
-/// The vectors of `to_embed`, in order, or `None` without a model: from
+/// The vectors of `texts`, in order, or `None` without a model: from
 /// the embedding cache where it has them, else from the model (and kept in
 /// the cache, a chunk at a time). A cache that fails is left out, said in a
 /// warning.
-fn embed(
-    plan: &SyncPlan,
-    to_embed: &[(u32, Item)],
-    stats: &mut SyncStats,
-) -> Result<Option<Vec<Vec<f32>>>> {
-    if !matches!(plan.availability, Availability::Ready { .. }) || to_embed.is_empty() {
+fn embed(plan: &SyncPlan, texts: &[&str], stats: &mut SyncStats) -> Result<Option<Vec<Vec<f32>>>> {
+    if !matches!(plan.availability, Availability::Ready { .. }) || texts.is_empty() {
         return Ok(None);
     }
     let fingerprint = plan.availability.fingerprint();
-    let texts: Vec<&str> = to_embed.iter().map(|(_, i)| i.text.as_str()).collect();
     let cache = open_cache(plan, stats);
     let mut vectors: Vec<Option<Vec<f32>>> = match &cache {
-        Some(cache) => cache.get(&fingerprint, &texts).unwrap_or_else(|e| {
+        Some(cache) => cache.get(&fingerprint, texts).unwrap_or_else(|e| {
             stats
                 .warnings
                 .push(format!("the embedding cache: {e}; embedding without it"));
@@ -674,31 +690,31 @@ enum Ahead {
     Kept(HashMap<String, Vec<f32>>),
 }
 
-/// The vectors of `to_embed`, in order: from `ahead` where it has them,
-/// the rest embedded now (a file that changed again since it was read);
-/// `None` without a model.
+/// The vectors of `texts`, in order: from `ahead` where it has them, the
+/// rest embedded now (a file that changed again since it was read); `None`
+/// without a model.
 fn vectors_for(
     plan: &SyncPlan,
     ahead: &Ahead,
-    to_embed: &[(u32, Item)],
+    texts: &[&str],
     stats: &mut SyncStats,
 ) -> Result<Option<Vec<Vec<f32>>>> {
     let by_text = match ahead {
-        Ahead::Nothing | Ahead::Deferred => return embed(plan, to_embed, stats),
+        Ahead::Nothing | Ahead::Deferred => return embed(plan, texts, stats),
         Ahead::InCache => {
             // Read back from the cache: counted when they were embedded.
             let mut now = SyncStats::default();
-            let vectors = embed(plan, to_embed, &mut now)?;
+            let vectors = embed(plan, texts, &mut now)?;
             stats.items_embedded += now.items_embedded;
             stats.warnings.append(&mut now.warnings);
             return Ok(vectors);
         }
         Ahead::Kept(by_text) => by_text,
     };
-    let rest: Vec<(u32, Item)> = to_embed
+    let rest: Vec<&str> = texts
         .iter()
-        .filter(|(_, item)| !by_text.contains_key(&item.text))
-        .cloned()
+        .copied()
+        .filter(|text| !by_text.contains_key(*text))
         .collect();
     let more = match embed(plan, &rest, stats)? {
         Some(more) => more,
@@ -710,9 +726,9 @@ fn vectors_for(
     }
     let mut more = more.into_iter();
     Ok(Some(
-        to_embed
+        texts
             .iter()
-            .map(|(_, item)| match by_text.get(&item.text) {
+            .map(|text| match by_text.get(*text) {
                 Some(vector) => vector.clone(),
                 None => more
                     .next()

@@ -40,6 +40,9 @@ pub struct ParsedFile {
     /// The line of the title and the rule it breaks, when it breaks one:
     /// the title is then never shown to an agent (see [`title_id`]).
     pub withheld_title: Option<(usize, Withheld)>,
+    /// The line of the front matter's title (0 without one): the learned
+    /// check judges the title at index time and cites it there.
+    pub title_line: usize,
     pub warnings: Vec<String>,
 }
 
@@ -158,6 +161,7 @@ impl FileParser<'_> {
                 let title_at = block.find("\ntitle:").map_or(0, |at| at + 1);
                 let title_line = self.lines.line_of(range.start + title_at);
                 self.out.withheld_title = fm.make_visible().map(|w| (title_line, w));
+                self.out.title_line = fm.title.as_ref().map_or(0, |_| title_line);
                 self.out.front_matter = fm;
             }
             Err(e) => self.out.warnings.push(format!(

@@ -320,9 +320,11 @@ fn concealment(text: &str) -> Option<&str> {
 
 const ADDRESSED_PATTERNS: &[&str] = &[
     // Overrides: "ignore all previous instructions", "disregard your rules".
-    r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|any|the|of|these|those|every|your|my)\s+){0,3}(?:previous|prior|above|earlier|preceding|original|system|safety|developer|all|your|any|other)\s+(?:\w+\s+)?(?:instructions?|prompts?|rules|guidelines|directives|guardrails|constraints|messages)\b",
+    r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|any|the|of|these|those|every|your|my)\s+){0,3}(?:previous|prior|above|earlier|preceding|original|system|safety|developer|all|your|any|other)\s+(?:\w+\s+)?(?:instructions?|prompts?|rules|guidelines|directives|guardrails|constraints|messages|requests|directions|orders)\b",
+    r"\bregardless\s+of\s+(?:(?:any|all|your|my|the)\s+)?(?:previous|prior|pre-?existing|earlier|original|system)\s+(?:\w+\s+)?(?:instructions?|prompts?|inputs?|guidelines|restrictions|rules|policies|directives|programming)\b",
     // A new role.
     r"\byou\s+are\s+(?:now|no\s+longer)\b",
+    r"\byou\s+are\s+(?:dan|stan|an?\s+(?:do[\s-]anything|no[\s-]limits?|unrestricted|unfiltered|uncensored|jailbroken)\s+(?:ai|assistant|model|chatbot|llm))\b",
     r"\bfrom\s+now\s+on,?\s+(?:you|the\s+(?:assistant|agent|model|ai))\b",
     r"\b(?:new|updated|real|actual|true)\s+(?:system\s+)?instructions?\s*:",
     r"\b(?:enter|enable|activate|switch\s+to)\s+(?:developer|god|jailbreak|dan|unrestricted)\s+mode\b",
