@@ -20,7 +20,7 @@ Data
 * Positives: the corpora named by `--tune` (JSONL files of `fetch.py`, lines of class
   `harmful-question` left out). Every other corpus is held out: `eval.py` reports it,
   nothing here reads it.
-* Negatives: real memory, the items of the replayed histories' work trees
+* Negatives: real memory, the items and session titles of the replayed histories' work trees
   (`--memory NAME=TREE`, both capture modes of `bench/replay.py`), those dated before
   `--split` (2026-02-01) or of a history named by `--tune-history`; and the benign
   look-alikes of `tests/fixtures/safety/benign.tsv`.
@@ -113,7 +113,23 @@ class Reader:
 
 def memory_items(reader_bin: Path, tree: Path) -> list[dict]:
     r = subprocess.run([str(reader_bin), "--items", str(tree)], capture_output=True, text=True, check=True)
-    return [json.loads(l) for l in r.stdout.splitlines()]
+    return [json.loads(l) for l in r.stdout.splitlines()] + session_titles(tree)
+
+
+def session_titles(tree: Path) -> list[dict]:
+    """The titles of the work tree's session files (memory too: the check judges them),
+    with the session's date, read from the front matter as YAML's plain or quoted scalar."""
+    out = []
+    for path in sorted((tree / ".thehook/sessions").glob("*.md")):
+        fields = {}
+        for line in path.read_text().split("\n---", 1)[0].splitlines()[1:]:
+            key, _, value = line.partition(":")
+            if key in ("title", "date") and value.strip():
+                value = value.strip()
+                fields[key] = json.loads(value) if value.startswith('"') else value.strip("'")
+        if fields.get("title"):
+            out.append({"text": fields["title"], "date": fields.get("date", "")})
+    return out
 
 
 def corpus(path: Path) -> tuple[list[dict], list[dict]]:
