@@ -3,20 +3,26 @@
 //! replaced, that new ones follow, that this is a test or a mode, that it
 //! is someone else now, what to put in its answer; data put into a URL;
 //! markup that runs. Data only: `rules.rs` compiles and runs them, outside
-//! code spans, after the words in [`INTENT_TRIGGERS`] wake them.
+//! code spans, after their trigger words (`*_TRIGGERS`) wake them.
 
-/// Words without which no intent, answer, URL or markup pattern can match:
-/// those patterns span up to 160 characters each, and in the set they
-/// would cost every item a slow pass (a reindex took 3.3 times as long),
-/// so the set holds these instead and the patterns run when one is there.
+/// Words without which no intent pattern can match: those patterns span
+/// up to 160 characters each, and in the set they would cost every item a
+/// slow pass (a reindex took 3.3 times as long), so the set holds these
+/// instead and the patterns run when one is there.
 pub(super) const INTENT_TRIGGERS: &[&str] = &[
     r"\b(?:instructions?|prompts?|directives|guidelines|rules|mistake|error|wrong|information|mode|test|drill|simulation|hypothetical|exercise|evaluation)\b",
     r"\b(?:act(?:ing)?|behave|pretend(?:ing)?|play(?:ing)?|roleplay(?:ing)?|role-play(?:ing)?|simulat\w*|imitat\w*|character|anything\s+now)\b",
     r"\b(?:restrictions|filters|filtering|limitations|censorship|policies|boundaries|constraints|instead|now)\b",
-    r"\b(?:answers?|responses?|replies|reply|respond)\b",
-    r"\b(?:url|link|query|param\w*|src|href|image)\b",
-    r"<\s*[a-z]|javascript\s*:|!\[",
 ];
+
+/// The same for [`INTO_THE_ANSWER_PATTERNS`]: each names the answer.
+pub(super) const ANSWER_TRIGGERS: &[&str] = &[r"\b(?:answers?|responses?|replies|reply|respond)\b"];
+
+/// The same for [`DATA_INTO_URL_PATTERNS`]: each names where in a URL.
+pub(super) const URL_WORD_TRIGGERS: &[&str] = &[r"\b(?:url|link|query|param\w*|src|href|image)\b"];
+
+/// The same for [`EXECUTING_MARKUP_PATTERNS`] and markdown images.
+pub(super) const MARKUP_TRIGGERS: &[&str] = &[r"<\s*[a-z]|javascript\s*:|!\["];
 
 /// What an instruction addressed to the assistant says, whatever its
 /// words: that its instructions were wrong or changed, that new ones

@@ -133,22 +133,23 @@ fn norm(a: &[f32]) -> f32 {
 
 /// The cheap text features, in the order of [`FEATURES`], each in [0, 1].
 pub fn features(text: &str) -> [f32; FEATURES.len()] {
-    let words: Vec<&str> = text
+    // Every item is read here at index time: one pass, no allocation.
+    let (mut n_words, mut second_person) = (0usize, 0usize);
+    for word in text
         .split(|c: char| !c.is_alphanumeric() && c != '\'')
         .filter(|w| !w.is_empty())
-        .collect();
-    let n_words = words.len().max(1) as f32;
-    let second_person = words
-        .iter()
-        .filter(|w| {
-            matches!(
-                w.to_ascii_lowercase().as_str(),
-                "you" | "your" | "yours" | "yourself" | "you're" | "you'll" | "you've"
-            )
-        })
-        .count() as f32;
-    let letters = text.chars().filter(|c| c.is_alphabetic()).count().max(1) as f32;
-    let upper = text.chars().filter(|c| c.is_uppercase()).count() as f32;
+    {
+        n_words += 1;
+        second_person += SECOND_PERSON.iter().any(|y| word.eq_ignore_ascii_case(y)) as usize;
+    }
+    let (n_words, second_person) = (n_words.max(1) as f32, second_person as f32);
+    let (mut letters, mut upper, mut chars) = (0usize, 0usize, 0usize);
+    for c in text.chars() {
+        chars += 1;
+        letters += c.is_alphabetic() as usize;
+        upper += c.is_uppercase() as usize;
+    }
+    let (letters, upper) = (letters.max(1) as f32, upper as f32);
     let code: usize = super::rules::code_spans(text).iter().map(|r| r.len()).sum();
     let prose = super::rules::outside_code(text);
     let flag = |re: &Regex, t: &str| if re.is_match(t) { 1.0 } else { 0.0 };
@@ -161,10 +162,15 @@ pub fn features(text: &str) -> [f32; FEATURES.len()] {
         flag(&MARKUP, &prose),
         flag(&EXECUTING_MARKUP, &prose),
         upper / letters,
-        ((1.0 + text.chars().count() as f32).ln() / 10.0).min(1.0),
+        ((1.0 + chars as f32).ln() / 10.0).min(1.0),
         code as f32 / text.len().max(1) as f32,
     ]
 }
+
+/// Words that address the reader.
+const SECOND_PERSON: [&str; 7] = [
+    "you", "your", "yours", "yourself", "you're", "you'll", "you've",
+];
 
 /// A feature's pattern, with ASCII word boundaries: a Unicode `\b` keeps the
 /// regex crate off its fast automata (as in the rules).

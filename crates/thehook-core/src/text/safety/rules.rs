@@ -11,8 +11,8 @@ use regex::{Regex, RegexSet};
 use serde::{Deserialize, Serialize};
 
 use super::intent::{
-    DATA_INTO_URL_PATTERNS, EXECUTING_MARKUP_PATTERNS, INTENT_PATTERNS, INTENT_TRIGGERS,
-    INTO_THE_ANSWER_PATTERNS,
+    ANSWER_TRIGGERS, DATA_INTO_URL_PATTERNS, EXECUTING_MARKUP_PATTERNS, INTENT_PATTERNS,
+    INTENT_TRIGGERS, INTO_THE_ANSWER_PATTERNS, MARKUP_TRIGGERS, URL_WORD_TRIGGERS,
 };
 
 /// A class of planted text.
@@ -111,8 +111,9 @@ pub(super) fn first_match(text: &str) -> Option<(Rule, &str)> {
 }
 
 /// The groups of patterns in [`ANY_PATTERN`]: a check runs only when one of
-/// its groups matched (the intent triggers are common words, and waking
-/// every rule for them cost a reindex a tenth of its time).
+/// its groups matched. The intent triggers are common words ("test",
+/// "now"), and waking every rule for them cost a reindex a tenth of its
+/// time: each list of long patterns has triggers of its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Group {
     Roles,
@@ -123,6 +124,9 @@ enum Group {
     SecretFileRead,
     Uploads,
     Intent,
+    Answer,
+    UrlWords,
+    Markup,
     Url,
     Decode,
 }
@@ -143,6 +147,9 @@ static ANY_PATTERN: LazyLock<(RegexSet, Vec<Group>)> = LazyLock::new(|| {
         (SECRET_FILE_READ_PATTERNS, Group::SecretFileRead),
         (UPLOADS_PATTERNS, Group::Uploads),
         (INTENT_TRIGGERS, Group::Intent),
+        (ANSWER_TRIGGERS, Group::Answer),
+        (URL_WORD_TRIGGERS, Group::UrlWords),
+        (MARKUP_TRIGGERS, Group::Markup),
     ];
     let (mut patterns, mut groups) = (Vec::new(), Vec::new());
     for (list, group) in lists {
@@ -204,7 +211,7 @@ const CHECKS: [Check; 10] = [
     Check {
         rule: Rule::Exfiltration,
         find: exfiltration,
-        wakes: &[Group::Uploads, Group::Url, Group::Intent],
+        wakes: &[Group::Uploads, Group::Url, Group::UrlWords, Group::Markup],
     },
     Check {
         rule: Rule::EncodedPayload,
@@ -214,12 +221,12 @@ const CHECKS: [Check; 10] = [
     Check {
         rule: Rule::ExecutingMarkup,
         find: executing_markup,
-        wakes: &[Group::Intent],
+        wakes: &[Group::Markup],
     },
     Check {
         rule: Rule::AddressedToModel,
         find: into_the_answer,
-        wakes: &[Group::Intent],
+        wakes: &[Group::Answer],
     },
 ];
 
