@@ -16,8 +16,8 @@ What it does
 For each source and each place, a fresh project under `--work`:
 * `knowledge`: every line an item of `.thehook/knowledge/notes.md`;
 * `session`: every line a gotcha of a session file (50 a file);
-* `title`: every line the title of a session file of its own (titles are judged by
-  the rules alone: the learned check reads item vectors);
+* `title`: every line the title of a session file of its own (a YAML double-quoted
+  scalar);
 then `BIN reindex --json` and `BIN review --json`. A line counts as withheld when
 review lists its citation (its file and line; for a title, its file). Per source, per
 class and per place: lines, withheld, withheld by a rule, withheld by the learned check

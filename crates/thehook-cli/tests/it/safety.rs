@@ -210,6 +210,14 @@ fn every_benign_look_alike_reaches_an_agent_as_written() {
         "not delivered:\n{}",
         missing.join("\n\n")
     );
+    // With the model, the learned check passes every one too.
+    if cfg!(feature = "model") {
+        let m = project_with_model();
+        plant(&m, Place::Notes, &lines);
+        m.ok(&["reindex"]);
+        let review = m.ok(&["review", "--json"]);
+        assert_eq!(review.matches("\"rule\"").count(), 0, "{review}");
+    }
 }
 
 /// Any character a reviewer cannot see: tag characters, bidi controls,
@@ -522,8 +530,17 @@ fn a_session_title_is_judged_by_the_learned_check_and_a_new_one_waits_for_it() {
     assert_eq!(titles.len(), 1, "{listing}");
     assert_eq!(titles[0]["withheld"]["rule"], "learned-check", "{listing}");
 
+    // What a session did is its gist at session start: a summary the check
+    // withholds is no gist either.
+    let s = project_with_model();
+    plant(&s, Place::Summary, &[UNLISTED]);
+    s.ok(&["reindex"]);
+    let block = s.injected();
+    assert!(!block.contains(&probe(UNLISTED)), "{block}");
+    assert!(block.contains("Deploy fixes"), "{block}");
+
     // A session pulled before any sync with the model: the hook shows
-    // neither its title nor its gist's file until the check has read it.
+    // neither its title nor what it did until the check has read them.
     let title = "Staging deploy moved to node 22";
     p.write(
         ".thehook/sessions/2026-11-29-s9.md",
@@ -536,9 +553,11 @@ fn a_session_title_is_judged_by_the_learned_check_and_a_new_one_waits_for_it() {
     );
     let block = p.injected();
     assert!(!block.contains(title), "{block}");
+    assert!(!block.contains("moved the staging deploy"), "{block}");
     p.ok(&["reindex", "--pending"]);
     let block = p.injected();
     assert!(block.contains(title), "{block}");
+    assert!(block.contains("moved the staging deploy"), "{block}");
 }
 
 #[test]

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::memory::item::ItemKind;
+use crate::memory::item::{Item, ItemKind};
 use crate::memory::store::ParsedFile;
 use crate::text::safety::Withheld;
 
@@ -47,6 +47,11 @@ pub struct SessionRecord {
     /// check judges it (`memory/index/sync/titles.rs`).
     #[serde(default)]
     pub title_awaiting_check: Option<String>,
+    /// Written while some of it waits for the learned check (its title or
+    /// items a hook's sync indexed without a vector): the sync that judges
+    /// them sets the title and the gist again.
+    #[serde(default)]
+    pub awaiting_check: bool,
 }
 
 /// A session's title withheld from agents.
@@ -65,15 +70,7 @@ impl SessionRecord {
     /// The record of a session file (`None` for a file without items).
     pub(crate) fn of(path: &str, parsed: &ParsedFile) -> Option<SessionRecord> {
         let first = parsed.items.first()?;
-        let summaries = || {
-            parsed
-                .items
-                .iter()
-                .filter(|i| i.kind == ItemKind::Summary && i.for_agents())
-        };
-        let gist = GIST_LABELS
-            .iter()
-            .find_map(|label| summaries().find_map(|i| Some((i, unlabel(&i.text, label)?))));
+        let gist = gist_of(&parsed.items.iter().collect::<Vec<_>>());
         let fm = &parsed.front_matter;
         let withheld_title = parsed
             .withheld_title
@@ -101,13 +98,44 @@ impl SessionRecord {
             agent: fm.agent.clone().filter(|a| !a.trim().is_empty()),
             title_line: parsed.title_line,
             title_awaiting_check: None,
+            awaiting_check: false,
         })
+    }
+
+    /// Sets the gist again from the file's `items` as judged now (the
+    /// learned check judges them after the parse), and whether any of
+    /// them, or the title, still waits for it.
+    pub(crate) fn judged(&mut self, items: &[&Item]) {
+        let Some(first) = items.first() else {
+            return;
+        };
+        let gist = gist_of(items);
+        self.line = gist
+            .as_ref()
+            .map_or(first.line_start, |(i, _)| i.line_start);
+        self.gist = gist.map(|(_, text)| text);
+        self.awaiting_check =
+            self.title_awaiting_check.is_some() || items.iter().any(|i| i.awaiting_check);
     }
 
     /// `path:line` as printed in citations.
     pub(crate) fn citation(&self) -> String {
         format!("{}:{}", self.path, self.line)
     }
+}
+
+/// The summary item that says what the session did, and its text without
+/// the label: of those agents may be given, the first by [`GIST_LABELS`].
+fn gist_of<'i>(items: &[&'i Item]) -> Option<(&'i Item, String)> {
+    let summaries = || {
+        items
+            .iter()
+            .copied()
+            .filter(|i| i.kind == ItemKind::Summary && i.for_agents())
+    };
+    GIST_LABELS
+        .iter()
+        .find_map(|label| summaries().find_map(|i| Some((i, unlabel(&i.text, label)?))))
 }
 
 /// `**Label**: text` → `text`, for this label.

@@ -354,6 +354,7 @@ impl Index {
             released,
         )?;
 
+        items.judge_sessions();
         self.apply_items(&mut wtxn, &items, &mut header)?;
         for (key, item) in &backfilled {
             self.dbs.items.put(&mut wtxn, key, item)?;
@@ -378,7 +379,7 @@ impl Index {
         self.apply_records(&mut wtxn, &items.records)?;
         let mut sessions = std::mem::take(&mut items.sessions);
         if backfill && plan.learned.is_some() {
-            let waited = self.check_waiting_titles(
+            let waited = self.check_waiting_records(
                 &mut wtxn,
                 plan,
                 ahead,

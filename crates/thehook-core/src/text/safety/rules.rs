@@ -328,6 +328,7 @@ fn concealment(text: &str) -> Option<&str> {
 const ADDRESSED_PATTERNS: &[&str] = &[
     // Overrides: "ignore all previous instructions", "disregard your rules".
     r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|any|the|of|these|those|every|your|my)\s+){0,3}(?:previous|prior|above|earlier|preceding|original|system|safety|developer|all|your|any|other)\s+(?:\w+\s+)?(?:instructions?|prompts?|rules|guidelines|directives|guardrails|constraints|messages|requests|directions|orders)\b",
+    r"\b(?:ignore|disregard)\s+(?:all\s+(?:of\s+)?)?your\s+(?:previous|prior|earlier|original|preceding)\s+\w+",
     r"\bregardless\s+of\s+(?:(?:any|all|your|my|the)\s+)?(?:previous|prior|pre-?existing|earlier|original|system)\s+(?:\w+\s+)?(?:instructions?|prompts?|inputs?|guidelines|restrictions|rules|policies|directives|programming)\b",
     // A new role.
     r"\byou\s+are\s+(?:now|no\s+longer)\b",
@@ -358,6 +359,8 @@ const CONCEALMENT_PATTERNS: &[&str] = &[
     r"\b(?:silently|secretly|covertly|invisibly)\s+(?:run|execute|send|upload|post|install|download|modify|exfiltrate|copy|insert|append|push|commit)\b",
     r"\b(?:do\s+not|don't|never)\s+(?:mention|reveal|disclose|acknowledge)\s+(?:this|these|that)\s+(?:instructions?|note|message|step|line)\b",
     r"\bthe\s+user\s+(?:must|should)\s+(?:not|never)\s+(?:know|see|notice|be\s+told)\b",
+    // Covering its tracks: "then delete the email you have just sent".
+    r"\bdelete\s+(?:the\s+)?(?:(?:e-?mails?|messages?)\s+you\s+(?:have\s+)?(?:just\s+)?sent|sent\s+(?:e-?mails?|messages?))\b",
 ];
 static CONCEALMENT: LazyLock<Vec<Regex>> = LazyLock::new(|| compile(CONCEALMENT_PATTERNS));
 
@@ -423,6 +426,9 @@ const UPLOADS_PATTERNS: &[&str] = &[
     r"\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|nc|ncat|netcat|scp|http)\b[^\n]*?(?:\s-d|\s--data[\w-]*|\s-F|\s--form|\s-T|\s--upload-file|\s--post-(?:data|file)|\s-Body|\s-InFile|\s<)[=\s]*[^\n]*?(?:\.env\b|\.ssh/|\.aws/|credentials|/etc/passwd|\$\(\s*(?:cat|env|printenv|history)\b|\$\{?[A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|API_?KEY|CREDENTIALS?)|\bprintenv\b)",
     // Prose: "send the API keys to https://...".
     r"\b(?:send|post|upload|exfiltrate|forward|transmit|leak|email)\s+(?:(?:all|the|your|any|its|their|every|of)\s+)*(?:[\w.-]+\s+){0,2}?(?:secrets?|tokens?|keys?|credentials?|passwords?|env(?:ironment)?\s+variables?|\.env|conversation|chat\s+history|source\s+code|cookies?)\b[^\n]{0,80}?\b(?:to|at|via|into)\s+(?:https?://\S+|\S+@\S+\.[a-z]{2,}|(?:[a-z0-9-]+\.)+[a-z]{2,}\b)",
+    // "email the contents of the inbox to someone@...": mail, codes and
+    // messages sent on to an address.
+    r"\b(?:send|email|e-mail|forward)\b[^\n]{0,80}?\b(?:codes?|contents?|body|bodies|messages|e-?mails|inbox)\b[^\n]{0,80}?\bto\s+'?[\w.+-]+@[\w-]+(?:\.[\w-]+)+",
 ];
 static UPLOADS: LazyLock<Vec<Regex>> = LazyLock::new(|| compile(UPLOADS_PATTERNS));
 
@@ -575,6 +581,8 @@ const ROLE_DELIMITERS_PATTERNS: &[&str] = &[
     r"<\|\s*(?:im_start|im_end|im_sep|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id|begin_of_text|end_of_turn|start_of_turn)\s*\|>",
     r"\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>",
     r"</?\s*(?:system|system[-_ ]?(?:prompt|reminder|message|instructions?)|assistant|human|user[-_ ]?(?:prompt|query|instructions?|message)|instructions|developer|tool[-_ ]?(?:result|output)|function[-_ ]?results?|important)\s*>",
+    // A heading that names a role: "### (system_message)", "## [system]".
+    r"(?m)(?:^|:\**)\s*(?:[-*+]\s+)?#{1,6}\s*[(\[]\s*(?:system|assistant|developer)(?:[-_ ]?(?:message|prompt))?\s*[)\]]",
     // A role label opening a line, or after a label's colon.
     r"(?m)(?:^|:\**)\s*(?:[-*+]\s+)?(?:#{1,6}\s*)?(?:system|assistant|human|developer)\s*(?:message|prompt)?\s*:",
 ];

@@ -104,6 +104,39 @@ impl ItemPlan {
         Ok(plan)
     }
 
+    /// Each changed session file's record made again from its items as
+    /// the learned check judged them (after the parse that made the
+    /// record): its gist is one agents may be given, or none yet.
+    pub(super) fn judge_sessions(&mut self) {
+        let items: HashMap<u32, &Item> = self
+            .added
+            .iter()
+            .chain(&self.kept)
+            .map(|(key, item)| (*key, item))
+            .collect();
+        let mut judged = HashMap::new();
+        for (_, record) in &mut self.records {
+            let Some(FileRecord {
+                keys,
+                session: Some(session),
+                ..
+            }) = record
+            else {
+                continue;
+            };
+            let of_file: Vec<&Item> = keys.iter().filter_map(|k| items.get(k).copied()).collect();
+            session.judged(&of_file);
+            judged.insert(session.path.clone(), session.clone());
+        }
+        for (_, now) in &mut self.sessions {
+            if let Some(session) = now {
+                if let Some(judged) = judged.remove(&session.path) {
+                    *session = judged;
+                }
+            }
+        }
+    }
+
     /// The items to embed: the new ones, and with `backfill` every item
     /// stored earlier without a vector, unless it leaves.
     pub(super) fn to_embed(

@@ -1,8 +1,9 @@
-//! The learned check on session titles. A title is not an item: it has no
+//! The learned check on session records. A title is not an item: it has no
 //! stored vector, so the sync that writes a session's record embeds its
 //! title (through the embedding cache, ahead of the write lock like the
 //! items) and judges it. A sync that cannot (a hook's, which does not start
-//! the model) keeps the title from agents until one that can judges it.
+//! the model) keeps the title, and a gist whose item waits, from agents
+//! until one that can judges them.
 
 use std::collections::HashMap;
 
@@ -53,13 +54,14 @@ impl Index {
         Ok(titles)
     }
 
-    /// Judges the titles of the records stored waiting for the check (a
-    /// hook's sync wrote them), and with `all` every title (the index was
+    /// The records stored waiting for the check (a hook's sync wrote
+    /// them), and with `all` every record with a title (the index was
     /// written without this model's check), but for those `batch` writes
-    /// again: rewrites their file records and returns them, before and
-    /// after, for the sessions list.
+    /// again: their titles judged, their gists made again from their items
+    /// as this sync's backfill judged them. Rewrites their file records
+    /// and returns them, before and after, for the sessions list.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn check_waiting_titles(
+    pub(super) fn check_waiting_records(
         &self,
         wtxn: &mut RwTxn,
         plan: &SyncPlan,
@@ -77,7 +79,9 @@ impl Index {
             .stored_sessions(wtxn)?
             .unwrap_or_default()
             .into_iter()
-            .filter(|s| s.title_awaiting_check.is_some() || (all && s.title.is_some()))
+            .filter(|s| {
+                s.awaiting_check || s.title_awaiting_check.is_some() || (all && s.title.is_some())
+            })
             .filter(|s| !rewritten.contains(s.path.as_str()))
             .collect();
         let mut judged = waiting.clone();
@@ -90,16 +94,23 @@ impl Index {
             stats,
         )?;
         let mut pairs = Vec::new();
-        for (before, now) in waiting.into_iter().zip(judged) {
-            if now.title_awaiting_check.is_some() {
+        for (before, mut now) in waiting.into_iter().zip(judged) {
+            // A file a rebuild has not written yet keeps no record here.
+            let Some(mut record) = self.dbs.files.get(wtxn, &now.path)? else {
+                continue;
+            };
+            // Its items, as this sync judged them (the backfill is written).
+            let mut items = Vec::with_capacity(record.keys.len());
+            for key in &record.keys {
+                items.extend(self.dbs.items.get(wtxn, key)?);
+            }
+            now.judged(&items.iter().collect::<Vec<_>>());
+            if now == before {
                 continue;
             }
-            // A file a rebuild has not written yet keeps no record here.
-            if let Some(mut record) = self.dbs.files.get(wtxn, &now.path)? {
-                record.session = Some(now.clone());
-                self.dbs.files.put(wtxn, &now.path, &record)?;
-                pairs.push((Some(before), Some(now)));
-            }
+            record.session = Some(now.clone());
+            self.dbs.files.put(wtxn, &now.path, &record)?;
+            pairs.push((Some(before), Some(now)));
         }
         Ok(pairs)
     }
