@@ -187,6 +187,7 @@ mod tests {
             agent: None,
             title_line: 3,
             title_awaiting_check: None,
+            awaiting_check: false,
         }
     }
 

@@ -230,38 +230,30 @@ impl Index {
         if !matches!(plan.availability, Availability::Ready { .. }) {
             return Ok(Ahead::Nothing);
         }
-        let mut texts = self.texts_to_embed(records, changes, backfill)?;
-        if plan.learned.is_some() {
-            texts.extend(self.titles_to_check(changes, records, backfill)?);
-        }
+        let texts = self.texts_to_embed(records, changes, backfill)?;
         if plan.embed_limit.is_some_and(|limit| texts.len() > limit) {
             return Ok(Ahead::Deferred);
         }
-        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let fingerprint = plan.availability.fingerprint();
-        let cache = open_cache(plan, stats);
-        let missing = cache.as_ref().and_then(|c| {
-            c.missing(&fingerprint, &texts)
-                .map_err(|e| {
-                    let warning = format!("the embedding cache: {e}; embedding without it");
-                    stats.warnings.push(warning)
-                })
-                .ok()
-        });
-        if let (Some(cache), Some(missing)) = (&cache, missing) {
-            stats.items_cached += texts.len() - missing.len();
-            let missing: Vec<&str> = missing.iter().map(|&i| texts[i]).collect();
-            if embed_into(plan, Some(cache), &missing, stats, |_, _| {})? {
-                return Ok(Ahead::InCache);
-            }
+        let items = embed_ahead_into(plan, &texts, stats)?;
+        if plan.learned.is_none() {
+            return Ok(items);
         }
-        let mut by_text = HashMap::new();
-        embed_into(plan, None, &texts, stats, |chunk, vectors| {
-            for (&i, vector) in chunk.iter().zip(vectors) {
-                by_text.insert(texts[i].to_string(), vector);
+        // Titles are not items: embedded beside them, counted in no item
+        // figure.
+        let titles = self.titles_to_check(changes, records, backfill)?;
+        let mut uncounted = SyncStats::default();
+        let titles = embed_ahead_into(plan, &titles, &mut uncounted)?;
+        stats.warnings.append(&mut uncounted.warnings);
+        Ok(match (items, titles) {
+            (Ahead::Kept(mut by_text), Ahead::Kept(more)) => {
+                by_text.extend(more);
+                Ahead::Kept(by_text)
             }
-        })?;
-        Ok(Ahead::Kept(by_text))
+            // A cache that failed for either: what is not in memory is
+            // read from the cache or embedded by the batch.
+            (Ahead::Kept(by_text), _) | (_, Ahead::Kept(by_text)) => Ahead::Kept(by_text),
+            (items, _) => items,
+        })
     }
 
     /// The texts of the items a sync of `changes` adds (those whose id
@@ -525,6 +517,36 @@ fn read_changes(
         });
     }
     changes
+}
+
+/// [`Index::embed_ahead`] of `texts`: into the embedding cache, else into
+/// memory.
+fn embed_ahead_into(plan: &SyncPlan, texts: &[String], stats: &mut SyncStats) -> Result<Ahead> {
+    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let fingerprint = plan.availability.fingerprint();
+    let cache = open_cache(plan, stats);
+    let missing = cache.as_ref().and_then(|c| {
+        c.missing(&fingerprint, &texts)
+            .map_err(|e| {
+                let warning = format!("the embedding cache: {e}; embedding without it");
+                stats.warnings.push(warning)
+            })
+            .ok()
+    });
+    if let (Some(cache), Some(missing)) = (&cache, missing) {
+        stats.items_cached += texts.len() - missing.len();
+        let missing: Vec<&str> = missing.iter().map(|&i| texts[i]).collect();
+        if embed_into(plan, Some(cache), &missing, stats, |_, _| {})? {
+            return Ok(Ahead::InCache);
+        }
+    }
+    let mut by_text = HashMap::new();
+    embed_into(plan, None, &texts, stats, |chunk, vectors| {
+        for (&i, vector) in chunk.iter().zip(vectors) {
+            by_text.insert(texts[i].to_string(), vector);
+        }
+    })?;
+    Ok(Ahead::Kept(by_text))
 }
 
 /// The embedding cache of `plan`'s model, if it has one and it opens (a

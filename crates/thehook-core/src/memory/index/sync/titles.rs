@@ -159,7 +159,11 @@ pub(super) fn check_titles<'r>(
         .iter()
         .filter_map(|r| r.title_awaiting_check.as_deref())
         .collect();
-    let Some(vectors) = vectors_for(plan, ahead, &texts, stats)? else {
+    // Not items: counted in no item figure.
+    let mut uncounted = SyncStats::default();
+    let vectors = vectors_for(plan, ahead, &texts, &mut uncounted);
+    stats.warnings.append(&mut uncounted.warnings);
+    let Some(vectors) = vectors? else {
         return Ok(());
     };
     for (record, vector) in records.into_iter().zip(vectors) {
