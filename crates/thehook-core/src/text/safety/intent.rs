@@ -64,6 +64,15 @@ pub(super) const DATA_INTO_URL_PATTERNS: &[&str] = &[
     r"\b(?:url|link|query\s+string|image\s+(?:url|link))\b[^\n]{0,80}?\b(?:base64|b64|url-?encoded|encoded|hex-?encoded)\b[^\n]{0,60}?\b(?:of|from)\s+(?:the\s+|your\s+|this\s+|all\s+)?(?:\w+\s+){0,2}?(?:data|conversation|chat|history|context|secrets?|keys?|tokens?|credentials?|passwords?|answers?|responses?|messages?|input|prompt|summary|information|info)\b",
 ];
 
+/// Mail, codes and messages sent on to an address: "email the contents of
+/// the inbox to someone@...".
+pub(super) const TO_AN_ADDRESS_PATTERNS: &[&str] = &[
+    r"\b(?:send|email|e-mail|forward)\b[^\n]{0,80}?\b(?:codes?|contents?|body|bodies|messages|e-?mails|inbox)\b[^\n]{0,80}?\bto\s+'?[\w.+-]+@[\w-]+(?:\.[\w-]+)+",
+];
+
+/// The same for [`TO_AN_ADDRESS_PATTERNS`]: a mail address.
+pub(super) const ADDRESS_TRIGGERS: &[&str] = &[r"[\w.+-]@[\w-]+\.[a-z]"];
+
 /// Markup that runs script when an answer or a page renders it.
 pub(super) const EXECUTING_MARKUP_PATTERNS: &[&str] = &[
     r"<\s*(?:script|iframe|frameset|object|embed|applet)\b",

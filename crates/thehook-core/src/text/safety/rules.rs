@@ -11,8 +11,9 @@ use regex::{Regex, RegexSet};
 use serde::{Deserialize, Serialize};
 
 use super::intent::{
-    ANSWER_TRIGGERS, DATA_INTO_URL_PATTERNS, EXECUTING_MARKUP_PATTERNS, INTENT_PATTERNS,
-    INTENT_TRIGGERS, INTO_THE_ANSWER_PATTERNS, MARKUP_TRIGGERS, URL_WORD_TRIGGERS,
+    ADDRESS_TRIGGERS, ANSWER_TRIGGERS, DATA_INTO_URL_PATTERNS, EXECUTING_MARKUP_PATTERNS,
+    INTENT_PATTERNS, INTENT_TRIGGERS, INTO_THE_ANSWER_PATTERNS, MARKUP_TRIGGERS,
+    TO_AN_ADDRESS_PATTERNS, URL_WORD_TRIGGERS,
 };
 
 /// A class of planted text.
@@ -127,6 +128,7 @@ enum Group {
     Answer,
     UrlWords,
     Markup,
+    Address,
     Url,
     Decode,
 }
@@ -150,6 +152,7 @@ static ANY_PATTERN: LazyLock<(RegexSet, Vec<Group>)> = LazyLock::new(|| {
         (ANSWER_TRIGGERS, Group::Answer),
         (URL_WORD_TRIGGERS, Group::UrlWords),
         (MARKUP_TRIGGERS, Group::Markup),
+        (ADDRESS_TRIGGERS, Group::Address),
     ];
     let (mut patterns, mut groups) = (Vec::new(), Vec::new());
     for (list, group) in lists {
@@ -211,7 +214,13 @@ const CHECKS: [Check; 10] = [
     Check {
         rule: Rule::Exfiltration,
         find: exfiltration,
-        wakes: &[Group::Uploads, Group::Url, Group::UrlWords, Group::Markup],
+        wakes: &[
+            Group::Uploads,
+            Group::Url,
+            Group::UrlWords,
+            Group::Markup,
+            Group::Address,
+        ],
     },
     Check {
         rule: Rule::EncodedPayload,
@@ -426,9 +435,6 @@ const UPLOADS_PATTERNS: &[&str] = &[
     r"\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|nc|ncat|netcat|scp|http)\b[^\n]*?(?:\s-d|\s--data[\w-]*|\s-F|\s--form|\s-T|\s--upload-file|\s--post-(?:data|file)|\s-Body|\s-InFile|\s<)[=\s]*[^\n]*?(?:\.env\b|\.ssh/|\.aws/|credentials|/etc/passwd|\$\(\s*(?:cat|env|printenv|history)\b|\$\{?[A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|API_?KEY|CREDENTIALS?)|\bprintenv\b)",
     // Prose: "send the API keys to https://...".
     r"\b(?:send|post|upload|exfiltrate|forward|transmit|leak|email)\s+(?:(?:all|the|your|any|its|their|every|of)\s+)*(?:[\w.-]+\s+){0,2}?(?:secrets?|tokens?|keys?|credentials?|passwords?|env(?:ironment)?\s+variables?|\.env|conversation|chat\s+history|source\s+code|cookies?)\b[^\n]{0,80}?\b(?:to|at|via|into)\s+(?:https?://\S+|\S+@\S+\.[a-z]{2,}|(?:[a-z0-9-]+\.)+[a-z]{2,}\b)",
-    // "email the contents of the inbox to someone@...": mail, codes and
-    // messages sent on to an address.
-    r"\b(?:send|email|e-mail|forward)\b[^\n]{0,80}?\b(?:codes?|contents?|body|bodies|messages|e-?mails|inbox)\b[^\n]{0,80}?\bto\s+'?[\w.+-]+@[\w-]+(?:\.[\w-]+)+",
 ];
 static UPLOADS: LazyLock<Vec<Regex>> = LazyLock::new(|| compile(UPLOADS_PATTERNS));
 
@@ -457,10 +463,13 @@ fn exfiltration(text: &str) -> Option<&str> {
                 .find(|u| carries_data(u))
         })
         .or_else(|| first_outside_code(&DATA_INTO_URL, text))
+        .or_else(|| first_outside_code(&TO_AN_ADDRESS, text))
         .or_else(|| image_beacon(text))
 }
 
 static DATA_INTO_URL: LazyLock<Vec<Regex>> = LazyLock::new(|| compile(DATA_INTO_URL_PATTERNS));
+
+static TO_AN_ADDRESS: LazyLock<Vec<Regex>> = LazyLock::new(|| compile(TO_AN_ADDRESS_PATTERNS));
 
 /// A markdown image outside code whose URL carries a query filled with a
 /// placeholder or an opaque value: rendering it sends the value to the
