@@ -62,6 +62,15 @@ pub(crate) struct SyncPlan<'a> {
 }
 
 impl SyncPlan<'_> {
+    /// This plan, reporting no progress: for what is not items (titles),
+    /// which the progress of a sync does not count.
+    fn quiet(&self) -> Self {
+        SyncPlan {
+            progress: &|_, _| {},
+            ..*self
+        }
+    }
+
     /// Whether an item stored without a vector waits for the learned check.
     fn checks_later(&self) -> bool {
         self.learned.is_some() || self.check_later
@@ -242,7 +251,7 @@ impl Index {
         // figure.
         let titles = self.titles_to_check(changes, records, backfill)?;
         let mut uncounted = SyncStats::default();
-        let titles = embed_ahead_into(plan, &titles, &mut uncounted)?;
+        let titles = embed_ahead_into(&plan.quiet(), &titles, &mut uncounted)?;
         stats.warnings.append(&mut uncounted.warnings);
         Ok(match (items, titles) {
             (Ahead::Kept(mut by_text), Ahead::Kept(more)) => {

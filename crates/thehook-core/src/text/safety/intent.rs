@@ -5,14 +5,56 @@
 //! markup that runs. Data only: `rules.rs` compiles and runs them, outside
 //! code spans, after their trigger words (`*_TRIGGERS`) wake them.
 
-/// Words without which no intent pattern can match: those patterns span
+/// What an instruction addressed to the assistant says, whatever its
+/// words, in three lists, each judged outside code spans. Each list has
+/// words without which none of its patterns can match: the patterns span
 /// up to 160 characters each, and in the set they would cost every item a
-/// slow pass (a reindex took 3.3 times as long), so the set holds these
-/// instead and the patterns run when one is there.
-pub(super) const INTENT_TRIGGERS: &[&str] = &[
+/// slow pass (a reindex took 3.3 times as long), so the set holds the
+/// words instead, and a list runs only when one of its own is there (a
+/// "now" wakes two patterns, not fifteen).
+pub(super) const INSTRUCTIONS_TRIGGERS: &[&str] = &[
     r"\b(?:instructions?|prompts?|directives|guidelines|rules|mistake|error|wrong|information|mode|test|drill|simulation|hypothetical|exercise|evaluation)\b",
+];
+
+/// That its instructions were wrong or changed, that new ones follow, that
+/// this is a test or a mode.
+pub(super) const INSTRUCTIONS_PATTERNS: &[&str] = &[
+    // Its instructions were wrong, incomplete or changed.
+    r"\b(?:your|my|the|all)\s+(?:(?:previous|prior|earlier|original|initial|above|old|current|system)\s+){0,2}(?:instructions?|prompts?|directives|guidelines|rules)\s+(?:(?:i|we)\s+gave\s+you\s+|you\s+(?:were\s+given|received|got|have)\s+|(?:given|sent)\s+to\s+you\s+|above\s+|so\s+far\s+)?(?:were|was|are|is|have\s+been|has\s+been)\s+(?:\w+\s+)?(?:wrong|incorrect|incomplete|outdated|mistaken|a\s+mistake|superseded|replaced|revoked|cancell?ed|void|invalid|no\s+longer\s+(?:valid|apply|applies))\b",
+    r"\b(?:made|make)\s+an?\s+(?:\w+\s+)?(?:mistake|error)\s+(?:\w+\s+){0,3}?(?:gave|give|giving|wrote|told)\s+you\b",
+    r"\b(?:gave|told)\s+you\s+(?:the\s+)?(?:wrong|incorrect|incomplete|outdated)\s+(?:\w+\s+)?(?:instructions?|prompt|rules|information)\b",
+    // New instructions follow.
+    r"(?:\*{2,}|#{1,6}|={2,}|-{2,}|\[|\(|^)\s*(?:new|updated|important|urgent|additional|revised|corrected|latest|override|admin|system)\b[^\n]{0,30}?\binstructions?\b\s*[*#=\-\]):!]",
+    r"\b(?:new|updated|revised|additional|real|actual|secret|hidden)\s+(?:\w+\s+){0,2}?instructions?\s+(?:for|to)\s+(?:you|the\s+(?:assistant|ai|model|agent|llm))\b",
+    r"\bhere\s+(?:are|is)\s+(?:your\s+)?(?:new|updated|real|actual|revised|correct)\s+(?:\w+\s+)?instructions?\b",
+    // A test, a mode.
+    r"\bthis\s+is\s+(?:only\s+|just\s+|merely\s+)?an?\s+(?:test|drill|simulation|hypothetical|exercise|evaluation)\b[^\n]{0,160}?\b(?:you|your)\b",
+    r"\b(?:you\s+are|you're|you\s+will\s+be|you\s+have\s+been)\s+(?:now\s+)?(?:in|entering|operating\s+in|running\s+in|switched\s+(?:in)?to|put\s+in(?:to)?)\s+(?:\w+\s+){0,2}?mode\b",
+    r"\b(?:\w+\s+)mode\s+(?:is\s+)?(?:now\s+)?(?:enabled|activated|engaged|unlocked)\b[^\n]{0,120}?\b(?:you|your|respond|answer)\b",
+];
+
+/// The same for [`PERSONA_PATTERNS`].
+pub(super) const PERSONA_TRIGGERS: &[&str] = &[
     r"\b(?:act(?:ing)?|behave|pretend(?:ing)?|play(?:ing)?|roleplay(?:ing)?|role-play(?:ing)?|simulat\w*|imitat\w*|character|anything\s+now)\b",
-    r"\b(?:restrictions|filters|filtering|limitations|censorship|policies|boundaries|constraints|instead|now)\b",
+];
+
+/// That it is someone else now.
+pub(super) const PERSONA_PATTERNS: &[&str] = &[
+    r"\byou\s+(?:are|will\s+be|shall\s+be|must\s+be|'re)\s+(?:now\s+)?(?:going\s+to\s+)?(?:act(?:ing)?|pretend(?:ing)?|play(?:ing)?|roleplay(?:ing)?|role-play(?:ing)?|simulat(?:e|ing)|imitat(?:e|ing))\b",
+    r"\b(?:act|behave|roleplay|role-play|play\s+the\s+role)\s+as\b[^\n]{0,60}?\b(?:ai|assistant|model|chatbot|character|persona|version\s+of\s+(?:yourself|you))\b",
+    r"\b(?:stay|remain|break)\s+(?:in\s+|out\s+of\s+)?character\b",
+    r"\bdo\s+anything\s+now\b",
+];
+
+/// The same for [`OVERRIDE_PATTERNS`].
+pub(super) const OVERRIDE_TRIGGERS: &[&str] = &[
+    r"\b(?:restrictions|filters|filtering|limitations|censorship|guidelines|policies|boundaries|constraints|instead|now)\b",
+];
+
+/// That it is to do otherwise now, or without its restrictions.
+pub(super) const OVERRIDE_PATTERNS: &[&str] = &[
+    r"\b(?:instead|now),?\s+(?:you\s+(?:must|should|will|need\s+to)|follow\s+(?:these|the\s+following|my))\b",
+    r"\b(?:no|without|free\s+(?:of|from)|not\s+bound\s+by|ignores?|unbound\s+by)\s+(?:any\s+)?(?:moral|ethical|content|openai|safety)?\s*(?:restrictions|filters|filtering|limitations|censorship|guidelines|policies|boundaries|constraints)\b[^\n]{0,120}?\b(?:you|ai|assistant|model|chatbot|respond|answers?|replies)\b",
 ];
 
 /// The same for [`INTO_THE_ANSWER_PATTERNS`]: each names the answer.
@@ -23,32 +65,6 @@ pub(super) const URL_WORD_TRIGGERS: &[&str] = &[r"\b(?:url|link|query|param\w*|s
 
 /// The same for [`EXECUTING_MARKUP_PATTERNS`] and markdown images.
 pub(super) const MARKUP_TRIGGERS: &[&str] = &[r"<\s*[a-z]|javascript\s*:|!\["];
-
-/// What an instruction addressed to the assistant says, whatever its
-/// words: that its instructions were wrong or changed, that new ones
-/// follow, that this is a test or a mode, that it is someone else now, or
-/// what to put in its answer. Judged outside code spans.
-pub(super) const INTENT_PATTERNS: &[&str] = &[
-    // Its instructions were wrong, incomplete or changed.
-    r"\b(?:your|my|the|all)\s+(?:(?:previous|prior|earlier|original|initial|above|old|current|system)\s+){0,2}(?:instructions?|prompts?|directives|guidelines|rules)\s+(?:(?:i|we)\s+gave\s+you\s+|you\s+(?:were\s+given|received|got|have)\s+|(?:given|sent)\s+to\s+you\s+|above\s+|so\s+far\s+)?(?:were|was|are|is|have\s+been|has\s+been)\s+(?:\w+\s+)?(?:wrong|incorrect|incomplete|outdated|mistaken|a\s+mistake|superseded|replaced|revoked|cancell?ed|void|invalid|no\s+longer\s+(?:valid|apply|applies))\b",
-    r"\b(?:made|make)\s+an?\s+(?:\w+\s+)?(?:mistake|error)\s+(?:\w+\s+){0,3}?(?:gave|give|giving|wrote|told)\s+you\b",
-    r"\b(?:gave|told)\s+you\s+(?:the\s+)?(?:wrong|incorrect|incomplete|outdated)\s+(?:\w+\s+)?(?:instructions?|prompt|rules|information)\b",
-    // New instructions follow.
-    r"(?:\*{2,}|#{1,6}|={2,}|-{2,}|\[|\(|^)\s*(?:new|updated|important|urgent|additional|revised|corrected|latest|override|admin|system)\b[^\n]{0,30}?\binstructions?\b\s*[*#=\-\]):!]",
-    r"\b(?:new|updated|revised|additional|real|actual|secret|hidden)\s+(?:\w+\s+){0,2}?instructions?\s+(?:for|to)\s+(?:you|the\s+(?:assistant|ai|model|agent|llm))\b",
-    r"\bhere\s+(?:are|is)\s+(?:your\s+)?(?:new|updated|real|actual|revised|correct)\s+(?:\w+\s+)?instructions?\b",
-    r"\b(?:instead|now),?\s+(?:you\s+(?:must|should|will|need\s+to)|follow\s+(?:these|the\s+following|my))\b",
-    // A test, a mode.
-    r"\bthis\s+is\s+(?:only\s+|just\s+|merely\s+)?an?\s+(?:test|drill|simulation|hypothetical|exercise|evaluation)\b[^\n]{0,160}?\b(?:you|your)\b",
-    r"\b(?:you\s+are|you're|you\s+will\s+be|you\s+have\s+been)\s+(?:now\s+)?(?:in|entering|operating\s+in|running\s+in|switched\s+(?:in)?to|put\s+in(?:to)?)\s+(?:\w+\s+){0,2}?mode\b",
-    r"\b(?:\w+\s+)mode\s+(?:is\s+)?(?:now\s+)?(?:enabled|activated|engaged|unlocked)\b[^\n]{0,120}?\b(?:you|your|respond|answer)\b",
-    // Someone else now.
-    r"\byou\s+(?:are|will\s+be|shall\s+be|must\s+be|'re)\s+(?:now\s+)?(?:going\s+to\s+)?(?:act(?:ing)?|pretend(?:ing)?|play(?:ing)?|roleplay(?:ing)?|role-play(?:ing)?|simulat(?:e|ing)|imitat(?:e|ing))\b",
-    r"\b(?:act|behave|roleplay|role-play|play\s+the\s+role)\s+as\b[^\n]{0,60}?\b(?:ai|assistant|model|chatbot|character|persona|version\s+of\s+(?:yourself|you))\b",
-    r"\b(?:stay|remain|break)\s+(?:in\s+|out\s+of\s+)?character\b",
-    r"\bdo\s+anything\s+now\b",
-    r"\b(?:no|without|free\s+(?:of|from)|not\s+bound\s+by|ignores?|unbound\s+by)\s+(?:any\s+)?(?:moral|ethical|content|openai|safety)?\s*(?:restrictions|filters|filtering|limitations|censorship|guidelines|policies|boundaries|constraints)\b[^\n]{0,120}?\b(?:you|ai|assistant|model|chatbot|respond|answers?|replies)\b",
-];
 
 /// What to put in its answer.
 pub(super) const INTO_THE_ANSWER_PATTERNS: &[&str] = &[

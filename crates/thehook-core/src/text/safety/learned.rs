@@ -12,7 +12,7 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex::RegexSet;
 use serde::Deserialize;
 
 /// The model's weights, as `bench/injection/train.py` writes them.
@@ -152,15 +152,17 @@ pub fn features(text: &str) -> [f32; FEATURES.len()] {
     let (letters, upper) = (letters.max(1) as f32, upper as f32);
     let code: usize = super::rules::code_spans(text).iter().map(|r| r.len()).sum();
     let prose = super::rules::outside_code(text);
-    let flag = |re: &Regex, t: &str| if re.is_match(t) { 1.0 } else { 0.0 };
+    // One pass of each set (a pass per pattern cost every item six scans).
+    let (in_text, in_prose) = (TEXT_FLAGS.matches(text), PROSE_FLAGS.matches(&prose));
+    let flag = |matched: &regex::SetMatches, at: usize| matched.matched(at) as u8 as f32;
     [
         (second_person / n_words * 10.0).min(1.0),
-        flag(&ASSISTANT, text),
-        flag(&ITS_INSTRUCTIONS, text),
-        flag(&TELLS_IT, text),
-        flag(&URL_WITH_QUERY, text),
-        flag(&MARKUP, &prose),
-        flag(&EXECUTING_MARKUP, &prose),
+        flag(&in_text, 0),
+        flag(&in_text, 1),
+        flag(&in_text, 2),
+        flag(&in_text, 3),
+        flag(&in_prose, 0),
+        flag(&in_prose, 1),
         upper / letters,
         ((1.0 + chars as f32).ln() / 10.0).min(1.0),
         code as f32 / text.len().max(1) as f32,
@@ -172,32 +174,30 @@ const SECOND_PERSON: [&str; 7] = [
     "you", "your", "yours", "yourself", "you're", "you'll", "you've",
 ];
 
-/// A feature's pattern, with ASCII word boundaries: a Unicode `\b` keeps the
-/// regex crate off its fast automata (as in the rules).
-fn regex(pattern: &str) -> Regex {
-    Regex::new(&pattern.replace(r"\b", r"(?-u:\b)")).expect("a feature pattern compiles")
+/// The features' patterns, with ASCII word boundaries: a Unicode `\b`
+/// keeps the regex crate off its fast automata (as in the rules).
+fn set(patterns: &[&str]) -> RegexSet {
+    RegexSet::new(patterns.iter().map(|p| p.replace(r"\b", r"(?-u:\b)")))
+        .expect("the feature patterns compile")
 }
 
-static ASSISTANT: LazyLock<Regex> = LazyLock::new(|| {
-    regex(
+/// Read in the whole text, in [`FEATURES`] order: names the assistant,
+/// names its instructions, tells it what to do, a URL with a query.
+static TEXT_FLAGS: LazyLock<RegexSet> = LazyLock::new(|| {
+    set(&[
         r"(?i)\b(?:assistant|chatbot|chatgpt|gpt-?\d*|llm|language\s+model|ai\s+model|claude|gemini|copilot|bot)\b",
-    )
-});
-static ITS_INSTRUCTIONS: LazyLock<Regex> = LazyLock::new(|| {
-    regex(
         r"(?i)\b(?:instructions?|prompts?|guidelines|policies|policy|restrictions|filters?|censor\w*|content\s+rules)\b",
-    )
-});
-static TELLS_IT: LazyLock<Regex> = LazyLock::new(|| {
-    regex(
         r"(?i)\byou\s+(?:must|will|should|shall|have\s+to|need\s+to|are\s+to|can\s+now)\b|\b(?:always|never|only)\s+(?:respond|answer|reply|say|include|output|print|write)\b",
-    )
+        r"(?i)\bhttps?://[^\s?#]+\?[^\s=]+=\S*",
+    ])
 });
-static URL_WITH_QUERY: LazyLock<Regex> =
-    LazyLock::new(|| regex(r"(?i)\bhttps?://[^\s?#]+\?[^\s=]+=\S*"));
-static MARKUP: LazyLock<Regex> = LazyLock::new(|| regex(r"<[a-zA-Z][a-zA-Z0-9-]*(?:\s[^<>]*)?/?>"));
-static EXECUTING_MARKUP: LazyLock<Regex> = LazyLock::new(|| {
-    regex(r"(?i)<\s*(?:script|iframe|object|embed)\b|<[a-z][^<>]*\son[a-z]+\s*=|javascript\s*:")
+
+/// Read outside code, in [`FEATURES`] order: markup, executing markup.
+static PROSE_FLAGS: LazyLock<RegexSet> = LazyLock::new(|| {
+    set(&[
+        r"<[a-zA-Z][a-zA-Z0-9-]*(?:\s[^<>]*)?/?>",
+        r"(?i)<\s*(?:script|iframe|object|embed)\b|<[a-z][^<>]*\son[a-z]+\s*=|javascript\s*:",
+    ])
 });
 
 #[cfg(test)]

@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 
 use super::intent::{
     ADDRESS_TRIGGERS, ANSWER_TRIGGERS, DATA_INTO_URL_PATTERNS, EXECUTING_MARKUP_PATTERNS,
-    INTENT_PATTERNS, INTENT_TRIGGERS, INTO_THE_ANSWER_PATTERNS, MARKUP_TRIGGERS,
+    INSTRUCTIONS_PATTERNS, INSTRUCTIONS_TRIGGERS, INTO_THE_ANSWER_PATTERNS, MARKUP_TRIGGERS,
+    OVERRIDE_PATTERNS, OVERRIDE_TRIGGERS, PERSONA_PATTERNS, PERSONA_TRIGGERS,
     TO_AN_ADDRESS_PATTERNS, URL_WORD_TRIGGERS,
 };
 
@@ -124,7 +125,9 @@ enum Group {
     SecretStores,
     SecretFileRead,
     Uploads,
-    Intent,
+    Instructions,
+    Persona,
+    Override,
     Answer,
     UrlWords,
     Markup,
@@ -148,7 +151,9 @@ static ANY_PATTERN: LazyLock<(RegexSet, Vec<Group>)> = LazyLock::new(|| {
         (SECRET_STORES_PATTERNS, Group::SecretStores),
         (SECRET_FILE_READ_PATTERNS, Group::SecretFileRead),
         (UPLOADS_PATTERNS, Group::Uploads),
-        (INTENT_TRIGGERS, Group::Intent),
+        (INSTRUCTIONS_TRIGGERS, Group::Instructions),
+        (PERSONA_TRIGGERS, Group::Persona),
+        (OVERRIDE_TRIGGERS, Group::Override),
         (ANSWER_TRIGGERS, Group::Answer),
         (URL_WORD_TRIGGERS, Group::UrlWords),
         (MARKUP_TRIGGERS, Group::Markup),
@@ -180,7 +185,7 @@ struct Check {
 }
 
 /// Each check, in the order they are tried.
-const CHECKS: [Check; 10] = [
+const CHECKS: [Check; 12] = [
     Check {
         rule: Rule::RoleDelimiter,
         find: role_delimiter,
@@ -193,8 +198,18 @@ const CHECKS: [Check; 10] = [
     },
     Check {
         rule: Rule::AddressedToModel,
-        find: intent,
-        wakes: &[Group::Intent],
+        find: about_its_instructions,
+        wakes: &[Group::Instructions],
+    },
+    Check {
+        rule: Rule::AddressedToModel,
+        find: persona,
+        wakes: &[Group::Persona],
+    },
+    Check {
+        rule: Rule::AddressedToModel,
+        find: override_intent,
+        wakes: &[Group::Override],
     },
     Check {
         rule: Rule::Concealment,
@@ -283,8 +298,16 @@ fn addressed_to_model(text: &str) -> Option<&str> {
     first_outside_code(&ADDRESSED, text)
 }
 
-fn intent(text: &str) -> Option<&str> {
-    first_outside_code(&INTENT, text)
+fn about_its_instructions(text: &str) -> Option<&str> {
+    first_outside_code(&INSTRUCTIONS, text)
+}
+
+fn persona(text: &str) -> Option<&str> {
+    first_outside_code(&PERSONA, text)
+}
+
+fn override_intent(text: &str) -> Option<&str> {
+    first_outside_code(&OVERRIDE, text)
 }
 
 /// Words that tell the assistant what to put in its answer, tried after
@@ -358,7 +381,9 @@ const ADDRESSED_PATTERNS: &[&str] = &[
 ];
 static ADDRESSED: LazyLock<Vec<Regex>> = LazyLock::new(|| compile(ADDRESSED_PATTERNS));
 
-static INTENT: LazyLock<Vec<Regex>> = LazyLock::new(|| compile(INTENT_PATTERNS));
+static INSTRUCTIONS: LazyLock<Vec<Regex>> = LazyLock::new(|| compile(INSTRUCTIONS_PATTERNS));
+static PERSONA: LazyLock<Vec<Regex>> = LazyLock::new(|| compile(PERSONA_PATTERNS));
+static OVERRIDE: LazyLock<Vec<Regex>> = LazyLock::new(|| compile(OVERRIDE_PATTERNS));
 
 static INTO_THE_ANSWER: LazyLock<Vec<Regex>> = LazyLock::new(|| compile(INTO_THE_ANSWER_PATTERNS));
 

@@ -161,7 +161,7 @@ pub(super) fn check_titles<'r>(
         .collect();
     // Not items: counted in no item figure.
     let mut uncounted = SyncStats::default();
-    let vectors = vectors_for(plan, ahead, &texts, &mut uncounted);
+    let vectors = vectors_for(&plan.quiet(), ahead, &texts, &mut uncounted);
     stats.warnings.append(&mut uncounted.warnings);
     let Some(vectors) = vectors? else {
         return Ok(());
