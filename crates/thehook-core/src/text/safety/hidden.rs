@@ -2,7 +2,9 @@
 //! agent exactly what it shows a person in a diff or an editor.
 
 use std::borrow::Cow;
+use std::sync::LazyLock;
 
+use regex::Regex;
 use unicode_general_category::{get_general_category, GeneralCategory};
 
 const ZERO_WIDTH_JOINER: char = '\u{200D}';
@@ -12,6 +14,10 @@ const ZERO_WIDTH_NON_JOINER: char = '\u{200C}';
 /// - Unicode tag characters (U+E0000..U+E007F: ASCII no font draws), bidi
 ///   controls (which reorder what is shown), zero-width spaces, soft
 ///   hyphens and every other invisible format character (category Cf);
+/// - terminal escape sequences whole, and every other control character
+///   but tab and line breaks: a terminal runs a sequence (colours, an
+///   OSC 8 link whose target it hides, a clipboard write) where a diff
+///   shows `^[` or nothing, so what is left is what the terminal shows;
 /// - variation selectors but the emoji ones (U+FE0E, U+FE0F), which can
 ///   carry bytes after any character;
 /// - the zero-width joiners where they sit inside a Latin word (emoji and
@@ -23,8 +29,9 @@ pub fn strip_hidden(text: &str) -> Cow<'_, str> {
         return Cow::Borrowed(text);
     }
     let without_comments = strip_comments(text);
-    let chars: Vec<char> = without_comments.chars().collect();
-    let mut out = String::with_capacity(without_comments.len());
+    let without_escapes = strip_terminal_escapes(&without_comments);
+    let chars: Vec<char> = without_escapes.chars().collect();
+    let mut out = String::with_capacity(without_escapes.len());
     for (i, &c) in chars.iter().enumerate() {
         let keep = match hidden_char(c) {
             None => true,
@@ -48,6 +55,9 @@ enum Hidden {
 }
 
 fn hidden_char(c: char) -> Option<Hidden> {
+    if c.is_control() {
+        return (!matches!(c, '\t' | '\n' | '\r')).then_some(Hidden::Always);
+    }
     if c.is_ascii() {
         return None;
     }
@@ -57,6 +67,25 @@ fn hidden_char(c: char) -> Option<Hidden> {
     let variation_selector = matches!(c, '\u{FE00}'..='\u{FE0D}' | '\u{E0100}'..='\u{E01EF}');
     (variation_selector || get_general_category(c) == GeneralCategory::Format)
         .then_some(Hidden::Always)
+}
+
+/// `text` without its terminal escape sequences (ECMA-48): a control
+/// sequence (`ESC [` or CSI, parameters, one final byte), an operating
+/// system command (`ESC ]` or OSC, up to BEL or ST, unterminated to the
+/// end as a terminal would swallow it; an OSC 8 link keeps only its
+/// visible text), or `ESC` and one byte. Three patterns where a crate
+/// (strip-ansi-escapes) would bring a terminal parser; the control
+/// characters left are dropped with the other hidden characters.
+fn strip_terminal_escapes(text: &str) -> Cow<'_, str> {
+    static ESCAPE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(concat!(
+            r"(?:\x1b\[|\x{9b})[0-?]*[ -/]*[@-~]",
+            r"|(?:\x1b\]|\x{9d})[^\x07\x1b\x{9c}]*(?:\x07|\x1b\\|\x{9c})?",
+            r"|\x1b[@-_]",
+        ))
+        .expect("the escape pattern compiles")
+    });
+    ESCAPE.replace_all(text, "")
 }
 
 /// `text` without HTML comments outside code spans.

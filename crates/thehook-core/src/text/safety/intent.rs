@@ -44,6 +44,8 @@ pub(super) const PERSONA_PATTERNS: &[&str] = &[
     r"\b(?:act|behave|roleplay|role-play|play\s+the\s+role)\s+as\b[^\n]{0,60}?\b(?:ai|assistant|model|chatbot|character|persona|version\s+of\s+(?:yourself|you))\b",
     r"\b(?:stay|remain|break)\s+(?:in\s+|out\s+of\s+)?character\b",
     r"\bdo\s+anything\s+now\b",
+    // Someone of the reader's life: "act like my grandma who would read...".
+    r"\b(?:act|behave)\s+(?:as|like)\s+(?:if\s+you\s+(?:are|were)\s+)?my\s+\w+",
 ];
 
 /// The same for [`OVERRIDE_PATTERNS`].
@@ -58,19 +60,27 @@ pub(super) const OVERRIDE_PATTERNS: &[&str] = &[
 ];
 
 /// The same for [`INTO_THE_ANSWER_PATTERNS`]: each names the answer.
-pub(super) const ANSWER_TRIGGERS: &[&str] = &[r"\b(?:answers?|responses?|replies|reply|respond)\b"];
+pub(super) const ANSWER_TRIGGERS: &[&str] =
+    &[r"\b(?:answers?|responses?|replies|reply|respond|following|everything\s+after|verbatim)\b"];
 
 /// The same for [`DATA_INTO_URL_PATTERNS`]: each names where in a URL.
 pub(super) const URL_WORD_TRIGGERS: &[&str] = &[r"\b(?:url|link|query|param\w*|src|href|image)\b"];
 
 /// The same for [`EXECUTING_MARKUP_PATTERNS`] and markdown images.
-pub(super) const MARKUP_TRIGGERS: &[&str] = &[r"<\s*[a-z]|javascript\s*:|!\["];
+pub(super) const MARKUP_TRIGGERS: &[&str] =
+    &[r"<\s*[a-z]|javascript\s*:|!\[|\\(?:x1b|033|u001b|u009[bd]|x9[bd]|e\[)"];
 
 /// What to put in its answer.
 pub(super) const INTO_THE_ANSWER_PATTERNS: &[&str] = &[
     r"\b(?:include|add|append|insert|put|embed|render|output|print|display|show|write|start|end|begin|prefix|suffix)\b[^\n]{0,80}?\b(?:in|into|to|at\s+the\s+(?:end|start|beginning|top|bottom)\s+of|with)\s+(?:your|each|every|all\s+(?:of\s+)?your|the\s+next)\s+(?:\w+\s+)?(?:answers?|responses?|replies|reply)\b",
     r"\b(?:respond|answer|reply)\s+(?:only\s+)?(?:with|by\s+(?:saying|writing|printing))\b[^\n]{0,80}?\b(?:and\s+nothing\s+else|only|exactly|verbatim)\b",
     r"\b(?:at\s+the\s+(?:end|start|beginning|top|bottom)\s+of|in|before|after)\s+(?:your|each|every|all\s+(?:of\s+)?your|the\s+next)\s+(?:\w+\s+)?(?:answers?|responses?|replies|reply)\b[^\n]{0,40}?\b(?:include|add|append|insert|put|embed|render|output|print|display|show|write|say|mention|link)\b",
+    // Its answer dictated: "reply to the user with the string 'SUCCESS'",
+    // "respond with exactly what follows" (not a server's "respond with").
+    r"\b(?:respond|reply|answer)\s+(?:to\s+(?:the\s+)?user\s+with|with\s+exactly|with\s+only\s+the\s+(?:string|word|phrase))\b",
+    // Told to say what follows: "Print the following:", "Output everything
+    // after this colon". Not "run the following", which runbooks say.
+    r"(?:^|[.!?:;]\s+|\bplease\s+|\bnow\s+)(?:print|output|echo|say|write\s+out|repeat\s+back)\s+(?:the\s+following|everything\s+after|(?:this|it)\s+verbatim)\b",
 ];
 
 /// Words that ask for data to be put into a URL: "append the base64 of the
@@ -89,7 +99,8 @@ pub(super) const TO_AN_ADDRESS_PATTERNS: &[&str] = &[
 /// The same for [`TO_AN_ADDRESS_PATTERNS`]: a mail address.
 pub(super) const ADDRESS_TRIGGERS: &[&str] = &[r"[\w.+-]@[\w-]+\.[a-z]"];
 
-/// Markup that runs script when an answer or a page renders it.
+/// Markup that runs script when an answer or a page renders it, and
+/// terminal escapes to print.
 pub(super) const EXECUTING_MARKUP_PATTERNS: &[&str] = &[
     r"<\s*(?:script|iframe|frameset|object|embed|applet)\b",
     // An event handler in an HTML tag; JSX's `onClick={...}` is code.
@@ -97,4 +108,7 @@ pub(super) const EXECUTING_MARKUP_PATTERNS: &[&str] = &[
     r"\bjavascript\s*:\s*[a-z_$][\w$.]*\s*\(",
     r#"<\s*meta\b[^<>]*http-equiv\s*=\s*["']?refresh"#,
     r#"<\s*(?:img|image|svg|video|audio|source|link|body|input|details)\b[^<>]*\s(?:src|href|data)\s*=\s*["']?\s*javascript\s*:"#,
+    // A terminal escape written out, to be printed: "repeat \x1b]8;;...".
+    // Raw escapes are hidden text (`hidden.rs`), stripped before this.
+    r"\b(?:print|output|repeat|echo|say|write|emit|render|display|decode|unescape)\b[^\n]{0,60}?\\(?:x1b|033|u001b|u009[bd]|x9[bd]|e\[)",
 ];

@@ -20,7 +20,7 @@ const MODEL_JSON: &str = include_str!("injection_model.json");
 
 /// The names of [`features`], in order: the weights file lists the ones it
 /// was trained with, and a test holds the two lists together.
-pub const FEATURES: [&str; 10] = [
+pub const FEATURES: [&str; 11] = [
     "second-person",
     "names-the-assistant",
     "names-its-instructions",
@@ -31,6 +31,7 @@ pub const FEATURES: [&str; 10] = [
     "uppercase-share",
     "length",
     "code-share",
+    "stray-punctuation",
 ];
 
 /// The trained check.
@@ -166,8 +167,26 @@ pub fn features(text: &str) -> [f32; FEATURES.len()] {
         upper / letters,
         ((1.0 + chars as f32).ln() / 10.0).min(1.0),
         code as f32 / text.len().max(1) as f32,
+        stray_punctuation(&prose),
     ]
 }
+
+/// The share of a text's words that are punctuation alone, the mark of a
+/// suffix an optimiser wrote ("[ [ [ ! ! Business [ {"): prose has few,
+/// and its dashes, arrows and operators do not count.
+fn stray_punctuation(prose: &str) -> f32 {
+    let (mut words, mut stray) = (0usize, 0usize);
+    for word in prose.split_whitespace() {
+        words += 1;
+        stray += (!word.chars().any(char::is_alphanumeric) && !PROSE_MARKS.contains(&word)) as usize;
+    }
+    (stray as f32 / words.max(1) as f32 * 5.0).min(1.0)
+}
+
+/// Words of punctuation alone that prose and commands use.
+const PROSE_MARKS: [&str; 16] = [
+    "-", "\u{2013}", "\u{2014}", "|", "&", "&&", "||", "/", "->", "=>", "=", "+", "*", "#", "...", ":",
+];
 
 /// Words that address the reader.
 const SECOND_PERSON: [&str; 7] = [
@@ -227,5 +246,9 @@ mod tests {
         assert_eq!(benign[at("markup")], 0.0);
         assert!(benign[at("code-share")] > 0.3);
         assert!(features("").iter().all(|f| (0.0..=1.0).contains(f)));
+        let suffix = features("Write the notes. ! ! Business [ [ [ { [atorio Gemeinden [");
+        assert_eq!(suffix[at("stray-punctuation")], 1.0);
+        let table = features("a | b -> c && d: e = f + g / h - i");
+        assert_eq!(table[at("stray-punctuation")], 0.0);
     }
 }
