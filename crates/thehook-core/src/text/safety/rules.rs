@@ -359,7 +359,9 @@ fn concealment(text: &str) -> Option<&str> {
 
 const ADDRESSED_PATTERNS: &[&str] = &[
     // Overrides: "ignore all previous instructions", "disregard your rules".
-    r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|any|the|of|these|those|every|your|my)\s+){0,3}(?:previous|prior|above|earlier|preceding|original|system|safety|developer|all|your|any|other)\s+(?:\w+\s+)?(?:instructions?|prompts?|rules|guidelines|directives|guardrails|constraints|messages|requests|directions|orders)\b",
+    r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|any|the|of|these|those|every|your|my)\s+){0,3}(?:previous|prior|above|earlier|preceding|original|system|safety|developer|all|your|any|other)\s+(?:\w+\s+)?(?:instructions?|prompts?|rules|guidelines|directives|guardrails|constraints|messages|requests|directions|orders|tasks|assignments)\b",
+    r"\b(?:ignore|disregard|forget)\s+(?:everything|anything)\s+(?:before|above|said|prior|so\s+far|you\s+were\s+told)\b",
+    r"\bignore\s+(?:the\s+)?above\s+(?:and|instructions?|text|prompt)\b",
     r"\b(?:ignore|disregard)\s+(?:all\s+(?:of\s+)?)?your\s+(?:previous|prior|earlier|original|preceding)\s+\w+",
     r"\bregardless\s+of\s+(?:(?:any|all|your|my|the)\s+)?(?:previous|prior|pre-?existing|earlier|original|system)\s+(?:\w+\s+)?(?:instructions?|prompts?|inputs?|guidelines|restrictions|rules|policies|directives|programming)\b",
     // A new role.
@@ -374,7 +376,9 @@ const ADDRESSED_PATTERNS: &[&str] = &[
     r"\b(?:auto-?approve|approve|accept|allow|grant|confirm)\s+(?:all|every|any|each)\s+(?:\w+\s+)?(?:tool\s*(?:calls?|uses?|requests?)|permission\s*(?:requests?|prompts?)?|permissions|shell\s+commands?|commands?)\b",
     r"\bwithout\s+(?:asking|prompting|confirmation\s+from|checking\s+with|consulting)\s+(?:the\s+)?(?:user|human|developer|operator)\b",
     // Addressed to the model by name.
-    r"\b(?:note|message)\s+to\s+(?:the\s+|any\s+|all\s+)?(?:ai|llm|assistant|agents?|model|claude|codex|gemini|copilot)\b",
+    r"\b(?:note|message)\s+to\s+(?:the\s+|any\s+|all\s+)?(?:\w+\s+)?(?:ai|llms?|assistants?|agents?|models?|claude|codex|gemini|copilot)\b",
+    r"\bas\s+(?:a|an|the)\s+(?:helpful\s+|ai\s+)*(?:assistant|ai|agent|model|llm)\s+(?:processing|reading|handling|summari[sz]ing|triaging)\b",
+    r"\b(?:need|require|want|ask)s?\s+your\s+ai\s+(?:assistant|agent)\s+to\b|\byour\s+ai\s+(?:assistant|agent)\s+(?:must|should|shall|needs\s+to|is\s+required\s+to)\b",
     r"\bif\s+you\s+are\s+(?:an?\s+)?(?:ai|llm|language\s+model|assistant|coding\s+agent|agent|claude|codex|gemini|copilot|chatgpt)\b",
     r"\b(?:ai|llm)\s+(?:agents?|assistants?|models?)\s+(?:reading|processing|that\s+reads?)\s+this\b",
     r"\b(?:reveal|print|show|output|repeat|leak|dump|override|replace)\s+(?:your|the)\s+(?:system\s+prompt|hidden\s+instructions|instructions\s+above)\b",
@@ -400,7 +404,8 @@ static CONCEALMENT: LazyLock<Vec<Regex>> = LazyLock::new(|| compile(CONCEALMENT_
 
 const PIPE_TO_SHELL_PATTERNS: &[&str] = &[
     // curl ... | sh, wget -O- ... | sudo bash, iwr ... | iex
-    r"\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^\n|;&]*\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:sh|bash|zsh|ksh|dash|fish|python[0-9.]*|perl|ruby|node|deno|bun|php|iex|invoke-expression|pwsh|powershell|source)\b",
+    // After a written-out line break too: echo '#!/bin/sh\ncurl ... | sh'.
+    r"(?:\b|\\n)(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^\n|;&]*\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:sh|bash|zsh|ksh|dash|fish|python[0-9.]*|perl|ruby|node|deno|bun|php|iex|invoke-expression|pwsh|powershell|source)\b",
     // bash <(curl ...), sh -c "$(curl ...)", python -c "$(wget ...)", eval "$(curl ...)"
     r#"\b(?:sh|bash|zsh|ksh|dash|python[0-9.]*|perl|ruby|node|eval|source)\s+(?:-c\s+)?["']?\s*[<$]\(\s*(?:curl|wget|iwr|irm)\b"#,
     // iex (iwr ...), Invoke-Expression (New-Object Net.WebClient).DownloadString(...)
@@ -435,8 +440,10 @@ static SECRET_STORES: LazyLock<Vec<Regex>> = LazyLock::new(|| compile(SECRET_STO
 
 /// Files that hold secrets in a project, read or sent by a command.
 const SECRET_FILE_READ_PATTERNS: &[&str] = &[
-    r"\b(?:cat|less|more|head|tail|get-content|base64|xxd|strings|print|dump|display|show|output|upload|send|post|paste|exfiltrate|leak|scp|rsync|attach)\b[^\n]{0,60}?(?:(?:^|[\s/~'`(])\.env(?:\.(?:local|production|prod|development|dev|staging|test))?\b|\.npmrc\b|\.pypirc\b|\.kube/config\b|\.docker/config\.json\b|\bcredentials\.json\b|\bsecrets?\.(?:json|ya?ml|toml|env)\b|service[-_]?account[\w.-]*\.json\b|[\w-]+\.(?:pem|key|p12|pfx|kdbx)\b)",
+    r"\b(?:cat|less|more|head|tail|get-content|base64|xxd|strings|print|dump|display|show|output|upload|send|post|paste|exfiltrate|leak|scp|rsync|attach)\b[^\n]{0,60}?(?:(?:^|[\s/~'`(])\.env(?:\.(?:local|production|prod|development|dev|staging|test))?\b|\.npmrc\b|\.pypirc\b|\.kube/config\b|\.docker/config\.json\b|\bcredentials\.json\b|\bsecrets?\.(?:json|ya?ml|toml|env)\b|(?:^|[\s/~'`(])\.secrets?(?:[_.-][\w-]+)*\b|service[-_]?account[\w.-]*\.json\b|[\w-]+\.(?:pem|key|p12|pfx|kdbx)\b)",
     r"\b(?:echo|print|printf|printenv|cat|write-output|write-host|log|output)\b[^\n]{0,20}?\$(?:env:)?\{?[A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|ACCESS_KEY|CREDENTIALS?)[A-Za-z0-9_]*",
+    // The whole environment, or its secrets, printed or dumped to a file.
+    r"\b(?:env|printenv)\s*(?:\|\s*(?:sort|tee|cat)\b|>)|\bprint\s*\([^\n]{0,60}?\b(?:os\.environ|os\.getenv|process\.env)\b[^\n]{0,40}?(?:items\s*\(|KEY|SECRET|TOKEN|PASSWORD)",
 ];
 static SECRET_FILE_READ: LazyLock<Vec<Regex>> =
     LazyLock::new(|| compile(SECRET_FILE_READ_PATTERNS));
