@@ -37,7 +37,7 @@ pub enum Command {
     Remember(RememberArgs),
     /// Remove an item from its markdown file and from the index.
     Forget(ForgetArgs),
-    /// List what is withheld from agents (a safety rule broken) and what is stale (a cited path or symbol gone, a decision superseded); release, confirm, rewrite or forget one.
+    /// List what is withheld from agents (a safety rule broken) and what is stale (a cited path or symbol gone, a decision superseded); release, confirm, rewrite or forget one. With `--since REV`: what a range of commits (a pull request) adds to memory, item by item.
     Review(ReviewArgs),
     /// Check the install (model, ONNX Runtime, embedding cache, index, permissions, hooks) and print fixes.
     Doctor(JsonFlag),
@@ -250,6 +250,15 @@ pub struct RememberArgs {
 pub struct ReviewArgs {
     #[command(subcommand)]
     pub action: Option<ReviewAction>,
+    /// Review what a range of commits adds under .thehook/: REV (what HEAD adds since it left REV, as a pull request's diff shows it) or BASE..HEAD. Memory is read as checked out: the range ends at HEAD.
+    #[arg(long, value_name = "REV", conflicts_with = "action")]
+    pub since: Option<String>,
+    /// With --since: print the review as markdown (a pull request comment or a job summary).
+    #[arg(long, requires = "since", conflicts_with = "json")]
+    pub markdown: bool,
+    /// With --since: exit 3 when the range adds anything withheld from agents or a secret (a CI gate).
+    #[arg(long, requires = "since")]
+    pub check: bool,
     /// Print JSON instead of text.
     #[arg(long, global = true)]
     pub json: bool,

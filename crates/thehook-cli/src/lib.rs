@@ -18,12 +18,14 @@ use thehook_core::Error;
 pub use args::{Cli, Command};
 pub use output::Output;
 
-/// Exit codes: 0 success, 1 nothing found, 2 usage or input error.
+/// Exit codes: 0 success, 1 nothing found, 2 usage or input error, 3 a
+/// check found what it gates on (`review --since --check`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
     Success = 0,
     NothingFound = 1,
     Usage = 2,
+    Findings = 3,
 }
 
 impl Exit {
@@ -32,6 +34,7 @@ impl Exit {
         match code {
             0 => Exit::Success,
             1 => Exit::NothingFound,
+            3 => Exit::Findings,
             _ => Exit::Usage,
         }
     }

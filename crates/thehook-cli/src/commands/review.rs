@@ -5,6 +5,8 @@ use serde_json::json;
 use thehook_core::memory::embed::SearchPaths;
 use thehook_core::memory::withheld::WithheldEntry;
 use thehook_core::views::review::{waiting, StaleItem};
+use thehook_core::views::review_range::{review_range, to_markdown, to_text};
+use thehook_core::Memory;
 use thehook_core::{ItemRef, Project, RewriteRequest};
 
 use crate::args::{ReviewAction, ReviewArgs};
@@ -18,6 +20,14 @@ pub(super) fn review(
     args: ReviewArgs,
     out: &mut Output,
 ) -> CommandResult {
+    if let Some(range) = &args.since {
+        // A full sync: every item the range adds judged by the learned
+        // check too, not deferred as a one-shot answer would.
+        let mut memory = Memory::open(project.root(), paths, false)?;
+        memory.sync(&|_, _| {})?;
+        super::memory::print_notices(&mut memory, out);
+        return review_since(&memory, range, &args, out);
+    }
     let mut memory = super::memory::open(project, paths, false, out)?;
     let (done, item) = match &args.action {
         None => {
@@ -42,6 +52,26 @@ pub(super) fn review(
         super::memory::print_done(out, done, &item);
     }
     Ok(Exit::Success)
+}
+
+/// `review --since`: what a range adds, as text, markdown or JSON; with
+/// `--check`, exit 3 when it adds anything withheld or a secret.
+fn review_since(
+    memory: &Memory,
+    range: &str,
+    args: &ReviewArgs,
+    out: &mut Output,
+) -> CommandResult {
+    let review = review_range(memory, range)?;
+    match (args.json, args.markdown) {
+        (true, _) => out.print(&serde_json::to_string_pretty(&review).expect("json")),
+        (_, true) => out.print(to_markdown(&review).trim_end()),
+        _ => out.print(&to_text(&review)),
+    }
+    Ok(match args.check && review.fails_check() {
+        true => Exit::Findings,
+        false => Exit::Success,
+    })
 }
 
 fn released(entry: &WithheldEntry, as_json: bool, out: &mut Output) -> CommandResult {

@@ -25,6 +25,7 @@ mod hooks;
 mod mcp;
 mod output;
 mod prompt;
+mod review_range;
 mod safety;
 mod stale;
 mod team;

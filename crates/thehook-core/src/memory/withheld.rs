@@ -185,11 +185,36 @@ pub(crate) fn blame(root: &Path, entries: &mut [WithheldEntry]) {
     }
 }
 
-/// `line -> author` of one file, from `git blame --line-porcelain`.
+/// `line -> author` of one file as checked out.
 pub(crate) fn authors_by_line(root: &Path, path: &str) -> std::collections::HashMap<usize, String> {
+    blame_at(root, None, path)
+        .into_iter()
+        .map(|(line, b)| (line, b.author))
+        .collect()
+}
+
+/// Who last changed a line: the commit and its author.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Blamed {
+    pub(crate) commit: String,
+    pub(crate) author: String,
+}
+
+/// `line -> commit and author` of one file at `rev` (as checked out when
+/// `None`), from `git blame --line-porcelain`; lines git does not know
+/// (uncommitted, outside git) are left out.
+pub(crate) fn blame_at(
+    root: &Path,
+    rev: Option<&str>,
+    path: &str,
+) -> std::collections::HashMap<usize, Blamed> {
     let mut out = std::collections::HashMap::new();
-    let Ok(done) = Command::new("git")
-        .args(["blame", "--line-porcelain", "--", path])
+    let mut blame = Command::new("git");
+    blame
+        .args(["blame", "--line-porcelain"])
+        .args(rev)
+        .args(["--", path]);
+    let Ok(done) = blame
         .current_dir(root)
         .stdin(Stdio::null())
         .stderr(Stdio::null())
@@ -201,16 +226,17 @@ pub(crate) fn authors_by_line(root: &Path, path: &str) -> std::collections::Hash
         return out;
     }
     let text = String::from_utf8_lossy(&done.stdout);
-    let (mut line, mut uncommitted) = (0usize, false);
+    let (mut line, mut commit) = (0usize, String::new());
     for l in text.lines() {
         let mut words = l.split(' ');
         let first = words.next().unwrap_or_default();
         if first.len() == 40 && first.bytes().all(|b| b.is_ascii_hexdigit()) {
-            uncommitted = first.bytes().all(|b| b == b'0');
+            commit = first.to_string();
             line = words.nth(1).and_then(|n| n.parse().ok()).unwrap_or(0);
         } else if let Some(author) = l.strip_prefix("author ") {
-            if !uncommitted {
-                out.insert(line, author.to_string());
+            if !commit.bytes().all(|b| b == b'0') {
+                let (commit, author) = (commit.clone(), author.to_string());
+                out.insert(line, Blamed { commit, author });
             }
         }
     }

@@ -9,6 +9,8 @@
 //! - [`items`]: items by type, file and author, and one item's page;
 //! - [`markdown`]: the lines around a citation, only ever under `.thehook/`;
 //! - [`review`]: what waits for a person: withheld, stale, near-duplicates;
+//! - [`review_range`]: what a range of commits (a pull request) adds to
+//!   memory, item by item, as text, markdown or JSON;
 //! - [`cost`]: the LLM bill by day and session, and heuristic captures;
 //! - [`health`]: doctor, the index, queued and failed captures.
 
@@ -17,4 +19,5 @@ pub mod health;
 pub mod items;
 pub mod markdown;
 pub mod review;
+pub mod review_range;
 pub mod sessions;
