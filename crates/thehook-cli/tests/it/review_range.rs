@@ -188,6 +188,14 @@ fn a_benign_branch_passes_the_check_and_an_untouched_range_says_so_in_one_line()
         out.starts_with("2 item(s) added and 0 changed in 1 file(s)"),
         "{out}"
     );
+    // A planted line alone fails it; so does a secret alone.
+    append(&p, ".thehook/knowledge/notes.md", &[PLANTED]);
+    commit(&p, "Mallory Fork", "a note");
+    assert_eq!(p.run(&["review", "--since", "main", "--check"]).0, 3);
+    git(p.root(), &["reset", "-q", "--hard", "HEAD~1"]);
+    append(&p, ".thehook/knowledge/notes.md", &[SECRET]);
+    commit(&p, "Mallory Fork", "a token");
+    assert_eq!(p.run(&["review", "--since", "main", "--check"]).0, 3);
     // A base the repository does not have is an error that says what to do.
     let (code, _, err) = p.run(&["review", "--since", "no-such-branch"]);
     assert_eq!(code, 2);
