@@ -194,10 +194,10 @@ pub(crate) fn authors_by_line(root: &Path, path: &str) -> std::collections::Hash
 }
 
 /// Who last changed a line: the commit and its author.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Blamed {
-    pub(crate) commit: String,
-    pub(crate) author: String,
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Blamed {
+    pub commit: String,
+    pub author: String,
 }
 
 /// `line -> commit and author` of one file at `rev` (as checked out when

@@ -51,11 +51,10 @@ pub struct RangeItem {
     pub item: Item,
     pub change: Change,
     pub citation: String,
-    /// The commit that last changed its first line, and its author.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub commit: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub author: Option<String>,
+    /// The commit that last changed its first line, and its author
+    /// (`commit` and `author` in JSON), when git knows.
+    #[serde(flatten)]
+    pub blamed: Option<Blamed>,
     /// Whether its lines hold text a reviewer cannot see (tag characters,
     /// zero-width or bidi characters, HTML comments, terminal escapes):
     /// agents are given it without.
@@ -88,10 +87,8 @@ pub struct RangeTitle {
     pub line: usize,
     pub citation: String,
     pub withheld: Withheld,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub commit: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub author: Option<String>,
+    #[serde(flatten)]
+    pub blamed: Option<Blamed>,
 }
 
 impl RangeReview {
@@ -180,8 +177,7 @@ pub fn review_range(memory: &Memory, range: &str) -> Result<RangeReview> {
             citation: item.citation(),
             secrets: secrets_in(&item.text),
             stale: stale.get(&item.id).cloned(),
-            commit: None,
-            author: None,
+            blamed: None,
             duplicate_of: None,
             item,
         });
@@ -196,8 +192,7 @@ pub fn review_range(memory: &Memory, range: &str) -> Result<RangeReview> {
             path: e.path,
             line: e.line,
             withheld: e.withheld,
-            commit: None,
-            author: None,
+            blamed: None,
         })
         .collect();
     blame(root, &head, &mut items, &mut titles);
@@ -344,16 +339,10 @@ fn blame(root: &Path, head: &str, items: &mut [RangeItem], titles: &mut [RangeTi
         }
     }
     for item in items {
-        if let Some(b) = by_file[&item.item.path].get(&item.item.line_start) {
-            item.commit = Some(b.commit.clone());
-            item.author = Some(b.author.clone());
-        }
+        item.blamed = by_file[&item.item.path].get(&item.item.line_start).cloned();
     }
     for title in titles {
-        if let Some(b) = by_file[&title.path].get(&title.line) {
-            title.commit = Some(b.commit.clone());
-            title.author = Some(b.author.clone());
-        }
+        title.blamed = by_file[&title.path].get(&title.line).cloned();
     }
 }
 

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::process::git::git;
 
 /// A run of lines the range's end has that its base has not.
@@ -40,11 +40,19 @@ pub(super) fn added_lines(
         ])
         .args([base, head, "--", crate::project::THEHOOK_DIR])
         .output()
-        .map_err(|source| crate::error::Error::Io {
+        .map_err(|source| Error::Io {
             action: "run git diff in",
             path: root.to_path_buf(),
             source,
         })?;
+    if !done.status.success() {
+        // Both ends were verified commits: what failed is git itself.
+        return Err(Error::Usage {
+            problem: format!("git diff {base} {head} failed"),
+            source: None,
+            fix: "run `git fsck` in the repository, then review the range again".into(),
+        });
+    }
     Ok(parse(&String::from_utf8_lossy(&done.stdout)))
 }
 

@@ -10,6 +10,7 @@
 use std::collections::HashSet;
 
 use super::{RangeItem, RangeReview};
+use crate::memory::withheld::Blamed;
 use crate::text::redact::redact;
 use crate::text::safety::Rule;
 
@@ -43,7 +44,7 @@ fn groups(review: &RangeReview) -> Vec<Group> {
     let entry = |i: &RangeItem, why: Vec<String>| Entry {
         citation: i.citation.clone(),
         kind: i.item.kind.as_str().to_string(),
-        by: by(i.author.as_deref(), i.commit.as_deref()),
+        by: i.blamed.as_ref().map(by),
         text: redact(&i.item.text).into_owned(),
         why,
     };
@@ -66,7 +67,7 @@ fn groups(review: &RangeReview) -> Vec<Group> {
     let titles = review.titles.iter().map(|t| Entry {
         citation: t.citation.clone(),
         kind: "title".into(),
-        by: by(t.author.as_deref(), t.commit.as_deref()),
+        by: t.blamed.as_ref().map(by),
         text: redact(&t.title).into_owned(),
         why: vec![format!(
             "withheld: {}: {}",
@@ -165,10 +166,9 @@ fn groups(review: &RangeReview) -> Vec<Group> {
     ]
 }
 
-fn by(author: Option<&str>, commit: Option<&str>) -> Option<String> {
-    let author = author?;
-    let short = commit.map(|c| &c[..c.len().min(8)]).unwrap_or("");
-    Some(format!("{author} {short}").trim_end().to_string())
+fn by(blamed: &Blamed) -> String {
+    let short = &blamed.commit[..blamed.commit.len().min(8)];
+    format!("{} {short}", blamed.author)
 }
 
 /// One line of at most [`TEXT_CHARS`] characters.
