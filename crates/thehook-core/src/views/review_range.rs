@@ -225,36 +225,41 @@ fn split_range(range: &str) -> Result<(&str, &str)> {
 
 /// The commit `rev` names.
 fn commit_of(root: &Path, rev: &str) -> Result<String> {
-    let done = git(root)
-        .args(["rev-parse", "--verify", "--quiet", "--end-of-options"])
-        .arg(format!("{rev}^{{commit}}"))
-        .output()
-        .map_err(|e| git_failed(root, e))?;
-    let sha = String::from_utf8_lossy(&done.stdout).trim().to_string();
-    match done.status.success() && !sha.is_empty() {
-        true => Ok(sha),
-        false => Err(usage(
+    let spec = format!("{rev}^{{commit}}");
+    let args = [
+        "rev-parse",
+        "--verify",
+        "--quiet",
+        "--end-of-options",
+        &spec,
+    ];
+    sha_from(root, &args)?.ok_or_else(|| {
+        usage(
             format!("`{rev}` is not a commit of this repository"),
             "fetch it first (a shallow clone lacks the base: `git fetch origin <base>`, or \
              `fetch-depth: 0` in actions/checkout)",
-        )),
-    }
+        )
+    })
 }
 
 /// Where `head` left `from`.
 fn merge_base(root: &Path, from: &str, head: &str) -> Result<String> {
+    sha_from(root, &["merge-base", from, head])?.ok_or_else(|| {
+        usage(
+            format!("{from} and HEAD have no commit in common here"),
+            "fetch more history (`git fetch --unshallow`, or `fetch-depth: 0` in actions/checkout)",
+        )
+    })
+}
+
+/// The commit a git command prints, or `None` when it finds none.
+fn sha_from(root: &Path, args: &[&str]) -> Result<Option<String>> {
     let done = git(root)
-        .args(["merge-base", from, head])
+        .args(args)
         .output()
         .map_err(|e| git_failed(root, e))?;
     let sha = String::from_utf8_lossy(&done.stdout).trim().to_string();
-    match done.status.success() && !sha.is_empty() {
-        true => Ok(sha),
-        false => Err(usage(
-            format!("{from} and HEAD have no commit in common here"),
-            "fetch more history (`git fetch --unshallow`, or `fetch-depth: 0` in actions/checkout)",
-        )),
-    }
+    Ok((done.status.success() && !sha.is_empty()).then_some(sha))
 }
 
 /// The review reads `.thehook/` as checked out: its tracked files must be
