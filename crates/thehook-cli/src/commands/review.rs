@@ -23,8 +23,7 @@ pub(super) fn review(
     if let Some(range) = &args.since {
         // A full sync: every item the range adds judged by the learned
         // check too, not deferred as a one-shot answer would.
-        let mut memory = Memory::open(project.root(), paths, false)?;
-        memory.sync(&|_, _| {})?;
+        let mut memory = Memory::open_synced(project.root(), paths, false)?;
         super::memory::print_notices(&mut memory, out);
         return review_since(&memory, range, &args, out);
     }
