@@ -156,6 +156,23 @@ export interface ProjectOptions {
   projectDir?: string
 }
 
+/** What `review` resolves to (the core's `RangeReview`). */
+export interface RangeReviewResult {
+  /** The range as asked. */
+  range: string
+  /** The merge base the range starts after, and the head it ends at. */
+  base: string
+  head: string
+  /** The files under `.thehook/` the range adds or changes. */
+  files: Array<string>
+  items: Array<ReviewedItem>
+  titles: Array<ReviewedTitle>
+  /** What `review --check` fails on: anything withheld, not judged or secret. */
+  failsCheck: boolean
+  /** The report as `review --since --markdown` prints it (secrets redacted). */
+  markdown: string
+}
+
 /**
  * Searches the project's memory (BM25 and vectors fused). The index and the
  * model stay open between calls.
@@ -279,6 +296,60 @@ export interface RetrieveResult {
   output?: string
   /** One line on what was decided (the hook log's). */
   log: string
+}
+
+/**
+ * What the commits since `since` add or change under `.thehook/`, item by
+ * item, as `thehook review --since` reports it (after a full sync, so the
+ * learned check has read every new item).
+ */
+export declare function review(options: ReviewOptions): Promise<RangeReviewResult>
+
+/** One item the range adds or changes, and what a reviewer should know. */
+export interface ReviewedItem {
+  item: MemoryItem
+  /** `added`, or `changed` (its lines replace lines of the base). */
+  change: string
+  /** The commit that last changed its first line, and its author. */
+  commit?: string
+  author?: string
+  /**
+   * Why agents are not given it (`rule: what it catches`, then the
+   * learned check's score); absent when they are.
+   */
+  withheld?: string
+  /** What the rule matched, or the start of the text for the learned check. */
+  matched?: string
+  /** The learned check has not read it yet (the model did not run). */
+  unjudged: boolean
+  /** Its lines hold text a reviewer cannot see; agents are given it without. */
+  hiddenText: boolean
+  /** Secrets the redactor finds in it: `kind xN` each. */
+  secrets: Array<string>
+  /** Why it is stale at the range's end (a cited path or symbol gone). */
+  stale?: string
+  /** An item already on the base that says nearly the same. */
+  duplicateOf?: MemoryItem
+}
+
+/** A session title the range adds that a rule withholds. */
+export interface ReviewedTitle {
+  title: string
+  citation: string
+  withheld: string
+  commit?: string
+  author?: string
+}
+
+/** Options of `review`. */
+export interface ReviewOptions {
+  /**
+   * What to review: `REV` (what `HEAD` adds since it left `REV`, as a
+   * pull request's diff) or `BASE..HEAD`.
+   */
+  since?: string
+  /** The project (default: `process.cwd()`; the nearest folder upwards with `.thehook/`). */
+  projectDir?: string
 }
 
 /** What a captured session was given and used. */

@@ -845,5 +845,6 @@ module.exports.recall = nativeBinding.recall
 module.exports.reindex = nativeBinding.reindex
 module.exports.remember = nativeBinding.remember
 module.exports.retrieve = nativeBinding.retrieve
+module.exports.review = nativeBinding.review
 module.exports.status = nativeBinding.status
 module.exports.version = nativeBinding.version

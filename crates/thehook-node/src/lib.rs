@@ -5,11 +5,13 @@
 mod given_api;
 mod memories;
 mod memory_api;
+mod review_api;
 mod session_api;
 mod task;
 
 pub use given_api::*;
 pub use memory_api::*;
+pub use review_api::*;
 pub use session_api::*;
 
 use napi::bindgen_prelude::AsyncTask;
@@ -150,10 +152,7 @@ impl From<Hit> for RecallHit {
             score: h.score as f64,
             duplicates: h.duplicates,
             stale: h.stale,
-            withheld: h.item.withheld.map(|w| match w.learned_note() {
-                Some(note) => format!("{}: {}; {note}", w.rule, w.rule.what()),
-                None => format!("{}: {}", w.rule, w.rule.what()),
-            }),
+            withheld: h.item.withheld.map(|w| w.describe()),
         }
     }
 }

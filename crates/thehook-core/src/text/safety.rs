@@ -80,6 +80,15 @@ impl Withheld {
         Some(note)
     }
 
+    /// The verdict in one line, as the Node API gives it: `rule: what it
+    /// catches`, then the learned check's note when it read the item.
+    pub fn describe(&self) -> String {
+        match self.learned_note() {
+            Some(note) => format!("{}: {}; {note}", self.rule, self.rule.what()),
+            None => format!("{}: {}", self.rule, self.rule.what()),
+        }
+    }
+
     /// Adds what the learned check made of the item: its score and the
     /// known attack its vector is closest to.
     fn scored(

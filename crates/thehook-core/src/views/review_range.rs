@@ -79,6 +79,16 @@ pub enum Change {
     Changed,
 }
 
+impl Change {
+    /// As JSON names it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Change::Added => "added",
+            Change::Changed => "changed",
+        }
+    }
+}
+
 /// A session title the range adds that a rule withholds.
 #[derive(Debug, Clone, Serialize)]
 pub struct RangeTitle {

@@ -115,13 +115,7 @@ fn groups(review: &RangeReview) -> Vec<Group> {
         .items
         .iter()
         .filter(|i| !listed.contains(i.item.id.as_str()))
-        .map(|i| {
-            let change = match i.change {
-                super::Change::Added => "added",
-                super::Change::Changed => "changed",
-            };
-            entry(i, vec![change.to_string()])
-        });
+        .map(|i| entry(i, vec![i.change.as_str().to_string()]));
     vec![
         Group {
             heading: "Withheld from agents",
