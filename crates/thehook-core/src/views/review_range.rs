@@ -101,6 +101,19 @@ pub struct RangeTitle {
     pub blamed: Option<Blamed>,
 }
 
+impl RangeItem {
+    /// Whether a reviewer should look at it: withheld, not judged, secret,
+    /// hidden text, stale or a near-duplicate (each a group of the report).
+    pub fn flagged(&self) -> bool {
+        self.item.withheld.is_some()
+            || self.item.awaiting_check
+            || !self.secrets.is_empty()
+            || self.hidden_text
+            || self.stale.is_some()
+            || self.duplicate_of.is_some()
+    }
+}
+
 impl RangeReview {
     /// Whether the range touches `.thehook/` at all.
     pub fn touched(&self) -> bool {

@@ -7,8 +7,6 @@
 //! show texts redacted: a report lands in CI logs and comments, where a
 //! secret must not be copied again.
 
-use std::collections::HashSet;
-
 use super::{RangeItem, RangeReview};
 use crate::memory::withheld::Blamed;
 use crate::text::redact::redact;
@@ -102,19 +100,10 @@ fn groups(review: &RangeReview) -> Vec<Group> {
             )],
         )
     });
-    let listed: HashSet<&str> = review
-        .withheld()
-        .chain(review.unjudged())
-        .chain(review.with_secrets())
-        .chain(review.with_hidden_text())
-        .chain(review.stale())
-        .chain(review.duplicates())
-        .map(|i| i.item.id.as_str())
-        .collect();
     let rest = review
         .items
         .iter()
-        .filter(|i| !listed.contains(i.item.id.as_str()))
+        .filter(|i| !i.flagged())
         .map(|i| entry(i, vec![i.change.as_str().to_string()]));
     vec![
         Group {
