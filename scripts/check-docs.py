@@ -38,13 +38,13 @@ is one, else 0.
    each entry (the first word of a line indented by at most 12 spaces,
    ending in `/` or holding a `.`) is a file or folder below the entry it is
    indented under. An entry written with a `/` inside it
-   (`memory/embed/native/`) is a path from the block's root folder. Every
+   (`memory/index/sync/`) is a path from the block's root folder. Every
    entry must exist.
 
 4. Folders named. Every folder under crates/*/src/ (except `snapshots`
    folders) must be named in CONTRIBUTING.md by its path relative to its
    crate's src/ folder, written out in full with a trailing slash:
-   `capture/worker/`, `memory/embed/native/`. The text may stand anywhere
+   `capture/worker/`, `memory/index/sync/`. The text may stand anywhere
    (prose, code span, the map), at the start of a word (after a space, a
    backtick, `(`, or a line start) or right after `src/` (so
    `crates/thehook-cli/src/commands/` names `commands/`); what follows it

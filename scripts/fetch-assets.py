@@ -87,7 +87,7 @@ ORT_PLATFORMS = {
     ),
 }
 # Platforms thehook ships for that PyPI has no ONNX Runtime 1.31.1 for: the
-# built-in encoder (crates/thehook-core/src/memory/embed/native) runs the
+# built-in encoder (crates/thehook-embed/src/native) runs the
 # model there without it.
 ORT_MISSING = {
     "darwin-x64": "onnxruntime has published no Intel macOS wheel since 1.23.2, "

@@ -92,7 +92,7 @@ for query in ["why did we pick jose for JWT", "where do tests go", "how are sess
     ids_a = [h["id"] for h in a["hits"]]
     ids_x = [h["id"] for h in x["hits"]]
     # x86-64 runs the int8 weight products in integers, aarch64 in floats
-    # (memory/embed/onnx_graph.rs, INT8_PRODUCTS): the same ranking at the
+    # (crates/thehook-embed/src/onnx_graph.rs, INT8_PRODUCTS): the same ranking at the
     # top, not the same last digits.
     assert ids_a[:3] == ids_x[:3], f"{query}: {ids_a} != {ids_x}"
     shared = len(set(ids_a) & set(ids_x))

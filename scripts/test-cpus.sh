@@ -3,10 +3,10 @@
 # last decade are: qemu-user's `EPYC-Rome` model (AVX2, no AVX-512, no VNNI),
 # whatever CPU this machine has. There ONNX Runtime's kernel for signed int8
 # weights (`vpmaddubsw`) clips pairs of products at 2^15, so the model's
-# weights go in as u8 (memory/embed/int8_products.rs, WeightSign) and the
+# weights go in as u8 (thehook-embed's int8_products.rs, WeightSign) and the
 # answers must be this machine's:
-#   1. the core's test of ONNX Runtime's integer product against the built-in
-#      encoder's, to the last bit, told that the CPU has no VNNI;
+#   1. thehook-embed's tests of ONNX Runtime's integer product against the
+#      built-in encoder's, to the last bit, told that the CPU has no VNNI;
 #   2. the demo indexed under qemu: recall with each query engine ranks alike,
 #      and alike with this machine's native run.
 # Arguments: the cargo features scripts/test.sh built the tests with.
@@ -22,19 +22,19 @@ ensure_packages "qemu-user" qemu-x86_64 -- qemu-user
 # ONNX Runtime or thehook use); the rest of stderr is kept.
 without_vnni() { qemu-x86_64 -cpu "$cpu" "$@" 2> >(grep -v "TCG doesn't support" >&2); }
 
-echo "==> the core's integer-product test, on $cpu (no AVX-512, no VNNI)"
+echo "==> the embedding engine's integer-product tests, on $cpu (no AVX-512, no VNNI)"
 tests=$(cargo test --release --locked --workspace "$@" --no-run --message-format=json 2>/dev/null |
   python3 -c '
 import json, sys
 for line in sys.stdin:
     m = json.loads(line)
     t = m.get("target", {})
-    if m.get("reason") == "compiler-artifact" and t.get("name") == "thehook_core" and "lib" in t.get("kind", []) and m.get("executable"):
+    if m.get("reason") == "compiler-artifact" and t.get("name") == "thehook_embed" and "lib" in t.get("kind", []) and m.get("executable"):
         print(m["executable"])')
-[ -x "$tests" ] || fail "no test binary of thehook-core (build it with scripts/test.sh first)"
+[ -x "$tests" ] || fail "no test binary of thehook-embed (build it with scripts/test.sh first)"
 THEHOOK_TEST_CPU_WITHOUT_VNNI=1 without_vnni "$tests" --exact \
-  memory::embed::native::integer::tests::onnx_runtimes_integer_product_gives_the_same_floats \
-  memory::embed::tests::the_native_encoder_gives_onnx_runtimes_vectors >"$tests.cpus.log" 2>&1 ||
+  native::integer::tests::onnx_runtimes_integer_product_gives_the_same_floats \
+  tests::the_native_encoder_gives_onnx_runtimes_vectors >"$tests.cpus.log" 2>&1 ||
   fail "$(cat "$tests.cpus.log")"
 grep -q "test result: ok. 2 passed" "$tests.cpus.log" || fail "$(cat "$tests.cpus.log")"
 echo "   ok: 2 passed"

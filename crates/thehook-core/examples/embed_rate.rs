@@ -1,6 +1,6 @@
 //! What reindexing pays the model per item, on the item texts of a real
 //! index: the measurement behind `embed_all`'s length-sorted batches
-//! (`memory/embed/model.rs`).
+//! (thehook-embed's `model.rs`).
 //!
 //! It reads `--items` texts (seeded sample) of `<index folder>` (opened
 //! read-only) and embeds them three ways with the model of `<assets
@@ -12,7 +12,7 @@
 //!
 //! A model whose int8 products run in integers (the shipped one) runs one
 //! text per run in every way: batches would make a text's vector depend on
-//! its neighbours (`memory/embed/int8_products.rs`).
+//! its neighbours (thehook-embed's `int8_products.rs`).
 //!
 //! `--agreement` instead compares the built-in encoder's vectors (queries)
 //! with ONNX Runtime's (items) over the sample, and times the former.
@@ -28,7 +28,7 @@ use heed::{CommitOrAbort, EnvFlags, EnvOpenOptions};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use thehook_core::config::Config;
-use thehook_core::memory::embed::{locate, Embedder, SearchPaths, Workload};
+use thehook_core::memory::embed::{self, locate, SearchPaths, Workload};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -79,8 +79,7 @@ fn main() {
         if only.is_some_and(|o| o != way) {
             continue;
         }
-        let mut embedder =
-            Embedder::load(&availability, threads, Workload::Bulk).expect("the model");
+        let mut embedder = embed::load(&availability, threads, Workload::Bulk).expect("the model");
         let started = Instant::now();
         for chunk in input.chunks(64) {
             match batched {
@@ -105,8 +104,8 @@ fn main() {
 /// How close the built-in encoder's vectors (queries) come to ONNX
 /// Runtime's (items) over the sample, and the built-in encoder's rate.
 fn agreement(availability: &thehook_core::memory::embed::Availability, texts: &[&str]) {
-    let mut onnx = Embedder::load(availability, 1, Workload::Bulk).expect("the model");
-    let mut native = Embedder::load(availability, 1, Workload::Query).expect("the model");
+    let mut onnx = embed::load(availability, 1, Workload::Bulk).expect("the model");
+    let mut native = embed::load(availability, 1, Workload::Query).expect("the model");
     let started = Instant::now();
     let ours = native.embed(texts).expect("vectors");
     let rate = texts.len() as f64 / started.elapsed().as_secs_f64();

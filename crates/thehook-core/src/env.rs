@@ -175,13 +175,6 @@ pub unsafe fn quiet_onnx_runtime_before_threads() {
     }
 }
 
-/// `scripts/test-cpus.sh` runs a test under qemu on a CPU without VNNI, and
-/// says so with this variable (only x86-64 has VNNI to be without).
-#[cfg(all(test, target_arch = "x86_64"))]
-pub(crate) fn test_cpu_without_vnni() -> bool {
-    var_os("THEHOOK_TEST_CPU_WITHOUT_VNNI").is_some()
-}
-
 /// The first executable called `name` in the absolute folders of `path_var`
 /// (relative entries would depend on where a hook happens to run). On
 /// Windows `name` is also tried with each extension of `PATHEXT`: npm

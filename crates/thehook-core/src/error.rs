@@ -17,6 +17,8 @@ pub(crate) use disk::is_full;
 
 pub(crate) use fix::fix;
 pub use fix::{Fix, Step, Words};
+/// What the model's libraries reported (the engine's [`thehook_embed::Failure`]).
+pub use thehook_embed::Failure as ModelFailure;
 
 /// Everything the core can fail with.
 #[derive(Debug, thiserror::Error)]
@@ -294,29 +296,6 @@ pub enum IndexFailure {
     Damaged(Cow<'static, str>),
 }
 
-/// What the model's libraries reported: ONNX Runtime, the tokenizer, the
-/// file system. Shared (`Arc`): a runtime that failed to load is remembered
-/// for the process, with its error.
-#[derive(Debug, Clone, thiserror::Error)]
-pub enum ModelFailure {
-    /// ONNX Runtime's errors: loading the library, running a session.
-    #[error(transparent)]
-    Runtime(std::sync::Arc<dyn std::error::Error + Send + Sync>),
-    #[error(transparent)]
-    Tokenizer(std::sync::Arc<dyn std::error::Error + Send + Sync>),
-    #[error("{}: {source}", path.display())]
-    Read {
-        path: PathBuf,
-        #[source]
-        source: std::sync::Arc<std::io::Error>,
-    },
-    #[error("ONNX Runtime wrote no {}", .0.display())]
-    NotWritten(PathBuf),
-    /// The model gave another number of vectors than it was given texts.
-    #[error("the model gave {got} vectors for {expected} texts")]
-    VectorCount { expected: usize, got: usize },
-}
-
 impl Error {
     /// Embedding gave `got` vectors for `expected` texts: nothing of the
     /// batch is stored (an index sync falls back to lexical-only, saying so).
@@ -327,18 +306,6 @@ impl Error {
             source: Some(failure),
             fix: Step::Doctor.into(),
         }
-    }
-}
-
-impl From<ort::Error> for ModelFailure {
-    fn from(e: ort::Error) -> ModelFailure {
-        ModelFailure::Runtime(std::sync::Arc::new(e))
-    }
-}
-
-impl From<tokenizers::Error> for ModelFailure {
-    fn from(e: tokenizers::Error) -> ModelFailure {
-        ModelFailure::Tokenizer(std::sync::Arc::from(e))
     }
 }
 

@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::config::Config;
 use crate::error::{fix, Fix, Step};
 use crate::memory::embed::{
-    locate, Availability, Embedder, EmbeddingCache, SearchPaths, Workload, MAX_VECTORS, ORT_LIB,
+    self, locate, Availability, EmbeddingCache, SearchPaths, Workload, MAX_VECTORS, ORT_LIB,
 };
 use crate::memory::index::check_data_file;
 use crate::project::Project;
@@ -209,7 +209,7 @@ fn model_checks(config: &Config, paths: &SearchPaths) -> Vec<Check> {
     // Items are embedded by ONNX Runtime, queries by the built-in encoder
     // when it knows the model: both are checked.
     let run = |workload| {
-        Embedder::load(&availability, 1, workload).and_then(|mut e| {
+        embed::load(&availability, 1, workload).and_then(|mut e| {
             let vector = e.embed_one("doctor check")?;
             Ok((vector.len(), e.engine()))
         })

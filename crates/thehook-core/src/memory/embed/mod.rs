@@ -1,27 +1,21 @@
-//! Embeddings: finding the model and ONNX Runtime on disk ([`locate`]),
-//! loading them (`ort` with `load-dynamic`, [`model`]) from an optimised copy
-//! kept in the cache ([`optimized`]), and embedding text.
+//! Embeddings for memory: finding the model and ONNX Runtime on disk
+//! ([`locate`]), loading them with the `thehook-embed` engine ([`load`],
+//! [`embed_all`]), the advice when that fails, and the cache of vectors
+//! already computed ([`EmbeddingCache`]).
 //!
 //! Nothing is downloaded at run time. When the model or the runtime is
 //! missing, callers get [`Availability::Missing`] with the reason and work
 //! lexical-only.
 
 mod cache;
-mod int8_products;
-mod model;
-mod native;
-mod onnx_graph;
-mod onnx_runtime;
-mod optimized;
 
 use std::path::{Path, PathBuf};
 
 pub use cache::{CacheSize, EmbeddingCache, CACHE_FOLDER, MAX_VECTORS};
-pub(crate) use model::tokenizer;
-pub use model::{embed_all, Embedder, Keep, Workload};
+pub use thehook_embed::{tokenizer, Embedder, Keep, ModelFiles, Workload, ORT_LIB};
 
 use crate::config::Config;
-use crate::error::{Error, ModelFailure, Step};
+use crate::error::{Error, Fix, Result, Step};
 
 /// The fingerprint of an index that holds no vectors.
 pub const LEXICAL_ONLY: &str = "lexical-only";
@@ -33,15 +27,6 @@ pub const MODEL_FILES: [&str; 5] = [
     "special_tokens_map.json",
     "tokenizer_config.json",
 ];
-
-/// The ONNX Runtime library file name on this platform (the version the
-/// fetch script installs).
-#[cfg(target_os = "linux")]
-pub const ORT_LIB: &str = "libonnxruntime.so.1.31.1";
-#[cfg(target_os = "macos")]
-pub const ORT_LIB: &str = "libonnxruntime.1.31.1.dylib";
-#[cfg(target_os = "windows")]
-pub const ORT_LIB: &str = "onnxruntime.dll";
 
 /// Where a file was found, for `status` and `doctor`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -74,7 +59,7 @@ pub enum Availability {
         /// What is missing, as a sentence.
         reason: String,
         /// What to do about it.
-        fix: crate::error::Fix,
+        fix: Fix,
     },
 }
 
@@ -162,13 +147,13 @@ pub fn locate(config: &Config, paths: &SearchPaths) -> Availability {
         }
     };
     let runtime = locate_runtime(paths);
-    if runtime.is_none() && !native::runs(&model_dir.path) {
+    if runtime.is_none() && !thehook_embed::built_in_encoder_runs(&model_dir.path) {
         return Availability::Missing {
             reason: format!("ONNX Runtime ({ORT_LIB}) was not found"),
             fix: FETCH_FIX.into(),
         };
     }
-    let fingerprint = fingerprint(&config.embedding.model, &model_dir.path);
+    let fingerprint = thehook_embed::fingerprint(&config.embedding.model, &model_dir.path);
     Availability::Ready {
         model: config.embedding.model.clone(),
         model_dir,
@@ -276,47 +261,77 @@ fn missing_model_files(dir: &Path) -> Option<String> {
     (!missing.is_empty()).then(|| missing.join(", "))
 }
 
-/// How vectors are computed from the model file, as a fingerprint suffix:
-/// bumped when that changes, so indexes and the embedding cache embed
-/// again. `:int8x`: int8 weight products run in integers, the sums exact
-/// on every CPU ([`int8_products::WeightSign`]; `:int8` was before, when a
-/// CPU without VNNI clipped them); none where they run in floats.
-const ARITHMETIC: &str = if onnx_graph::INT8_PRODUCTS {
-    ":int8x"
-} else {
-    ""
-};
-
-/// Model name, file size, a hash of the first 64 KiB and [`ARITHMETIC`]:
-/// cheap to compute on every open, and it changes when the model file is
-/// swapped or the way it runs does.
-fn fingerprint(model: &str, dir: &Path) -> String {
-    let onnx = dir.join("model.onnx");
-    let size = std::fs::metadata(&onnx).map(|m| m.len()).unwrap_or(0);
-    let mut head = vec![0u8; 64 * 1024];
-    let n = std::fs::File::open(&onnx)
-        .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
-        .unwrap_or(0);
-    let hex = crate::hash::sha256_hex(&head[..n]);
-    format!("{model}:{size}:{}{ARITHMETIC}", &hex[..12])
-}
-
-/// Embedding failed: `e` says why, and is the library's own error when
-/// it comes from one.
-fn failed<E: std::fmt::Display + Into<ModelFailure>>(e: E) -> Error {
-    Error::Model {
-        problem: format!("embedding failed: {e}"),
-        source: Some(e.into()),
-        fix: Step::Doctor.into(),
+impl Availability {
+    /// The files the engine loads; `None` when the model is missing.
+    fn files(&self) -> Option<ModelFiles> {
+        let Availability::Ready {
+            model_dir,
+            runtime,
+            fingerprint,
+            optimized_cache,
+            ..
+        } = self
+        else {
+            return None;
+        };
+        Some(ModelFiles {
+            dir: model_dir.path.clone(),
+            runtime: runtime.as_ref().map(|r| r.path.clone()),
+            fingerprint: fingerprint.clone(),
+            optimized_cache: optimized_cache.clone(),
+            queries_on_onnx_runtime: crate::env::queries_on_onnx_runtime(),
+        })
     }
 }
 
-/// Embedding failed for a reason of thehook's own (no library's error).
-fn failed_because(why: String) -> Error {
-    Error::Model {
-        problem: format!("embedding failed: {why}"),
+/// Loads the model `availability` found, on `threads` ONNX Runtime threads
+/// when ONNX Runtime is the engine.
+pub fn load(availability: &Availability, threads: usize, workload: Workload) -> Result<Embedder> {
+    Ok(Embedder::load(&files(availability)?, threads, workload)?)
+}
+
+/// Embeds `texts` with every core ([`thehook_embed::embed_all`]).
+pub fn embed_all(
+    availability: &Availability,
+    texts: &[&str],
+    progress: &(dyn Fn(usize) + Sync),
+    keep: Keep,
+) -> Result<()> {
+    Ok(thehook_embed::embed_all(
+        &files(availability)?,
+        texts,
+        progress,
+        keep,
+    )?)
+}
+
+fn files(availability: &Availability) -> Result<ModelFiles> {
+    availability.files().ok_or_else(|| Error::Model {
+        problem: "no model is available".into(),
         source: None,
-        fix: Step::Doctor.into(),
+        fix: FETCH_FIX.into(),
+    })
+}
+
+/// The engine's failures as thehook reports them: what to do about each.
+impl From<thehook_embed::Error> for Error {
+    fn from(e: thehook_embed::Error) -> Error {
+        use thehook_embed::Error as E;
+        let fix: Fix = match &e {
+            E::NoEngine(_) => FETCH_FIX.into(),
+            E::Tokenizer { .. } => format!("check the file, or {FETCH_FIX}").into(),
+            E::Model { .. } => format!("check the files, or {FETCH_FIX}").into(),
+            E::LoadRuntime { .. } | E::StartRuntime { .. } => format!(
+                "check that the file is ONNX Runtime 1.31 for this platform, or {FETCH_FIX}"
+            )
+            .into(),
+            E::TokenizerCrashed | E::Embedding(_) | E::Invalid(_) => Step::Doctor.into(),
+        };
+        Error::Model {
+            problem: e.to_string(),
+            source: e.failure().cloned(),
+            fix,
+        }
     }
 }
 
@@ -342,121 +357,6 @@ pub(crate) mod tests {
             "run scripts/fetch-assets.py first: {found:?}"
         );
         found
-    }
-
-    #[test]
-    #[cfg_attr(
-        not(feature = "model"),
-        ignore = "needs the embedding model: scripts/test.sh"
-    )]
-    fn a_vector_does_not_depend_on_its_batch() {
-        let mut e = Embedder::load(&repo_assets(), 1, Workload::Query).unwrap();
-        let texts = [
-            "short",
-            "a much longer text about database migrations, rollbacks and the staging environment",
-            "JWT refresh tokens rotate on every use",
-        ];
-        let together = e.embed(&texts).unwrap();
-        for (text, vector) in texts.iter().zip(&together) {
-            assert_eq!(&e.embed_one(text).unwrap(), vector, "{text}");
-        }
-        assert_eq!(together[0].len(), 384);
-    }
-
-    /// Reindex runs the shipped model one text per run, so a text's vector
-    /// is its own; a float model runs in batches padded to their longest
-    /// text, where the padding must not leak into a shorter text's vector.
-    #[test]
-    #[cfg_attr(
-        not(feature = "model"),
-        ignore = "needs the embedding model: scripts/test.sh"
-    )]
-    fn a_padded_batch_gives_each_text_its_own_vector() {
-        let mut e = Embedder::load(&repo_assets(), 2, Workload::Bulk).unwrap();
-        let long = "the deploy script retries three times before it gives up; ".repeat(12);
-        let texts = [
-            "x",
-            "JWT refresh tokens rotate on every use",
-            "a much longer text about database migrations, rollbacks and the staging environment",
-            long.as_str(),
-        ];
-        let one_by_one = e.embed_batched(&texts).unwrap();
-        assert_eq!(one_by_one.len(), texts.len());
-        for (text, vector) in texts.iter().zip(&one_by_one) {
-            assert_eq!(&e.embed_one(text).unwrap(), vector, "{text}");
-        }
-        // Batched anyway: the int8 products quantize over the whole batch,
-        // so close (0.977 at worst in batches of 8, Python), not equal; a
-        // padding that leaked would be far off.
-        e.batch_anyway();
-        let batched = e.embed_batched(&texts).unwrap();
-        for (text, vector) in texts.iter().zip(&batched) {
-            let alone = e.embed_one(text).unwrap();
-            let cos: f32 = alone.iter().zip(vector).map(|(a, b)| a * b).sum();
-            assert!(cos > 0.97, "cosine {cos} for {text:?}");
-        }
-    }
-
-    #[test]
-    #[cfg_attr(
-        not(feature = "model"),
-        ignore = "needs the embedding model: scripts/test.sh"
-    )]
-    fn similar_meanings_are_closer_than_unrelated_ones() {
-        let mut e = Embedder::load(&repo_assets(), 1, Workload::Query).unwrap();
-        let v = e
-            .embed(&[
-                "where do the unit tests live",
-                "tests are colocated next to the source",
-                "the office closes at six",
-            ])
-            .unwrap();
-        let cos = |a: &[f32], b: &[f32]| {
-            let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
-            let norm = |x: &[f32]| x.iter().map(|v| v * v).sum::<f32>().sqrt();
-            dot / norm(a) / norm(b)
-        };
-        assert!(cos(&v[0], &v[1]) > cos(&v[0], &v[2]) + 0.2);
-    }
-
-    /// Queries are embedded by the built-in encoder and items by ONNX
-    /// Runtime: the two must agree, or queries would search a different
-    /// space than the items they look for.
-    #[test]
-    #[cfg_attr(
-        not(feature = "model"),
-        ignore = "needs the embedding model: scripts/test.sh"
-    )]
-    fn the_native_encoder_gives_onnx_runtimes_vectors() {
-        let assets = repo_assets();
-        let mut native = Embedder::load(&assets, 1, Workload::Query).unwrap();
-        let mut onnx = Embedder::load(&assets, 1, Workload::Bulk).unwrap();
-        assert_eq!(native.engine(), "built-in encoder");
-        assert_eq!(onnx.engine(), "ONNX Runtime");
-        let long = "the deploy script retries three times before it gives up; ".repeat(40);
-        let texts = [
-            "x",
-            "where do the unit tests live?",
-            "- 2023-05-08 [D1:3] Caroline: I went to a LGBTQ support group yesterday and it was so powerful.",
-            "`cargo test --release --workspace` needs `.assets/` (run scripts/fetch-assets.py) 🚀",
-            "Überprüfe die Größe: naïve café, 東京, Ελληνικά",
-            long.as_str(),
-        ];
-        for text in texts {
-            let (a, b) = (
-                native.embed_one(text).unwrap(),
-                onnx.embed_one(text).unwrap(),
-            );
-            let cos: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
-            // Same arithmetic, but not the same float operations around
-            // the integer products (erf, softmax, layer norm): a last-digit
-            // difference that moves a value across a u8 step moves the
-            // vector. Over 1,000 team-year texts: median 0.99996, first
-            // percentile 0.9929 (`--example embed_rate -- --agreement`).
-            // The floats alone (0.99999) were the bar before int8.
-            let bar = if text.len() > 200 { 0.999 } else { 0.99999 };
-            assert!(cos > bar, "cosine {cos} for {text:?}");
-        }
     }
 
     #[test]

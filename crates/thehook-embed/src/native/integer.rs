@@ -332,7 +332,6 @@ mod tests {
     fn onnx_runtimes_integer_product_gives_the_same_floats() {
         use super::super::super::int8_products::{rewrite, WeightSign};
         use super::super::super::onnx_graph::{OperatorSetIdProto, TensorProto};
-        use super::super::super::Availability;
         use prost::Message;
 
         #[derive(Clone, PartialEq, Message)]
@@ -487,14 +486,10 @@ mod tests {
         };
         let model = model.encode_to_vec();
 
-        let Availability::Ready {
-            runtime: Some(runtime),
-            ..
-        } = super::super::super::tests::repo_assets()
-        else {
+        let Some(runtime) = crate::tests::repo_files().runtime else {
             panic!("ONNX Runtime is not in .assets/: run scripts/fetch-assets.py");
         };
-        let env = super::super::super::onnx_runtime::runtime_environment(&runtime.path).unwrap();
+        let env = crate::onnx_runtime::runtime_environment(&runtime).unwrap();
         let run = |sign: WeightSign| {
             let rewritten = rewrite(&bytes::Bytes::from(model.clone()), sign).expect("a product");
             let mut session = ort::session::Session::builder(&env)
@@ -508,7 +503,7 @@ mod tests {
         };
         // scripts/test-cpus.sh runs this under qemu on a CPU without VNNI,
         // where the CPU check must pick the unsigned form.
-        if crate::env::test_cpu_without_vnni() {
+        if crate::tests::cpu_without_vnni() {
             assert_eq!(WeightSign::here(), WeightSign::Unsigned);
         }
         let ours = product(&x, tokens, &q, &scale);

@@ -7,10 +7,10 @@ use std::time::{Duration, Instant};
 
 use tokenizers::{Tokenizer, TruncationParams};
 
-use super::native::Bert;
-use super::onnx_runtime;
-use super::{failed, failed_because, Availability, FETCH_FIX};
-use crate::error::{Error, Result, Step};
+use crate::error::{failed, Error, Result};
+use crate::native::Bert;
+use crate::onnx_runtime;
+use crate::ModelFiles;
 
 /// Items longer than this many tokens are embedded by their beginning
 /// (all-MiniLM-L6-v2 was trained on 256-token inputs).
@@ -43,38 +43,25 @@ enum Engine {
 }
 
 impl Embedder {
-    /// Loads the model described by a [`Availability::Ready`], running on
-    /// `threads` ONNX Runtime threads when ONNX Runtime is the engine.
-    pub fn load(
-        availability: &Availability,
-        threads: usize,
-        workload: Workload,
-    ) -> Result<Embedder> {
-        let Availability::Ready {
-            model_dir,
+    /// Loads the model in `files`, running on `threads` ONNX Runtime
+    /// threads when ONNX Runtime is the engine.
+    pub fn load(files: &ModelFiles, threads: usize, workload: Workload) -> Result<Embedder> {
+        let ModelFiles {
+            dir,
             runtime,
             fingerprint,
             optimized_cache,
-            ..
-        } = availability
-        else {
-            return Err(Error::Model {
-                problem: "no model is available".into(),
-                source: None,
-                fix: FETCH_FIX.into(),
-            });
-        };
-        let dir = &model_dir.path;
+            queries_on_onnx_runtime,
+        } = files;
         // Without ONNX Runtime the built-in encoder runs items too.
-        let native = runtime.is_none()
-            || (workload == Workload::Query && !crate::env::queries_on_onnx_runtime());
+        let native = runtime.is_none() || (workload == Workload::Query && !queries_on_onnx_runtime);
         // The tokenizer loads on its own thread meanwhile (17-30 ms).
         let (engine, tokenizer) = std::thread::scope(|scope| {
             let tokenizer = scope.spawn(|| load_tokenizer(&dir.join("tokenizer.json")));
             let engine = match (native.then(|| Bert::load(dir)).flatten(), runtime) {
                 (Some(bert), _) => Ok(Engine::Native(Box::new(bert))),
                 (None, Some(runtime)) => onnx_runtime::Session::open(
-                    &runtime.path,
+                    runtime,
                     dir,
                     fingerprint,
                     optimized_cache.as_deref(),
@@ -82,22 +69,9 @@ impl Embedder {
                     workload == Workload::Bulk,
                 )
                 .map(Engine::OnnxRuntime),
-                (None, None) => Err(Error::Model {
-                    problem: format!(
-                        "the built-in encoder cannot read {}, and ONNX Runtime was not found",
-                        dir.join("model.onnx").display()
-                    ),
-                    source: None,
-                    fix: FETCH_FIX.into(),
-                }),
+                (None, None) => Err(Error::NoEngine(dir.join("model.onnx"))),
             };
-            let tokenizer = tokenizer.join().unwrap_or_else(|_| {
-                Err(Error::Model {
-                    problem: "loading the tokenizer crashed".into(),
-                    source: None,
-                    fix: Step::Doctor.into(),
-                })
-            });
+            let tokenizer = tokenizer.join().unwrap_or(Err(Error::TokenizerCrashed));
             (engine, tokenizer)
         });
         Ok(Embedder {
@@ -143,7 +117,7 @@ impl Embedder {
     /// Runs ONNX Runtime in batches whatever the model (tests of the
     /// padding).
     #[cfg(test)]
-    pub(super) fn batch_anyway(&mut self) {
+    pub(crate) fn batch_anyway(&mut self) {
         if let Engine::OnnxRuntime(session) = &mut self.engine {
             session.batch_anyway();
         }
@@ -151,7 +125,7 @@ impl Embedder {
 
     /// Embeds `texts`, best given in order of length: ONNX Runtime runs
     /// them one text per run when the model's products run in int8
-    /// ([`super::int8_products`]), else in batches of similar length
+    /// ([`crate::int8_products`]), else in batches of similar length
     /// ([`BATCH_TEXTS`], [`BATCH_TOKENS`]); the built-in encoder one per
     /// core (its weights are read-only, so the threads share them). Output
     /// order matches input.
@@ -221,7 +195,7 @@ fn embed_native(bert: &Bert, tokenizer: &Tokenizer, text: &str) -> Result<Vec<f3
     let encoding = tokenizer.encode(text, true).map_err(failed)?;
     let ids = encoding.get_ids();
     let tokens = bert.forward(ids, encoding.get_type_ids()).ok_or_else(|| {
-        failed_because(format!(
+        Error::Invalid(format!(
             "the built-in encoder cannot read {} tokens",
             ids.len()
         ))
@@ -246,7 +220,7 @@ fn mean_pool_normalised(tokens: &[f32], dims: usize) -> Vec<f32> {
 
 /// The model's tokenizer without padding, cutting texts at `truncate_at`
 /// tokens (`None`: never, for counting tokens as they are).
-pub(crate) fn tokenizer(path: &Path, truncate_at: Option<usize>) -> tokenizers::Result<Tokenizer> {
+pub fn tokenizer(path: &Path, truncate_at: Option<usize>) -> tokenizers::Result<Tokenizer> {
     let mut tokenizer = Tokenizer::from_file(path)?;
     tokenizer.with_padding(None);
     let truncation = truncate_at.map(|max_length| TruncationParams {
@@ -260,10 +234,9 @@ pub(crate) fn tokenizer(path: &Path, truncate_at: Option<usize>) -> tokenizers::
 /// The tokenizer as the model was trained: special tokens added, long texts
 /// cut at [`MAX_TOKENS`], no padding (one text per call).
 fn load_tokenizer(path: &Path) -> Result<Tokenizer> {
-    tokenizer(path, Some(MAX_TOKENS)).map_err(|e| Error::Model {
-        problem: format!("cannot read the tokenizer {}: {e}", path.display()),
-        source: Some(e.into()),
-        fix: format!("check the file, or {FETCH_FIX}").into(),
+    tokenizer(path, Some(MAX_TOKENS)).map_err(|e| Error::Tokenizer {
+        path: path.to_path_buf(),
+        source: e.into(),
     })
 }
 
@@ -281,13 +254,13 @@ pub type Keep<'k> = &'k mut dyn FnMut(&[usize], Vec<Vec<f32>>);
 /// the 400 MB memory budget (480 MB peak for `reindex` of 1,000 items,
 /// against 274 MB, at 136 vs 123 items/s).
 pub fn embed_all(
-    availability: &Availability,
+    files: &ModelFiles,
     texts: &[&str],
     progress: &(dyn Fn(usize) + Sync),
     keep: Keep,
 ) -> Result<()> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut embedder = Embedder::load(availability, threads, Workload::Bulk)?;
+    let mut embedder = Embedder::load(files, threads, Workload::Bulk)?;
     let mut order: Vec<usize> = (0..texts.len()).collect();
     order.sort_by_key(|&i| texts[i].len());
     let mut done = 0;

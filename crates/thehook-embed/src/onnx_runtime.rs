@@ -1,7 +1,7 @@
 //! ONNX Runtime running the model's ORT-format copy straight from a memory
-//! map ([`super::optimized`]): the engine of bulk embedding (reindex, the
+//! map ([`crate::optimized`]): the engine of bulk embedding (reindex, the
 //! capture worker), and of queries when the built-in encoder
-//! ([`super::native`]) does not know the model.
+//! ([`crate::native`]) does not know the model.
 //!
 //! Why not fastembed: it copies the model into ONNX Runtime and has it
 //! optimise and prepack the weights at every load: about 250 ms and 260 MB
@@ -18,15 +18,14 @@ use ort::session::builder::{GraphOptimizationLevel, SessionBuilder};
 use ort::session::InMemorySession;
 use ort::value::Tensor;
 
-use super::{failed, failed_because};
-use super::{int8_products, optimized, FETCH_FIX};
-use crate::error::{Error, ModelFailure, Result};
+use crate::error::{failed, Error, Failure, Result};
+use crate::{int8_products, optimized};
 
 /// A text's token ids and token type ids.
-pub(super) type TextTokens<'t> = (&'t [u32], &'t [u32]);
+pub(crate) type TextTokens<'t> = (&'t [u32], &'t [u32]);
 
 /// An ONNX Runtime session over the model.
-pub(super) struct Session {
+pub(crate) struct Session {
     session: Loaded,
     /// Whether the graph takes `token_type_ids` (BERT exports do).
     token_type_ids: bool,
@@ -55,8 +54,8 @@ struct MappedSession {
 impl MappedSession {
     fn open(
         path: &Path,
-        builder: impl FnOnce() -> std::result::Result<SessionBuilder, ModelFailure>,
-    ) -> std::result::Result<MappedSession, ModelFailure> {
+        builder: impl FnOnce() -> std::result::Result<SessionBuilder, Failure>,
+    ) -> std::result::Result<MappedSession, Failure> {
         let map = map(path)?;
         let mut builder = builder()?;
         // SAFETY: `bytes` points into `map`, which moves (its address does
@@ -104,7 +103,7 @@ impl Session {
     /// made on first use; else, or when the copy does not load, over the
     /// original model, the slow way. `prepack` the weights for bulk work
     /// (about 60 ms at load, faster per item after).
-    pub(super) fn open(
+    pub(crate) fn open(
         runtime: &Path,
         dir: &Path,
         fingerprint: &str,
@@ -146,10 +145,9 @@ impl Session {
                     })
                 })
                 .map(|(session, int8)| (Loaded::Copied(session), int8))
-                .map_err(|e| Error::Model {
-                    problem: format!("cannot load the model in {}: {e}", dir.display()),
-                    source: Some(e),
-                    fix: format!("check the files, or {FETCH_FIX}").into(),
+                .map_err(|source| Error::Model {
+                    dir: dir.to_path_buf(),
+                    source,
                 })?,
         };
         let token_type_ids = session
@@ -166,17 +164,17 @@ impl Session {
 
     /// Runs batches whatever the model (tests of the padding).
     #[cfg(test)]
-    pub(super) fn batch_anyway(&mut self) {
+    pub(crate) fn batch_anyway(&mut self) {
         self.one_text_per_run = false;
     }
 
     /// Whether [`Session::run_batch`] must be given one text at a time.
-    pub(super) fn one_text_per_run(&self) -> bool {
+    pub(crate) fn one_text_per_run(&self) -> bool {
         self.one_text_per_run
     }
 
     /// The token vectors, `[tokens, dimensions]` row-major, and `dimensions`.
-    pub(super) fn run(&mut self, ids: &[u32], type_ids: &[u32]) -> Result<(Vec<f32>, usize)> {
+    pub(crate) fn run(&mut self, ids: &[u32], type_ids: &[u32]) -> Result<(Vec<f32>, usize)> {
         let (values, dims) = self.run_batch(&[(ids, type_ids)])?;
         Ok((values, dims))
     }
@@ -185,7 +183,7 @@ impl Session {
     /// longest: `[texts, longest, dimensions]` row-major, and `dimensions`.
     /// The attention mask keeps the padding out of every real token's
     /// vector; callers pool only a text's own rows.
-    pub(super) fn run_batch(&mut self, texts: &[TextTokens]) -> Result<(Vec<f32>, usize)> {
+    pub(crate) fn run_batch(&mut self, texts: &[TextTokens]) -> Result<(Vec<f32>, usize)> {
         let longest = texts.iter().map(|(ids, _)| ids.len()).max().unwrap_or(0);
         let shape = [texts.len(), longest];
         let padded = |pick: &dyn Fn(&TextTokens) -> Vec<i64>| {
@@ -217,7 +215,7 @@ impl Session {
         let (shape, values) = outputs[0].try_extract_tensor::<f32>().map_err(failed)?;
         let dims = shape.last().copied().unwrap_or(0) as usize;
         if dims == 0 || values.len() != texts.len() * longest * dims {
-            return Err(failed_because(format!(
+            return Err(Error::Invalid(format!(
                 "the model returned a tensor of shape {shape:?} for {} texts of up to {longest} tokens",
                 texts.len()
             )));
@@ -241,8 +239,8 @@ fn let_go_of_read_pages(bytes: &memmap2::Mmap) {
 fn let_go_of_read_pages(_bytes: &memmap2::Mmap) {}
 
 /// A file mapped read-only.
-fn map(file: &Path) -> std::result::Result<memmap2::Mmap, ModelFailure> {
-    let unreadable = |e: std::io::Error| ModelFailure::Read {
+fn map(file: &Path) -> std::result::Result<memmap2::Mmap, Failure> {
+    let unreadable = |e: std::io::Error| Failure::Read {
         path: file.to_path_buf(),
         source: std::sync::Arc::new(e),
     };
@@ -258,7 +256,7 @@ fn builder(
     level: GraphOptimizationLevel,
     threads: usize,
     prepack: bool,
-) -> std::result::Result<SessionBuilder, ModelFailure> {
+) -> std::result::Result<SessionBuilder, Failure> {
     Ok(ort::session::Session::builder(env)
         .and_then(|b| Ok(b.with_optimization_level(level)?))
         .and_then(|b| Ok(b.with_disabled_optimizers(optimized::UNFUSED)?))
@@ -267,32 +265,24 @@ fn builder(
 }
 
 /// ONNX Runtime can be loaded once per process; later calls share the result.
-pub(super) fn runtime_environment(lib: &Path) -> Result<ort::environment::Environment> {
-    type Loaded = std::result::Result<ort::environment::Environment, (String, ModelFailure)>;
-    static ENV: OnceLock<Loaded> = OnceLock::new();
+pub(crate) fn runtime_environment(lib: &Path) -> Result<ort::environment::Environment> {
+    static ENV: OnceLock<Result<ort::environment::Environment>> = OnceLock::new();
     ENV.get_or_init(|| {
         // ORT_DISABLE_TELEMETRY is set by the front end before any thread
-        // starts: the binary in `main`, the Node package in `main.js`
-        // (crate::env::quiet_onnx_runtime_before_threads).
-        let builder = ort::init_from(lib).map_err(|e| {
-            let problem = format!("cannot load {}: {e}", lib.display());
-            (problem, ModelFailure::Runtime(std::sync::Arc::new(e)))
+        // starts: the binary in `main`, the Node package in `main.js`.
+        let builder = ort::init_from(lib).map_err(|e| Error::LoadRuntime {
+            lib: lib.to_path_buf(),
+            source: Failure::Runtime(std::sync::Arc::new(e)),
         })?;
         builder
             .with_name("thehook")
             // A local memory tool reports nothing anywhere.
             .with_telemetry(false)
             .build()
-            .map_err(|e| {
-                let problem = format!("cannot start ONNX Runtime from {}: {e}", lib.display());
-                (problem, e.into())
+            .map_err(|e| Error::StartRuntime {
+                lib: lib.to_path_buf(),
+                source: e.into(),
             })
     })
     .clone()
-    .map_err(|(problem, source)| Error::Model {
-        problem,
-        source: Some(source),
-        fix: format!("check that the file is ONNX Runtime 1.31 for this platform, or {FETCH_FIX}")
-            .into(),
-    })
 }

@@ -14,13 +14,13 @@ use ort::environment::Environment;
 
 use ort::session::builder::GraphOptimizationLevel;
 
-use super::int8_products;
-use crate::error::ModelFailure;
+use crate::error::Failure;
+use crate::int8_products;
 
 /// The ORT-format copy of the model in `model_dir`, made now if it does not
 /// exist yet; `None` when there is no cache folder or it cannot be written
 /// (the caller then loads the original model, more slowly).
-pub(super) fn ort_format(
+pub(crate) fn ort_format(
     env: &Environment,
     model_dir: &Path,
     fingerprint: &str,
@@ -53,7 +53,7 @@ pub(super) fn ort_format(
 
 /// Forgets a copy that failed to load (damaged, or from another runtime
 /// build), so the next load makes it again.
-pub(super) fn discard(path: &Path) {
+pub(crate) fn discard(path: &Path) {
     let _ = std::fs::remove_file(path);
 }
 
@@ -64,7 +64,7 @@ fn path_for(cache: &Path, fingerprint: &str, runtime: &Path) -> PathBuf {
     // form the weights take on this CPU.
     let sign = int8_products::WeightSign::here().name();
     let key = format!("{fingerprint}\n{runtime_name}\n{UNFUSED}\n{sign}");
-    let key = crate::hash::sha256_hex(key.as_bytes());
+    let key = crate::sha256_hex(key.as_bytes());
     let model = fingerprint.split(':').next().unwrap_or("model");
     let model: String = model
         .chars()
@@ -85,7 +85,7 @@ fn path_for(cache: &Path, fingerprint: &str, runtime: &Path) -> PathBuf {
 /// integers ([`ModelFile`]), and save the result in ORT format.
 /// Extended optimisations (level 2), not layout ones: the saved graph then
 /// holds only operators every CPU build of the runtime has.
-fn write(env: &Environment, onnx: &Path, out: &Path) -> Result<(), ModelFailure> {
+fn write(env: &Environment, onnx: &Path, out: &Path) -> Result<(), Failure> {
     let model = ModelFile::read(onnx)?;
     let ((), _) = model.load(|bytes| {
         let session = ort::session::Session::builder(env)
@@ -99,7 +99,7 @@ fn write(env: &Environment, onnx: &Path, out: &Path) -> Result<(), ModelFailure>
     })?;
     match out.is_file() {
         true => Ok(()),
-        false => Err(ModelFailure::NotWritten(out.to_path_buf())),
+        false => Err(Failure::NotWritten(out.to_path_buf())),
     }
 }
 
@@ -113,18 +113,18 @@ fn write(env: &Environment, onnx: &Path, out: &Path) -> Result<(), ModelFailure>
 /// (Python's `onnxruntime`), at the same speed within the noise (600
 /// team-year texts, three rounds); the two engines still differ in the
 /// floats around the products (docs/search.md, "Model and ONNX Runtime").
-pub(super) const UNFUSED: &str = "SkipLayerNormFusion";
+pub(crate) const UNFUSED: &str = "SkipLayerNormFusion";
 
 /// The model file as read, and as ONNX Runtime is to run it: with its int8
 /// weight products rewritten ([`int8_products::rewrite`]) when it has any.
-pub(super) struct ModelFile {
+pub(crate) struct ModelFile {
     original: bytes::Bytes,
     rewritten: Option<Vec<u8>>,
 }
 
 impl ModelFile {
-    pub(super) fn read(onnx: &Path) -> Result<ModelFile, ModelFailure> {
-        let original = std::fs::read(onnx).map_err(|e| ModelFailure::Read {
+    pub(crate) fn read(onnx: &Path) -> Result<ModelFile, Failure> {
+        let original = std::fs::read(onnx).map_err(|e| Failure::Read {
             path: onnx.to_path_buf(),
             source: std::sync::Arc::new(e),
         })?;
@@ -140,10 +140,10 @@ impl ModelFile {
     /// is no rewrite, or ONNX Runtime refuses it (a graph this crate reads
     /// wrongly must not cost the model). Says which: `true` for the
     /// rewritten one.
-    pub(super) fn load<T>(
+    pub(crate) fn load<T>(
         &self,
-        mut load: impl FnMut(&[u8]) -> Result<T, ModelFailure>,
-    ) -> Result<(T, bool), ModelFailure> {
+        mut load: impl FnMut(&[u8]) -> Result<T, Failure>,
+    ) -> Result<(T, bool), Failure> {
         if let Some(rewritten) = &self.rewritten {
             if let Ok(loaded) = load(rewritten) {
                 return Ok((loaded, true));
