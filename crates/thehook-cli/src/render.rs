@@ -1,6 +1,6 @@
 //! Text the CLI and the MCP server both show.
 
-use thehook_core::memory::search::Hit;
+use thehook_core::memory::rank::fusion::Hit;
 
 use crate::output::Style;
 

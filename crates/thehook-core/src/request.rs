@@ -11,7 +11,7 @@ use crate::agents::Agent;
 use crate::error::{fix, Error, Result, Step};
 use crate::memory::index::Filter;
 use crate::memory::item::ItemKind;
-use crate::memory::search::{Mode, LEXICAL_WEIGHT};
+use crate::memory::rank::fusion::{Mode, LEXICAL_WEIGHT};
 use crate::memory::{ItemRef, RecallRequest, RememberRequest, RewriteRequest};
 
 /// Results of a recall when the caller does not say.

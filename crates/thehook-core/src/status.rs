@@ -11,7 +11,7 @@ use crate::error::Result;
 use crate::given::kept::{recent_counts, UseCounts};
 use crate::memory::embed::Availability;
 use crate::memory::index::IndexStats;
-use crate::memory::stale::Staleness;
+use crate::memory::policy::stale::Staleness;
 use crate::memory::Memory;
 
 /// `thehook status`, also its `--json` form.

@@ -16,7 +16,7 @@ pub use session_api::*;
 
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
-use thehook_core::memory::search::Hit;
+use thehook_core::memory::rank::fusion::Hit;
 use thehook_core::memory::Refresh;
 use thehook_core::RecallRequest;
 

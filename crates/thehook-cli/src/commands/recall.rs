@@ -2,7 +2,7 @@
 
 use serde_json::json;
 use thehook_core::memory::embed::SearchPaths;
-use thehook_core::memory::search::{Hit, Mode};
+use thehook_core::memory::rank::fusion::{Hit, Mode};
 use thehook_core::memory::Refresh;
 use thehook_core::{Error, Memory, Project, RecallRequest};
 

@@ -17,7 +17,7 @@ use thehook_core::agents::Agent;
 use thehook_core::error::ErrorCode;
 use thehook_core::memory::embed::SearchPaths;
 use thehook_core::memory::item::ItemKind;
-use thehook_core::memory::search::Mode;
+use thehook_core::memory::rank::fusion::Mode;
 use thehook_core::memory::shared::with_memory;
 use thehook_core::memory::Refresh;
 use thehook_core::views::{cost, health, items, markdown, review, sessions};

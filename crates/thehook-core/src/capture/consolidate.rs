@@ -27,7 +27,7 @@ use crate::capture::context::LOG;
 use crate::capture::locked;
 use crate::capture::worker::Worker;
 use crate::error::{fix, Error, IoContext, Result, Step};
-use crate::memory::lexical::Analyzer;
+use crate::memory::analysis::lexical::Analyzer;
 use crate::memory::store::{self, write_atomic};
 use crate::project::Project;
 
@@ -156,7 +156,7 @@ pub fn consolidate(worker: &mut Worker) -> Result<Option<Consolidated>> {
         project.relative(&project.dir().join(ledger::LEDGER.file)),
         ledger::LEDGER.with_added(&project, sessions.iter().map(ledger::key)),
     ));
-    crate::memory::ensure_merge_attributes(&project)?;
+    crate::memory::store::ensure_merge_attributes(&project)?;
     apply(&project, &staged)?;
     // The files are the truth and are in place: an index that cannot follow
     // now is said, not taken for a consolidation that failed.

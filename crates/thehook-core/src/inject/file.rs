@@ -32,9 +32,9 @@ use crate::memory::embed::SearchPaths;
 use crate::memory::files;
 use crate::memory::index::{AboutFile, FileNames};
 use crate::memory::item::{Item, ItemKind};
-use crate::memory::renames::Renames;
+use crate::memory::policy::renames::Renames;
+use crate::memory::policy::stale::Staleness;
 use crate::memory::session::SessionRecord;
-use crate::memory::stale::Staleness;
 use crate::memory::Memory;
 use crate::project::Project;
 

@@ -1,7 +1,7 @@
 //! Which repository files an item is about: the paths its text names (in
 //! backticks or not, `src/a.rs:12` as `src/a.rs`) and the file names it
 //! names in backticks (`loader.go`). The index keeps a link from each to the
-//! item ([`crate::memory::index`]'s `paths` database), and from each file a
+//! item (the index's `paths` database), and from each file a
 //! session changed to that session, so the file hook finds what memory knows
 //! about a file with a few key reads.
 //!
@@ -21,7 +21,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::memory::item::ItemKind;
-use crate::memory::stale::cited_paths;
+use crate::memory::policy::stale::cited_paths;
 
 /// The order items about a file are read in, kind by kind (newest first
 /// within one): what bites first.
@@ -182,7 +182,7 @@ let x = 1;
             ]
         );
         assert_eq!(
-            crate::memory::stale::cited_symbols(
+            crate::memory::policy::stale::cited_symbols(
                 "Call `parseConfig()` before `Index::sync`; `x` and `jwt.ts` are not symbols"
             ),
             vec!["parseConfig", "sync"]

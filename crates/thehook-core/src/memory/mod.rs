@@ -1,40 +1,45 @@
-//! A project's memory: markdown under `.thehook/` is the truth ([`store`],
-//! [`item`]); an LMDB index ([`index`]) with vectors ([`embed`]) and
-//! BM25 postings ([`lexical`]) makes it searchable ([`search`], [`when`]).
+//! A project's memory, by concern:
+//! - [`store`]: the markdown under `.thehook/`, the truth, parsed into
+//!   [`item`]s and [`session`] records;
+//! - [`index`]: LMDB with the vectors ([`embed`] finds the model that makes
+//!   them) and the BM25 postings, kept in step with the markdown;
+//! - [`analysis`]: a text's terms and BM25's formula, and the dates it
+//!   names, for the index and for ranking;
+//! - [`rank`]: query vectors, and fusion with recency and dates;
+//! - [`policy`]: what the repository says about items: stale, renamed,
+//!   released by a person after a safety rule withheld them; [`withheld`]
+//!   lists what the rules withhold, for review.
+//!
 //! [`Memory`] is that memory opened once, then recalled from, added to and
 //! removed from; [`shared`] keeps one open per project for long-lived
 //! processes (the MCP server, the Node addon).
 
+pub(crate) mod analysis;
 pub mod embed;
 pub(crate) mod files;
 pub(crate) mod index;
 pub mod item;
-pub(crate) mod lexical;
 mod mapped_pages;
-mod query_model;
-pub(crate) mod released;
-pub(crate) mod renames;
+pub mod policy;
+pub mod rank;
 mod requests;
-pub mod search;
 pub mod session;
 pub mod shared;
-pub(crate) mod stale;
 pub mod store;
-pub(crate) mod when;
 pub mod withheld;
 
 use std::path::Path;
 
 use crate::config::{Config, LoadedConfig};
 use crate::error::{fix, Error, Fix, IoContext, ItemMiss, Result, Step};
+use crate::memory::analysis::lexical::Analyzer;
 use crate::memory::embed::{locate, Availability, SearchPaths};
 use crate::memory::index::{Index, SyncPlan, SyncStats};
 use crate::memory::item::Item;
-use crate::memory::lexical::Analyzer;
-use crate::memory::query_model::QueryModel;
-use crate::memory::renames::Renames;
-use crate::memory::search::{fuse, Hit, Mode};
-use crate::memory::stale::Staleness;
+use crate::memory::policy::renames::Renames;
+use crate::memory::policy::stale::Staleness;
+use crate::memory::rank::fusion::{fuse, Hit, Mode};
+use crate::memory::rank::query_model::QueryModel;
 use crate::project::Project;
 pub use requests::{ItemRef, RecallRequest, RememberRequest, RewriteRequest};
 
@@ -338,7 +343,7 @@ impl Memory {
         if let Some((problem, fix)) = model_failed {
             self.fall_back_to_lexical(problem, fix);
         }
-        let period = crate::memory::when::period_in(query);
+        let period = crate::memory::analysis::when::period_in(query);
         let mut hits = fuse(
             candidates,
             options.mode,
@@ -413,7 +418,7 @@ impl Memory {
             .into_iter()
             .filter(|i| !i.path.starts_with(crate::project::SESSIONS_PREFIX))
             .collect();
-        Ok(search::near_duplicates(&knowledge, self.analyzer()))
+        Ok(rank::fusion::near_duplicates(&knowledge, self.analyzer()))
     }
 
     /// Re-checks the symbols items cite against the checkout, for the fast
@@ -456,7 +461,7 @@ impl Memory {
         // nor report each other's item.
         let _lock = self.project.lock()?;
         let text = self.as_written(text);
-        ensure_merge_attributes(&self.project)?;
+        store::ensure_merge_attributes(&self.project)?;
         let item = store::append_note(&self.project, kind, &text, &today)?;
         self.index_written(&item.citation());
         Ok(item)
@@ -501,7 +506,7 @@ impl Memory {
     pub fn confirm(&mut self, item: &ItemRef) -> Result<Item> {
         let item = self.find_item(item)?;
         let _lock = self.project.lock()?;
-        crate::memory::stale::CONFIRMED.add(&self.project, &item.id)?;
+        crate::memory::policy::stale::CONFIRMED.add(&self.project, &item.id)?;
         Ok(item)
     }
 
@@ -604,27 +609,5 @@ pub fn create_layout(project: &Project) -> Result<()> {
     if !gitignore.exists() {
         store::write_atomic(&gitignore, b"failed/\nqueue/\nindex/\nlogs/\n")?;
     }
-    ensure_merge_attributes(project)
-}
-
-/// `.thehook/.gitattributes`: git's built-in union merge for the files that
-/// teammates change in parallel (knowledge items, one a line; the ledger of
-/// consolidated sessions; the items confirmed in review). Union keeps both sides' lines, so such merges
-/// never conflict and lose nothing; it is built into git and the file is
-/// committed, so a teammate who never ran `thehook init` gets it too.
-pub const MERGE_ATTRIBUTES: &str =
-    "# Written by thehook: teammates' memory merges line by line, keeping both sides.\n\
-knowledge/*.md merge=union\n\
-consolidated.txt merge=union\n\
-confirmed.txt merge=union\n";
-
-/// Writes [`MERGE_ATTRIBUTES`] unless `.thehook/.gitattributes` exists (a
-/// person's own version is kept). Called by init and before thehook writes
-/// a file that merges by union, so projects made before it get it too.
-pub fn ensure_merge_attributes(project: &Project) -> Result<()> {
-    let path = project.dir().join(".gitattributes");
-    if path.exists() {
-        return Ok(());
-    }
-    store::write_atomic(&path, MERGE_ATTRIBUTES.as_bytes())
+    store::ensure_merge_attributes(project)
 }

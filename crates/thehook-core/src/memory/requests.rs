@@ -5,7 +5,7 @@
 
 use crate::memory::index::Filter;
 use crate::memory::item::ItemKind;
-use crate::memory::search::Mode;
+use crate::memory::rank::fusion::Mode;
 
 /// One recall, checked.
 #[derive(Debug, Clone)]
@@ -15,7 +15,7 @@ pub struct RecallRequest {
     pub k: usize,
     pub filter: Filter,
     pub mode: Mode,
-    /// Weight of BM25 in hybrid fusion ([`crate::memory::search::LEXICAL_WEIGHT`] unless
+    /// Weight of BM25 in hybrid fusion ([`crate::memory::rank::fusion::LEXICAL_WEIGHT`] unless
     /// `THEHOOK_LEXICAL_WEIGHT` says otherwise).
     pub lexical_weight: f32,
 }

@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::error::{fix, Error, ItemMiss, Result, Step};
 use crate::memory::index::Index;
 use crate::memory::item::{Item, ItemKind};
-use crate::memory::released::Released;
+use crate::memory::policy::released::Released;
 use crate::memory::requests::ItemRef;
 use crate::memory::session::SessionRecord;
 use crate::memory::store::{self, title_id};
@@ -69,7 +69,10 @@ impl Memory {
     }
 
     /// The withheld title `item` names, if it names exactly one.
-    pub(super) fn withheld_title(&self, item: &ItemRef) -> Result<Option<WithheldEntry>> {
+    pub(in crate::memory) fn withheld_title(
+        &self,
+        item: &ItemRef,
+    ) -> Result<Option<WithheldEntry>> {
         match self.find_withheld(item) {
             Ok(entry) => Ok(entry.is_title().then_some(entry)),
             Err(Error::ItemNotFound { .. }) => Ok(None),
@@ -79,7 +82,7 @@ impl Memory {
 
     /// Removes a withheld session title from its file's front matter; the
     /// session's items stay. Reported like an item's forget, as text.
-    pub(super) fn forget_title(&mut self, entry: WithheldEntry) -> Result<Item> {
+    pub(in crate::memory) fn forget_title(&mut self, entry: WithheldEntry) -> Result<Item> {
         let _lock = self.project.lock()?;
         store::remove_front_matter_line(&self.project, &entry.path, entry.line, "title:")?;
         self.sync(&|_, _| {})?;

@@ -5,7 +5,7 @@
 //!
 //! Here: the header, the records and the reads by key, type and date. Beside:
 //! [`environment`] (LMDB opened once per process, the databases),
-//! [`lexical`] (BM25 over the postings), [`vectors`] (half-precision
+//! [`postings`] (BM25 over the postings), [`vectors`] (half-precision
 //! vectors, compared all or through arroy's trees), [`paths`] (from a file to the items and sessions about it),
 //! [`sessions`] (every session's record as one value), [`sync`] (markdown
 //! into the index), [`mdb_check`] (a damaged file found before LMDB reads
@@ -14,9 +14,9 @@
 #[cfg(test)]
 mod dump;
 mod environment;
-mod lexical;
 mod mdb_check;
 mod paths;
+mod postings;
 mod sessions;
 mod sync;
 #[cfg(test)]
@@ -43,11 +43,11 @@ pub(crate) use paths::{AboutFile, FileNames};
 pub(crate) use sync::{learned_check, SyncPlan, SyncStats};
 
 use environment::{open_dbs, open_env, wipe, Dbs, Lease};
-use lexical::{decode_postings, encode_postings};
+use postings::{decode_postings, encode_postings};
 
 use crate::error::Result;
+use crate::memory::analysis::lexical::Analyzer;
 use crate::memory::item::{Item, ItemKind};
-use crate::memory::lexical::Analyzer;
 use crate::memory::session::SessionRecord;
 use crate::memory::store::Stamp;
 use crate::project::Project;

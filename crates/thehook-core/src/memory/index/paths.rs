@@ -15,8 +15,8 @@ use super::Index;
 use crate::error::Result;
 use crate::memory::files;
 use crate::memory::item::Item;
+use crate::memory::policy::stale::cited_symbols;
 use crate::memory::session::SessionRecord;
-use crate::memory::stale::cited_symbols;
 
 /// What memory knows about one file, best first.
 #[derive(Debug, Default)]

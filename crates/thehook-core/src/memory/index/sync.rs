@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 use crate::memory::embed::{embed_all, Availability, EmbeddingCache};
 use crate::memory::item::Item;
 use crate::memory::mapped_pages;
-use crate::memory::released::Released;
+use crate::memory::policy::released::Released;
 use crate::memory::session::SessionRecord;
 use crate::memory::store::{list_sources, read_source, title_id, ParsedFile, SourceFile, Stamp};
 use crate::project::Project;

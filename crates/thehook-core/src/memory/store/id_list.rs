@@ -42,7 +42,7 @@ impl IdList {
         if !ids.insert(id.to_string()) {
             return Ok(());
         }
-        crate::memory::ensure_merge_attributes(project)?;
+        super::ensure_merge_attributes(project)?;
         write_atomic(&project.dir().join(self.file), self.render(ids).as_bytes())
     }
 

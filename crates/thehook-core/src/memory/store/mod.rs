@@ -321,3 +321,25 @@ fn item_prefix(line: &str) -> &str {
     }
     &line[..at]
 }
+
+/// `.thehook/.gitattributes`: git's built-in union merge for the files that
+/// teammates change in parallel (knowledge items, one a line; the ledger of
+/// consolidated sessions; the items confirmed in review). Union keeps both sides' lines, so such merges
+/// never conflict and lose nothing; it is built into git and the file is
+/// committed, so a teammate who never ran `thehook init` gets it too.
+pub const MERGE_ATTRIBUTES: &str =
+    "# Written by thehook: teammates' memory merges line by line, keeping both sides.\n\
+knowledge/*.md merge=union\n\
+consolidated.txt merge=union\n\
+confirmed.txt merge=union\n";
+
+/// Writes [`MERGE_ATTRIBUTES`] unless `.thehook/.gitattributes` exists (a
+/// person's own version is kept). Called by init and before thehook writes
+/// a file that merges by union, so projects made before it get it too.
+pub fn ensure_merge_attributes(project: &Project) -> Result<()> {
+    let path = project.dir().join(".gitattributes");
+    if path.exists() {
+        return Ok(());
+    }
+    write_atomic(&path, MERGE_ATTRIBUTES.as_bytes())
+}

@@ -178,7 +178,7 @@ impl FileParser<'_> {
             self.heading_date = None;
         }
         if let Some(day) =
-            crate::memory::when::day_in(text).and_then(|d| parse_date(&d.to_string()))
+            crate::memory::analysis::when::day_in(text).and_then(|d| parse_date(&d.to_string()))
         {
             self.heading_date = Some((level, day));
         }
@@ -393,7 +393,7 @@ fn opening_day(body: &str) -> Option<String> {
     let t = body.trim_start();
     let t = bracketed_label(t).map_or(t, |(_, rest)| rest.trim_start());
     let (inside, _) = t.strip_prefix('(')?.split_once(')')?;
-    let day = crate::memory::when::day_in(inside)?;
+    let day = crate::memory::analysis::when::day_in(inside)?;
     parse_date(&day.to_string())
 }
 

@@ -13,7 +13,7 @@ use crate::error::Result;
 use crate::memory::index::vectors::decode;
 use crate::memory::index::Index;
 use crate::memory::item::Item;
-use crate::memory::released::Released;
+use crate::memory::policy::released::Released;
 use crate::text::safety::{self, learned::LearnedCheck, Rule};
 
 impl Index {

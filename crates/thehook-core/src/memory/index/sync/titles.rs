@@ -13,7 +13,7 @@ use super::{vectors_for, Ahead, FileChange, SyncPlan, SyncStats};
 use crate::error::Result;
 use crate::memory::index::FileRecord;
 use crate::memory::index::Index;
-use crate::memory::released::Released;
+use crate::memory::policy::released::Released;
 use crate::memory::session::{SessionRecord, WithheldTitle};
 use crate::memory::store::title_id;
 use crate::text::safety;

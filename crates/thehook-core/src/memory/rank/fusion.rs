@@ -5,10 +5,10 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
+use crate::memory::analysis::lexical::Analyzer;
+use crate::memory::analysis::when::Period;
 use crate::memory::index::Candidates;
 use crate::memory::item::Item;
-use crate::memory::lexical::Analyzer;
-use crate::memory::when::Period;
 
 /// Which retrievers to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -65,7 +65,7 @@ pub struct Hit {
     /// Citations of near-duplicates folded into this hit.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub duplicates: Vec<String>,
-    /// Why the item may no longer be true ([`crate::memory::stale`]).
+    /// Why the item may no longer be true ([`crate::memory::policy::stale`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stale: Option<String>,
 }

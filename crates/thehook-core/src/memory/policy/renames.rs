@@ -5,7 +5,7 @@
 //! `index/renames.json`; the file hook reads that file and runs no git.
 //!
 //! Only sessions follow a rename: an item that names the old path is stale
-//! ([`crate::memory::stale`]) until a person rewrites or confirms it.
+//! ([`crate::memory::policy::stale`]) until a person rewrites or confirms it.
 
 use std::collections::BTreeMap;
 use std::path::Path;

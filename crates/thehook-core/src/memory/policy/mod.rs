@@ -1,0 +1,8 @@
+//! What the repository says about items, beside their text: an item is
+//! stale when what it cites is gone ([`stale`]), about a file git saw
+//! renamed ([`renames`]), or released by a person after a safety rule
+//! withheld it ([`released`]).
+
+pub(crate) mod released;
+pub(crate) mod renames;
+pub(crate) mod stale;

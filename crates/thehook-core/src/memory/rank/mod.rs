@@ -1,0 +1,8 @@
+//! Ranking what the index finds: the query's vector ([`query_model`]), and
+//! BM25 and vector candidates fused with recency, dates and near-duplicates
+//! folded ([`fusion`]).
+
+pub mod fusion;
+pub(crate) mod query_model;
+
+pub use fusion::{Hit, Mode};
