@@ -5,6 +5,7 @@
 
 mod args;
 mod commands;
+mod exit;
 mod mcp;
 mod output;
 mod render;
@@ -13,55 +14,10 @@ mod ui;
 use std::ffi::OsString;
 
 use clap::Parser;
-use thehook_core::Error;
 
 pub use args::{Cli, Command};
+pub use exit::Exit;
 pub use output::Output;
-
-/// Exit codes: 0 success, 1 nothing found, 2 usage or input error, 3 a
-/// check found what it gates on (`review --since --check`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Exit {
-    Success = 0,
-    NothingFound = 1,
-    Usage = 2,
-    Findings = 3,
-}
-
-impl Exit {
-    /// The exit for a code the core chose (a hook's is always 0).
-    pub fn code(code: i32) -> Exit {
-        match code {
-            0 => Exit::Success,
-            1 => Exit::NothingFound,
-            3 => Exit::Findings,
-            _ => Exit::Usage,
-        }
-    }
-
-    /// What a failure exits with: 1 when there is simply nothing to find,
-    /// 2 for everything the user has to fix. The core's `code()` is the one
-    /// classification of errors.
-    pub fn of(error: &Error) -> Exit {
-        if error.is_not_found() {
-            Exit::NothingFound
-        } else {
-            Exit::Usage
-        }
-    }
-
-    /// `Success` when something was found, else `NothingFound`.
-    pub fn found(any: bool) -> Exit {
-        if any {
-            Exit::Success
-        } else {
-            Exit::NothingFound
-        }
-    }
-}
-
-/// What a command returns: its exit code, or the error [`run`] prints.
-pub(crate) type CommandResult = Result<Exit, Error>;
 
 /// Parses `args` (program name first) and runs the command, writing to `out`.
 /// Returns the process exit code; never panics on bad input.

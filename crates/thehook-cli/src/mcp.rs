@@ -21,11 +21,11 @@ use thehook_core::memory::embed::SearchPaths;
 use thehook_core::memory::shared::with_memory;
 use thehook_core::memory::Refresh;
 use thehook_core::text::safety;
-use thehook_core::{env, Error, ItemRef, Memory, Project, RecallRequest, RememberRequest};
+use thehook_core::{env, Error, ItemRef, Memory, Project, RecallOptions, RememberRequest};
 
+use crate::exit::{CommandResult, Exit};
 use crate::output::Output;
 use crate::render::hits_text;
-use crate::{CommandResult, Exit};
 
 const STORES: &str = "the agents' transcript stores";
 
@@ -157,8 +157,9 @@ impl Server {
     ) -> Result<CallToolResult, ErrorData> {
         self.answer(move |state| {
             let types: Vec<String> = p.kind.into_iter().collect();
-            let request =
-                RecallRequest::parse(p.query, p.k, &types, p.since.as_deref(), None)?.for_agents();
+            let request = RecallOptions::parse(p.k, &types, p.since.as_deref(), None)?
+                .for_agents()
+                .request(p.query)?;
             let answer =
                 state.with_memory(false, Refresh::Stamped, |m| m.recall_answer(&request))?;
             // What went wrong but was worked around (keywords only, an index
@@ -171,7 +172,7 @@ impl Server {
             if answer.hits.is_empty() {
                 return Ok(format!(
                     "nothing in memory matches {:?}{notices}",
-                    request.query
+                    request.query()
                 ));
             }
             let text = hits_text(&answer.hits, &|_, s| s.to_string());

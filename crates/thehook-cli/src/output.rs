@@ -3,8 +3,9 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 
-/// The streams of one command run. The binary uses the process's own; the
-/// Node addon and tests can pass others.
+/// The streams of one command run. The binary uses the process's own;
+/// tests pass others. (The Node addon runs this binary as a child with
+/// Node's streams: `crates/thehook-node/src/lib.rs`, `cli`.)
 pub struct Output {
     pub stdout: Box<dyn Write>,
     pub stderr: Box<dyn Write>,

@@ -35,5 +35,5 @@ pub mod views;
 
 pub use error::{Error, Result};
 pub use memory::item::{Item, ItemKind};
-pub use memory::{ItemRef, Memory, RecallRequest, RememberRequest, RewriteRequest};
+pub use memory::{ItemRef, Memory, RecallOptions, RecallRequest, RememberRequest, RewriteRequest};
 pub use project::Project;

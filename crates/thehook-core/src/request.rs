@@ -12,7 +12,7 @@ use crate::error::{fix, Error, Result, Step};
 use crate::memory::index::Filter;
 use crate::memory::item::ItemKind;
 use crate::memory::rank::fusion::{Mode, LEXICAL_WEIGHT};
-use crate::memory::{ItemRef, RecallRequest, RememberRequest, RewriteRequest};
+use crate::memory::{ItemRef, RecallOptions, RecallRequest, RememberRequest, RewriteRequest};
 
 /// Results of a recall when the caller does not say.
 pub const DEFAULT_K: u32 = 5;
@@ -122,76 +122,94 @@ fn parse_since_at(s: &str, now: jiff::Timestamp) -> Result<jiff::Timestamp> {
         .ok_or_else(|| usage(format!("since {s:?} is not a date"), fix))
 }
 
-impl RecallRequest {
-    /// A recall of `query` with every default.
-    pub fn new(query: impl Into<String>) -> RecallRequest {
-        RecallRequest {
-            query: query.into(),
-            k: DEFAULT_K as usize,
-            filter: Filter::default(),
-            mode: Mode::Hybrid,
+impl RecallOptions {
+    /// The one constructor: `k` results (1 to [`MAX_K`], [`DEFAULT_K`] when
+    /// `None`) of the `kinds` given (all when empty) dated `since`, searched
+    /// in `mode`.
+    pub fn checked(
+        k: Option<i64>,
+        kinds: Vec<ItemKind>,
+        since: Option<jiff::Timestamp>,
+        mode: Mode,
+    ) -> Result<RecallOptions> {
+        Ok(RecallOptions {
+            k: checked_k(k)?,
+            filter: Filter {
+                kinds,
+                since,
+                agents_only: false,
+            },
+            mode,
             lexical_weight: crate::env::lexical_weight().unwrap_or(LEXICAL_WEIGHT),
-        }
+        })
     }
 
-    /// The same request answering an agent (the MCP tools, the hooks):
-    /// withheld items are left out, never shown marked.
-    pub fn for_agents(mut self) -> RecallRequest {
-        self.filter.agents_only = true;
-        self
-    }
-
-    /// The same request for another query (one query a line).
-    pub fn with_query(&self, query: impl Into<String>) -> RecallRequest {
-        RecallRequest {
-            query: query.into(),
-            ..self.clone()
-        }
-    }
-
-    /// Fails when there is nothing to search for.
-    pub fn check(&self) -> Result<()> {
-        if self.query.trim().is_empty() {
-            return Err(usage(
-                "the query is empty".into(),
-                "say what to look for, e.g. \"how are tests organised\"",
-            ));
-        }
-        Ok(())
-    }
-
-    /// Sets how many results, when the caller gave a number: 1 to [`MAX_K`].
-    pub fn with_k(mut self, k: Option<i64>) -> Result<RecallRequest> {
-        if let Some(k) = k {
-            if !(1..=MAX_K as i64).contains(&k) {
-                return Err(usage(
-                    format!("k {k} is out of range"),
-                    format!("ask for 1 to {MAX_K} results"),
-                ));
-            }
-            self.k = k as usize;
-        }
-        Ok(self)
-    }
-
-    /// The request as text fields give it (Node options, MCP arguments).
+    /// The options as text fields give them (Node options, MCP arguments).
     pub fn parse(
-        query: impl Into<String>,
         k: Option<i64>,
         types: &[String],
         since: Option<&str>,
         mode: Option<&str>,
-    ) -> Result<RecallRequest> {
-        let mut request = RecallRequest::new(query).with_k(k)?;
-        request.filter = Filter {
-            kinds: types.iter().map(|t| parse_kind(t)).collect::<Result<_>>()?,
-            since: since.map(parse_since).transpose()?,
-            agents_only: false,
-        };
-        if let Some(mode) = mode {
-            request.mode = parse_mode(mode)?;
-        }
-        Ok(request)
+    ) -> Result<RecallOptions> {
+        // In the order the CLI reads its flags: k, types, since, mode.
+        checked_k(k)?;
+        let kinds = types.iter().map(|t| parse_kind(t)).collect::<Result<_>>()?;
+        let since = since.map(parse_since).transpose()?;
+        let mode = mode.map(parse_mode).transpose()?.unwrap_or_default();
+        RecallOptions::checked(k, kinds, since, mode)
+    }
+
+    /// Answering an agent (the MCP tools, the hooks): withheld items are
+    /// left out, never shown marked.
+    pub fn for_agents(mut self) -> RecallOptions {
+        self.filter.agents_only = true;
+        self
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// A recall of `query`, which must not be blank.
+    pub fn request(&self, query: impl Into<String>) -> Result<RecallRequest> {
+        let query = query.into();
+        check_query(&query)?;
+        let RecallOptions {
+            k,
+            filter,
+            mode,
+            lexical_weight,
+        } = self.clone();
+        Ok(RecallRequest {
+            query,
+            k,
+            filter,
+            mode,
+            lexical_weight,
+        })
+    }
+}
+
+/// Fails when there is nothing to search for.
+fn check_query(query: &str) -> Result<()> {
+    if query.trim().is_empty() {
+        return Err(usage(
+            "the query is empty".into(),
+            "say what to look for, e.g. \"how are tests organised\"",
+        ));
+    }
+    Ok(())
+}
+
+/// How many results, when the caller gave a number: 1 to [`MAX_K`].
+fn checked_k(k: Option<i64>) -> Result<usize> {
+    match k {
+        None => Ok(DEFAULT_K as usize),
+        Some(k) if (1..=MAX_K as i64).contains(&k) => Ok(k as usize),
+        Some(k) => Err(usage(
+            format!("k {k} is out of range"),
+            format!("ask for 1 to {MAX_K} results"),
+        )),
     }
 }
 
@@ -263,25 +281,44 @@ mod tests {
         e.to_string()
     }
 
+    /// A recall as the Node options and the MCP arguments give it.
+    fn parse_recall(
+        query: &str,
+        k: Option<i64>,
+        types: &[String],
+        since: Option<&str>,
+        mode: Option<&str>,
+    ) -> Result<RecallRequest> {
+        RecallOptions::parse(k, types, since, mode)?.request(query)
+    }
+
+    #[test]
+    fn a_blank_query_is_refused_when_the_request_is_made() {
+        let options = RecallOptions::parse(None, &[], None, None).unwrap();
+        for blank in ["", "  ", "\t"] {
+            let e = options.request(blank).unwrap_err();
+            assert!(problem(e).contains("the query is empty"), "{blank:?}");
+        }
+        assert_eq!(options.request("deploys").unwrap().query(), "deploys");
+    }
+
     #[test]
     fn recall_defaults_and_limits_are_the_same_for_every_front_end() {
-        let r = RecallRequest::parse("q", None, &[], None, None).unwrap();
+        let r = parse_recall("q", None, &[], None, None).unwrap();
         assert_eq!((r.k, r.mode, r.filter.is_empty()), (5, Mode::Hybrid, true));
         assert_eq!(
-            RecallRequest::parse("q", Some(100), &[], None, None)
-                .unwrap()
-                .k,
+            parse_recall("q", Some(100), &[], None, None).unwrap().k,
             100
         );
         for bad in [0, 101, -3] {
-            let e = RecallRequest::parse("q", Some(bad), &[], None, None).unwrap_err();
+            let e = parse_recall("q", Some(bad), &[], None, None).unwrap_err();
             assert!(problem(e).contains("ask for 1 to 100 results"), "{bad}");
         }
     }
 
     #[test]
     fn recall_fields_parse_by_name_and_refuse_unknown_names() {
-        let r = RecallRequest::parse(
+        let r = parse_recall(
             "q",
             Some(3),
             &["adr".into(), "gotcha".into()],
@@ -292,10 +329,10 @@ mod tests {
         assert_eq!(r.filter.kinds, vec![ItemKind::Adr, ItemKind::Gotcha]);
         assert_eq!(r.filter.since.unwrap().to_string(), "2026-02-01T00:00:00Z");
         assert_eq!(r.mode, Mode::Lexical);
-        let e = RecallRequest::parse("q", None, &["adrs!".into()], None, None).unwrap_err();
+        let e = parse_recall("q", None, &["adrs!".into()], None, None).unwrap_err();
         assert_eq!(e.code(), crate::error::ErrorCode::Usage);
         assert!(problem(e).contains("summary, convention, adr, gotcha, history, note, text"));
-        let e = RecallRequest::parse("q", None, &[], None, Some("fuzzy")).unwrap_err();
+        let e = parse_recall("q", None, &[], None, Some("fuzzy")).unwrap_err();
         assert!(problem(e).contains("hybrid, lexical, vector"));
     }
 

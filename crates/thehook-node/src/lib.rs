@@ -18,7 +18,7 @@ use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
 use thehook_core::memory::rank::fusion::Hit;
 use thehook_core::memory::Refresh;
-use thehook_core::RecallRequest;
+use thehook_core::RecallOptions;
 
 use task::CoreTask;
 
@@ -178,13 +178,13 @@ pub fn recall(
 ) -> AsyncTask<CoreTask<RecallAnswer>> {
     let o = options.unwrap_or_default();
     AsyncTask::new(CoreTask::new(move || {
-        let request = RecallRequest::parse(
-            query,
+        let request = RecallOptions::parse(
             o.k.map(i64::from),
             &o.types.unwrap_or_default(),
             o.since.as_deref(),
             o.mode.as_deref(),
-        )?;
+        )?
+        .request(query)?;
         let answer = memories::with(o.project_dir.as_deref(), false, Refresh::Stamped, |m| {
             m.recall_answer(&request)
         })?;

@@ -9,8 +9,8 @@ use thehook_core::memory::embed::SearchPaths;
 use thehook_core::{env, logs, Error, Project};
 
 use crate::args::CaptureArgs;
+use crate::exit::{CommandResult, Exit};
 use crate::output::{Output, Style};
-use crate::{CommandResult, Exit};
 
 /// The detached worker: nobody reads its output, so it logs, and it
 /// always exits 0.

@@ -6,8 +6,8 @@ use thehook_core::memory::embed::SearchPaths;
 use thehook_core::Project;
 
 use crate::args::JsonFlag;
+use crate::exit::{CommandResult, Exit};
 use crate::output::Output;
-use crate::{CommandResult, Exit};
 
 use super::capture::with_worker;
 

@@ -5,8 +5,8 @@ use thehook_core::setup::doctor::{doctor as checks, Level};
 use thehook_core::Project;
 
 use crate::args::JsonFlag;
+use crate::exit::{CommandResult, Exit};
 use crate::output::{Output, Style};
-use crate::{CommandResult, Exit};
 
 pub(super) fn doctor(
     project: &Project,

@@ -4,8 +4,8 @@ use thehook_core::memory::embed::SearchPaths;
 use thehook_core::{ItemRef, Project};
 
 use crate::args::ForgetArgs;
+use crate::exit::{CommandResult, Exit};
 use crate::output::Output;
-use crate::{CommandResult, Exit};
 
 use super::memory::{open, print_done, print_notices};
 

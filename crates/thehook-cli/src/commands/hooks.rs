@@ -14,8 +14,8 @@ use thehook_core::hook::{self, HookCall};
 use thehook_core::memory::embed::SearchPaths;
 
 use crate::args::{CaptureRole, HookArgs};
+use crate::exit::Exit;
 use crate::output::Output;
-use crate::Exit;
 
 /// Whether `args` run a hook command (`thehook [-C DIR] retrieve|prompt|file|capture ...`).
 pub(crate) fn is_hook_invocation(args: &[std::ffi::OsString]) -> bool {

@@ -7,8 +7,8 @@ use thehook_core::setup::init::Action;
 use thehook_core::setup::plan::{InitPlan, InitReport, InitRequest};
 
 use crate::args::{InitArgs, UninstallArgs};
+use crate::exit::{CommandResult, Exit};
 use crate::output::{Output, Style};
-use crate::{CommandResult, Exit};
 
 pub(super) fn init(start: &Path, args: InitArgs, out: &mut Output) -> CommandResult {
     let request = InitRequest {

@@ -26,8 +26,8 @@ use thehook_core::Project;
 use thehook_core::agents::HookEvent;
 
 use crate::args::{CaptureRole, Cli, Command};
+use crate::exit::CommandResult;
 use crate::output::Output;
-use crate::CommandResult;
 
 pub(crate) fn dispatch(cli: Cli, out: &mut Output) -> CommandResult {
     let start = cli.project_dir.unwrap_or_else(|| PathBuf::from("."));

@@ -4,8 +4,8 @@ use thehook_core::browse::{self, ReadOptions};
 use thehook_core::{env, Project};
 
 use crate::args::ReadArgs;
+use crate::exit::{CommandResult, Exit};
 use crate::output::Output;
-use crate::{CommandResult, Exit};
 
 use super::sessions::STORES;
 

@@ -4,12 +4,12 @@ use serde_json::json;
 use thehook_core::memory::embed::SearchPaths;
 use thehook_core::memory::rank::fusion::{Hit, Mode};
 use thehook_core::memory::Refresh;
-use thehook_core::{Error, Memory, Project, RecallRequest};
+use thehook_core::{Error, Memory, Project, RecallOptions};
 
 use crate::args::RecallArgs;
+use crate::exit::{CommandResult, Exit};
 use crate::output::Output;
 use crate::render::hits_text;
-use crate::{CommandResult, Exit};
 
 use super::memory::{open_embedding, print_notices};
 
@@ -19,37 +19,39 @@ pub(super) fn recall(
     args: RecallArgs,
     out: &mut Output,
 ) -> CommandResult {
-    let mut request = RecallRequest::new(args.query.unwrap_or_default()).with_k(args.k)?;
-    request.filter.kinds = args.types;
-    request.filter.since = args.since;
-    request.mode = args.mode.unwrap_or_default();
-    let embed_now =
-        (request.mode != Mode::Lexical && !args.stdin).then_some(request.query.as_str());
+    let options = RecallOptions::try_from(&args)?;
+    if args.stdin {
+        let mut memory = open_embedding(project, paths, false, None, Refresh::Stamped, out)
+            .inspect_err(|e| {
+                if matches!(e, Error::NoMemory { .. }) {
+                    // Machine readers still get well-formed (empty) answers.
+                    let lines = std::io::BufRead::lines(&mut *out.stdin).map_while(Result::ok);
+                    for q in lines.collect::<Vec<_>>() {
+                        let empty = json!({ "query": q, "mode": options.mode(), "hits": [] });
+                        out.print(&empty.to_string());
+                    }
+                }
+            })?;
+        return recall_each_line(&mut memory, &options, out);
+    }
+    let query = args.query.unwrap_or_default();
+    let embed_now = (options.mode() != Mode::Lexical).then_some(query.as_str());
     let mut memory = match open_embedding(project, paths, false, embed_now, Refresh::Stamped, out) {
         Ok(m) => m,
-        Err(e @ Error::NoMemory { .. }) if args.json || args.stdin => {
-            // Machine readers still get well-formed (empty) answers.
-            let queries: Vec<String> = match args.stdin {
-                true => std::io::BufRead::lines(&mut *out.stdin)
-                    .map_while(Result::ok)
-                    .collect(),
-                false => vec![request.query.clone()],
-            };
-            for q in queries {
-                out.print(&json!({ "query": q, "mode": request.mode, "hits": [] }).to_string());
-            }
+        Err(e @ Error::NoMemory { .. }) if args.json => {
+            // Machine readers still get a well-formed (empty) answer.
+            let empty = json!({ "query": query, "mode": options.mode(), "hits": [] });
+            out.print(&empty.to_string());
             return Err(e);
         }
         Err(e) => return Err(e),
     };
-    if args.stdin {
-        return recall_each_line(&mut memory, &request, out);
-    }
-    let result = memory.recall(&request);
+    let result = options
+        .request(query.as_str())
+        .and_then(|request| memory.recall(&request));
     print_notices(&mut memory, out);
     let hits = result?;
-    let mode = memory.mode_for(request.mode);
-    let query = &request.query;
+    let mode = memory.mode_for(options.mode());
     if args.json {
         out.print(
             &serde_json::to_string_pretty(&json!({ "query": query, "mode": mode, "hits": hits }))
@@ -64,7 +66,11 @@ pub(super) fn recall(
 }
 
 /// `recall --stdin`: one query per input line, one JSON line per answer.
-fn recall_each_line(memory: &mut Memory, base: &RecallRequest, out: &mut Output) -> CommandResult {
+fn recall_each_line(
+    memory: &mut Memory,
+    options: &RecallOptions,
+    out: &mut Output,
+) -> CommandResult {
     let mut any = false;
     let mut line = String::new();
     loop {
@@ -80,17 +86,19 @@ fn recall_each_line(memory: &mut Memory, base: &RecallRequest, out: &mut Output)
                 })
             }
         }
-        let request = base.with_query(line.trim_end_matches(['\n', '\r']));
-        let result = memory.recall(&request);
+        let query = line.trim_end_matches(['\n', '\r']);
+        let result = options
+            .request(query)
+            .and_then(|request| memory.recall(&request));
         print_notices(memory, out);
-        let mode = memory.mode_for(request.mode);
+        let mode = memory.mode_for(options.mode());
         let answer = match result {
             Ok(hits) => {
                 any |= !hits.is_empty();
-                json!({ "query": request.query, "mode": mode, "hits": hits })
+                json!({ "query": query, "mode": mode, "hits": hits })
             }
             Err(e) => {
-                json!({ "query": request.query, "mode": mode, "hits": [], "error": e.to_string() })
+                json!({ "query": query, "mode": mode, "hits": [], "error": e.to_string() })
             }
         };
         out.print(&answer.to_string());
@@ -102,4 +110,17 @@ fn recall_each_line(memory: &mut Memory, base: &RecallRequest, out: &mut Output)
 fn print_hits(out: &mut Output, hits: &[Hit]) {
     let text = hits_text(hits, &|style, s| out.paint(style, s));
     out.print(&text);
+}
+
+/// The flags, converted once and checked by the core.
+impl TryFrom<&RecallArgs> for RecallOptions {
+    type Error = Error;
+    fn try_from(args: &RecallArgs) -> Result<RecallOptions, Error> {
+        RecallOptions::checked(
+            args.k,
+            args.types.clone(),
+            args.since,
+            args.mode.unwrap_or_default(),
+        )
+    }
 }

@@ -4,8 +4,8 @@ use thehook_core::memory::embed::SearchPaths;
 use thehook_core::{Memory, Project};
 
 use crate::args::ReindexArgs;
+use crate::exit::{CommandResult, Exit};
 use crate::output::Output;
-use crate::{CommandResult, Exit};
 
 use super::memory::print_notices;
 

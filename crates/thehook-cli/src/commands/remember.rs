@@ -4,8 +4,8 @@ use thehook_core::memory::embed::SearchPaths;
 use thehook_core::{Project, RememberRequest};
 
 use crate::args::RememberArgs;
+use crate::exit::{CommandResult, Exit};
 use crate::output::{Output, Style};
-use crate::{CommandResult, Exit};
 
 use super::memory::{open, print_notices};
 

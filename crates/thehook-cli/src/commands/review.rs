@@ -10,9 +10,9 @@ use thehook_core::Memory;
 use thehook_core::{ItemRef, Project, RewriteRequest};
 
 use crate::args::{ReviewAction, ReviewArgs};
+use crate::exit::{CommandResult, Exit};
 use crate::output::{Output, Style};
 use crate::render::one_line;
-use crate::{CommandResult, Exit};
 
 pub(super) fn review(
     project: &Project,

@@ -4,8 +4,8 @@ use thehook_core::browse::{self, ListOptions};
 use thehook_core::{env, help, Project};
 
 use crate::args::SessionsArgs;
+use crate::exit::{CommandResult, Exit};
 use crate::output::Output;
-use crate::{CommandResult, Exit};
 
 pub(super) const STORES: &str = "the agents' transcript stores";
 

@@ -4,8 +4,8 @@ use thehook_core::memory::embed::{Availability, SearchPaths};
 use thehook_core::Project;
 
 use crate::args::JsonFlag;
+use crate::exit::{CommandResult, Exit};
 use crate::output::{Output, Style};
-use crate::{CommandResult, Exit};
 
 use super::memory::open;
 

@@ -5,8 +5,8 @@ use thehook_core::memory::embed::SearchPaths;
 use thehook_core::Project;
 
 use crate::args::UiArgs;
+use crate::exit::{CommandResult, Exit};
 use crate::output::Output;
-use crate::{CommandResult, Exit};
 
 pub(super) fn ui(
     project: &Project,

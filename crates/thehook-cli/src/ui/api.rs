@@ -21,7 +21,7 @@ use thehook_core::memory::rank::fusion::Mode;
 use thehook_core::memory::shared::with_memory;
 use thehook_core::memory::Refresh;
 use thehook_core::views::{cost, health, items, markdown, review, sessions};
-use thehook_core::{Error, ItemRef, Memory, RecallRequest, RewriteRequest};
+use thehook_core::{Error, ItemRef, Memory, RecallOptions, RewriteRequest};
 
 /// What every handler needs.
 pub(crate) struct Api {
@@ -154,8 +154,7 @@ pub(crate) async fn search(State(api): Shared, Query(q): Query<SearchQuery>) -> 
         Some(None) => return failure(StatusCode::BAD_REQUEST, "unknown mode", "THEHOOK_USAGE"),
     };
     answer(api, Refresh::Stamped, move |m, _| {
-        let mut request = RecallRequest::new(q.q).with_k(q.k)?;
-        request.mode = mode;
+        let request = RecallOptions::checked(q.k, Vec::new(), None, mode)?.request(q.q)?;
         m.recall_answer(&request).map(Some)
     })
     .await

@@ -216,10 +216,27 @@ Rules:
     p
 }
 
+/// Why the LLM's answer cannot be merged: the line and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum MalformedAnswer {
+    #[error("line {line}: unknown part `{name}`")]
+    UnknownPart { line: usize, name: String },
+    #[error("line {line}: `{name}` appears twice")]
+    RepeatedPart { line: usize, name: String },
+    #[error("line {line} is not a list item: `{start}`")]
+    NotAListItem { line: usize, start: String },
+    #[error("line {line} is {chars} characters long")]
+    TooLong { line: usize, chars: usize },
+    #[error("line {line}: a nested line before any item")]
+    NestedFirst { line: usize },
+    #[error("the part `=== {name} ===` is missing")]
+    MissingPart { name: &'static str },
+}
+
 /// The three files' items, checked: every non-empty line is a list item.
 /// Nested lines are folded into their item, so that each item is one line:
 /// git's line merge can then never split an item between two sides.
-fn parse_answer(answer: &str) -> std::result::Result<Vec<Vec<String>>, String> {
+fn parse_answer(answer: &str) -> std::result::Result<Vec<Vec<String>>, MalformedAnswer> {
     let mut files: Vec<Option<Vec<String>>> = vec![None, None, None];
     let mut current: Option<usize> = None;
     // Whether the last item has detail folded into it already.
@@ -231,12 +248,17 @@ fn parse_answer(answer: &str) -> std::result::Result<Vec<Vec<String>>, String> {
             .and_then(|m| m.strip_suffix("==="))
         {
             let name = marker.trim();
-            let i = FILES
-                .iter()
-                .position(|(f, _)| *f == name)
-                .ok_or_else(|| format!("line {}: unknown part `{name}`", n + 1))?;
+            let i = FILES.iter().position(|(f, _)| *f == name).ok_or_else(|| {
+                MalformedAnswer::UnknownPart {
+                    line: n + 1,
+                    name: name.to_string(),
+                }
+            })?;
             if files[i].is_some() {
-                return Err(format!("line {}: `{name}` appears twice", n + 1));
+                return Err(MalformedAnswer::RepeatedPart {
+                    line: n + 1,
+                    name: name.to_string(),
+                });
             }
             files[i] = Some(Vec::new());
             current = Some(i);
@@ -247,23 +269,21 @@ fn parse_answer(answer: &str) -> std::result::Result<Vec<Vec<String>>, String> {
         }
         let Some(i) = current else { continue };
         if !trimmed.starts_with("- ") && !trimmed.starts_with("* ") {
-            return Err(format!(
-                "line {} is not a list item: `{}`",
-                n + 1,
-                crate::text::clip_chars(trimmed, 60)
-            ));
+            return Err(MalformedAnswer::NotAListItem {
+                line: n + 1,
+                start: crate::text::clip_chars(trimmed, 60),
+            });
         }
         if trimmed.chars().count() > 600 {
-            return Err(format!(
-                "line {} is {} characters long",
-                n + 1,
-                trimmed.chars().count()
-            ));
+            return Err(MalformedAnswer::TooLong {
+                line: n + 1,
+                chars: trimmed.chars().count(),
+            });
         }
         let nested = line.starts_with("  ") || line.starts_with('\t');
         let items = files[i].as_mut().expect("set at its marker");
         if nested && items.is_empty() {
-            return Err(format!("line {}: a nested line before any item", n + 1));
+            return Err(MalformedAnswer::NestedFirst { line: n + 1 });
         }
         let text = trimmed[2..].trim();
         match items.last_mut() {
@@ -281,7 +301,7 @@ fn parse_answer(answer: &str) -> std::result::Result<Vec<Vec<String>>, String> {
     files
         .into_iter()
         .zip(FILES)
-        .map(|(f, (name, _))| f.ok_or_else(|| format!("the part `=== {name} ===` is missing")))
+        .map(|(f, (name, _))| f.ok_or(MalformedAnswer::MissingPart { name }))
         .collect()
 }
 

@@ -8,7 +8,8 @@
 //! an earlier session start's background run ([`warm`]); type quotas put
 //! conventions and decisions first, then consolidated history, and within a
 //! group those of the sessions named above come first. The block is cut to
-//! the token budget and 10,000 characters ([`crate::inject::block`]), and
+//! the token budget and to 9,500 characters, under the 10,000 Claude Code
+//! keeps ([`crate::inject::block`]), and
 //! what it cites is recorded for the prompt hook ([`crate::given`]).
 
 use std::collections::HashSet;

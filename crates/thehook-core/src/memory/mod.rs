@@ -41,7 +41,7 @@ use crate::memory::policy::stale::Staleness;
 use crate::memory::rank::fusion::{fuse, Hit, Mode};
 use crate::memory::rank::query_model::QueryModel;
 use crate::project::Project;
-pub use requests::{ItemRef, RecallRequest, RememberRequest, RewriteRequest};
+pub use requests::{ItemRef, RecallOptions, RecallRequest, RememberRequest, RewriteRequest};
 
 /// Items a one-shot command (`recall`, `status`) embeds before it answers:
 /// about 1.3 s at 100 items/s, a dozen captured sessions. More, as after a
@@ -138,9 +138,10 @@ impl Memory {
         })
     }
 
-    /// Opens the memory and brings the index up to date with the markdown:
-    /// what every command that reads memory does first. What went wrong but
-    /// was worked around is in [`Memory::take_notices`].
+    /// Opens the memory and brings the index up to date with the markdown,
+    /// every new item embedded and judged by the learned check (`review
+    /// --since`, which must see the verdicts agents would get). What went
+    /// wrong but was worked around is in [`Memory::take_notices`].
     pub fn open_synced(root: &Path, paths: &SearchPaths, create: bool) -> Result<Memory> {
         let mut memory = Memory::open(root, paths, create)?;
         memory.refresh(Refresh::EveryFile)?;
@@ -308,7 +309,6 @@ impl Memory {
     /// Hybrid search over the index as it is (callers [`Memory::refresh`]
     /// first, [`Refresh::Stamped`], to see what changed).
     pub fn recall(&mut self, request: &RecallRequest) -> Result<Vec<Hit>> {
-        request.check()?;
         let (query, options) = (request.query.as_str(), request);
         if let (Mode::Vector, Availability::Missing { reason, fix }) =
             (options.mode, &self.availability)

@@ -7,17 +7,42 @@ use crate::memory::index::Filter;
 use crate::memory::item::ItemKind;
 use crate::memory::rank::fusion::Mode;
 
-/// One recall, checked.
+/// One recall, checked: a query that is not blank, `k` in range. Built
+/// only by [`crate::request`]'s constructors; read through its accessors.
 #[derive(Debug, Clone)]
-#[non_exhaustive]
 pub struct RecallRequest {
-    pub query: String,
-    pub k: usize,
-    pub filter: Filter,
-    pub mode: Mode,
+    pub(crate) query: String,
+    pub(crate) k: usize,
+    pub(crate) filter: Filter,
+    pub(crate) mode: Mode,
     /// Weight of BM25 in hybrid fusion ([`crate::memory::rank::fusion::LEXICAL_WEIGHT`] unless
     /// `THEHOOK_LEXICAL_WEIGHT` says otherwise).
-    pub lexical_weight: f32,
+    pub(crate) lexical_weight: f32,
+}
+
+/// How to recall, checked once for any number of queries: `k`, the filter
+/// and the mode. [`RecallOptions::request`] adds a query.
+#[derive(Debug, Clone)]
+pub struct RecallOptions {
+    pub(crate) k: usize,
+    pub(crate) filter: Filter,
+    pub(crate) mode: Mode,
+    pub(crate) lexical_weight: f32,
+}
+
+impl RecallRequest {
+    pub fn query(&self) -> &str {
+        &self.query
+    }
+    pub fn k(&self) -> usize {
+        self.k
+    }
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+    pub fn filter(&self) -> &Filter {
+        &self.filter
+    }
 }
 
 /// One fact to remember, checked.

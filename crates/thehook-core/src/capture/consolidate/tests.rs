@@ -63,7 +63,7 @@ fn answers_must_have_three_parts_of_list_items() {
             "nested line before any item",
         ),
     ] {
-        let err = parse_answer(bad).unwrap_err();
+        let err = parse_answer(bad).unwrap_err().to_string();
         assert!(err.contains(why), "{bad:?}: {err}");
     }
 }

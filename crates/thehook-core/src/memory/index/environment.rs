@@ -40,8 +40,10 @@ pub(super) struct Dbs {
 /// Environments open in this process, by path, with how many leases hold
 /// each. LMDB must not open one file twice in a process (heed refuses with
 /// `EnvAlreadyOpened`), yet one process may hold several `Memory`s of a
-/// project: the Node addon keeps one open while `cli()` opens another, and
-/// the MCP server's outlives each call. They share one environment.
+/// project: the one a long-lived process keeps (the MCP server, the Node
+/// addon, `thehook ui`: memory/shared.rs) beside one opened for a
+/// single call. They share one environment. (The addon's `cli()` runs the
+/// native binary as a child process, with its own.)
 type OpenEnvs = std::sync::Mutex<HashMap<PathBuf, (Env<WithoutTls>, usize)>>;
 
 fn open_envs() -> &'static OpenEnvs {
