@@ -17,9 +17,9 @@ use serde::Deserialize;
 use thehook_core::browse::{self, ListOptions, ReadOptions};
 use thehook_core::error::Words;
 use thehook_core::help;
-use thehook_core::memory::embed::SearchPaths;
 use thehook_core::memory::shared::with_memory;
 use thehook_core::memory::Refresh;
+use thehook_core::model::SearchPaths;
 use thehook_core::text::safety;
 use thehook_core::{env, Error, ItemRef, Memory, Project, RecallOptions, RememberRequest};
 

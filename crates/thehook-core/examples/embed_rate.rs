@@ -28,7 +28,7 @@ use heed::{CommitOrAbort, EnvFlags, EnvOpenOptions};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use thehook_core::config::Config;
-use thehook_core::memory::embed::{self, locate, SearchPaths, Workload};
+use thehook_core::model::{self, locate, SearchPaths, Workload};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -79,7 +79,7 @@ fn main() {
         if only.is_some_and(|o| o != way) {
             continue;
         }
-        let mut embedder = embed::load(&availability, threads, Workload::Bulk).expect("the model");
+        let mut embedder = model::load(&availability, threads, Workload::Bulk).expect("the model");
         let started = Instant::now();
         for chunk in input.chunks(64) {
             match batched {
@@ -103,9 +103,9 @@ fn main() {
 
 /// How close the built-in encoder's vectors (queries) come to ONNX
 /// Runtime's (items) over the sample, and the built-in encoder's rate.
-fn agreement(availability: &thehook_core::memory::embed::Availability, texts: &[&str]) {
-    let mut onnx = embed::load(availability, 1, Workload::Bulk).expect("the model");
-    let mut native = embed::load(availability, 1, Workload::Query).expect("the model");
+fn agreement(availability: &thehook_core::model::Availability, texts: &[&str]) {
+    let mut onnx = model::load(availability, 1, Workload::Bulk).expect("the model");
+    let mut native = model::load(availability, 1, Workload::Query).expect("the model");
     let started = Instant::now();
     let ours = native.embed(texts).expect("vectors");
     let rate = texts.len() as f64 / started.elapsed().as_secs_f64();

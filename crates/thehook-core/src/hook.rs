@@ -16,7 +16,7 @@ use crate::capture::hook::{session_end, HOOK_LOG};
 use crate::capture::Surroundings;
 use crate::inject::background::session_start_background;
 use crate::inject::{file, prompt, retrieve, Added};
-use crate::memory::embed::SearchPaths;
+use crate::model::SearchPaths;
 use crate::project::Project;
 use crate::{env, logs};
 

@@ -2,7 +2,8 @@
 //!
 //! The folders follow the pipeline (CONTRIBUTING.md has the map):
 //! [`capture`] turns a finished session into a session file, [`memory`]
-//! stores, indexes and searches the markdown, [`inject`] picks what a new
+//! stores, indexes and searches the markdown ([`model`] finds the embedding
+//! model and keeps its vectors), [`inject`] picks what a new
 //! session is told, [`setup`] wires the agents, [`browse`] reads past
 //! transcripts, and [`agents`] holds what each agent sends and expects.
 //! [`request`] is the front door: every input the CLI, the MCP server and
@@ -21,7 +22,9 @@ pub mod help;
 pub mod hook;
 pub mod inject;
 pub mod logs;
+mod mapped_pages;
 pub mod memory;
+pub mod model;
 pub mod process;
 pub mod project;
 pub mod request;

@@ -9,10 +9,10 @@ use serde::Serialize;
 use crate::capture;
 use crate::error::Result;
 use crate::given::kept::{recent_counts, UseCounts};
-use crate::memory::embed::Availability;
 use crate::memory::index::IndexStats;
 use crate::memory::policy::stale::Staleness;
 use crate::memory::Memory;
+use crate::model::Availability;
 
 /// `thehook status`, also its `--json` form.
 #[derive(Debug, Clone, Serialize)]

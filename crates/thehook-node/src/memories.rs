@@ -4,9 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use thehook_core::memory::embed::SearchPaths;
 use thehook_core::memory::shared::with_memory;
 use thehook_core::memory::Refresh;
+use thehook_core::model::SearchPaths;
 use thehook_core::Memory;
 
 use crate::task::Failure;

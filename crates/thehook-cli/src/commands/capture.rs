@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::json;
 use thehook_core::capture::{run_worker, Outcome, Surroundings, Worker};
-use thehook_core::memory::embed::SearchPaths;
+use thehook_core::model::SearchPaths;
 use thehook_core::{env, logs, Error, Project};
 
 use crate::args::CaptureArgs;

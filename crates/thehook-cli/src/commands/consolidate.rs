@@ -2,7 +2,7 @@
 
 use serde_json::json;
 use thehook_core::capture::consolidate as merge;
-use thehook_core::memory::embed::SearchPaths;
+use thehook_core::model::SearchPaths;
 use thehook_core::Project;
 
 use crate::args::JsonFlag;

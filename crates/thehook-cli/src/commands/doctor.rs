@@ -1,6 +1,6 @@
 //! `thehook doctor`: the core's checks, as text or JSON.
 
-use thehook_core::memory::embed::SearchPaths;
+use thehook_core::model::SearchPaths;
 use thehook_core::setup::doctor::{doctor as checks, Level};
 use thehook_core::Project;
 

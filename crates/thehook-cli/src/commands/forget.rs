@@ -1,6 +1,6 @@
 //! `thehook forget`: an item taken out of its file and the index.
 
-use thehook_core::memory::embed::SearchPaths;
+use thehook_core::model::SearchPaths;
 use thehook_core::{ItemRef, Project};
 
 use crate::args::ForgetArgs;

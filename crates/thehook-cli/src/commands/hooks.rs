@@ -11,7 +11,7 @@ use std::path::Path;
 use thehook_core::agents::{HookEvent, HOOK_COMMANDS};
 use thehook_core::env;
 use thehook_core::hook::{self, HookCall};
-use thehook_core::memory::embed::SearchPaths;
+use thehook_core::model::SearchPaths;
 
 use crate::args::{CaptureRole, HookArgs};
 use crate::exit::Exit;

@@ -1,8 +1,8 @@
 //! Memory opened for a command: synced, with what was worked around on
 //! stderr; and the one-line answer of the commands that change an item.
 
-use thehook_core::memory::embed::SearchPaths;
 use thehook_core::memory::Refresh;
+use thehook_core::model::SearchPaths;
 use thehook_core::{Error, Memory, Project};
 
 use crate::output::{Output, Style};

@@ -20,7 +20,7 @@ mod ui;
 
 use std::path::PathBuf;
 
-use thehook_core::memory::embed::SearchPaths;
+use thehook_core::model::SearchPaths;
 use thehook_core::Project;
 
 use thehook_core::agents::HookEvent;

@@ -1,9 +1,9 @@
 //! `thehook recall`: one query, or one a line from stdin.
 
 use serde_json::json;
-use thehook_core::memory::embed::SearchPaths;
 use thehook_core::memory::rank::fusion::{Hit, Mode};
 use thehook_core::memory::Refresh;
+use thehook_core::model::SearchPaths;
 use thehook_core::{Error, Memory, Project, RecallOptions};
 
 use crate::args::RecallArgs;

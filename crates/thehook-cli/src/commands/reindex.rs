@@ -1,6 +1,6 @@
 //! `thehook reindex`: the index rebuilt from the markdown.
 
-use thehook_core::memory::embed::SearchPaths;
+use thehook_core::model::SearchPaths;
 use thehook_core::{Memory, Project};
 
 use crate::args::ReindexArgs;

@@ -1,6 +1,6 @@
 //! `thehook remember`: a fact added to `knowledge/notes.md`.
 
-use thehook_core::memory::embed::SearchPaths;
+use thehook_core::model::SearchPaths;
 use thehook_core::{Project, RememberRequest};
 
 use crate::args::RememberArgs;

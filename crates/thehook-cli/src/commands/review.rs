@@ -2,8 +2,8 @@
 //! person decides about each.
 
 use serde_json::json;
-use thehook_core::memory::embed::SearchPaths;
 use thehook_core::memory::withheld::WithheldEntry;
+use thehook_core::model::SearchPaths;
 use thehook_core::views::review::{waiting, StaleItem};
 use thehook_core::views::review_range::{review_range, to_markdown, to_text};
 use thehook_core::Memory;

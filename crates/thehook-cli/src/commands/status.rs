@@ -1,6 +1,6 @@
 //! `thehook status`: the core's report, as text or JSON.
 
-use thehook_core::memory::embed::{Availability, SearchPaths};
+use thehook_core::model::{Availability, SearchPaths};
 use thehook_core::Project;
 
 use crate::args::JsonFlag;

@@ -1,7 +1,7 @@
 //! `thehook ui`: serves the local page until Ctrl-C, its URL (with the
 //! token) on stdout.
 
-use thehook_core::memory::embed::SearchPaths;
+use thehook_core::model::SearchPaths;
 use thehook_core::Project;
 
 use crate::args::UiArgs;

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use crate::config::Config;
 use crate::error::Result;
 use crate::logs;
-use crate::memory::embed::SearchPaths;
 use crate::memory::Memory;
+use crate::model::SearchPaths;
 use crate::project::Project;
 
 /// The worker's log in `.thehook/logs/`.

@@ -9,8 +9,8 @@ use std::fs::File;
 
 use crate::error::{Error, Result};
 use crate::logs;
-use crate::memory::embed::SearchPaths;
 use crate::memory::Memory;
+use crate::model::SearchPaths;
 use crate::project::Project;
 
 /// The project lock, held with the memory opened before it.

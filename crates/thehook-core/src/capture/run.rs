@@ -9,7 +9,7 @@ use crate::capture::outcome::Outcome;
 use crate::capture::worker::Worker;
 use crate::error::{Error, Result};
 use crate::logs;
-use crate::memory::embed::SearchPaths;
+use crate::model::SearchPaths;
 use crate::project::Project;
 
 /// What a worker run did.

@@ -24,7 +24,7 @@ use crate::capture::retry;
 use crate::capture::steps::{self, Captured};
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::memory::embed::SearchPaths;
+use crate::model::SearchPaths;
 use crate::project::Project;
 use crate::transcript::NotATranscript;
 

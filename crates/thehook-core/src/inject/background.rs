@@ -10,7 +10,7 @@ use crate::capture::retry;
 use crate::capture::{failed_jobs, queued_jobs, run_worker, summary, sweep, Surroundings};
 use crate::inject::retrieve::warm;
 use crate::logs;
-use crate::memory::embed::SearchPaths;
+use crate::model::SearchPaths;
 use crate::project::Project;
 
 /// Runs the background half for the project at `start` (nothing without a

@@ -28,7 +28,6 @@ use crate::given::{Given, Hook, FILE_MARK};
 use crate::inject::block::cited_line;
 use crate::inject::left_off::{self, RARE_FILE_SHARE};
 use crate::inject::Added;
-use crate::memory::embed::SearchPaths;
 use crate::memory::files;
 use crate::memory::index::{AboutFile, FileNames};
 use crate::memory::item::{Item, ItemKind};
@@ -36,6 +35,7 @@ use crate::memory::policy::renames::Renames;
 use crate::memory::policy::stale::Staleness;
 use crate::memory::session::SessionRecord;
 use crate::memory::Memory;
+use crate::model::SearchPaths;
 use crate::project::Project;
 
 /// At most this many characters are added at one tool call, heading included.

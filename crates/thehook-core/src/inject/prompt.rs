@@ -17,11 +17,11 @@ use crate::given::{Given, Hook};
 use crate::inject::context::{Context, CONTEXT_CACHE};
 use crate::inject::left_off::{self, RARE_FILE_SHARE};
 use crate::inject::Added;
-use crate::memory::embed::SearchPaths;
 use crate::memory::index::Filter;
 use crate::memory::item::{Item, ItemKind};
 use crate::memory::session::SessionRecord;
 use crate::memory::Memory;
+use crate::model::SearchPaths;
 use crate::project::Project;
 use crate::text::clip_chars;
 

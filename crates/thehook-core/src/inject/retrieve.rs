@@ -26,7 +26,6 @@ use crate::inject::block::{cited_line, render, Block, BlockLine, Waiting};
 use crate::inject::context::{Context, CONTEXT_CACHE};
 use crate::inject::left_off;
 use crate::inject::tokens::{load_tokenizer, TokenCounts};
-use crate::memory::embed::{Availability, SearchPaths};
 use crate::memory::index::{Candidates, Filter};
 use crate::memory::item::{Item, ItemKind};
 use crate::memory::policy::stale::Staleness;
@@ -34,6 +33,7 @@ use crate::memory::rank::fusion::{fuse, Mode, LEXICAL_WEIGHT};
 use crate::memory::session::SessionRecord;
 use crate::memory::store::write_atomic;
 use crate::memory::Memory;
+use crate::model::{Availability, SearchPaths};
 use crate::project::Project;
 
 /// How many candidates each retriever gives for all groups together.

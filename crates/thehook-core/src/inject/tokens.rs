@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::memory::embed::Availability;
+use crate::model::Availability;
 use crate::project::Project;
 
 /// Counts tokens with the model's tokenizer. Loading it costs about 17 ms
@@ -138,7 +138,7 @@ impl TokenCounts {
         }
         let path = model_dir.path.join("tokenizer.json");
         let at = path.clone();
-        let loading = std::thread::spawn(move || crate::memory::embed::tokenizer(&at, None).ok());
+        let loading = std::thread::spawn(move || crate::model::tokenizer(&at, None).ok());
         *PRELOADING.lock().unwrap_or_else(|p| p.into_inner()) = Some((path, loading));
     }
 
@@ -171,7 +171,7 @@ pub(crate) fn load_tokenizer(path: &Path) -> Option<tokenizers::Tokenizer> {
             }
         }
     }
-    crate::memory::embed::tokenizer(path, None).ok()
+    crate::model::tokenizer(path, None).ok()
 }
 
 /// A tokenizer being loaded on another thread, and from where.

@@ -1,8 +1,8 @@
 //! A project's memory, by concern:
 //! - [`store`]: the markdown under `.thehook/`, the truth, parsed into
 //!   [`item`]s and [`session`] records;
-//! - [`index`]: LMDB with the vectors ([`embed`] finds the model that makes
-//!   them) and the BM25 postings, kept in step with the markdown;
+//! - [`index`]: LMDB with the vectors (`crate::model` finds the model that
+//!   makes them) and the BM25 postings, kept in step with the markdown;
 //! - [`analysis`]: a text's terms and BM25's formula, and the dates it
 //!   names, for the index and for ranking;
 //! - [`rank`]: query vectors, and fusion with recency and dates;
@@ -15,11 +15,9 @@
 //! processes (the MCP server, the Node addon).
 
 pub(crate) mod analysis;
-pub mod embed;
 pub(crate) mod files;
 pub(crate) mod index;
 pub mod item;
-mod mapped_pages;
 pub mod policy;
 pub mod rank;
 mod requests;
@@ -33,13 +31,13 @@ use std::path::Path;
 use crate::config::{Config, LoadedConfig};
 use crate::error::{fix, Error, Fix, IoContext, ItemMiss, Result, Step};
 use crate::memory::analysis::lexical::Analyzer;
-use crate::memory::embed::{locate, Availability, SearchPaths};
 use crate::memory::index::{Index, SyncPlan, SyncStats};
 use crate::memory::item::Item;
 use crate::memory::policy::renames::Renames;
 use crate::memory::policy::stale::Staleness;
 use crate::memory::rank::fusion::{fuse, Hit, Mode};
 use crate::memory::rank::query_model::QueryModel;
+use crate::model::{locate, Availability, SearchPaths};
 use crate::project::Project;
 pub use requests::{ItemRef, RecallOptions, RecallRequest, RememberRequest, RewriteRequest};
 

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::error::Result;
-use crate::memory::embed::SearchPaths;
 use crate::memory::{Memory, Refresh};
+use crate::model::SearchPaths;
 use crate::project::Project;
 
 type Shared = Arc<Mutex<Memory>>;

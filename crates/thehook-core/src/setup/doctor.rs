@@ -7,10 +7,10 @@ use serde::Serialize;
 
 use crate::config::Config;
 use crate::error::{fix, Fix, Step};
-use crate::memory::embed::{
+use crate::memory::index::check_data_file;
+use crate::model::{
     self, locate, Availability, EmbeddingCache, SearchPaths, Workload, MAX_VECTORS, ORT_LIB,
 };
-use crate::memory::index::check_data_file;
 use crate::project::Project;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -209,7 +209,7 @@ fn model_checks(config: &Config, paths: &SearchPaths) -> Vec<Check> {
     // Items are embedded by ONNX Runtime, queries by the built-in encoder
     // when it knows the model: both are checked.
     let run = |workload| {
-        embed::load(&availability, 1, workload).and_then(|mut e| {
+        model::load(&availability, 1, workload).and_then(|mut e| {
             let vector = e.embed_one("doctor check")?;
             Ok((vector.len(), e.engine()))
         })

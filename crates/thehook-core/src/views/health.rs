@@ -7,8 +7,8 @@ use serde::Serialize;
 use crate::capture::files::{failed_jobs, queued_jobs};
 use crate::capture::queue::Job;
 use crate::error::Result;
-use crate::memory::embed::SearchPaths;
 use crate::memory::Memory;
+use crate::model::SearchPaths;
 use crate::setup::doctor::{doctor, Check};
 use crate::status::Status;
 

@@ -52,7 +52,7 @@ use crate::memory::session::SessionRecord;
 use crate::memory::store::Stamp;
 use crate::project::Project;
 
-use crate::memory::embed::LEXICAL_ONLY;
+use crate::model::LEXICAL_ONLY;
 
 /// Bump when the stored layout or the analyzer changes: old indexes rebuild.
 pub(crate) const SCHEMA_VERSION: u32 = 13;

@@ -20,12 +20,12 @@ use rayon::prelude::*;
 
 use super::{FileRecord, Header, Index};
 use crate::error::{Error, Result};
-use crate::memory::embed::{embed_all, Availability, EmbeddingCache};
+use crate::mapped_pages;
 use crate::memory::item::Item;
-use crate::memory::mapped_pages;
 use crate::memory::policy::released::Released;
 use crate::memory::session::SessionRecord;
 use crate::memory::store::{list_sources, read_source, title_id, ParsedFile, SourceFile, Stamp};
+use crate::model::{embed_all, Availability, EmbeddingCache};
 use crate::project::Project;
 use crate::text::safety::learned::{self, LearnedCheck};
 use plan::ItemPlan;

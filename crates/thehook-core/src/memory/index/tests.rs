@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::{FileNames, Index, SyncPlan, SyncStats, LEXICAL_ONLY};
-use crate::memory::embed::Availability;
+use crate::model::Availability;
 use crate::project::Project;
 
 const CONVENTIONS: &str = ".thehook/knowledge/conventions.md";
@@ -340,7 +340,7 @@ fn vectors_line(index: &Index) -> String {
     ignore = "needs the embedding model: scripts/test.sh"
 )]
 fn vectors_follow_the_items_and_a_lexical_index_gets_them_when_the_model_is_back() {
-    let model = crate::memory::embed::tests::repo_assets();
+    let model = crate::model::tests::repo_assets();
     let mut s = Scenario::new();
     s.write(CONVENTIONS, "- Use pnpm\n- Tests live in __tests__/\n")
         .write(SESSION, &session(""));
@@ -382,7 +382,7 @@ fn six_sessions(s: &mut Scenario) {
     ignore = "needs the embedding model: scripts/test.sh"
 )]
 fn a_sync_in_batches_builds_what_one_transaction_builds() {
-    let model = crate::memory::embed::tests::repo_assets();
+    let model = crate::model::tests::repo_assets();
     let sync = |s: &Scenario, batch_items: usize, rebuild: bool| {
         let plan = SyncPlan {
             batch_items,
@@ -420,7 +420,7 @@ fn a_sync_in_batches_builds_what_one_transaction_builds() {
 )]
 fn vectors_whose_trees_are_not_built_yet_are_searched_all_the_same() {
     use arroy::distances::BinaryQuantizedCosine;
-    let model = crate::memory::embed::tests::repo_assets();
+    let model = crate::model::tests::repo_assets();
     let mut s = Scenario::new();
     six_sessions(&mut s);
     s.sync_with(&model, false);
@@ -460,7 +460,7 @@ fn vectors_whose_trees_are_not_built_yet_are_searched_all_the_same() {
     ignore = "needs the embedding model: scripts/test.sh"
 )]
 fn the_trees_candidates_ranked_by_their_vectors_give_the_exact_top() {
-    let model = crate::memory::embed::tests::repo_assets();
+    let model = crate::model::tests::repo_assets();
     let mut s = Scenario::new();
     six_sessions(&mut s);
     s.write(
@@ -587,7 +587,7 @@ fn a_quick_sync_trusts_the_folders_until_one_moves() {
     ignore = "needs the embedding model: scripts/test.sh"
 )]
 fn a_quick_sync_with_the_model_still_embeds_what_waits_for_vectors() {
-    let model = crate::memory::embed::tests::repo_assets();
+    let model = crate::model::tests::repo_assets();
     let mut s = Scenario::new();
     s.write(CONVENTIONS, "- Use pnpm\n- Tests live in __tests__/\n");
     for rel in [CONVENTIONS, ".thehook/sessions", ".thehook/knowledge"] {

@@ -6,7 +6,7 @@
 use std::thread::JoinHandle;
 
 use crate::error::{Error, Result};
-use crate::memory::embed::{self, Availability, Embedder, Workload};
+use crate::model::{self, Availability, Embedder, Workload};
 
 /// ONNX Runtime's threads, when it embeds the queries (a model the built-in
 /// encoder does not know): 2.0 ms a query against 2.9 with one (10,000-item
@@ -46,7 +46,7 @@ impl QueryModel {
         let spawned = std::thread::Builder::new()
             .name("thehook-query-model".into())
             .spawn(move || {
-                let mut embedder = embed::load(&availability, QUERY_THREADS, Workload::Query)?;
+                let mut embedder = model::load(&availability, QUERY_THREADS, Workload::Query)?;
                 let vector = embedder.embed_one(&text)?;
                 Ok((embedder, vector))
             });
@@ -82,7 +82,7 @@ impl QueryModel {
             }
             State::Loaded(embedder) => self.state = State::Loaded(embedder),
             State::Unloaded => {
-                let embedder = embed::load(availability, QUERY_THREADS, Workload::Query)?;
+                let embedder = model::load(availability, QUERY_THREADS, Workload::Query)?;
                 self.state = State::Loaded(Box::new(embedder));
             }
         }

@@ -131,10 +131,10 @@ impl EmbeddingCache {
     }
 
     /// Lets go of the cache file's pages read so far
-    /// ([`crate::memory::mapped_pages`]): a sync reads thousands of vectors
+    /// ([`crate::mapped_pages`]): a sync reads thousands of vectors
     /// once each.
     pub fn let_go_of_read_pages(&self) {
-        crate::memory::mapped_pages::let_go(self.env.path());
+        crate::mapped_pages::let_go(self.env.path());
     }
 
     /// Keeps the vector of each text, in one transaction, then evicts the
@@ -322,7 +322,7 @@ mod tests {
             before > 10_000,
             "12 MB read through the map: {before} KiB resident"
         );
-        crate::memory::mapped_pages::let_go(dir.path());
+        crate::mapped_pages::let_go(dir.path());
         let after = resident_kib(&file);
         assert!(
             after < before / 4,
