@@ -296,19 +296,6 @@ pub enum IndexFailure {
     Damaged(Cow<'static, str>),
 }
 
-impl Error {
-    /// Embedding gave `got` vectors for `expected` texts: nothing of the
-    /// batch is stored (an index sync falls back to lexical-only, saying so).
-    pub(crate) fn vector_count(expected: usize, got: usize) -> Error {
-        let failure = ModelFailure::VectorCount { expected, got };
-        Error::Model {
-            problem: format!("embedding failed: {failure}"),
-            source: Some(failure),
-            fix: Step::Doctor.into(),
-        }
-    }
-}
-
 /// A library's error kept as the source of one of thehook's: one pointer,
 /// so that [`Error`] stays small enough to return by value.
 #[derive(Debug)]

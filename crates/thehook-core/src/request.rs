@@ -132,8 +132,12 @@ impl RecallOptions {
         since: Option<jiff::Timestamp>,
         mode: Mode,
     ) -> Result<RecallOptions> {
-        Ok(RecallOptions {
-            k: checked_k(k)?,
+        Ok(RecallOptions::new(checked_k(k)?, kinds, since, mode))
+    }
+
+    fn new(k: usize, kinds: Vec<ItemKind>, since: Option<jiff::Timestamp>, mode: Mode) -> Self {
+        RecallOptions {
+            k,
             filter: Filter {
                 kinds,
                 since,
@@ -141,7 +145,7 @@ impl RecallOptions {
             },
             mode,
             lexical_weight: crate::env::lexical_weight().unwrap_or(LEXICAL_WEIGHT),
-        })
+        }
     }
 
     /// The options as text fields give them (Node options, MCP arguments).
@@ -152,11 +156,11 @@ impl RecallOptions {
         mode: Option<&str>,
     ) -> Result<RecallOptions> {
         // In the order the CLI reads its flags: k, types, since, mode.
-        checked_k(k)?;
+        let k = checked_k(k)?;
         let kinds = types.iter().map(|t| parse_kind(t)).collect::<Result<_>>()?;
         let since = since.map(parse_since).transpose()?;
         let mode = mode.map(parse_mode).transpose()?.unwrap_or_default();
-        RecallOptions::checked(k, kinds, since, mode)
+        Ok(RecallOptions::new(k, kinds, since, mode))
     }
 
     /// Answering an agent (the MCP tools, the hooks): withheld items are

@@ -34,14 +34,8 @@ impl RecallRequest {
     pub fn query(&self) -> &str {
         &self.query
     }
-    pub fn k(&self) -> usize {
-        self.k
-    }
     pub fn mode(&self) -> Mode {
         self.mode
-    }
-    pub fn filter(&self) -> &Filter {
-        &self.filter
     }
 }
 

@@ -262,8 +262,8 @@ fn missing_model_files(dir: &Path) -> Option<String> {
 }
 
 impl Availability {
-    /// The files the engine loads; `None` when the model is missing.
-    fn files(&self) -> Option<ModelFiles> {
+    /// The files the engine loads; an error when the model is missing.
+    fn files(&self) -> Result<ModelFiles> {
         let Availability::Ready {
             model_dir,
             runtime,
@@ -272,9 +272,13 @@ impl Availability {
             ..
         } = self
         else {
-            return None;
+            return Err(Error::Model {
+                problem: "no model is available".into(),
+                source: None,
+                fix: FETCH_FIX.into(),
+            });
         };
-        Some(ModelFiles {
+        Ok(ModelFiles {
             dir: model_dir.path.clone(),
             runtime: runtime.as_ref().map(|r| r.path.clone()),
             fingerprint: fingerprint.clone(),
@@ -287,7 +291,7 @@ impl Availability {
 /// Loads the model `availability` found, on `threads` ONNX Runtime threads
 /// when ONNX Runtime is the engine.
 pub fn load(availability: &Availability, threads: usize, workload: Workload) -> Result<Embedder> {
-    Ok(Embedder::load(&files(availability)?, threads, workload)?)
+    Ok(Embedder::load(&availability.files()?, threads, workload)?)
 }
 
 /// Embeds `texts` with every core ([`thehook_embed::embed_all`]).
@@ -298,19 +302,11 @@ pub fn embed_all(
     keep: Keep,
 ) -> Result<()> {
     Ok(thehook_embed::embed_all(
-        &files(availability)?,
+        &availability.files()?,
         texts,
         progress,
         keep,
     )?)
-}
-
-fn files(availability: &Availability) -> Result<ModelFiles> {
-    availability.files().ok_or_else(|| Error::Model {
-        problem: "no model is available".into(),
-        source: None,
-        fix: FETCH_FIX.into(),
-    })
 }
 
 /// The engine's failures as thehook reports them: what to do about each.

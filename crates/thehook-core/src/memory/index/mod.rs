@@ -99,27 +99,27 @@ pub(crate) struct FileRecord {
 
 /// Restricts search results.
 #[derive(Debug, Clone, Default)]
-pub struct Filter {
-    pub kinds: Vec<ItemKind>,
-    pub since: Option<jiff::Timestamp>,
+pub(crate) struct Filter {
+    pub(crate) kinds: Vec<ItemKind>,
+    pub(crate) since: Option<jiff::Timestamp>,
     /// Only what an agent may be given: no withheld item
     /// ([`crate::text::safety`]). Every agent-facing search sets it.
-    pub agents_only: bool,
+    pub(crate) agents_only: bool,
 }
 
 impl Filter {
     /// What an agent may be given, of any type and date.
-    pub fn for_agents() -> Filter {
+    pub(crate) fn for_agents() -> Filter {
         Filter {
             agents_only: true,
             ..Filter::default()
         }
     }
     /// No type or date bound (what the `recent` keys can pre-select).
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.kinds.is_empty() && self.since.is_none()
     }
-    pub fn accepts(&self, item: &Item) -> bool {
+    pub(crate) fn accepts(&self, item: &Item) -> bool {
         (!self.agents_only || item.for_agents())
             && (self.kinds.is_empty() || self.kinds.contains(&item.kind))
             && self.since.is_none_or(|since| {

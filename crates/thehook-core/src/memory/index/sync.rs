@@ -607,7 +607,7 @@ fn embed(plan: &SyncPlan, texts: &[&str], stats: &mut SyncStats) -> Result<Optio
     let vectors: Option<Vec<Vec<f32>>> = vectors.into_iter().collect();
     vectors
         .map(Some)
-        .ok_or_else(|| Error::vector_count(texts.len(), got))
+        .ok_or_else(|| thehook_embed::Error::vector_count(texts.len(), got).into())
 }
 
 /// Embeds `texts` with the model into `cache` (the chunk's positions and
@@ -754,7 +754,7 @@ fn vectors_for(
         None => return Ok(None),
     };
     if more.len() != rest.len() {
-        return Err(Error::vector_count(rest.len(), more.len()));
+        return Err(thehook_embed::Error::vector_count(rest.len(), more.len()).into());
     }
     let mut more = more.into_iter();
     Ok(Some(
