@@ -37,15 +37,30 @@ pub(crate) fn git_common_dir(root: &Path) -> Option<PathBuf> {
 
 /// The paths of one project. Cheap to build; touches the disk only in
 /// [`Project::discover`] and [`Project::check_layout`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Project {
     root: PathBuf,
+    /// `.thehook/` was found already ([`Project::with_layout`]): the
+    /// checks after the first (opening memory) need not look again.
+    layout_found: bool,
 }
+
+/// Two handles on the same root are the same project, whatever each has
+/// checked.
+impl PartialEq for Project {
+    fn eq(&self, other: &Self) -> bool {
+        self.root == other.root
+    }
+}
+impl Eq for Project {}
 
 impl Project {
     /// The project rooted exactly at `root` (its `.thehook/` may not exist yet).
     pub fn at(root: impl Into<PathBuf>) -> Self {
-        Project { root: root.into() }
+        Project {
+            root: root.into(),
+            layout_found: false,
+        }
     }
 
     /// The nearest ancestor of `start` (itself included) that holds a
@@ -101,9 +116,25 @@ impl Project {
         self.dir().join("queue")
     }
 
+    /// This project, known to have its `.thehook/` folder; `None` when it
+    /// has none ([`Project::check_layout`]). A hook checks once, and what it
+    /// passes down does not check again.
+    pub fn with_layout(mut self) -> Result<Option<Project>> {
+        Ok(match self.check_layout()? {
+            true => {
+                self.layout_found = true;
+                Some(self)
+            }
+            false => None,
+        })
+    }
+
     /// Whether `.thehook/` exists as a folder. A `.thehook` that is a file is
     /// an error that says how to get out of it.
     pub fn check_layout(&self) -> Result<bool> {
+        if self.layout_found {
+            return Ok(true);
+        }
         let dir = self.dir();
         match std::fs::metadata(&dir) {
             Ok(m) if m.is_dir() => Ok(true),

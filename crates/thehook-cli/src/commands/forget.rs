@@ -7,7 +7,7 @@ use crate::args::ForgetArgs;
 use crate::exit::{CommandResult, Exit};
 use crate::output::Output;
 
-use super::memory::{open, print_done, print_notices};
+use super::memory::{open, print_done, print_notices, Opening};
 
 pub(super) fn forget(
     project: &Project,
@@ -16,7 +16,7 @@ pub(super) fn forget(
     out: &mut Output,
 ) -> CommandResult {
     let item = ItemRef::parse(&args.id)?;
-    let mut memory = open(project, paths, false, out)?;
+    let mut memory = open(project, paths, Opening::EXISTING, out)?;
     let item = memory.forget(&item)?;
     print_notices(&mut memory, out);
     if args.json {

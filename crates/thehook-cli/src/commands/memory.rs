@@ -1,40 +1,56 @@
 //! Memory opened for a command: synced, with what was worked around on
 //! stderr; and the one-line answer of the commands that change an item.
 
-use thehook_core::memory::Refresh;
+use thehook_core::memory::{Refresh, SyncPolicy, NO_PROGRESS};
 use thehook_core::model::SearchPaths;
 use thehook_core::{Error, Memory, Project};
 
 use crate::output::{Output, Style};
 use crate::render::one_line;
 
-/// Opens the project's memory and syncs it, with what was worked around
-/// (a rebuild, warnings about the markdown) on stderr.
+/// How a command opens memory.
+#[derive(Clone, Copy)]
+pub(super) struct Opening<'q> {
+    /// Start a memory where there is none (`remember`).
+    pub(super) create: bool,
+    /// How far the sync before the answer looks.
+    pub(super) refresh: Refresh,
+    /// A query the model loads and embeds on another thread while the
+    /// index syncs (a one-shot hybrid recall).
+    pub(super) query: Option<&'q str>,
+}
+
+impl Opening<'_> {
+    /// An existing memory, every file looked at, no query.
+    pub(super) const EXISTING: Opening<'static> = Opening {
+        create: false,
+        refresh: Refresh::EveryFile,
+        query: None,
+    };
+    /// An existing memory, the folders' stamps trusted (`recall`, which
+    /// answers while an agent may wait).
+    pub(super) const STAMPED: Opening<'static> = Opening {
+        refresh: Refresh::Stamped,
+        ..Opening::EXISTING
+    };
+}
+
+/// Opens the project's memory and syncs it for a one-shot answer
+/// ([`SyncPolicy::answer_now`]), with what was worked around (a rebuild,
+/// warnings about the markdown) on stderr. Items left unembedded are
+/// embedded by a detached `reindex --pending`.
 pub(super) fn open(
     project: &Project,
     paths: &SearchPaths,
-    create: bool,
+    how: Opening,
     out: &mut Output,
 ) -> Result<Memory, Error> {
-    open_embedding(project, paths, create, None, Refresh::EveryFile, out)
-}
-
-/// [`open`], with the model loading and embedding `query` on another thread
-/// while the index syncs (a one-shot hybrid recall), refreshed as far as
-/// `refresh` looks.
-pub(super) fn open_embedding(
-    project: &Project,
-    paths: &SearchPaths,
-    create: bool,
-    query: Option<&str>,
-    refresh: Refresh,
-    out: &mut Output,
-) -> Result<Memory, Error> {
-    let mut memory = Memory::open(project.root(), paths, create)?;
-    if let Some(query) = query {
+    let mut memory = Memory::open(project, paths, how.create)?;
+    if let Some(query) = how.query {
         memory.start_embedding(query);
     }
-    if memory.refresh_for_answer(refresh)? {
+    let synced = memory.sync(SyncPolicy::answer_now(how.refresh), NO_PROGRESS)?;
+    if synced.vectors_missing {
         super::start_detached(project.root(), &["reindex", "--pending"]);
     }
     print_notices(&mut memory, out);

@@ -2,7 +2,6 @@
 
 use serde_json::json;
 use thehook_core::memory::rank::fusion::{Hit, Mode};
-use thehook_core::memory::Refresh;
 use thehook_core::model::SearchPaths;
 use thehook_core::{Error, Memory, Project, RecallOptions};
 
@@ -11,7 +10,7 @@ use crate::exit::{CommandResult, Exit};
 use crate::output::Output;
 use crate::render::hits_text;
 
-use super::memory::{open_embedding, print_notices};
+use super::memory::{open, print_notices, Opening};
 
 pub(super) fn recall(
     project: &Project,
@@ -21,22 +20,29 @@ pub(super) fn recall(
 ) -> CommandResult {
     let options = RecallOptions::try_from(&args)?;
     if args.stdin {
-        let mut memory = open_embedding(project, paths, false, None, Refresh::Stamped, out)
-            .inspect_err(|e| {
-                if matches!(e, Error::NoMemory { .. }) {
-                    // Machine readers still get well-formed (empty) answers.
-                    let lines = std::io::BufRead::lines(&mut *out.stdin).map_while(Result::ok);
-                    for q in lines.collect::<Vec<_>>() {
-                        let empty = json!({ "query": q, "mode": options.mode(), "hits": [] });
-                        out.print(&empty.to_string());
-                    }
+        let mut memory = open(project, paths, Opening::STAMPED, out).inspect_err(|e| {
+            if matches!(e, Error::NoMemory { .. }) {
+                // Machine readers still get well-formed (empty) answers.
+                let lines = std::io::BufRead::lines(&mut *out.stdin).map_while(Result::ok);
+                for q in lines.collect::<Vec<_>>() {
+                    let empty = json!({ "query": q, "mode": options.mode(), "hits": [] });
+                    out.print(&empty.to_string());
                 }
-            })?;
+            }
+        })?;
         return recall_each_line(&mut memory, &options, out);
     }
     let query = args.query.unwrap_or_default();
     let embed_now = (options.mode() != Mode::Lexical).then_some(query.as_str());
-    let mut memory = match open_embedding(project, paths, false, embed_now, Refresh::Stamped, out) {
+    let mut memory = match open(
+        project,
+        paths,
+        Opening {
+            query: embed_now,
+            ..Opening::STAMPED
+        },
+        out,
+    ) {
         Ok(m) => m,
         Err(e @ Error::NoMemory { .. }) if args.json => {
             // Machine readers still get a well-formed (empty) answer.

@@ -8,6 +8,7 @@ use crate::exit::{CommandResult, Exit};
 use crate::output::Output;
 
 use super::memory::print_notices;
+use thehook_core::memory::{SyncPolicy, NO_PROGRESS};
 
 pub(super) fn reindex(
     project: &Project,
@@ -18,7 +19,7 @@ pub(super) fn reindex(
     if args.pending {
         return embed_pending(project, paths);
     }
-    let mut memory = Memory::open(project.root(), paths, false)?;
+    let mut memory = Memory::open(project, paths, false)?;
     let bar = out.stderr_tty.then(|| {
         let bar = indicatif::ProgressBar::new(0);
         bar.set_style(
@@ -66,7 +67,7 @@ fn embed_pending(project: &Project, paths: &SearchPaths) -> CommandResult {
     let Some(_running) = project.try_lock_embedding()? else {
         return Ok(Exit::Success);
     };
-    let mut memory = Memory::open(project.root(), paths, false)?;
-    memory.sync(&|_, _| {})?;
+    let mut memory = Memory::open(project, paths, false)?;
+    memory.sync(SyncPolicy::FULL, NO_PROGRESS)?;
     Ok(Exit::Success)
 }

@@ -7,7 +7,7 @@ use crate::args::RememberArgs;
 use crate::exit::{CommandResult, Exit};
 use crate::output::{Output, Style};
 
-use super::memory::{open, print_notices};
+use super::memory::{open, print_notices, Opening};
 
 pub(super) fn remember(
     project: &Project,
@@ -16,7 +16,15 @@ pub(super) fn remember(
     out: &mut Output,
 ) -> CommandResult {
     let request = RememberRequest::new(args.text, args.kind)?;
-    let mut memory = open(project, paths, true, out)?;
+    let mut memory = open(
+        project,
+        paths,
+        Opening {
+            create: true,
+            ..Opening::EXISTING
+        },
+        out,
+    )?;
     let item = memory.remember(&request)?;
     print_notices(&mut memory, out);
     if args.json {

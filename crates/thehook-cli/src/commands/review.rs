@@ -3,6 +3,7 @@
 
 use serde_json::json;
 use thehook_core::memory::withheld::WithheldEntry;
+use thehook_core::memory::{Embedding, Refresh, SyncPolicy, NO_PROGRESS};
 use thehook_core::model::SearchPaths;
 use thehook_core::views::review::{waiting, StaleItem};
 use thehook_core::views::review_range::{review_range, to_markdown, to_text};
@@ -23,11 +24,15 @@ pub(super) fn review(
     if let Some(range) = &args.since {
         // A full sync: every item the range adds judged by the learned
         // check too, not deferred as a one-shot answer would.
-        let mut memory = Memory::open_synced(project.root(), paths, false)?;
+        let mut memory = Memory::open(project, paths, false)?;
+        memory.sync(
+            SyncPolicy::answer(Refresh::EveryFile, Embedding::All),
+            NO_PROGRESS,
+        )?;
         super::memory::print_notices(&mut memory, out);
         return review_since(&memory, range, &args, out);
     }
-    let mut memory = super::memory::open(project, paths, false, out)?;
+    let mut memory = super::memory::open(project, paths, super::memory::Opening::EXISTING, out)?;
     let (done, item) = match &args.action {
         None => {
             let (withheld, stale) = waiting(&memory)?;

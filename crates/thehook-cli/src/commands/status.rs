@@ -7,7 +7,7 @@ use crate::args::JsonFlag;
 use crate::exit::{CommandResult, Exit};
 use crate::output::{Output, Style};
 
-use super::memory::open;
+use super::memory::{open, Opening};
 
 pub(super) fn status(
     project: &Project,
@@ -15,7 +15,7 @@ pub(super) fn status(
     args: JsonFlag,
     out: &mut Output,
 ) -> CommandResult {
-    let memory = open(project, paths, false, out)?;
+    let memory = open(project, paths, Opening::EXISTING, out)?;
     let status = thehook_core::status::Status::of(&memory)?;
     if args.json {
         out.print(&serde_json::to_string_pretty(&status).expect("json"));

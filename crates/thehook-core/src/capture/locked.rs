@@ -9,7 +9,7 @@ use std::fs::File;
 
 use crate::error::{Error, Result};
 use crate::logs;
-use crate::memory::Memory;
+use crate::memory::{Memory, SyncPolicy, NO_PROGRESS};
 use crate::model::SearchPaths;
 use crate::project::Project;
 
@@ -30,7 +30,7 @@ pub(crate) fn lock<'m>(
 ) -> Result<Locked<'m>> {
     let opened = match memory {
         Some(_) => Ok(()),
-        None => Memory::open(project.root(), paths, false).map(|m| *memory = Some(m)),
+        None => Memory::open(project, paths, false).map(|m| *memory = Some(m)),
     };
     let lock = project.lock()?;
     Ok(Locked {
@@ -63,7 +63,7 @@ impl Locked<'_> {
     /// that error.
     pub(crate) fn sync(self, log: &str) -> Result<()> {
         let memory = self.memory?;
-        memory.sync(&|_, _| {})?;
+        memory.sync(SyncPolicy::FULL, NO_PROGRESS)?;
         for notice in memory.take_notices() {
             logs::append(self.project, log, &notice);
         }

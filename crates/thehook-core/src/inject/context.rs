@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::memory::store::write_atomic;
+use crate::inject::cache::SideFile;
 use crate::process::git::git;
-use crate::project::{git_common_dir, git_dir};
+use crate::project::{git_common_dir, git_dir, Project};
 
 /// How many recent commits speak for the context.
 const RECENT_COMMITS: usize = 8;
@@ -36,20 +36,14 @@ pub(crate) struct Context {
     pub commit_subjects: Vec<String>,
 }
 
-/// The file under `.thehook/index/` that keeps the last context read.
-pub(crate) const CONTEXT_CACHE: &str = "git-context.json";
+/// The last context read, kept for the state of git it was read in
+/// ([`git_state`]).
+const GIT_CONTEXT: SideFile<String, Context> = SideFile::new("git-context.json");
 
 /// Branches other branches leave from.
 pub(crate) const BASES: [&str; 2] = ["main", "master"];
 /// At most this many of a branch's own commits are read.
 const BRANCH_COMMITS: usize = 50;
-
-/// A context as read, and the state of git it was read in.
-#[derive(Serialize, Deserialize)]
-struct Cached {
-    state: String,
-    context: Context,
-}
 
 impl Context {
     /// [`Context::of`], or what it gave last time when git's state is the
@@ -57,23 +51,18 @@ impl Context {
     /// each by size and mtime ([`git_state`]). No git process starts then.
     /// A change git's index does not record yet (an edit not staged) shows
     /// from the next commit, `git add` or checkout on.
-    pub(crate) fn cached(root: &Path, cache: &Path) -> Context {
+    pub(crate) fn cached(project: &Project) -> Context {
+        let root = project.root();
         let Some(state) = git_state(root) else {
             return Context::of(root);
         };
-        let read = std::fs::read(cache).ok();
-        if let Some(cached) = read.and_then(|b| serde_json::from_slice::<Cached>(&b).ok()) {
-            if cached.state == state {
-                return cached.context;
-            }
+        if let Some(context) = GIT_CONTEXT.read(project, &state) {
+            return context;
         }
         let context = Context::of(root);
-        let cached = Cached { state, context };
         // A cache that cannot be written costs the next run its git reads.
-        if let Ok(json) = serde_json::to_vec(&cached) {
-            let _ = write_atomic(cache, &json);
-        }
-        cached.context
+        let _ = GIT_CONTEXT.write(project, &state, &context);
+        context
     }
 
     /// Reads the context of the git work tree at `root`. Never fails: what
@@ -280,12 +269,12 @@ mod tests {
     fn the_cached_context_is_read_again_once_git_moves() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        let cache = root.join("context.json");
+        let project = Project::at(root);
         run(root, &["init", "-q", "-b", "feat/cache"]);
         std::fs::write(root.join("a.rs"), "fn a() {}").unwrap();
         run(root, &["add", "."]);
         run(root, &["commit", "-q", "-m", "First"]);
-        let first = Context::cached(root, &cache);
+        let first = Context::cached(&project);
         assert_eq!(first.commit_subjects, ["First"]);
         // The cache answers while git's state stands: planted, it is what comes back.
         let planted = Context {
@@ -293,19 +282,14 @@ mod tests {
             ..first.clone()
         };
         let state = git_state(root).unwrap();
-        let json = serde_json::to_vec(&Cached {
-            state,
-            context: planted.clone(),
-        })
-        .unwrap();
-        std::fs::write(&cache, json).unwrap();
-        assert_eq!(Context::cached(root, &cache), planted);
+        GIT_CONTEXT.write(&project, &state, &planted).unwrap();
+        assert_eq!(Context::cached(&project), planted);
         // A commit moves the branch's ref and the index: git is read again.
         std::fs::write(root.join("b.rs"), "fn b() {}").unwrap();
         run(root, &["add", "."]);
         run(root, &["commit", "-q", "-m", "Second"]);
         assert_eq!(
-            Context::cached(root, &cache).commit_subjects,
+            Context::cached(&project).commit_subjects,
             ["Second", "First"]
         );
     }

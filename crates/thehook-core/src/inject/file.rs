@@ -72,7 +72,7 @@ pub fn on_file(payload: &HookPayload, project: &Project, paths: &SearchPaths) ->
     if rel.starts_with(".thehook/") {
         return said(format!("{} {rel}: memory itself", touched.tool));
     }
-    let memory = Memory::open(project.root(), paths, false)?;
+    let memory = Memory::open(project, paths, false)?;
     let retrieval = &memory.config().retrieval;
     if !retrieval.on_file {
         return said("retrieval.on_file is off".into());

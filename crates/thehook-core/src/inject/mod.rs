@@ -6,6 +6,7 @@
 //! ([`crate::given`]), so nothing is given twice.
 
 pub mod background;
+pub(crate) mod cache;
 pub(crate) mod block;
 pub(crate) mod context;
 pub mod file;
@@ -13,6 +14,9 @@ pub(crate) mod left_off;
 pub mod prompt;
 pub mod retrieve;
 pub(crate) mod tokens;
+
+use crate::error::{ErrorCode, Result};
+use crate::memory::{Memory, SyncPolicy, NO_PROGRESS};
 
 /// What a hook that may add context mid-session (the prompt hook, the file
 /// hook) decided: the JSON to print, if any, and one line for the hook log.
@@ -26,5 +30,20 @@ impl Added {
     /// Nothing to add, and why.
     pub(crate) fn nothing(log: String) -> Added {
         Added { output: None, log }
+    }
+}
+
+/// Syncs memory as a hook does ([`SyncPolicy::HOOK`]), which answers
+/// anyway: on a full disk the index is read as it stands (the markdown
+/// written since is found once there is room), and the returned note says
+/// so for the hook's log line (empty when the sync went through).
+pub(crate) fn sync_for_hook(memory: &mut Memory) -> Result<String> {
+    match memory.sync(SyncPolicy::HOOK, NO_PROGRESS) {
+        Ok(_) => Ok(String::new()),
+        Err(e) if e.code() == ErrorCode::DiskFull => Ok(format!(
+            "answered from the index as it stood ({}); ",
+            crate::transcript::first_line(&e.to_string())
+        )),
+        Err(e) => Err(e),
     }
 }

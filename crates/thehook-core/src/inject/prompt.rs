@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 use crate::agents::HookPayload;
 use crate::error::Result;
 use crate::given::{Given, Hook};
-use crate::inject::context::{Context, CONTEXT_CACHE};
+use crate::inject::context::Context;
 use crate::inject::left_off::{self, RARE_FILE_SHARE};
 use crate::inject::Added;
 use crate::memory::index::Filter;
@@ -74,17 +74,17 @@ pub fn on_prompt(payload: &HookPayload, project: &Project, paths: &SearchPaths) 
     if let Some(source) = payload.source.as_deref().filter(|s| NOT_TYPED.contains(s)) {
         return said(format!("not typed by a person (source `{source}`)"));
     }
-    let mut memory = Memory::open(project.root(), paths, false)?;
+    let mut memory = Memory::open(project, paths, false)?;
     if !memory.config().retrieval.on_prompt {
         return said("retrieval.on_prompt is off".into());
     }
-    let mut log = memory.sync_for_hook()?;
+    let mut log = super::sync_for_hook(&mut memory)?;
     let given = payload
         .session_id
         .as_deref()
         .map(|id| Given::of(project, id));
     let already = given.as_ref().map(Given::load).unwrap_or_default();
-    let context = Context::cached(project.root(), &project.index_dir().join(CONTEXT_CACHE));
+    let context = Context::cached(project);
     let found = relevant(&memory, prompt, &context, &already)?;
     let lines = fit(&found);
     if lines.is_empty() {

@@ -13,7 +13,7 @@
 //! what it cites is recorded for the prompt hook ([`crate::given`]).
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -23,7 +23,8 @@ use crate::config::Include;
 use crate::error::Result;
 use crate::given::{Given, Hook};
 use crate::inject::block::{cited_line, render, Block, BlockLine, Waiting};
-use crate::inject::context::{Context, CONTEXT_CACHE};
+use crate::inject::cache::SideFile;
+use crate::inject::context::Context;
 use crate::inject::left_off;
 use crate::inject::tokens::{load_tokenizer, TokenCounts};
 use crate::memory::index::{Candidates, Filter};
@@ -31,8 +32,7 @@ use crate::memory::item::{Item, ItemKind};
 use crate::memory::policy::stale::Staleness;
 use crate::memory::rank::fusion::{fuse, Mode, LEXICAL_WEIGHT};
 use crate::memory::session::SessionRecord;
-use crate::memory::store::write_atomic;
-use crate::memory::Memory;
+use crate::memory::{Memory, SyncPolicy, NO_PROGRESS};
 use crate::model::{Availability, SearchPaths};
 use crate::project::Project;
 
@@ -111,7 +111,7 @@ pub fn retrieve(
         background: true,
         ..Retrieved::default()
     };
-    let mut memory = Memory::open(project.root(), paths, false)?;
+    let mut memory = Memory::open(project, paths, false)?;
     let config = memory.config().retrieval.clone();
     if !config.auto_inject {
         out.log = "retrieval.auto_inject is off".into();
@@ -125,7 +125,7 @@ pub fn retrieve(
         return Ok(out);
     }
     TokenCounts::preload_if_none(project, memory.availability());
-    out.log = memory.sync_for_hook()?;
+    out.log = super::sync_for_hook(&mut memory)?;
     let composed = compose(
         &memory,
         project,
@@ -181,7 +181,7 @@ fn compose(
     current: Option<&str>,
     agent: crate::agents::Agent,
 ) -> Result<Composed> {
-    let context = Context::cached(project.root(), &project.index_dir().join(CONTEXT_CACHE));
+    let context = Context::cached(project);
     let query = context.query();
     let vector = cached_query_vector(project, &query, memory.availability());
     let sessions = left_off_sessions(memory, &context, current, config)?;
@@ -492,21 +492,26 @@ fn item_line(item: &Item, group: usize) -> String {
     cited_line(item, dated, MAX_ITEM_CHARS)
 }
 
-/// The cached embedding of a context query.
-#[derive(Serialize, Deserialize)]
-struct CachedQuery {
+/// What a context query's vector is fresh for: the query, and the model
+/// that embedded it.
+#[derive(PartialEq, Serialize, Deserialize)]
+struct QueryKey {
     query_sha256: String,
     fingerprint: String,
-    vector: Vec<f32>,
 }
 
-fn query_cache_path(project: &Project) -> PathBuf {
-    project.index_dir().join("context-query.json")
+impl QueryKey {
+    fn of(query: &str, availability: &Availability) -> QueryKey {
+        QueryKey {
+            query_sha256: crate::hash::sha256_hex(query.as_bytes()),
+            fingerprint: availability.fingerprint(),
+        }
+    }
 }
 
-fn sha(text: &str) -> String {
-    crate::hash::sha256_hex(text.as_bytes())
-}
+/// The context query's vector, embedded by the background half for the
+/// next session start's foreground, which never starts the model.
+const QUERY_VECTOR: SideFile<QueryKey, Vec<f32>> = SideFile::new("context-query.json");
 
 fn cached_query_vector(
     project: &Project,
@@ -516,10 +521,7 @@ fn cached_query_vector(
     if query.trim().is_empty() {
         return None;
     }
-    let bytes = std::fs::read(query_cache_path(project)).ok()?;
-    let cached: CachedQuery = serde_json::from_slice(&bytes).ok()?;
-    (cached.query_sha256 == sha(query) && cached.fingerprint == availability.fingerprint())
-        .then_some(cached.vector)
+    QUERY_VECTOR.read(project, &QueryKey::of(query, availability))
 }
 
 /// The session-start hook's background half, run detached after the answer
@@ -528,9 +530,9 @@ fn cached_query_vector(
 /// where nobody waits for it.
 pub fn warm(root: &Path, paths: &SearchPaths) -> Result<String> {
     let project = Project::at(root);
-    let mut memory = Memory::open(root, paths, false)?;
-    memory.sync(&|_, _| {})?;
-    let context = Context::cached(root, &project.index_dir().join(CONTEXT_CACHE));
+    let mut memory = Memory::open(&project, paths, false)?;
+    memory.sync(SyncPolicy::FULL, NO_PROGRESS)?;
+    let context = Context::cached(&project);
     let query = context.query();
     let mut vector = cached_query_vector(&project, &query, memory.availability());
     let mut done: Vec<String> = Vec::new();
@@ -549,19 +551,8 @@ pub fn warm(root: &Path, paths: &SearchPaths) -> Result<String> {
     if vector.is_none() && !query.trim().is_empty() {
         match memory.embed_query(&query)? {
             Some(v) => {
-                let cached = CachedQuery {
-                    query_sha256: sha(&query),
-                    fingerprint: memory.availability().fingerprint(),
-                    vector: v.clone(),
-                };
-                let json =
-                    serde_json::to_vec(&cached).map_err(|e| crate::error::Error::Layout {
-                        path: query_cache_path(&project),
-                        problem: format!("cannot write the query vector ({e})"),
-                        source: crate::error::cause(e),
-                        fix: "delete the file; it is a cache".into(),
-                    })?;
-                write_atomic(&query_cache_path(&project), &json)?;
+                let key = QueryKey::of(&query, memory.availability());
+                QUERY_VECTOR.write(&project, &key, &v)?;
                 vector = Some(v);
                 done.push("cached the context query's vector".into());
             }

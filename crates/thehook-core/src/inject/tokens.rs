@@ -1,10 +1,11 @@
 //! Token counts of the block's lines without paying for the tokenizer on
 //! the hot path.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
 
+use crate::inject::cache::SideFile;
 use crate::model::Availability;
 use crate::project::Project;
 
@@ -83,13 +84,16 @@ impl TokenCounter {
 }
 
 /// Exact token counts of lines a session start is likely to inject, keyed by
-/// a hash of the line, stored by the background half in
-/// `.thehook/index/token-counts.json`.
-#[derive(Debug, Default, Serialize, Deserialize)]
+/// a hash of the line, stored by the background half ([`COUNTS`]).
+#[derive(Debug, Default)]
 pub(crate) struct TokenCounts {
     fingerprint: String,
-    counts: std::collections::HashMap<String, usize>,
+    counts: HashMap<String, usize>,
 }
+
+/// The counts, kept for the fingerprint of the model whose tokenizer
+/// counted them.
+const COUNTS: SideFile<String, HashMap<String, usize>> = SideFile::new("token-counts.json");
 
 impl TokenCounts {
     /// Counts `texts` with `tokenizer`, for the model of `fingerprint`.
@@ -114,12 +118,7 @@ impl TokenCounts {
 
     /// Stores the counts for the next session start's foreground.
     pub(crate) fn store(&self, project: &Project) -> crate::error::Result<()> {
-        let json = serde_json::to_vec(self).unwrap_or_default();
-        crate::memory::store::write_atomic(&TokenCounts::path(project), &json)
-    }
-
-    fn path(project: &Project) -> PathBuf {
-        project.index_dir().join("token-counts.json")
+        COUNTS.write(project, &self.fingerprint, &self.counts)
     }
 
     /// With no stored counts (a fresh clone's first session start, or any
@@ -133,7 +132,7 @@ impl TokenCounts {
         let Availability::Ready { model_dir, .. } = availability else {
             return;
         };
-        if Self::path(project).exists() {
+        if COUNTS.exists(project) {
             return;
         }
         let path = model_dir.path.join("tokenizer.json");
@@ -144,11 +143,14 @@ impl TokenCounts {
 
     /// The stored counts, if they came from this model's tokenizer.
     pub(crate) fn load(project: &Project, availability: &Availability) -> TokenCounts {
-        std::fs::read(Self::path(project))
-            .ok()
-            .and_then(|b| serde_json::from_slice::<TokenCounts>(&b).ok())
-            .filter(|c| c.fingerprint == availability.fingerprint())
-            .unwrap_or_default()
+        let fingerprint = availability.fingerprint();
+        match COUNTS.read(project, &fingerprint) {
+            Some(counts) => TokenCounts {
+                fingerprint,
+                counts,
+            },
+            None => TokenCounts::default(),
+        }
     }
 
     fn key(text: &str) -> String {

@@ -24,14 +24,14 @@ mod requests;
 pub mod session;
 pub mod shared;
 pub mod store;
+mod syncing;
 pub mod withheld;
 
-use std::path::Path;
 
 use crate::config::{Config, LoadedConfig};
-use crate::error::{fix, Error, Fix, IoContext, ItemMiss, Result, Step};
+use crate::error::{fix, Error, IoContext, ItemMiss, Result, Step};
 use crate::memory::analysis::lexical::Analyzer;
-use crate::memory::index::{Index, SyncPlan, SyncStats};
+use crate::memory::index::Index;
 use crate::memory::item::Item;
 use crate::memory::policy::renames::Renames;
 use crate::memory::policy::stale::Staleness;
@@ -39,18 +39,9 @@ use crate::memory::rank::fusion::{fuse, Hit, Mode};
 use crate::memory::rank::query_model::QueryModel;
 use crate::model::{locate, Availability, SearchPaths};
 use crate::project::Project;
+pub use index::Embedding;
 pub use requests::{ItemRef, RecallOptions, RecallRequest, RememberRequest, RewriteRequest};
-
-/// Items a one-shot command (`recall`, `status`) embeds before it answers:
-/// about 1.3 s at 100 items/s, a dozen captured sessions. More, as after a
-/// pull of a teammate's week, are left to a detached sync.
-pub const EMBED_NOW_LIMIT: usize = 128;
-
-/// Changed files the session-start hook indexes itself, lexically (a hand
-/// edit, a session the worker has not indexed). More, as after a pull, are
-/// left to its detached half: 20 pulled session files added about 38 ms to
-/// a session start (one run of bench/team.py, on a busy machine).
-pub const SESSION_START_FILES: usize = 8;
+pub use syncing::{Refresh, SyncPolicy, EMBED_NOW_LIMIT, NO_PROGRESS, SESSION_START_FILES};
 
 /// A progress callback: (done, total).
 pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
@@ -80,38 +71,20 @@ pub struct Memory {
     query_model: QueryModel,
     analyzer: Analyzer,
     notices: Vec<String>,
-    /// Items a sync of this process may embed before it returns: set by
-    /// [`Memory::refresh_for_answer`], so that a command's own writes
-    /// (`remember`, `forget`, `review`) after a large pull do not embed the
-    /// pull either.
-    embed_limit: Option<usize>,
-}
-
-/// How much of the markdown a refresh checks for changes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Refresh {
-    /// Every file's size and modification time: any edit is seen. For the
-    /// commands that write memory or report on it.
-    EveryFile,
-    /// The folders' stamp and each knowledge file's, as the hooks check
-    /// (`store::Stamp`): a new, removed or renamed file and any edit of a
-    /// knowledge file are seen. An edit in place of an existing session
-    /// file (by hand: capture, git and thehook's own commands write whole
-    /// files, which moves the folder's stamp) waits for the next
-    /// [`Refresh::EveryFile`]: every session start's detached half,
-    /// `status`, `reindex`. For recall, which answers while an agent
-    /// waits: listing a team's year of files cost it 35 of its 40 ms.
-    Stamped,
+    /// How the syncs after this process's own writes embed: an answer's
+    /// budget once one was given ([`Memory::sync`]).
+    own_embedding: Embedding,
 }
 
 impl Memory {
-    /// Opens the memory of the project rooted at `root`. Fails with
-    /// [`Error::NoMemory`] when there is no `.thehook/` yet and `create` is false.
-    pub fn open(root: &Path, paths: &SearchPaths, create: bool) -> Result<Memory> {
-        let project = Project::at(root);
+    /// Opens `project`'s memory. Fails with [`Error::NoMemory`] when there
+    /// is no `.thehook/` yet and `create` is false. Bring it up to date with
+    /// [`Memory::sync`].
+    pub fn open(project: &Project, paths: &SearchPaths, create: bool) -> Result<Memory> {
+        let project = project.clone();
         if !project.check_layout()? {
             if !create {
-                return Err(Error::no_memory(root));
+                return Err(Error::no_memory(project.root()));
             }
             create_layout(&project)?;
         }
@@ -130,46 +103,10 @@ impl Memory {
             index,
             rebuilt,
             query_model: QueryModel::default(),
-            embed_limit: None,
+            own_embedding: Embedding::All,
             analyzer: Analyzer::default(),
             notices,
         })
-    }
-
-    /// Opens the memory and brings the index up to date with the markdown,
-    /// every new item embedded and judged by the learned check (`review
-    /// --since`, which must see the verdicts agents would get). What went
-    /// wrong but was worked around is in [`Memory::take_notices`].
-    pub fn open_synced(root: &Path, paths: &SearchPaths, create: bool) -> Result<Memory> {
-        let mut memory = Memory::open(root, paths, create)?;
-        memory.refresh(Refresh::EveryFile)?;
-        Ok(memory)
-    }
-
-    /// Picks up markdown edited or captured since the index was last synced
-    /// (as far as `how` looks); findings about the markdown become notices.
-    pub fn refresh(&mut self, how: Refresh) -> Result<()> {
-        let stats = self.sync_or_rebuild(&|_, _| {}, false, how)?;
-        self.notices.extend(stats.warnings);
-        Ok(())
-    }
-
-    /// [`Memory::refresh`] for a one-shot command that answers now: at most
-    /// [`EMBED_NOW_LIMIT`] items are embedded first. Returns whether items
-    /// wait for vectors (new ones beyond the limit, or older ones): they are
-    /// found by their words until a full sync embeds them
-    /// (`thehook reindex --pending`, which the CLI starts detached).
-    pub fn refresh_for_answer(&mut self, how: Refresh) -> Result<bool> {
-        self.embed_limit = Some(EMBED_NOW_LIMIT);
-        let stats = self.sync_or_rebuild(&|_, _| {}, false, how)?;
-        if stats.embeddings_deferred > 0 {
-            self.notices.push(format!(
-                "{} new items are being embedded in the background; until then they are found by their words",
-                stats.embeddings_deferred
-            ));
-        }
-        self.notices.extend(stats.warnings);
-        Ok(stats.vectors_missing)
     }
 
     pub fn project(&self) -> &Project {
@@ -182,50 +119,6 @@ impl Memory {
         &self.availability
     }
 
-    /// Brings the index up to date with the markdown.
-    ///
-    /// A model that is present but cannot be used (a broken ONNX Runtime
-    /// library, a damaged model file) does not stop memory from working: the
-    /// index is rebuilt lexical-only and a notice says why.
-    pub fn sync(&mut self, progress: Progress) -> Result<SyncStats> {
-        self.sync_or_rebuild(progress, false, Refresh::EveryFile)
-    }
-
-    /// Brings the index up to date without starting the embedding model:
-    /// new items are stored without vectors, and the next sync that has the
-    /// model embeds them (the session-start hook cannot wait for it). More
-    /// than [`SESSION_START_FILES`] changed files (a pull) are left to that
-    /// sync too. `quick`: trust the folders' stamp (the hooks; see
-    /// [`crate::memory::store::Stamp`]), else list every file.
-    pub fn sync_deferring_embeddings(&mut self, quick: bool) -> Result<SyncStats> {
-        let deferred = Availability::Missing {
-            reason: "deferred".into(),
-            fix: "".into(),
-        };
-        let plan = SyncPlan {
-            max_files: Some(SESSION_START_FILES),
-            quick,
-            check_later: crate::memory::index::learned_check(&self.availability).is_some(),
-            ..SyncPlan::new(&deferred, &|_, _| {})
-        };
-        self.index.sync(&self.project, &plan)
-    }
-
-    /// [`Memory::sync_deferring_embeddings`] for a hook, which answers
-    /// anyway: on a full disk the index is read as it stands (the markdown
-    /// written since is found once there is room), and the returned note
-    /// says so for the hook's log line (empty when the sync went through).
-    pub fn sync_for_hook(&mut self) -> Result<String> {
-        match self.sync_deferring_embeddings(true) {
-            Ok(_) => Ok(String::new()),
-            Err(e) if e.code() == crate::error::ErrorCode::DiskFull => Ok(format!(
-                "answered from the index as it stood ({}); ",
-                crate::transcript::first_line(&e.to_string())
-            )),
-            Err(e) => Err(e),
-        }
-    }
-
     pub(crate) fn index(&self) -> &Index {
         &self.index
     }
@@ -233,17 +126,11 @@ impl Memory {
         &self.analyzer
     }
 
-    /// Builds the index again from the markdown. Other processes read the
-    /// old index while the items are embedded, then, for the seconds the
-    /// writing takes, the files written so far (`SyncPlan::rebuild`).
-    pub fn reindex(&mut self, progress: Progress) -> Result<SyncStats> {
-        self.sync_or_rebuild(progress, true, Refresh::EveryFile)
-    }
-
-    /// [`Memory::reindex`], timed, as every front end reports it.
+    /// The index built again from the markdown ([`SyncPolicy::REBUILD`]),
+    /// timed, as every front end reports it.
     pub fn reindex_reported(&mut self, progress: Progress) -> Result<Reindexed> {
         let started = std::time::Instant::now();
-        let stats = self.reindex(progress)?;
+        let stats = self.sync(SyncPolicy::REBUILD, progress)?;
         Ok(Reindexed {
             items: stats.items_added,
             files: stats.files_changed,
@@ -259,53 +146,13 @@ impl Memory {
         })
     }
 
-    fn sync_or_rebuild(
-        &mut self,
-        progress: Progress,
-        rebuild: bool,
-        how: Refresh,
-    ) -> Result<SyncStats> {
-        let plan = SyncPlan {
-            rebuild,
-            quick: how == Refresh::Stamped,
-            embed_limit: self.embed_limit.filter(|_| !rebuild),
-            ..SyncPlan::new(&self.availability, progress)
-        };
-        match self.index.sync(&self.project, &plan) {
-            Err(Error::Model { problem, fix, .. }) => {
-                // The failed sync changed nothing; redo it without vectors
-                // (the index keeps the ones it has for when the model works).
-                self.fall_back_to_lexical(problem, fix);
-                let plan = SyncPlan {
-                    rebuild,
-                    quick: how == Refresh::Stamped,
-                    ..SyncPlan::new(&self.availability, progress)
-                };
-                self.index.sync(&self.project, &plan)
-            }
-            other => other,
-        }
-    }
-
-    /// Stops using the model for the rest of this process.
-    fn fall_back_to_lexical(&mut self, problem: String, fix: Fix) {
-        self.notices.push(format!(
-            "the embedding model cannot be used, searching lexical-only: {problem} (fix: {fix})"
-        ));
-        self.availability = Availability::Missing {
-            reason: problem,
-            fix,
-        };
-        self.query_model.unload();
-    }
-
     /// Things that went wrong but were worked around (shown on stderr by the CLI).
     pub fn take_notices(&mut self) -> Vec<String> {
         std::mem::take(&mut self.notices)
     }
 
-    /// Hybrid search over the index as it is (callers [`Memory::refresh`]
-    /// first, [`Refresh::Stamped`], to see what changed).
+    /// Hybrid search over the index as it is (callers [`Memory::sync`]
+    /// first, [`SyncPolicy::answer`], to see what changed).
     pub fn recall(&mut self, request: &RecallRequest) -> Result<Vec<Hit>> {
         let (query, options) = (request.query.as_str(), request);
         if let (Mode::Vector, Availability::Missing { reason, fix }) =
@@ -470,7 +317,7 @@ impl Memory {
     /// catches up on the next sync, and a notice says so, not an error that
     /// would read as if nothing had been written.
     fn index_written(&mut self, what: &str) {
-        if let Err(e) = self.sync(&|_, _| {}) {
+        if let Err(e) = self.sync(SyncPolicy::FULL, NO_PROGRESS) {
             let why = crate::transcript::first_line(&e.to_string());
             self.notices
                 .push(format!("{what} is written but not indexed yet: {why}"));
@@ -540,7 +387,7 @@ impl Memory {
     /// The one item whose id starts with `item`'s prefix.
     fn find_item(&mut self, item: &ItemRef) -> Result<Item> {
         let prefix = item.as_str();
-        self.sync(&|_, _| {})?;
+        self.sync(SyncPolicy::FULL, NO_PROGRESS)?;
         let matches = self.index.items_by_id_prefix(prefix, 10)?;
         let item = match matches.as_slice() {
             [one] => one.clone(),

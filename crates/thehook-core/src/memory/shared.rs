@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::error::Result;
-use crate::memory::{Memory, Refresh};
+use crate::memory::{Embedding, Memory, Refresh, SyncPolicy, NO_PROGRESS};
 use crate::model::SearchPaths;
 use crate::project::Project;
 
@@ -30,13 +30,14 @@ pub fn with_memory<T>(
     refresh: Refresh,
     f: impl FnOnce(&mut Memory) -> Result<T>,
 ) -> Result<T> {
-    let root = Project::discover(start).root().to_path_buf();
+    let project = Project::discover(start);
+    let root = project.root().to_path_buf();
     let shared = {
         let mut open = open_memories().lock().unwrap_or_else(|p| p.into_inner());
         match open.get(&root) {
             Some(m) => m.clone(),
             None => {
-                let memory = Memory::open(&root, paths, create)?;
+                let memory = Memory::open(&project, paths, create)?;
                 let shared = Arc::new(Mutex::new(memory));
                 open.insert(root, shared.clone());
                 shared
@@ -48,6 +49,6 @@ pub fn with_memory<T>(
     // pile up over thousands of calls. This call's, from the refresh on,
     // are there for `f` to take ([`Memory::recall_answer`] does).
     memory.take_notices();
-    memory.refresh(refresh)?;
+    memory.sync(SyncPolicy::answer(refresh, Embedding::All), NO_PROGRESS)?;
     f(&mut memory)
 }

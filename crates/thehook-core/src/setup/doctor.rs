@@ -8,6 +8,7 @@ use serde::Serialize;
 use crate::config::Config;
 use crate::error::{fix, Fix, Step};
 use crate::memory::index::check_data_file;
+use crate::memory::{SyncPolicy, NO_PROGRESS};
 use crate::model::{
     self, locate, Availability, EmbeddingCache, SearchPaths, Workload, MAX_VECTORS, ORT_LIB,
 };
@@ -91,9 +92,9 @@ fn withheld_check(root: &Path, paths: &SearchPaths) -> Check {
             fix!(Step::Reindex),
         );
     }
-    let found = crate::memory::Memory::open(root, paths, false).and_then(|mut memory| {
+    let found = crate::memory::Memory::open(&Project::at(root), paths, false).and_then(|mut memory| {
         // Every file listed: doctor is where an edit in place is looked for.
-        memory.sync_deferring_embeddings(false)?;
+        memory.sync(SyncPolicy::HOOK_EVERY_FILE, NO_PROGRESS)?;
         crate::memory::withheld::entries(memory.index())
     });
     match found {

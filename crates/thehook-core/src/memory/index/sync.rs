@@ -30,22 +30,34 @@ use crate::project::Project;
 use crate::text::safety::learned::{self, LearnedCheck};
 use plan::ItemPlan;
 
-/// How to embed new items during a sync.
+/// How many of the items a sync adds get their vector before it returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Embedding {
+    /// Every one (a worker, a rebuild, a long-lived process).
+    All,
+    /// At most this many; beyond it, none, and the items are found by
+    /// their words until a sync with [`Embedding::All`] embeds them.
+    /// A pull of many sessions would otherwise hold the next answer for as
+    /// long as embedding them takes.
+    AtMost(usize),
+    /// None: the model is not started (a hook cannot wait for it); the
+    /// items wait for the next sync that embeds, and for the learned check.
+    Later,
+}
+
+/// How a sync runs, as the index reads it (`memory::SyncPolicy` builds it).
 pub(crate) struct SyncPlan<'a> {
-    /// `Ready` to embed; `Missing` for a lexical-only index.
+    /// The model: `Ready` to embed; `Missing` for a lexical-only index.
     pub availability: &'a Availability,
+    /// How many new items are embedded now ([`SyncStats::vectors_missing`]
+    /// says when some wait).
+    pub embedding: Embedding,
     /// Start from an empty index (cleared in the same transaction as the
     /// first batch, so readers never see it empty; they see the files of
     /// the batches written so far until the last commits).
     pub rebuild: bool,
     /// Called with (items embedded so far, items to embed).
     pub progress: &'a (dyn Fn(usize, usize) + Sync),
-    /// Embed at most this many items now: beyond it, new items are stored
-    /// without vectors and items already waiting for one are left alone,
-    /// for a sync without limits to embed ([`SyncStats::vectors_missing`]).
-    /// A pull of many sessions would otherwise hold the next answer for as
-    /// long as embedding them takes.
-    pub embed_limit: Option<usize>,
     /// Leave the index as it is when more files than this changed (the
     /// session-start hook, whose detached half syncs them).
     pub max_files: Option<usize>,
@@ -54,11 +66,8 @@ pub(crate) struct SyncPlan<'a> {
     pub quick: bool,
     /// Items written per transaction, about ([`BATCH_ITEMS`]).
     pub batch_items: usize,
-    /// The learned check that reads `availability`'s vectors, if any.
+    /// The learned check that reads the vectors this sync computes, if any.
     pub learned: Option<&'static LearnedCheck>,
-    /// The model and its check are there, though this sync does not run
-    /// them (the hooks'): items stored without a vector wait for the check.
-    pub check_later: bool,
 }
 
 impl SyncPlan<'_> {
@@ -71,28 +80,44 @@ impl SyncPlan<'_> {
         }
     }
 
-    /// Whether an item stored without a vector waits for the learned check.
+    /// Whether this sync computes vectors: a model at hand, and asked to.
+    fn embeds(&self) -> bool {
+        matches!(self.availability, Availability::Ready { .. })
+            && self.embedding != Embedding::Later
+    }
+
+    /// Items this sync embeds at most.
+    fn embed_limit(&self) -> Option<usize> {
+        match self.embedding {
+            Embedding::AtMost(limit) => Some(limit),
+            Embedding::All | Embedding::Later => None,
+        }
+    }
+
+    /// Whether an item stored without a vector waits for the learned
+    /// check: the model has one, run now or by a later sync.
     fn checks_later(&self) -> bool {
-        self.learned.is_some() || self.check_later
+        learned_check(self.availability).is_some()
     }
 }
 
 impl<'a> SyncPlan<'a> {
-    /// A sync without limits that embeds with `availability`.
+    /// A sync of every changed file that embeds with `availability` as
+    /// `embedding` says.
     pub(crate) fn new(
         availability: &'a Availability,
+        embedding: Embedding,
         progress: &'a (dyn Fn(usize, usize) + Sync),
     ) -> Self {
         SyncPlan {
             availability,
+            embedding,
             rebuild: false,
             progress,
-            embed_limit: None,
             max_files: None,
             quick: false,
             batch_items: BATCH_ITEMS,
-            learned: learned_check(availability),
-            check_later: false,
+            learned: learned_check(availability).filter(|_| embedding != Embedding::Later),
         }
     }
 }
@@ -114,7 +139,7 @@ pub struct SyncStats {
     pub items_embedded: usize,
     /// Items whose vector came from the embedding cache, not the model.
     pub items_cached: usize,
-    /// New items stored without a vector because of `embed_limit`.
+    /// New items stored without a vector because of [`Embedding::AtMost`].
     pub embeddings_deferred: usize,
     /// Files left unsynced because of `max_files`.
     pub files_postponed: usize,
@@ -152,7 +177,7 @@ impl Index {
         // goes on to embed them or to say they wait.
         if plan.quick && !plan.rebuild {
             if let Some(header) = self.header()? {
-                let ready = matches!(plan.availability, Availability::Ready { .. });
+                let ready = plan.embeds();
                 let due = ready && needs_backfill(&header, plan.availability);
                 if !due && header.stamp.is_some_and(|s| s.holds(project)) {
                     return Ok(stats);
@@ -161,7 +186,7 @@ impl Index {
         }
         let listing = list_sources(project, &mut stats.warnings);
         let sources = &listing.files;
-        let embedding = matches!(plan.availability, Availability::Ready { .. });
+        let embedding = plan.embeds();
         // Cheap check under a read transaction: most calls change nothing.
         let due = embedding
             && self
@@ -227,7 +252,7 @@ impl Index {
     /// and with `backfill` those stored without a vector, with no write
     /// lock held: into the embedding cache, where the batches read them;
     /// without one, into memory. None when they are more than
-    /// `embed_limit`: the batches store their items without vectors.
+    /// [`Embedding::AtMost`]: the batches store their items without vectors.
     fn embed_ahead(
         &self,
         plan: &SyncPlan,
@@ -236,11 +261,11 @@ impl Index {
         backfill: bool,
         stats: &mut SyncStats,
     ) -> Result<Ahead> {
-        if !matches!(plan.availability, Availability::Ready { .. }) {
+        if !plan.embeds() {
             return Ok(Ahead::Nothing);
         }
         let texts = self.texts_to_embed(records, changes, backfill)?;
-        if plan.embed_limit.is_some_and(|limit| texts.len() > limit) {
+        if plan.embed_limit().is_some_and(|limit| texts.len() > limit) {
             return Ok(Ahead::Deferred);
         }
         let items = embed_ahead_into(plan, &texts, stats)?;
@@ -311,7 +336,7 @@ impl Index {
         released: &Released,
         stats: &mut SyncStats,
     ) -> Result<()> {
-        let embedding = matches!(plan.availability, Availability::Ready { .. });
+        let embedding = plan.embeds();
         let mut wtxn = self.env.write_txn()?;
         if batch.first && plan.rebuild {
             self.clear_in(&mut wtxn, &plan.availability.fingerprint())?;
@@ -336,7 +361,9 @@ impl Index {
         titles::check_titles(plan, ahead, sessions, &records, released, stats)?;
         let mut items = ItemPlan::new(self, &wtxn, &records, &changes, &mut header)?;
         let to_embed = items.to_embed(self, &wtxn, backfill)?;
-        let over_limit = plan.embed_limit.is_some_and(|limit| to_embed.len() > limit);
+        let over_limit = plan
+            .embed_limit()
+            .is_some_and(|limit| to_embed.len() > limit);
         let to_embed = if over_limit || matches!(ahead, Ahead::Deferred) {
             stats.embeddings_deferred += to_embed.len();
             Vec::new()
@@ -428,7 +455,7 @@ impl Index {
     /// Whether the items waiting for vectors are few enough to embed in
     /// this sync (always, without a limit).
     fn backfill_fits(&self, plan: &SyncPlan, rtxn: &heed::RoTxn<heed::WithoutTls>) -> Result<bool> {
-        Ok(match plan.embed_limit {
+        Ok(match plan.embed_limit() {
             None => true,
             Some(limit) => self.keys_without_vectors(rtxn)?.len() <= limit as u64,
         })
@@ -572,7 +599,7 @@ fn open_cache(plan: &SyncPlan, stats: &mut SyncStats) -> Option<EmbeddingCache> 
 /// the cache, a chunk at a time). A cache that fails is left out, said in a
 /// warning.
 fn embed(plan: &SyncPlan, texts: &[&str], stats: &mut SyncStats) -> Result<Option<Vec<Vec<f32>>>> {
-    if !matches!(plan.availability, Availability::Ready { .. }) || texts.is_empty() {
+    if !plan.embeds() || texts.is_empty() {
         return Ok(None);
     }
     let fingerprint = plan.availability.fingerprint();
@@ -714,7 +741,7 @@ fn still_changed(change: &FileChange, records: &HashMap<String, FileRecord>) -> 
 enum Ahead {
     /// Nothing was embedded ahead: no model.
     Nothing,
-    /// More than `embed_limit` items to embed: none is embedded now.
+    /// More than [`Embedding::AtMost`] items to embed: none is embedded now.
     Deferred,
     /// In the embedding cache.
     InCache,

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::{FileNames, Index, SyncPlan, SyncStats, LEXICAL_ONLY};
+use super::{Embedding, FileNames, Index, SyncPlan, SyncStats, LEXICAL_ONLY};
 use crate::model::Availability;
 use crate::project::Project;
 
@@ -62,7 +62,7 @@ impl Scenario {
     fn sync_with(&self, availability: &Availability, rebuild: bool) -> SyncStats {
         let plan = SyncPlan {
             rebuild,
-            ..SyncPlan::new(availability, &|_, _| {})
+            ..SyncPlan::new(availability, Embedding::All, &|_, _| {})
         };
         self.index.sync(&self.project, &plan).unwrap()
     }
@@ -387,7 +387,7 @@ fn a_sync_in_batches_builds_what_one_transaction_builds() {
         let plan = SyncPlan {
             batch_items,
             rebuild,
-            ..SyncPlan::new(&model, &|_, _| {})
+            ..SyncPlan::new(&model, Embedding::All, &|_, _| {})
         };
         s.index.sync(&s.project, &plan).unwrap()
     };
@@ -509,7 +509,7 @@ fn a_sync_capped_at_n_files_leaves_a_larger_pull_for_later() {
     };
     let capped = SyncPlan {
         max_files: Some(2),
-        ..SyncPlan::new(&lexical, &|_, _| {})
+        ..SyncPlan::new(&lexical, Embedding::All, &|_, _| {})
     };
     // An empty index (a fresh clone) takes the newest sessions at once.
     let stats = s.index.sync(&s.project, &capped).unwrap();
@@ -554,7 +554,7 @@ fn a_quick_sync_trusts_the_folders_until_one_moves() {
     };
     let quick = SyncPlan {
         quick: true,
-        ..SyncPlan::new(&lexical, &|_, _| {})
+        ..SyncPlan::new(&lexical, Embedding::All, &|_, _| {})
     };
     assert_eq!(s.index.sync(&s.project, &quick).unwrap().files_changed, 1);
     assert!(s.index.header().unwrap().unwrap().stamp.is_some());
@@ -597,15 +597,17 @@ fn a_quick_sync_with_the_model_still_embeds_what_waits_for_vectors() {
     s.sync(false);
     assert!(s.index.header().unwrap().unwrap().stamp.is_some());
     assert_eq!(vectors_line(&s.index), "vectors: none");
-    let quick = |limit: Option<usize>| SyncPlan {
+    let quick = |embedding| SyncPlan {
         quick: true,
-        embed_limit: limit,
-        ..SyncPlan::new(&model, &|_, _| {})
+        ..SyncPlan::new(&model, embedding, &|_, _| {})
     };
-    let over_limit = s.index.sync(&s.project, &quick(Some(1))).unwrap();
+    let over_limit = s
+        .index
+        .sync(&s.project, &quick(Embedding::AtMost(1)))
+        .unwrap();
     assert!(over_limit.vectors_missing, "{over_limit:?}");
     assert_eq!(vectors_line(&s.index), "vectors: none");
-    let within = s.index.sync(&s.project, &quick(None)).unwrap();
+    let within = s.index.sync(&s.project, &quick(Embedding::All)).unwrap();
     assert_eq!(within.items_embedded, 2, "{within:?}");
     assert_eq!(vectors_line(&s.index), "vectors: 384 dims, items [0, 1]");
 }

@@ -144,7 +144,7 @@ pub(super) fn check_titles<'r>(
         })
         .collect();
     let Some(check) = plan.learned else {
-        if !plan.check_later {
+        if !plan.checks_later() {
             // The rules only: the titles go to agents as they are.
             for record in records {
                 record.title = record.title_awaiting_check.take();
