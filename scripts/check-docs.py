@@ -49,6 +49,12 @@ is one, else 0.
    backtick, `(`, or a line start) or right after `src/` (so
    `crates/thehook-cli/src/commands/` names `commands/`); what follows it
    does not matter (`capture/worker/retry.rs` names `capture/worker/`).
+
+5. The map is generated. The block between CONTRIBUTING.md's map markers
+   is what `scripts/contributing_map.py` makes of the core's module docs
+   (`//!`): each file with its first sentence. A file without one, or a
+   map edited by hand, fails; `python3 scripts/contributing_map.py
+   --update` writes it again.
 """
 
 from __future__ import annotations
@@ -324,6 +330,25 @@ def check_folders_named(md: Path, text: str) -> None:
                 problem(md, 1, f"folder {p} is not named (write `{rel}`, its path from {src.relative_to(REPO).as_posix()}/)")
 
 
+def check_generated_map(md: Path, text: str) -> None:
+    """5. The map of the core is the one generated from the module docs."""
+    sys.path.insert(0, str(REPO / "scripts"))
+    import contributing_map
+
+    generated, missing = contributing_map.generate()
+    for path in missing:
+        problems.append(f"{path}:1: no module doc (`//!`) for CONTRIBUTING.md's map")
+    expected = contributing_map.with_map(text, generated)
+    if expected is None:
+        problem(md, 1, "the map's markers are missing (scripts/contributing_map.py)")
+    elif expected != text:
+        line = next(
+            (n for n, (a, b) in enumerate(zip(text.split("\n"), expected.split("\n")), 1) if a != b),
+            1,
+        )
+        problem(md, line, "the map differs from the code's module docs: run python3 scripts/contributing_map.py --update")
+
+
 def main() -> int:
     docs = [REPO / n for n in ("README.md", "CONTRIBUTING.md", "CHANGELOG.md")]
     docs += sorted((REPO / "docs").glob("*.md"))
@@ -339,6 +364,7 @@ def main() -> int:
         check_contributing_paths(contributing, text, everything, code_tree_names())
         check_map(contributing, text)
         check_folders_named(contributing, text)
+        check_generated_map(contributing, text)
     for p in problems:
         print(p)
     return 1 if problems else 0

@@ -65,29 +65,35 @@ impl Agent {
         }
     }
 
+    /// Its facts: identity, hook protocol, installation, tools, distil
+    /// command.
+    pub(crate) fn description(self) -> &'static spec::Description {
+        self.spec().description()
+    }
+
     pub fn as_str(self) -> &'static str {
-        self.spec().identity().name
+        self.description().identity.name
     }
 
     /// The name people type (`--agent claude`).
     pub fn short_name(self) -> &'static str {
-        self.spec().identity().short_name
+        self.description().identity.short_name
     }
 
     /// The name in prose (`Claude Code`).
     pub fn display_name(self) -> &'static str {
-        self.spec().identity().display_name
+        self.description().identity.display_name
     }
 
     /// The file (relative to the project) it registers MCP servers in,
     /// when it takes them from a file.
     pub fn mcp_file(self) -> Option<&'static str> {
-        self.spec().mcp().file()
+        self.description().install.mcp.file()
     }
 
     /// Its CLI's name as `llm.cli` gives it (`claude`, `cursor-agent`).
     pub fn distill_cli_name(self) -> &'static str {
-        self.spec().distill_cli().name
+        self.description().distill.name
     }
 
     /// The agent whose transcript or payload this is, by its name in a
@@ -100,14 +106,14 @@ impl Agent {
     pub fn parse(name: &str) -> Option<Agent> {
         let name = name.trim().to_ascii_lowercase();
         Agent::ALL.into_iter().find(|a| {
-            let id = a.spec().identity();
+            let id = &a.description().identity;
             id.name == name || id.short_name == name || id.aliases.contains(&&*name)
         })
     }
 
     /// The folder that holds the agent's settings, in a project or in `$HOME`.
     pub fn folder(self) -> &'static str {
-        self.spec().identity().folder
+        self.description().identity.folder
     }
 
     /// The settings file with the agent's hooks, relative to the project.
@@ -119,7 +125,7 @@ impl Agent {
     /// else the project's.
     pub fn folder_in(self, global: bool) -> &'static str {
         if global {
-            self.spec().user_folder()
+            self.description().install.user_folder
         } else {
             self.folder()
         }
@@ -128,23 +134,23 @@ impl Agent {
     /// The settings file with the agent's hooks, relative to home with
     /// `global`, else to the project.
     pub fn settings_file_in(self, global: bool) -> PathBuf {
-        Path::new(self.folder_in(global)).join(self.spec().identity().settings_file)
+        Path::new(self.folder_in(global)).join(self.description().identity.settings_file)
     }
 
     /// Whether the project (or home) at `base` shows the agent is used there.
     pub fn used_in(self, base: &Path) -> bool {
-        self.spec().used_in(base)
+        self.description().install.used_in(base)
     }
 
     /// Programs whose presence on PATH says the agent is installed.
     pub fn binaries(self) -> &'static [&'static str] {
-        self.spec().identity().binaries
+        self.description().identity.binaries
     }
 
     /// The shell the agent runs hook commands in on this platform.
     pub fn shell(self) -> shell::Shell {
         if cfg!(windows) {
-            self.spec().windows_shell()
+            self.description().install.windows_shell
         } else {
             shell::Shell::Posix
         }
@@ -184,7 +190,7 @@ pub fn titles() -> &'static str {
 /// Every agent's CLI as the distilling LLM, by the name to install it by:
 /// `Claude Code, cursor-agent, ... or opencode`.
 pub fn distill_cli_titles() -> String {
-    crate::text::either(&Agent::ALL.map(|a| a.spec().distill_cli().title))
+    crate::text::either(&Agent::ALL.map(|a| a.description().distill.title))
 }
 
 /// Whether a hook command runs one of thehook's [`HOOK_COMMANDS`], whatever

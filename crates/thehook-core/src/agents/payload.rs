@@ -84,13 +84,14 @@ impl HookPayload {
             session_id: session_id.map(str::to_string),
             transcript_path: transcript.map(PathBuf::from),
             cwd,
-            source: s("source").map(|source| agent.spec().session_source(source).to_string()),
+            source: s("source")
+                .map(|source| agent.description().protocol.source_name(source).to_string()),
             reason: s("reason").map(str::to_string),
             hook_event_name: event.map(str::to_string),
             prompt: s("prompt").map(str::to_string),
             touched: agent.spec().touched_file(o),
             in_subagent: o
-                .get(agent.spec().subagent_field())
+                .get(agent.description().protocol.subagent_field)
                 .and_then(Value::as_str)
                 .is_some_and(|id| !id.is_empty()),
         })
@@ -108,7 +109,11 @@ impl HookPayload {
         home: Option<&Path>,
     ) -> Option<String> {
         let declared = declared.filter(|d| *d != self.agent)?;
-        let own_event = self.agent.spec().runs_hooks_of(declared, event)?;
+        let own_event = self
+            .agent
+            .description()
+            .protocol
+            .event_running_hooks_of(declared, event)?;
         let own_hooks = self.agent.runs_thehook(project_root)
             || home.is_some_and(|h| self.agent.runs_thehook(h));
         let verb = match event {
@@ -150,7 +155,12 @@ impl HookEvent {
 
 /// The session-start output that makes `agent` add `context` to the session.
 pub fn session_start_output(agent: Agent, context: &str) -> Value {
-    agent.spec().session_start_output(context)
+    agent
+        .description()
+        .protocol
+        .session_start
+        .with(context)
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -220,7 +230,7 @@ mod tests {
             json!({"additionalContext": "x"})
         );
         assert_eq!(
-            Agent::Copilot.spec().prompt_output("x"),
+            Agent::Copilot.description().protocol.prompt.with("x"),
             Some(json!({"additionalContext": "x"}))
         );
         assert_eq!(

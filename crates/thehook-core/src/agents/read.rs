@@ -94,7 +94,7 @@ fn mark_tools(t: &mut Transcript) {
         std::sync::LazyLock::new(|| {
             Agent::ALL
                 .into_iter()
-                .flat_map(|a| a.spec().tools().iter().copied())
+                .flat_map(|a| a.description().tools.iter().copied())
                 .collect()
         });
     for entry in &mut t.entries {
@@ -149,6 +149,10 @@ pub fn agent_of_file(path: &Path) -> Agent {
     }
     let (records, _) = read_records(&head);
     sniff(&records)
-        .or_else(|| Agent::ALL.into_iter().find(|a| a.spec().writes_documents()))
+        .or_else(|| {
+            Agent::ALL
+                .into_iter()
+                .find(|a| a.description().writes_documents)
+        })
         .expect("some agent writes JSON documents")
 }

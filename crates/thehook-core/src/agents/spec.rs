@@ -1,14 +1,18 @@
-//! What thehook needs to know about an agent, as one trait: each agent's own
-//! file (`claude_code.rs`, `cursor.rs`, ...) implements it, and the rest of
-//! the code asks [`Agent::spec`](super::Agent::spec) instead of matching on
-//! agents. The defaults are the common case (Claude Code's conventions,
+//! What thehook needs to know about an agent: its facts as one constant
+//! [`Description`] (identity, hook protocol, installation, tools, distil
+//! command), and what it does differently as a small trait, [`AgentSpec`].
+//! Each agent's folder (`claude_code/`, `cursor/`, ...) holds both, and the
+//! rest of the code asks [`Agent::spec`](super::Agent::spec) or
+//! [`Agent::description`](super::Agent::description) instead of matching
+//! on agents. The defaults are the common case (Claude Code's conventions,
 //! which Codex and Gemini CLI copied).
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
-use super::payload::TouchedFile;
+use super::payload::{HookEvent, TouchedFile};
+use super::shell::Shell;
 use super::Agent;
 use crate::process::llm_command::LlmCommand;
 use crate::transcript::{NotATranscript, Record, ToolKind, Transcript};
@@ -44,39 +48,169 @@ pub(crate) struct DistillCli {
     pub(crate) command: fn(PathBuf, &str, Option<&str>) -> LlmCommand,
 }
 
-/// One agent's identity, hook protocol and transcript store.
+/// Everything thehook knows about an agent that is a fact, not behaviour:
+/// one constant per agent, in its folder's `mod.rs`.
+pub(crate) struct Description {
+    pub(crate) identity: Identity,
+    pub(crate) protocol: Protocol,
+    pub(crate) install: Install,
+    /// Its tools, by name, with what each does (for condensing and compact
+    /// lines, and the default [`AgentSpec::touched_file`]).
+    pub(crate) tools: &'static [(&'static str, ToolKind)],
+    /// Its CLI as the LLM that distils sessions.
+    pub(crate) distill: DistillCli,
+    /// Whether it writes transcripts as JSON documents
+    /// ([`AgentSpec::read_document`]).
+    pub(crate) writes_documents: bool,
+}
+
+/// Its hook protocol: what its payloads say, what its hooks answer.
+pub(crate) struct Protocol {
+    /// How its session-start hook adds context.
+    pub(crate) session_start: Output,
+    /// How its prompt hook adds context to the model request.
+    pub(crate) prompt: Output,
+    /// How its tool hook adds context after the tool's result (else init
+    /// wires no file hook for it).
+    pub(crate) file: Output,
+    /// Its session-start `source` words that `retrieval.inject_on` says
+    /// otherwise: (its word, thehook's).
+    pub(crate) sources: &'static [(&'static str, &'static str)],
+    /// The payload field that names the subagent a tool call comes from,
+    /// when it is not the main thread's.
+    pub(crate) subagent_field: &'static str,
+    /// The other agent whose hooks it runs too (sending its own payload to
+    /// them), with its own event name for each of thehook's events.
+    pub(crate) runs_hooks_of: Option<ForeignHooks>,
+    /// The most tokens of injected context it passes on whole, if it cuts
+    /// longer ones.
+    pub(crate) context_token_cap: Option<usize>,
+}
+
+impl Protocol {
+    /// Claude Code's, which Codex and Gemini CLI copied: `hookSpecificOutput`.
+    pub(crate) const COMMON: Protocol = Protocol {
+        session_start: Output::HookSpecific("SessionStart"),
+        prompt: Output::HookSpecific("UserPromptSubmit"),
+        file: Output::None,
+        sources: &[],
+        subagent_field: "agent_id",
+        runs_hooks_of: None,
+        context_token_cap: None,
+    };
+
+    /// Its own name of thehook's `event` when it runs the hooks written
+    /// for `other` agent's settings too; `None` when it runs none of them.
+    pub(crate) fn event_running_hooks_of(
+        &self,
+        other: Agent,
+        event: HookEvent,
+    ) -> Option<&'static str> {
+        let foreign = self.runs_hooks_of.as_ref().filter(|f| f.of == other)?;
+        foreign
+            .events
+            .iter()
+            .find(|(e, _)| *e == event)
+            .map(|(_, name)| *name)
+    }
+
+    /// A payload's session-start `source` in the words of
+    /// `retrieval.inject_on` (startup, resume, clear, compact).
+    pub(crate) fn source_name<'a>(&self, source: &'a str) -> &'a str {
+        match self.sources.iter().find(|(its, _)| *its == source) {
+            Some((_, ours)) => ours,
+            None => source,
+        }
+    }
+}
+
+/// How a hook's answer adds context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Output {
+    /// `{"hookSpecificOutput": {"hookEventName": <event>,
+    /// "additionalContext": ...}}` ([`hook_specific`]).
+    HookSpecific(&'static str),
+    /// `{<field>: ...}`.
+    Field(&'static str),
+    /// The hook cannot add context.
+    None,
+}
+
+impl Output {
+    /// The answer that adds `context`, if the hook can.
+    pub(crate) fn with(self, context: &str) -> Option<Value> {
+        match self {
+            Output::HookSpecific(event) => Some(hook_specific(event, context)),
+            Output::Field(field) => Some(json!({ field: context })),
+            Output::None => None,
+        }
+    }
+
+    pub(crate) fn adds_context(self) -> bool {
+        self != Output::None
+    }
+}
+
+/// Another agent's hooks that an agent runs too.
+pub(crate) struct ForeignHooks {
+    pub(crate) of: Agent,
+    /// Its own event name for each of thehook's events it runs them on.
+    pub(crate) events: &'static [(HookEvent, &'static str)],
+}
+
+/// How init installs thehook for it.
+pub(crate) struct Install {
+    /// The folder in `$HOME` that holds its user-level settings file.
+    pub(crate) user_folder: &'static str,
+    /// What, in a project (or `$HOME`), shows it is used there.
+    pub(crate) used_if: &'static [Mark],
+    /// Whether handlers sit in matcher groups (`{"matcher", "hooks":
+    /// [...]}`) rather than directly under the event.
+    pub(crate) nests_handlers: bool,
+    /// The `version` a new settings file starts with, if the format has one.
+    pub(crate) settings_version: Option<u64>,
+    /// Whether its settings take permission rules that let the retrieval
+    /// subagent run thehook's read-only commands unasked.
+    pub(crate) takes_permission_rules: bool,
+    /// The shell its hook commands run in on Windows (on macOS and Linux
+    /// every agent runs them in a POSIX shell) ([`super::shell`]).
+    pub(crate) windows_shell: Shell,
+    /// Where and how it registers MCP servers.
+    pub(crate) mcp: McpConfig,
+    /// The `/recall` command file, for agents with file commands.
+    pub(crate) recall_command: Option<RecallCommand>,
+    /// The folder (relative to its own) of its file-defined subagents,
+    /// where init installs the retrieval one.
+    pub(crate) subagents_folder: Option<&'static str>,
+}
+
+impl Install {
+    /// Whether a project (or `$HOME`) at `base` shows the agent is used there.
+    pub(crate) fn used_in(&self, base: &Path) -> bool {
+        self.used_if.iter().any(|mark| match mark {
+            Mark::Folder(f) => base.join(f).is_dir(),
+            Mark::File(f) => base.join(f).is_file(),
+        })
+    }
+}
+
+/// A path, relative to a project or `$HOME`, that shows an agent is used.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Mark {
+    Folder(&'static str),
+    File(&'static str),
+}
+
+/// What differs in behaviour between agents: reading their payloads and
+/// transcripts, writing their settings, trusting a project. The facts are
+/// in each one's [`Description`].
 pub(crate) trait AgentSpec: Sync {
-    fn identity(&self) -> &'static Identity;
+    fn description(&self) -> &'static Description;
 
     /// Whether a hook payload has this agent's shape. Claude Code's is the
     /// fallback, so it claims none.
     fn sent(&self, _payload: &Map<String, Value>) -> bool {
         false
-    }
-    /// The name of its own hook event that answers for `event` when it runs
-    /// the hooks written for `other` agent's settings too (it sends its own
-    /// payload to them); `None` when it runs no other agent's hooks.
-    fn runs_hooks_of(
-        &self,
-        _other: Agent,
-        _event: super::payload::HookEvent,
-    ) -> Option<&'static str> {
-        None
-    }
-    /// A payload's session-start `source` in the words of
-    /// `retrieval.inject_on` (startup, resume, clear, compact).
-    fn session_source<'a>(&self, source: &'a str) -> &'a str {
-        source
-    }
-    /// The session-start output that adds `context` to the session.
-    fn session_start_output(&self, context: &str) -> Value {
-        hook_specific("SessionStart", context)
-    }
-
-    /// The prompt-hook output that adds `context` to the model request, or
-    /// `None` when the agent's prompt hook cannot add context.
-    fn prompt_output(&self, context: &str) -> Option<Value> {
-        Some(hook_specific("UserPromptSubmit", context))
     }
 
     /// The file a tool call's payload reads or edits, when the tool is one
@@ -84,7 +218,8 @@ pub(crate) trait AgentSpec: Sync {
     /// `tool_name`, and `tool_input.file_path` (`notebook_path`).
     fn touched_file(&self, payload: &Map<String, Value>) -> Option<TouchedFile> {
         let tool = payload.get("tool_name")?.as_str()?;
-        let kind = self.tools().iter().find(|(name, _)| *name == tool)?.1;
+        let tools = self.description().tools;
+        let kind = tools.iter().find(|(name, _)| *name == tool)?.1;
         if !kind.touches_a_file() {
             return None;
         }
@@ -96,18 +231,6 @@ pub(crate) trait AgentSpec: Sync {
             tool: tool.to_string(),
             path: PathBuf::from(path),
         })
-    }
-    /// The payload field that names the subagent a tool call comes from,
-    /// when it is not the main thread's: Claude Code's and Codex's
-    /// `agent_id` (opencode's plugin sends it too).
-    fn subagent_field(&self) -> &'static str {
-        "agent_id"
-    }
-    /// The file-hook output that adds `context` to the model request after
-    /// the tool's result, or `None` when the agent's tool hook cannot add
-    /// context before the tool runs (then init wires no file hook for it).
-    fn file_output(&self, _context: &str) -> Option<Value> {
-        None
     }
 
     /// The hooks init writes into the settings file.
@@ -127,55 +250,7 @@ pub(crate) trait AgentSpec: Sync {
         };
         text.lines().any(|l| l.split('"').any(runs))
     }
-    /// Whether handlers sit in matcher groups (`{"matcher", "hooks": [...]}`)
-    /// rather than directly under the event.
-    fn nests_handlers(&self) -> bool {
-        true
-    }
-    /// The `version` a new settings file starts with, if the format has one.
-    fn settings_version(&self) -> Option<u64> {
-        None
-    }
-    /// Whether its settings take permission rules that let the retrieval
-    /// subagent run thehook's read-only commands unasked.
-    fn takes_permission_rules(&self) -> bool {
-        false
-    }
-    /// The shell its hook commands run in on Windows (on macOS and Linux
-    /// every agent runs them in a POSIX shell): PowerShell for all but
-    /// Claude Code ([`super::shell`]).
-    fn windows_shell(&self) -> super::shell::Shell {
-        super::shell::Shell::PowerShell
-    }
-    /// Whether a project (or `$HOME`) at `base` shows the agent is used
-    /// there: its folder is present.
-    fn used_in(&self, base: &Path) -> bool {
-        base.join(self.identity().folder).is_dir()
-    }
-    /// The folder in `$HOME` that holds its user-level settings file, when
-    /// it is not the project's folder.
-    fn user_folder(&self) -> &'static str {
-        self.identity().folder
-    }
-    /// Where and how it registers MCP servers.
-    fn mcp(&self) -> McpConfig;
-    /// Its CLI as the LLM that distils sessions.
-    fn distill_cli(&self) -> &'static DistillCli;
-    /// The `/recall` command file, for agents with file commands.
-    fn recall_command(&self) -> Option<RecallCommand> {
-        None
-    }
-    /// The folder (relative to its own) of its file-defined subagents,
-    /// where init installs the retrieval one; `None` without them.
-    fn subagents_folder(&self) -> Option<&'static str> {
-        None
-    }
 
-    /// The most tokens of injected context the agent passes on whole, if it
-    /// cuts longer ones.
-    fn context_token_cap(&self) -> Option<usize> {
-        None
-    }
     /// Whether the agent runs project hooks in `root` at all: `None` when it
     /// has no such gate, else whether the user has trusted the project.
     fn project_trusted(&self, _root: &Path, _home: &Path) -> Option<bool> {
@@ -220,15 +295,6 @@ pub(crate) trait AgentSpec: Sync {
     /// Its transcript from one JSON document, or `None` when `doc` is not one.
     fn read_document(&self, _doc: &Value) -> Option<Transcript> {
         None
-    }
-    /// Its tools, by name, with what each does (for condensing and
-    /// compact lines).
-    fn tools(&self) -> &'static [(&'static str, ToolKind)] {
-        &[]
-    }
-    /// Whether it writes transcripts as JSON documents ([`Self::read_document`]).
-    fn writes_documents(&self) -> bool {
-        false
     }
 }
 
@@ -278,7 +344,7 @@ impl<'a> HookCommands<'a> {
         c.retrieve = c.command(shell, "retrieve");
         c.capture = c.command(shell, "capture");
         c.prompt = on.prompt.then(|| c.command(shell, "prompt"));
-        let takes_file = agent.spec().file_output("").is_some();
+        let takes_file = agent.description().protocol.file.adds_context();
         c.file = (on.file && takes_file).then(|| c.command(shell, "file"));
         c
     }

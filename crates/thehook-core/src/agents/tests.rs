@@ -3,7 +3,7 @@ use super::*;
 #[test]
 fn every_agent_answers_to_its_names_and_its_spec_is_its_own() {
     for agent in Agent::ALL {
-        let id = agent.spec().identity();
+        let id = &agent.description().identity;
         for name in [id.name, id.short_name].iter().chain(id.aliases) {
             assert_eq!(Agent::parse(name), Some(agent), "{name}");
             assert_eq!(Agent::parse(&name.to_uppercase()), Some(agent), "{name}");
@@ -101,8 +101,8 @@ fn no_code_outside_its_module_and_the_list_names_an_agent() {
 
 /// The words that name `agent` in code: its names and its CLI's.
 fn names_of(agent: Agent) -> Vec<String> {
-    let id = agent.spec().identity();
-    let cli = agent.spec().distill_cli();
+    let id = &agent.description().identity;
+    let cli = &agent.description().distill;
     [id.name, id.short_name, id.display_name, cli.name]
         .iter()
         .chain(id.aliases)
@@ -146,11 +146,24 @@ fn code_lines(text: &str) -> Vec<(usize, String)> {
 fn every_tool_name_is_listed_by_one_agent() {
     let mut seen = std::collections::HashMap::new();
     for agent in Agent::ALL {
-        for (name, _) in agent.spec().tools() {
+        for (name, _) in agent.description().tools {
             if let Some(other) = seen.insert(*name, agent) {
                 panic!("{name} is listed by {other} and {agent}");
             }
         }
     }
     assert!(seen.len() >= 40, "{} tool names", seen.len());
+}
+
+/// A session start is the one hook every agent answers with context: an
+/// agent described without it would start every session empty.
+#[test]
+fn every_agent_adds_context_at_session_start() {
+    for agent in Agent::ALL {
+        let output = super::session_start_output(agent, "the block");
+        assert!(
+            output.to_string().contains("the block"),
+            "{agent}: {output}"
+        );
+    }
 }

@@ -205,7 +205,7 @@ pub(crate) fn resolve(
 ) -> Result<LlmCommand, LlmFailure> {
     let find = |name: &str| path_var.and_then(|p| crate::env::find_on_path(p, name));
     let installed = |agent: Agent| {
-        let cli = agent.spec().distill_cli();
+        let cli = &agent.description().distill;
         cli.programs.iter().find_map(|name| {
             find(name).map(|program| (cli.command)(program, name, llm.model.as_deref()))
         })
@@ -223,8 +223,8 @@ pub(crate) fn resolve(
             .ok_or_else(|| {
                 let every = Agent::ALL.map(|a| {
                     let programs: Vec<String> = a
-                        .spec()
-                        .distill_cli()
+                        .description()
+                        .distill
                         .programs
                         .iter()
                         .map(|p| format!("`{p}`"))
@@ -239,8 +239,8 @@ pub(crate) fn resolve(
             }),
         LlmCli::Agent(agent) => installed(agent).ok_or_else(|| {
             let (first, others) = agent
-                .spec()
-                .distill_cli()
+                .description()
+                .distill
                 .programs
                 .split_first()
                 .expect("a CLI has a program");

@@ -59,7 +59,7 @@ pub fn on_file(payload: &HookPayload, project: &Project, paths: &SearchPaths) ->
     let Some(touched) = &payload.touched else {
         return said(format!("{}: not a file tool call", payload.agent));
     };
-    if payload.agent.spec().file_output("").is_none() {
+    if !payload.agent.description().protocol.file.adds_context() {
         return said(format!(
             "{} cannot add context at a tool call",
             payload.agent
@@ -121,7 +121,7 @@ pub fn on_file(payload: &HookPayload, project: &Project, paths: &SearchPaths) ->
             lines.len(),
             text.len()
         ),
-        output: payload.agent.spec().file_output(&text),
+        output: payload.agent.description().protocol.file.with(&text),
     })
 }
 

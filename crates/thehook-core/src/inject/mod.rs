@@ -6,8 +6,8 @@
 //! ([`crate::given`]), so nothing is given twice.
 
 pub mod background;
-pub(crate) mod cache;
 pub(crate) mod block;
+pub(crate) mod cache;
 pub(crate) mod context;
 pub mod file;
 pub(crate) mod left_off;

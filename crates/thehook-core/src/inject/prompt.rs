@@ -68,7 +68,7 @@ pub fn on_prompt(payload: &HookPayload, project: &Project, paths: &SearchPaths) 
     let Some(prompt) = payload.prompt.as_deref().filter(|p| !p.trim().is_empty()) else {
         return said("the payload has no prompt".into());
     };
-    if payload.agent.spec().prompt_output("").is_none() {
+    if !payload.agent.description().protocol.prompt.adds_context() {
         return said(format!("{} cannot add context at a prompt", payload.agent));
     }
     if let Some(source) = payload.source.as_deref().filter(|s| NOT_TYPED.contains(s)) {
@@ -106,7 +106,7 @@ pub fn on_prompt(payload: &HookPayload, project: &Project, paths: &SearchPaths) 
             lines.len(),
             text.len()
         ),
-        output: payload.agent.spec().prompt_output(&text),
+        output: payload.agent.description().protocol.prompt.with(&text),
     })
 }
 

@@ -201,8 +201,9 @@ fn compose(
         .flatten();
     // An agent that cuts long context (Codex) gets at most what it passes on.
     let budget = agent
-        .spec()
-        .context_token_cap()
+        .description()
+        .protocol
+        .context_token_cap
         .map_or(config.token_budget, |cap| cap.min(config.token_budget));
     let waiting = Waiting {
         failed,

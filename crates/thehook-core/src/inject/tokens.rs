@@ -4,7 +4,6 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-
 use crate::inject::cache::SideFile;
 use crate::model::Availability;
 use crate::project::Project;

@@ -27,7 +27,6 @@ pub mod store;
 mod syncing;
 pub mod withheld;
 
-
 use crate::config::{Config, LoadedConfig};
 use crate::error::{fix, Error, IoContext, ItemMiss, Result, Step};
 use crate::memory::analysis::lexical::Analyzer;

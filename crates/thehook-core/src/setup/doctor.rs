@@ -92,11 +92,12 @@ fn withheld_check(root: &Path, paths: &SearchPaths) -> Check {
             fix!(Step::Reindex),
         );
     }
-    let found = crate::memory::Memory::open(&Project::at(root), paths, false).and_then(|mut memory| {
-        // Every file listed: doctor is where an edit in place is looked for.
-        memory.sync(SyncPolicy::HOOK_EVERY_FILE, NO_PROGRESS)?;
-        crate::memory::withheld::entries(memory.index())
-    });
+    let found =
+        crate::memory::Memory::open(&Project::at(root), paths, false).and_then(|mut memory| {
+            // Every file listed: doctor is where an edit in place is looked for.
+            memory.sync(SyncPolicy::HOOK_EVERY_FILE, NO_PROGRESS)?;
+            crate::memory::withheld::entries(memory.index())
+        });
     match found {
         Ok(entries) if entries.is_empty() => ok(
             "safety",
@@ -396,7 +397,7 @@ fn optional_hook_checks(root: &Path, retrieval: &crate::config::Retrieval) -> Ve
             key: "retrieval.on_prompt",
             on: retrieval.on_prompt,
             when: "at each prompt",
-            takes: |a| a.spec().prompt_output("").is_some(),
+            takes: |a| a.description().protocol.prompt.adds_context(),
         },
         OptionalHook {
             name: "file hook",
@@ -404,7 +405,7 @@ fn optional_hook_checks(root: &Path, retrieval: &crate::config::Retrieval) -> Ve
             key: "retrieval.on_file",
             on: retrieval.on_file,
             when: "at each file it reads or edits",
-            takes: |a| a.spec().file_output("").is_some(),
+            takes: |a| a.description().protocol.file.adds_context(),
         },
     ];
     let mut checks = Vec::new();

@@ -130,7 +130,7 @@ pub fn init(root: &Path, options: &InitOptions) -> Result<Vec<Change>> {
                 detail: agent.spec().trust_advice(root),
             });
         }
-        if let Some(command) = agent.spec().recall_command() {
+        if let Some(command) = agent.description().install.recall_command {
             let wanted = recall_command(command, &agent.shell().program(&options.hook_bin));
             changes.push(write_marked(
                 &base.join(agent.folder()).join(command.file),
@@ -193,7 +193,7 @@ pub fn uninstall(root: &Path, options: &InitOptions) -> Result<Vec<Change>> {
                 }),
             }
         }
-        if let Some(command) = agent.spec().recall_command() {
+        if let Some(command) = agent.description().install.recall_command {
             let path = base.join(agent.folder()).join(command.file);
             changes.extend(remove_marked(&path, "the /recall command")?);
         }
@@ -283,7 +283,7 @@ const SUBAGENT_FILE: &str = "thehook-recall.md";
 /// Where init puts the retrieval subagent for `agent` under `base`, if
 /// the agent has file-defined subagents.
 fn subagent_file(base: &Path, agent: Agent) -> Option<PathBuf> {
-    let folder = agent.spec().subagents_folder()?;
+    let folder = agent.description().install.subagents_folder?;
     Some(base.join(agent.folder()).join(folder).join(SUBAGENT_FILE))
 }
 

@@ -1,3 +1,5 @@
+//! Claude Code (`claude -p`) as the LLM that distils sessions: its one-shot command line.
+
 use std::path::PathBuf;
 
 use crate::agents::llm::{strings, SYSTEM};

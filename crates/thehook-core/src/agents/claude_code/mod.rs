@@ -8,9 +8,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use super::shell::Shell;
 use super::spec::{
-    command_hooks, hook_specific, AgentSpec, DistillCli, HookCommands, HookSpec, Identity,
-    McpConfig, RecallCommand, StoreScope, StoredTranscript,
+    command_hooks, AgentSpec, Description, DistillCli, HookCommands, HookSpec, Identity, Install,
+    Mark, McpConfig, Output, Protocol, RecallCommand, StoreScope, StoredTranscript,
 };
 use super::store::{head_records, name_of, slug, subdirs};
 use super::Agent;
@@ -18,21 +19,51 @@ use crate::transcript::{NotATranscript, Record, ToolKind, ToolRole, ToolShape, T
 
 pub(super) struct ClaudeCode;
 
-const IDENTITY: Identity = Identity {
-    name: "claude-code",
-    short_name: "claude",
-    display_name: "Claude Code",
-    aliases: &["claudecode"],
-    folder: ".claude",
-    settings_file: "settings.json",
-    binaries: &["claude"],
-};
-
-const DISTILL_CLI: DistillCli = DistillCli {
-    name: "claude",
-    title: "Claude Code",
-    programs: &["claude"],
-    command: llm::command,
+const DESCRIPTION: Description = Description {
+    identity: Identity {
+        name: "claude-code",
+        short_name: "claude",
+        display_name: "Claude Code",
+        aliases: &["claudecode"],
+        folder: ".claude",
+        settings_file: "settings.json",
+        binaries: &["claude"],
+    },
+    protocol: Protocol {
+        // `additionalContext` of a `PreToolUse` hook reaches the model
+        // beside the tool's result.
+        file: Output::HookSpecific("PreToolUse"),
+        ..Protocol::COMMON
+    },
+    install: Install {
+        user_folder: ".claude",
+        used_if: &[Mark::Folder(".claude")],
+        nests_handlers: true,
+        settings_version: None,
+        takes_permission_rules: true,
+        // Git Bash, which Claude Code finds itself and prefers on Windows;
+        // its Bash tool (the `/recall` command, the subagent) runs there too.
+        windows_shell: Shell::Posix,
+        // User-scope servers live in ~/.claude.json, Claude Code's own state.
+        mcp: McpConfig::Json {
+            file: ".mcp.json",
+            typed: true,
+            user_scope_command: Some("claude mcp add --scope user"),
+        },
+        recall_command: Some(RecallCommand {
+            file: "commands/recall.md",
+            runs_inline: true,
+        }),
+        subagents_folder: Some("agents"),
+    },
+    tools: TOOLS,
+    distill: DistillCli {
+        name: "claude",
+        title: "Claude Code",
+        programs: &["claude"],
+        command: llm::command,
+    },
+    writes_documents: false,
 };
 
 /// Its tools, by what they do. (Cursor's transcripts name some of these
@@ -76,39 +107,13 @@ const TOOLS: &[(&str, ToolKind)] = &[
 const FILE_TOOLS: &str = "Read|Edit|Write|MultiEdit|NotebookEdit";
 
 impl AgentSpec for ClaudeCode {
-    fn identity(&self) -> &'static Identity {
-        &IDENTITY
+    fn description(&self) -> &'static Description {
+        &DESCRIPTION
     }
 
     fn hooks(&self, c: &HookCommands) -> Vec<HookSpec> {
         // The timeout raises SessionEnd's default budget of 1.5 s.
         command_hooks(c, 30, Some(FILE_TOOLS))
-    }
-    /// Git Bash, which Claude Code finds itself and prefers on Windows;
-    /// its Bash tool (the `/recall` command, the subagent) runs there too.
-    fn windows_shell(&self) -> super::shell::Shell {
-        super::shell::Shell::Posix
-    }
-
-    fn takes_permission_rules(&self) -> bool {
-        true
-    }
-    fn mcp(&self) -> McpConfig {
-        // User-scope servers live in ~/.claude.json, Claude Code's own state.
-        McpConfig::Json {
-            file: ".mcp.json",
-            typed: true,
-            user_scope_command: Some("claude mcp add --scope user"),
-        }
-    }
-    fn recall_command(&self) -> Option<RecallCommand> {
-        Some(RecallCommand {
-            file: "commands/recall.md",
-            runs_inline: true,
-        })
-    }
-    fn subagents_folder(&self) -> Option<&'static str> {
-        Some("agents")
     }
 
     /// Sessions started in a subfolder have a longer slug; the records' cwd
@@ -172,16 +177,5 @@ impl AgentSpec for ClaudeCode {
     }
     fn read_records(&self, records: &[Record]) -> Option<Result<Transcript, NotATranscript>> {
         Some(Ok(transcript::parse(records)))
-    }
-    /// `additionalContext` of a `PreToolUse` hook reaches the model beside
-    /// the tool's result.
-    fn file_output(&self, context: &str) -> Option<Value> {
-        Some(hook_specific("PreToolUse", context))
-    }
-    fn distill_cli(&self) -> &'static DistillCli {
-        &DISTILL_CLI
-    }
-    fn tools(&self) -> &'static [(&'static str, ToolKind)] {
-        TOOLS
     }
 }

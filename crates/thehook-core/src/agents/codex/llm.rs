@@ -1,3 +1,5 @@
+//! Codex (`codex exec`) as the LLM that distils sessions: its one-shot command line.
+
 use std::path::PathBuf;
 
 use crate::agents::llm::{own_folder, strings, SYSTEM};

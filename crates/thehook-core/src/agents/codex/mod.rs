@@ -14,9 +14,10 @@ use serde_json::{Map, Value};
 
 use super::is_thehook_command;
 use super::payload::TouchedFile;
+use super::shell::Shell;
 use super::spec::{
-    command_hooks, hook_specific, transcript_path, AgentSpec, DistillCli, HookCommands, HookSpec,
-    HookTrust, Identity, McpConfig, StoreScope, StoredTranscript,
+    command_hooks, transcript_path, AgentSpec, Description, DistillCli, HookCommands, HookSpec,
+    HookTrust, Identity, Install, Mark, McpConfig, Output, Protocol, StoreScope, StoredTranscript,
 };
 use super::store::head_records;
 use super::Agent;
@@ -27,23 +28,6 @@ pub(super) struct Codex;
 /// The tools its file hook runs on (an exact `PreToolUse` matcher): the
 /// shell, for the commands that read one file, and patches.
 const FILE_TOOLS: &str = "Bash|apply_patch";
-
-const IDENTITY: Identity = Identity {
-    name: "codex",
-    short_name: "codex",
-    display_name: "Codex",
-    aliases: &[],
-    folder: ".codex",
-    settings_file: "hooks.json",
-    binaries: &["codex"],
-};
-
-const DISTILL_CLI: DistillCli = DistillCli {
-    name: "codex",
-    title: "Codex",
-    programs: &["codex"],
-    command: llm::command,
-};
 
 /// Its tools, by what they do.
 const TOOLS: &[(&str, ToolKind)] = &[
@@ -70,9 +54,50 @@ const TOOLS: &[(&str, ToolKind)] = &[
     ),
 ];
 
+const DESCRIPTION: Description = Description {
+    identity: Identity {
+        name: "codex",
+        short_name: "codex",
+        display_name: "Codex",
+        aliases: &[],
+        folder: ".codex",
+        settings_file: "hooks.json",
+        binaries: &["codex"],
+    },
+    protocol: Protocol {
+        file: Output::HookSpecific("PreToolUse"),
+        // Codex cuts a hook's additional context at 2,500 of its own tokens
+        // (`additionalContextLimit`); the budget is counted with the
+        // embedding model's tokenizer, so leave room.
+        context_token_cap: Some(2_000),
+        ..Protocol::COMMON
+    },
+    install: Install {
+        user_folder: ".codex",
+        used_if: &[Mark::Folder(".codex")],
+        nests_handlers: true,
+        settings_version: None,
+        takes_permission_rules: false,
+        windows_shell: Shell::PowerShell,
+        mcp: McpConfig::Toml {
+            file: ".codex/config.toml",
+        },
+        recall_command: None,
+        subagents_folder: None,
+    },
+    tools: TOOLS,
+    distill: DistillCli {
+        name: "codex",
+        title: "Codex",
+        programs: &["codex"],
+        command: llm::command,
+    },
+    writes_documents: false,
+};
+
 impl AgentSpec for Codex {
-    fn identity(&self) -> &'static Identity {
-        &IDENTITY
+    fn description(&self) -> &'static Description {
+        &DESCRIPTION
     }
 
     fn sent(&self, payload: &Map<String, Value>) -> bool {
@@ -104,18 +129,6 @@ impl AgentSpec for Codex {
             tool: tool.to_string(),
             path: PathBuf::from(path),
         })
-    }
-    /// `additionalContext` of a `PreToolUse` hook becomes a developer
-    /// message after the tool's output. Any other field in the output
-    /// (`suppressOutput`, an unknown key) makes Codex drop all of it.
-    fn file_output(&self, context: &str) -> Option<Value> {
-        Some(hook_specific("PreToolUse", context))
-    }
-    /// Codex cuts a hook's additional context at 2,500 of its own tokens
-    /// (`additionalContextLimit`); the budget is counted with the embedding
-    /// model's tokenizer, so leave room.
-    fn context_token_cap(&self) -> Option<usize> {
-        Some(2_000)
     }
     fn project_trusted(&self, root: &Path, home: &Path) -> Option<bool> {
         let config = read_config(home);
@@ -159,11 +172,6 @@ impl AgentSpec for Codex {
             file: codex_home(home).join("config.toml"),
             entries,
         })
-    }
-    fn mcp(&self) -> McpConfig {
-        McpConfig::Toml {
-            file: ".codex/config.toml",
-        }
     }
 
     /// All projects' rollouts are together; the `session_meta` line names
@@ -214,12 +222,6 @@ impl AgentSpec for Codex {
     }
     fn read_records(&self, records: &[Record]) -> Option<Result<Transcript, NotATranscript>> {
         Some(Ok(transcript::parse(records)))
-    }
-    fn distill_cli(&self) -> &'static DistillCli {
-        &DISTILL_CLI
-    }
-    fn tools(&self) -> &'static [(&'static str, ToolKind)] {
-        TOOLS
     }
 }
 

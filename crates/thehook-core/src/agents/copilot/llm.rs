@@ -1,3 +1,6 @@
+//! Copilot CLI (`copilot -s`, the prompt on stdin) as the LLM that distils sessions: its one-shot
+//! command line.
+
 use std::path::PathBuf;
 
 use crate::agents::llm::{own_folder, path_string, strings};

@@ -20,31 +20,14 @@ use serde_json::{json, Map, Value};
 use super::payload::TouchedFile;
 use super::shell::Shell;
 use super::spec::{
-    file_of_call, AgentSpec, DistillCli, HookCommands, HookSpec, Identity, McpConfig, StoreScope,
-    StoredTranscript,
+    file_of_call, AgentSpec, Description, DistillCli, HookCommands, HookSpec, Identity, Install,
+    Mark, McpConfig, Output, Protocol, StoreScope, StoredTranscript,
 };
 use super::store::subdirs;
 use super::Agent;
 use crate::transcript::{NotATranscript, Record, ToolKind, ToolRole, ToolShape, Transcript};
 
 pub(super) struct Copilot;
-
-const IDENTITY: Identity = Identity {
-    name: "copilot",
-    short_name: "copilot",
-    display_name: "Copilot CLI",
-    aliases: &["copilot-cli", "github-copilot"],
-    folder: ".github",
-    settings_file: "hooks/thehook.json",
-    binaries: &["copilot"],
-};
-
-const DISTILL_CLI: DistillCli = DistillCli {
-    name: "copilot",
-    title: "Copilot CLI",
-    programs: &["copilot"],
-    command: llm::command,
-};
 
 /// Its tools that condensing or compact lines know (it has more: `bash`,
 /// `edit`, `create`... are not classified yet).
@@ -67,45 +50,72 @@ const SESSION_END_TIMEOUT_SECS: u64 = 30;
 /// by `toolArgs.path`.
 const FILE_TOOLS: &str = "view|edit|create";
 
+const DESCRIPTION: Description = Description {
+    identity: Identity {
+        name: "copilot",
+        short_name: "copilot",
+        display_name: "Copilot CLI",
+        aliases: &["copilot-cli", "github-copilot"],
+        folder: ".github",
+        settings_file: "hooks/thehook.json",
+        binaries: &["copilot"],
+    },
+    // Anything else on stdout (Claude Code's `hookSpecificOutput`, plain
+    // text) is dropped without a word.
+    protocol: Protocol {
+        session_start: Output::Field("additionalContext"),
+        prompt: Output::Field("additionalContext"),
+        // Only the flat `additionalContext`, which it sends as a user
+        // message after the tool's result. A hook that fails denies the
+        // tool: thehook's exit 0 whatever happens.
+        file: Output::Field("additionalContext"),
+        // It says `new` for what the others call `startup`.
+        sources: &[("new", "startup")],
+        // A subagent's hooks carry its `agentId` (and its own `sessionId`).
+        subagent_field: "agentId",
+        ..Protocol::COMMON
+    },
+    install: Install {
+        // With `--global`: `~/.copilot/hooks/thehook.json`, which needs no
+        // trust.
+        user_folder: ".copilot",
+        // Most repositories have a `.github/`: its `hooks/` is Copilot's.
+        used_if: &[Mark::Folder(".github/hooks"), Mark::Folder(".copilot")],
+        nests_handlers: false,
+        settings_version: Some(1),
+        takes_permission_rules: false,
+        windows_shell: Shell::PowerShell,
+        mcp: McpConfig::Json {
+            file: ".github/mcp.json",
+            typed: true,
+            user_scope_command: Some("copilot mcp add"),
+        },
+        recall_command: None,
+        subagents_folder: None,
+    },
+    tools: TOOLS,
+    distill: DistillCli {
+        name: "copilot",
+        title: "Copilot CLI",
+        programs: &["copilot"],
+        command: llm::command,
+    },
+    writes_documents: false,
+};
+
 impl AgentSpec for Copilot {
-    fn identity(&self) -> &'static Identity {
-        &IDENTITY
+    fn description(&self) -> &'static Description {
+        &DESCRIPTION
     }
 
     /// Its camelCase payloads: `sessionId` where the others say `session_id`.
     fn sent(&self, payload: &Map<String, Value>) -> bool {
         payload.contains_key("sessionId") && !payload.contains_key("session_id")
     }
-    /// It says `new` for what the others call `startup`.
-    fn session_source<'a>(&self, source: &'a str) -> &'a str {
-        if source == "new" {
-            "startup"
-        } else {
-            source
-        }
-    }
-    /// Anything else on stdout (Claude Code's `hookSpecificOutput`, plain
-    /// text) is dropped without a word.
-    fn session_start_output(&self, context: &str) -> Value {
-        json!({ "additionalContext": context })
-    }
-    fn prompt_output(&self, context: &str) -> Option<Value> {
-        Some(json!({ "additionalContext": context }))
-    }
     /// A `preToolUse` payload: `toolName` and `toolArgs.path` (absolute).
     fn touched_file(&self, payload: &Map<String, Value>) -> Option<TouchedFile> {
         let (tool, args) = (payload.get("toolName"), payload.get("toolArgs"));
         file_of_call(tool, FILE_TOOLS, args, "path")
-    }
-    /// A subagent's hooks carry its `agentId` (and its own `sessionId`).
-    fn subagent_field(&self) -> &'static str {
-        "agentId"
-    }
-    /// Only the flat `additionalContext`, which it sends as a user message
-    /// after the tool's result. A hook that fails denies the tool: thehook's
-    /// exit 0 whatever happens.
-    fn file_output(&self, context: &str) -> Option<Value> {
-        Some(json!({ "additionalContext": context }))
     }
 
     /// No matcher on session start: thehook's own `inject_on` decides, from
@@ -149,27 +159,6 @@ impl AgentSpec for Copilot {
             });
         }
         hooks
-    }
-    fn nests_handlers(&self) -> bool {
-        false
-    }
-    fn settings_version(&self) -> Option<u64> {
-        Some(1)
-    }
-    /// Most repositories have a `.github/`: its `hooks/` is Copilot's.
-    fn used_in(&self, base: &Path) -> bool {
-        base.join(".github/hooks").is_dir() || base.join(".copilot").is_dir()
-    }
-    /// With `--global`: `~/.copilot/hooks/thehook.json`, which needs no trust.
-    fn user_folder(&self) -> &'static str {
-        ".copilot"
-    }
-    fn mcp(&self) -> McpConfig {
-        McpConfig::Json {
-            file: ".github/mcp.json",
-            typed: true,
-            user_scope_command: Some("copilot mcp add"),
-        }
     }
 
     /// Trusted by `COPILOT_ALLOW_ALL=true`, or by an entry of `trustedFolders`
@@ -250,12 +239,6 @@ impl AgentSpec for Copilot {
     }
     fn read_records(&self, records: &[Record]) -> Option<Result<Transcript, NotATranscript>> {
         Some(Ok(transcript::parse(records)))
-    }
-    fn distill_cli(&self) -> &'static DistillCli {
-        &DISTILL_CLI
-    }
-    fn tools(&self) -> &'static [(&'static str, ToolKind)] {
-        TOOLS
     }
 }
 

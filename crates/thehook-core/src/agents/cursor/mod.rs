@@ -11,32 +11,16 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Map, Value};
 
 use super::payload::HookEvent;
+use super::shell::Shell;
 use super::spec::{
-    AgentSpec, DistillCli, HookCommands, HookSpec, Identity, McpConfig, RecallCommand, StoreScope,
-    StoredTranscript,
+    AgentSpec, Description, DistillCli, ForeignHooks, HookCommands, HookSpec, Identity, Install,
+    Mark, McpConfig, Output, Protocol, RecallCommand, StoreScope, StoredTranscript,
 };
 use super::store::{name_of, slug, subdirs};
 use super::Agent;
 use crate::transcript::{NotATranscript, Record, ToolKind, ToolRole, ToolShape, Transcript};
 
 pub(super) struct Cursor;
-
-const IDENTITY: Identity = Identity {
-    name: "cursor",
-    short_name: "cursor",
-    display_name: "Cursor",
-    aliases: &["cursor-agent"],
-    folder: ".cursor",
-    settings_file: "hooks.json",
-    binaries: &["cursor-agent", "cursor"],
-};
-
-const DISTILL_CLI: DistillCli = DistillCli {
-    name: "cursor-agent",
-    title: "cursor-agent",
-    programs: &["cursor-agent", "agent"],
-    command: llm::command,
-};
 
 /// Its tools, by what they do (it also runs tools named as Claude Code's).
 const TOOLS: &[(&str, ToolKind)] = &[
@@ -78,28 +62,69 @@ const TOOLS: &[(&str, ToolKind)] = &[
     ("Shell", ToolKind::new(ToolRole::Runs, ToolShape::Shell)),
 ];
 
+const DESCRIPTION: Description = Description {
+    identity: Identity {
+        name: "cursor",
+        short_name: "cursor",
+        display_name: "Cursor",
+        aliases: &["cursor-agent"],
+        folder: ".cursor",
+        settings_file: "hooks.json",
+        binaries: &["cursor-agent", "cursor"],
+    },
+    protocol: Protocol {
+        session_start: Output::Field("additional_context"),
+        // `beforeSubmitPrompt` can only allow or block a prompt (its
+        // documented output is `continue` and `user_message`): no prompt
+        // hook for Cursor.
+        prompt: Output::None,
+        // It runs the hooks of the agent whose conventions the others
+        // copied. Its file hooks (beforeReadFile) can only allow or deny.
+        runs_hooks_of: Some(ForeignHooks {
+            of: Agent::DEFAULT,
+            events: &[
+                (HookEvent::SessionStart, "sessionStart"),
+                (HookEvent::Prompt, "beforeSubmitPrompt"),
+                (HookEvent::SessionEnd, "sessionEnd"),
+            ],
+        }),
+        ..Protocol::COMMON
+    },
+    install: Install {
+        user_folder: ".cursor",
+        used_if: &[Mark::Folder(".cursor")],
+        nests_handlers: false,
+        settings_version: Some(1),
+        takes_permission_rules: false,
+        windows_shell: Shell::PowerShell,
+        mcp: McpConfig::Json {
+            file: ".cursor/mcp.json",
+            typed: false,
+            user_scope_command: None,
+        },
+        recall_command: Some(RecallCommand {
+            file: "commands/recall.md",
+            runs_inline: false,
+        }),
+        subagents_folder: None,
+    },
+    tools: TOOLS,
+    distill: DistillCli {
+        name: "cursor-agent",
+        title: "cursor-agent",
+        programs: &["cursor-agent", "agent"],
+        command: llm::command,
+    },
+    writes_documents: false,
+};
+
 impl AgentSpec for Cursor {
-    fn identity(&self) -> &'static Identity {
-        &IDENTITY
+    fn description(&self) -> &'static Description {
+        &DESCRIPTION
     }
 
     fn sent(&self, payload: &Map<String, Value>) -> bool {
         payload.contains_key("cursor_version") || payload.contains_key("workspace_roots")
-    }
-    fn session_start_output(&self, context: &str) -> Value {
-        json!({ "additional_context": context })
-    }
-    /// It runs the hooks of the agent whose conventions the others copied.
-    fn runs_hooks_of(&self, other: Agent, event: HookEvent) -> Option<&'static str> {
-        (other == Agent::DEFAULT)
-            .then_some(match event {
-                HookEvent::SessionStart => Some("sessionStart"),
-                HookEvent::Prompt => Some("beforeSubmitPrompt"),
-                // Its file hooks (beforeReadFile) can only allow or deny.
-                HookEvent::FileTouch => None,
-                HookEvent::SessionEnd => Some("sessionEnd"),
-            })
-            .flatten()
     }
 
     fn hooks(&self, c: &HookCommands) -> Vec<HookSpec> {
@@ -115,30 +140,6 @@ impl AgentSpec for Cursor {
                 handler: json!({"command": c.capture, "timeout": 30}),
             },
         ]
-    }
-    /// `beforeSubmitPrompt` can only allow or block a prompt (its documented
-    /// output is `continue` and `user_message`): no prompt hook for Cursor.
-    fn prompt_output(&self, _context: &str) -> Option<Value> {
-        None
-    }
-    fn nests_handlers(&self) -> bool {
-        false
-    }
-    fn settings_version(&self) -> Option<u64> {
-        Some(1)
-    }
-    fn mcp(&self) -> McpConfig {
-        McpConfig::Json {
-            file: ".cursor/mcp.json",
-            typed: false,
-            user_scope_command: None,
-        }
-    }
-    fn recall_command(&self) -> Option<RecallCommand> {
-        Some(RecallCommand {
-            file: "commands/recall.md",
-            runs_inline: false,
-        })
     }
 
     /// Its CLI's payloads say `transcript_path: null`: the id is the file's
@@ -183,11 +184,5 @@ impl AgentSpec for Cursor {
     }
     fn read_records(&self, records: &[Record]) -> Option<Result<Transcript, NotATranscript>> {
         Some(Ok(transcript::parse(records)))
-    }
-    fn distill_cli(&self) -> &'static DistillCli {
-        &DISTILL_CLI
-    }
-    fn tools(&self) -> &'static [(&'static str, ToolKind)] {
-        TOOLS
     }
 }

@@ -9,32 +9,16 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Map, Value};
 
 use super::payload::TouchedFile;
+use super::shell::Shell;
 use super::spec::{
-    file_of_call, hook_specific, transcript_path, AgentSpec, DistillCli, HookCommands, HookSpec,
-    Identity, McpConfig, StoreScope, StoredTranscript,
+    file_of_call, transcript_path, AgentSpec, Description, DistillCli, HookCommands, HookSpec,
+    Identity, Install, Mark, McpConfig, Output, Protocol, StoreScope, StoredTranscript,
 };
 use super::store::{head_records, subdirs};
 use super::Agent;
 use crate::transcript::{NotATranscript, Record, ToolKind, ToolRole, ToolShape, Transcript};
 
 pub(super) struct Gemini;
-
-const IDENTITY: Identity = Identity {
-    name: "gemini",
-    short_name: "gemini",
-    display_name: "Gemini CLI",
-    aliases: &["gemini-cli"],
-    folder: ".gemini",
-    settings_file: "settings.json",
-    binaries: &["gemini"],
-};
-
-const DISTILL_CLI: DistillCli = DistillCli {
-    name: "gemini",
-    title: "Gemini CLI",
-    programs: &["gemini"],
-    command: llm::command,
-};
 
 /// The tools its file hook runs after (an `AfterTool` matcher, anchored:
 /// Gemini CLI's is an unanchored regex): those that read or change one
@@ -71,9 +55,56 @@ const TOOLS: &[(&str, ToolKind)] = &[
     ),
 ];
 
+const DESCRIPTION: Description = Description {
+    identity: Identity {
+        name: "gemini",
+        short_name: "gemini",
+        display_name: "Gemini CLI",
+        aliases: &["gemini-cli"],
+        folder: ".gemini",
+        settings_file: "settings.json",
+        binaries: &["gemini"],
+    },
+    protocol: Protocol {
+        // Appended to the user's turn as `<hook_context>...</hook_context>`
+        // (markup in it is escaped; the block has none). Plain stdout would
+        // reach the user, not the model.
+        prompt: Output::HookSpecific("BeforeAgent"),
+        // Its `AfterTool` hook's `additionalContext` is appended to the
+        // tool's result as `<hook_context>...</hook_context>`. A subagent's
+        // calls carry no mark of it: they are answered like the main
+        // thread's.
+        file: Output::HookSpecific("AfterTool"),
+        ..Protocol::COMMON
+    },
+    install: Install {
+        user_folder: ".gemini",
+        used_if: &[Mark::Folder(".gemini")],
+        nests_handlers: true,
+        settings_version: None,
+        takes_permission_rules: false,
+        windows_shell: Shell::PowerShell,
+        mcp: McpConfig::Json {
+            file: ".gemini/settings.json",
+            typed: false,
+            user_scope_command: None,
+        },
+        recall_command: None,
+        subagents_folder: None,
+    },
+    tools: TOOLS,
+    distill: DistillCli {
+        name: "gemini",
+        title: "Gemini CLI",
+        programs: &["gemini"],
+        command: llm::command,
+    },
+    writes_documents: true,
+};
+
 impl AgentSpec for Gemini {
-    fn identity(&self) -> &'static Identity {
-        &IDENTITY
+    fn description(&self) -> &'static Description {
+        &DESCRIPTION
     }
 
     /// Its payloads carry a `session_id` and a `timestamp`, and no
@@ -120,25 +151,6 @@ impl AgentSpec for Gemini {
     fn touched_file(&self, payload: &Map<String, Value>) -> Option<TouchedFile> {
         let (tool, input) = (payload.get("tool_name"), payload.get("tool_input"));
         file_of_call(tool, FILE_TOOLS, input, "file_path")
-    }
-    /// Its `AfterTool` hook's `additionalContext` is appended to the tool's
-    /// result as `<hook_context>...</hook_context>`. A subagent's calls
-    /// carry no mark of it: they are answered like the main thread's.
-    fn file_output(&self, context: &str) -> Option<Value> {
-        Some(hook_specific("AfterTool", context))
-    }
-    /// Appended to the user's turn as `<hook_context>...</hook_context>`
-    /// (markup in it is escaped; the block has none). Plain stdout would
-    /// reach the user, not the model.
-    fn prompt_output(&self, context: &str) -> Option<Value> {
-        Some(hook_specific("BeforeAgent", context))
-    }
-    fn mcp(&self) -> McpConfig {
-        McpConfig::Json {
-            file: ".gemini/settings.json",
-            typed: false,
-            user_scope_command: None,
-        }
     }
 
     /// Trusted by `GEMINI_CLI_TRUST_WORKSPACE=true`, or by the most specific
@@ -224,15 +236,6 @@ impl AgentSpec for Gemini {
     }
     fn read_document(&self, doc: &Value) -> Option<Transcript> {
         transcript::parse(doc)
-    }
-    fn writes_documents(&self) -> bool {
-        true
-    }
-    fn distill_cli(&self) -> &'static DistillCli {
-        &DISTILL_CLI
-    }
-    fn tools(&self) -> &'static [(&'static str, ToolKind)] {
-        TOOLS
     }
 }
 

@@ -20,34 +20,18 @@ mod transcript;
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::payload::TouchedFile;
+use super::shell::Shell;
 use super::spec::{
-    file_of_call, AgentSpec, DistillCli, HookCommands, HookSpec, Identity, McpConfig, StoreScope,
-    StoredTranscript,
+    file_of_call, AgentSpec, Description, DistillCli, HookCommands, HookSpec, Identity, Install,
+    Mark, McpConfig, Output, Protocol, StoreScope, StoredTranscript,
 };
 use super::Agent;
 use crate::transcript::{ToolKind, ToolRole, ToolShape, Transcript};
 
 pub(super) struct Opencode;
-
-const IDENTITY: Identity = Identity {
-    name: "opencode",
-    short_name: "opencode",
-    display_name: "opencode",
-    aliases: &["opencode-ai", "open-code"],
-    folder: ".opencode",
-    settings_file: "plugins/thehook.js",
-    binaries: &["opencode"],
-};
-
-const DISTILL_CLI: DistillCli = DistillCli {
-    name: "opencode",
-    title: "opencode",
-    programs: &["opencode"],
-    command: llm::command,
-};
 
 /// Its tools that compact lines know (it has more: `read`, `edit`,
 /// `bash`... are not classified yet).
@@ -60,9 +44,58 @@ const FILE_TOOLS: &str = "read|edit|write|apply_patch";
 /// `__ON_FILE__` and `__MARKER__` to fill in.
 const PLUGIN: &str = include_str!("plugin.js");
 
+const DESCRIPTION: Description = Description {
+    identity: Identity {
+        name: "opencode",
+        short_name: "opencode",
+        display_name: "opencode",
+        aliases: &["opencode-ai", "open-code"],
+        folder: ".opencode",
+        settings_file: "plugins/thehook.js",
+        binaries: &["opencode"],
+    },
+    protocol: Protocol {
+        // The plugin adds the text to the system prompt itself.
+        session_start: Output::Field("additionalContext"),
+        prompt: Output::Field("additionalContext"),
+        // The plugin appends the text to the tool's output (its
+        // `tool.execute.after`: the before hook can only block).
+        file: Output::Field("additionalContext"),
+        ..Protocol::COMMON
+    },
+    install: Install {
+        user_folder: ".config/opencode",
+        // Its folder, or a project config file (`opencode.json`, `.jsonc`).
+        used_if: &[
+            Mark::Folder(".opencode"),
+            Mark::File("opencode.json"),
+            Mark::File("opencode.jsonc"),
+        ],
+        nests_handlers: true,
+        settings_version: None,
+        takes_permission_rules: false,
+        windows_shell: Shell::Posix,
+        // `opencode.json` (or `.jsonc`) holds MCP servers under `mcp`, in a
+        // shape of its own, in a file init does not edit.
+        mcp: McpConfig::ByHand {
+            advice: r#"to give opencode the MCP server, add to opencode.json: "mcp": {"thehook": {"type": "local", "command": [{bin}, "mcp"]}}"#,
+        },
+        recall_command: None,
+        subagents_folder: None,
+    },
+    tools: TOOLS,
+    distill: DistillCli {
+        name: "opencode",
+        title: "opencode",
+        programs: &["opencode"],
+        command: llm::command,
+    },
+    writes_documents: true,
+};
+
 impl AgentSpec for Opencode {
-    fn identity(&self) -> &'static Identity {
-        &IDENTITY
+    fn description(&self) -> &'static Description {
+        &DESCRIPTION
     }
 
     /// The plugin sends `hook_event_name` with opencode's session ids.
@@ -73,30 +106,11 @@ impl AgentSpec for Opencode {
             .is_some_and(|id| id.starts_with("ses_"))
             && !payload.contains_key("timestamp")
     }
-    /// The plugin adds the text to the system prompt itself.
-    fn session_start_output(&self, context: &str) -> Value {
-        json!({ "additionalContext": context })
-    }
-    fn prompt_output(&self, context: &str) -> Option<Value> {
-        Some(json!({ "additionalContext": context }))
-    }
     /// The plugin sends opencode's tool and the file it names (`filePath`,
     /// or an `apply_patch`'s first file) as `tool_input.file_path`.
     fn touched_file(&self, payload: &Map<String, Value>) -> Option<TouchedFile> {
         let (tool, input) = (payload.get("tool_name"), payload.get("tool_input"));
         file_of_call(tool, FILE_TOOLS, input, "file_path")
-    }
-    /// The plugin appends the text to the tool's output (its
-    /// `tool.execute.after`: the before hook can only block).
-    fn file_output(&self, context: &str) -> Option<Value> {
-        Some(json!({ "additionalContext": context }))
-    }
-    /// Its folder, or a project config file (`opencode.json`, `.jsonc`).
-    fn used_in(&self, base: &Path) -> bool {
-        base.join(".opencode").is_dir()
-            || ["opencode.json", "opencode.jsonc"]
-                .iter()
-                .any(|f| base.join(f).is_file())
     }
     fn hooks(&self, _c: &HookCommands) -> Vec<HookSpec> {
         Vec::new()
@@ -128,20 +142,6 @@ impl AgentSpec for Opencode {
                 )
                 .replacen("__MARKER__", marker, 1),
         )
-    }
-    /// The plugin runs thehook without a shell, on every platform.
-    fn windows_shell(&self) -> super::shell::Shell {
-        super::shell::Shell::Posix
-    }
-    fn user_folder(&self) -> &'static str {
-        ".config/opencode"
-    }
-    /// `opencode.json` (or `.jsonc`) holds MCP servers under `mcp`, in a
-    /// shape of its own, in a file init does not edit.
-    fn mcp(&self) -> McpConfig {
-        McpConfig::ByHand {
-            advice: r#"to give opencode the MCP server, add to opencode.json: "mcp": {"thehook": {"type": "local", "command": [{bin}, "mcp"]}}"#,
-        }
     }
 
     /// The sessions the plugin wrote, whose `info.directory` is the project.
@@ -175,15 +175,6 @@ impl AgentSpec for Opencode {
     }
     fn read_document(&self, doc: &Value) -> Option<Transcript> {
         transcript::parse(doc)
-    }
-    fn writes_documents(&self) -> bool {
-        true
-    }
-    fn distill_cli(&self) -> &'static DistillCli {
-        &DISTILL_CLI
-    }
-    fn tools(&self) -> &'static [(&'static str, ToolKind)] {
-        TOOLS
     }
 }
 

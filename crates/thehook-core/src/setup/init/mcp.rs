@@ -22,7 +22,7 @@ const TOML_MARKER: &str =
 /// The file that registers MCP servers for `agent`, relative to the project
 /// (or home, with `--global`).
 pub(super) fn file(agent: Agent) -> Option<PathBuf> {
-    agent.spec().mcp().file().map(PathBuf::from)
+    agent.description().install.mcp.file().map(PathBuf::from)
 }
 
 /// Whether an entry is one init writes: `thehook mcp` and nothing else
@@ -45,7 +45,7 @@ pub(super) fn is_registered(base: &Path, agent: Agent) -> bool {
         return false;
     };
     let path = base.join(file);
-    if let McpConfig::Toml { .. } = agent.spec().mcp() {
+    if let McpConfig::Toml { .. } = agent.description().install.mcp {
         return std::fs::read_to_string(&path).is_ok_and(|t| t.contains(TOML_MARKER));
     }
     read(&path).is_ok_and(|s| {
@@ -59,7 +59,7 @@ pub(super) fn is_registered(base: &Path, agent: Agent) -> bool {
 pub(super) fn register(base: &Path, agent: Agent, o: &InitOptions) -> Result<Change> {
     // The agent's own folder, for an agent whose file init does not write.
     let path = base.join(file(agent).unwrap_or_else(|| agent.folder_in(o.global).into()));
-    let typed = match agent.spec().mcp() {
+    let typed = match agent.description().install.mcp {
         McpConfig::ByHand { advice } => {
             return Ok(Change {
                 path,
@@ -153,7 +153,7 @@ pub(super) fn unregister(base: &Path, agent: Agent) -> Result<Option<Change>> {
     if !path.exists() {
         return Ok(None);
     }
-    if let McpConfig::Toml { .. } = agent.spec().mcp() {
+    if let McpConfig::Toml { .. } = agent.description().install.mcp {
         return unregister_toml(&path, agent);
     }
     let mut s = read(&path)?;

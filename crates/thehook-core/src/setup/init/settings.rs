@@ -30,7 +30,7 @@ fn specs(agent: Agent, o: &InitOptions) -> Vec<HookSpec> {
 /// commands without a prompt (Claude Code only; its `:*` prefix syntax).
 /// With the MCP server registered, its three tools too.
 fn allow_rules(agent: Agent, o: &InitOptions) -> Vec<Value> {
-    if !agent.spec().takes_permission_rules() {
+    if !agent.description().install.takes_permission_rules {
         return Vec::new();
     }
     let program = agent.shell().program(&o.hook_bin);
@@ -110,7 +110,7 @@ pub(super) fn wire(path: &Path, agent: Agent, o: &InitOptions) -> Result<Change>
     // What the file holds besides thehook's hooks decides whether to back it up.
     let mut others = s.value.clone();
     strip(&mut others, agent);
-    if let Some(version) = agent.spec().settings_version() {
+    if let Some(version) = agent.description().install.settings_version {
         let obj = s.value.as_object_mut().expect("an object");
         obj.entry("version").or_insert(json!(version));
     }
@@ -119,7 +119,7 @@ pub(super) fn wire(path: &Path, agent: Agent, o: &InitOptions) -> Result<Change>
     let specs = specs(agent, o);
     // A hook the settings turned off (`retrieval.on_prompt`, `on_file`)
     // since the last init goes.
-    let nested = agent.spec().nests_handlers();
+    let nested = agent.description().install.nests_handlers;
     for (event, list) in hooks.iter_mut() {
         let wanted = specs.iter().any(|spec| spec.event == event);
         if let (false, Some(list)) = (wanted, list.as_array_mut()) {
@@ -139,7 +139,7 @@ pub(super) fn wire(path: &Path, agent: Agent, o: &InitOptions) -> Result<Change>
                 fix: "make it a list of hooks, then run the command again".into(),
             });
         };
-        let wanted = if agent.spec().nests_handlers() {
+        let wanted = if agent.description().install.nests_handlers {
             let mut group = Map::new();
             if let Some(m) = &spec.matcher {
                 group.insert("matcher".into(), json!(m));
@@ -149,11 +149,11 @@ pub(super) fn wire(path: &Path, agent: Agent, o: &InitOptions) -> Result<Change>
         } else {
             spec.handler.clone()
         };
-        let ours = count_ours(list, agent.spec().nests_handlers());
+        let ours = count_ours(list, agent.description().install.nests_handlers);
         if ours == 1 && list.contains(&wanted) {
             continue;
         }
-        remove_ours(list, agent.spec().nests_handlers());
+        remove_ours(list, agent.description().install.nests_handlers);
         list.push(wanted);
         added.push(spec.event.to_string());
     }
@@ -323,7 +323,7 @@ fn strip(value: &mut Value, agent: Agent) -> Vec<String> {
     let mut events = Vec::new();
     for (event, list) in hooks.iter_mut() {
         if let Some(list) = list.as_array_mut() {
-            if remove_ours(list, agent.spec().nests_handlers()) > 0 {
+            if remove_ours(list, agent.description().install.nests_handlers) > 0 {
                 events.push(event.clone());
             }
         }
@@ -368,7 +368,8 @@ fn is_empty_settings(value: &Value, agent: Agent) -> bool {
     };
     obj.is_empty()
         || agent
-            .spec()
-            .settings_version()
+            .description()
+            .install
+            .settings_version
             .is_some_and(|v| obj.len() == 1 && obj.get("version") == Some(&json!(v)))
 }
