@@ -111,6 +111,8 @@ pub fn retrieve(
         background: true,
         ..Retrieved::default()
     };
+    // The project goes into the memory, opened once; every step after
+    // asks the memory for it.
     let mut memory = Memory::open(project, paths, false)?;
     let config = memory.config().retrieval.clone();
     if !config.auto_inject {
@@ -124,11 +126,10 @@ pub fn retrieve(
         out.log = format!("source `{source}` is not in retrieval.inject_on");
         return Ok(out);
     }
-    TokenCounts::preload_if_none(project, memory.availability());
+    TokenCounts::preload_if_none(memory.project(), memory.availability());
     out.log = super::sync_for_hook(&mut memory)?;
     let composed = compose(
         &memory,
-        project,
         &config,
         payload.session_id.as_deref(),
         payload.agent,
@@ -143,7 +144,7 @@ pub fn retrieve(
     if let Some(id) = payload.session_id.as_deref() {
         // The prompt hook gives this session only what it was not given.
         let cited: Vec<&str> = block.cited.iter().map(String::as_str).collect();
-        out.log += &Given::of(project, id).record(&Hook::Start, &cited);
+        out.log += &Given::of(memory.project(), id).record(&Hook::Start, &cited);
     }
     out.log += &format!(
         "{}: {} items, {} chars, query {} words{}",
@@ -176,11 +177,11 @@ struct Composed {
 /// now is given: the hook's own choice, recorded nowhere.
 fn compose(
     memory: &Memory,
-    project: &Project,
     config: &crate::config::Retrieval,
     current: Option<&str>,
     agent: crate::agents::Agent,
 ) -> Result<Composed> {
+    let project = memory.project();
     let context = Context::cached(project);
     let query = context.query();
     let vector = cached_query_vector(project, &query, memory.availability());
@@ -265,9 +266,8 @@ pub struct PreviewLine {
 
 /// What a session of `agent` starting now in `memory`'s project is given.
 pub fn preview(memory: &Memory, agent: crate::agents::Agent) -> Result<Preview> {
-    let project = memory.project();
     let config = memory.config().retrieval.clone();
-    let composed = compose(memory, project, &config, None, agent)?;
+    let composed = compose(memory, &config, None, agent)?;
     let fits: HashSet<&str> = composed.block.cited.iter().map(String::as_str).collect();
     let files = composed.context.changed_files.len();
     let sections = section_titles()

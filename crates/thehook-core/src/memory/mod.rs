@@ -28,9 +28,9 @@ mod syncing;
 pub mod withheld;
 
 use crate::config::{Config, LoadedConfig};
-use crate::error::{fix, Error, IoContext, ItemMiss, Result, Step};
+use crate::error::{fix, Error, Fix, IoContext, ItemMiss, Result, Step};
 use crate::memory::analysis::lexical::Analyzer;
-use crate::memory::index::Index;
+use crate::memory::index::{Index, SyncStats};
 use crate::memory::item::Item;
 use crate::memory::policy::renames::Renames;
 use crate::memory::policy::stale::Staleness;
@@ -40,10 +40,9 @@ use crate::model::{locate, Availability, SearchPaths};
 use crate::project::Project;
 pub use index::Embedding;
 pub use requests::{ItemRef, RecallOptions, RecallRequest, RememberRequest, RewriteRequest};
-pub use syncing::{Refresh, SyncPolicy, EMBED_NOW_LIMIT, NO_PROGRESS, SESSION_START_FILES};
-
-/// A progress callback: (done, total).
-pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
+pub use syncing::{
+    Progress, Refresh, SyncPolicy, EMBED_NOW_LIMIT, NO_PROGRESS, SESSION_START_FILES,
+};
 
 /// A recall's answer, as MCP and Node give it (the CLI prints the same mode
 /// in `recall --json`, and the notices as warnings).
@@ -143,6 +142,48 @@ impl Memory {
             },
             warnings: stats.warnings,
         })
+    }
+
+    /// Brings the index up to date with the markdown, as `policy` says.
+    ///
+    /// A model that is present but cannot be used (a broken ONNX Runtime
+    /// library, a damaged model file) does not stop memory from working: the
+    /// sync runs again without vectors and a notice says why.
+    pub fn sync(&mut self, policy: SyncPolicy, progress: Progress) -> Result<SyncStats> {
+        let policy = policy.within(&mut self.own_embedding);
+        let plan = policy.plan(&self.availability, progress);
+        let stats = match self.index.sync(&self.project, &plan) {
+            Err(Error::Model { problem, fix, .. }) => {
+                // The failed sync changed nothing; redo it without vectors
+                // (the index keeps the ones it has for when the model works).
+                self.fall_back_to_lexical(problem, fix);
+                let plan = policy.plan(&self.availability, progress);
+                self.index.sync(&self.project, &plan)
+            }
+            other => other,
+        }?;
+        if policy.reports_findings() {
+            if stats.embeddings_deferred > 0 {
+                self.notices.push(format!(
+                    "{} new items are being embedded in the background; until then they are found by their words",
+                    stats.embeddings_deferred
+                ));
+            }
+            self.notices.extend(stats.warnings.iter().cloned());
+        }
+        Ok(stats)
+    }
+
+    /// Stops using the model for the rest of this process.
+    fn fall_back_to_lexical(&mut self, problem: String, fix: Fix) {
+        self.notices.push(format!(
+            "the embedding model cannot be used, searching lexical-only: {problem} (fix: {fix})"
+        ));
+        self.availability = Availability::Missing {
+            reason: problem,
+            fix,
+        };
+        self.query_model.unload();
     }
 
     /// Things that went wrong but were worked around (shown on stderr by the CLI).

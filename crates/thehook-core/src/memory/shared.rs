@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::error::Result;
-use crate::memory::{Embedding, Memory, Refresh, SyncPolicy, NO_PROGRESS};
+use crate::memory::index::Embedding;
+use crate::memory::syncing::{Refresh, SyncPolicy, NO_PROGRESS};
+use crate::memory::Memory;
 use crate::model::SearchPaths;
 use crate::project::Project;
 

@@ -1,11 +1,10 @@
-//! The one way memory is brought up to date with the markdown: a
-//! [`SyncPolicy`] says how far a sync looks ([`Refresh`]), how many changed
-//! files it takes and what becomes of its findings (its scope), and how many
-//! new items it embeds before it returns ([`Embedding`]).
+//! How memory is brought up to date with the markdown by `Memory::sync`,
+//! the one way: a [`SyncPolicy`] says how far a sync looks ([`Refresh`]),
+//! how many changed files it takes and what becomes of its findings (its
+//! scope), and how many new items it embeds before it returns
+//! ([`Embedding`]).
 
-use crate::error::{Error, Fix, Result};
-use crate::memory::index::{Embedding, SyncPlan, SyncStats};
-use crate::memory::{Memory, Progress};
+use crate::memory::index::{Embedding, SyncPlan};
 use crate::model::Availability;
 
 /// Items a one-shot command (`recall`, `status`) embeds before it answers:
@@ -87,7 +86,7 @@ impl SyncPolicy {
     };
 
     /// Before an answer, looking as far as `refresh`: its findings become
-    /// notices ([`Memory::take_notices`]).
+    /// notices (`Memory::take_notices`).
     pub const fn answer(refresh: Refresh, embedding: Embedding) -> SyncPolicy {
         SyncPolicy {
             scope: Scope::Answer(refresh),
@@ -108,7 +107,34 @@ impl SyncPolicy {
         }
     }
 
-    fn plan<'a>(self, availability: &'a Availability, progress: Progress<'a>) -> SyncPlan<'a> {
+    /// Whether what the sync finds about the markdown becomes notices.
+    pub(super) fn reports_findings(self) -> bool {
+        matches!(self.scope, Scope::Answer(_))
+    }
+
+    /// This policy as a process that may have answered under a budget
+    /// runs it: an answer's budget is kept (`own`), and a full sync of the
+    /// process's own writes embeds within it, so `remember` or `forget`
+    /// after a large pull does not embed the pull either.
+    pub(super) fn within(self, own: &mut Embedding) -> SyncPolicy {
+        match (self.scope, self.embedding) {
+            (Scope::Answer(_), embedding @ Embedding::AtMost(_)) => {
+                *own = embedding;
+                self
+            }
+            (Scope::Full, Embedding::All) => SyncPolicy {
+                embedding: *own,
+                ..self
+            },
+            _ => self,
+        }
+    }
+
+    pub(super) fn plan<'a>(
+        self,
+        availability: &'a Availability,
+        progress: Progress<'a>,
+    ) -> SyncPlan<'a> {
         SyncPlan {
             rebuild: self.scope == Scope::Rebuild,
             quick: self.refresh() == Refresh::Stamped,
@@ -118,64 +144,63 @@ impl SyncPolicy {
     }
 }
 
+/// A progress callback: (done, total).
+pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
+
 /// Reports no progress.
 pub const NO_PROGRESS: Progress<'static> = &|_, _| {};
 
-impl Memory {
-    /// Brings the index up to date with the markdown, as `policy` says.
-    ///
-    /// A model that is present but cannot be used (a broken ONNX Runtime
-    /// library, a damaged model file) does not stop memory from working: the
-    /// sync runs again without vectors and a notice says why.
-    pub fn sync(&mut self, policy: SyncPolicy, progress: Progress) -> Result<SyncStats> {
-        // A command that answered under a budget writes under it too: its
-        // own writes (`remember`, `forget`) after a large pull must not
-        // embed the pull either.
-        let policy = match (policy.scope, policy.embedding) {
-            (Scope::Answer(_), embedding @ Embedding::AtMost(_)) => {
-                self.own_embedding = embedding;
-                policy
-            }
-            (Scope::Full, Embedding::All) => SyncPolicy {
-                embedding: self.own_embedding,
-                ..policy
-            },
-            _ => policy,
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn planned(policy: SyncPolicy) -> (bool, bool, Option<usize>, Embedding) {
+        let lexical = Availability::Missing {
+            reason: "no model in this test".into(),
+            fix: "".into(),
         };
-        let stats = match self
-            .index
-            .sync(&self.project, &policy.plan(&self.availability, progress))
-        {
-            Err(Error::Model { problem, fix, .. }) => {
-                // The failed sync changed nothing; redo it without vectors
-                // (the index keeps the ones it has for when the model works).
-                self.fall_back_to_lexical(problem, fix);
-                let plan = policy.plan(&self.availability, progress);
-                self.index.sync(&self.project, &plan)
-            }
-            other => other,
-        }?;
-        if let Scope::Answer(_) = policy.scope {
-            if stats.embeddings_deferred > 0 {
-                self.notices.push(format!(
-                    "{} new items are being embedded in the background; until then they are found by their words",
-                    stats.embeddings_deferred
-                ));
-            }
-            self.notices.extend(stats.warnings.iter().cloned());
-        }
-        Ok(stats)
+        let plan = policy.plan(&lexical, NO_PROGRESS);
+        (plan.rebuild, plan.quick, plan.max_files, plan.embedding)
     }
 
-    /// Stops using the model for the rest of this process.
-    pub(super) fn fall_back_to_lexical(&mut self, problem: String, fix: Fix) {
-        self.notices.push(format!(
-            "the embedding model cannot be used, searching lexical-only: {problem} (fix: {fix})"
-        ));
-        self.availability = Availability::Missing {
-            reason: problem,
-            fix,
-        };
-        self.query_model.unload();
+    /// Each policy as the index runs it: (rebuild, quick, max files, embedding).
+    #[test]
+    fn each_policy_is_one_plan_for_the_index() {
+        let hook = (false, true, Some(SESSION_START_FILES), Embedding::Later);
+        assert_eq!(planned(SyncPolicy::HOOK), hook);
+        let doctor = (false, false, Some(SESSION_START_FILES), Embedding::Later);
+        assert_eq!(planned(SyncPolicy::HOOK_EVERY_FILE), doctor);
+        let recall = (false, true, None, Embedding::AtMost(EMBED_NOW_LIMIT));
+        assert_eq!(planned(SyncPolicy::answer_now(Refresh::Stamped)), recall);
+        assert_eq!(
+            planned(SyncPolicy::FULL),
+            (false, false, None, Embedding::All)
+        );
+        assert_eq!(
+            planned(SyncPolicy::REBUILD),
+            (true, false, None, Embedding::All)
+        );
+        assert!(SyncPolicy::answer_now(Refresh::EveryFile).reports_findings());
+        assert!(!SyncPolicy::FULL.reports_findings());
+    }
+
+    /// After an answer under a budget, the process's own full syncs (after
+    /// `remember`, `forget`) keep to it; a rebuild and a hook do not change.
+    #[test]
+    fn an_answers_budget_holds_for_the_writes_after_it() {
+        let mut own = Embedding::All;
+        assert_eq!(SyncPolicy::FULL.within(&mut own), SyncPolicy::FULL);
+        let answer = SyncPolicy::answer_now(Refresh::Stamped);
+        assert_eq!(answer.within(&mut own), answer);
+        assert_eq!(own, Embedding::AtMost(EMBED_NOW_LIMIT));
+        let full = SyncPolicy::FULL.within(&mut own);
+        assert_eq!(planned(full).3, Embedding::AtMost(EMBED_NOW_LIMIT));
+        assert_eq!(SyncPolicy::REBUILD.within(&mut own), SyncPolicy::REBUILD);
+        assert_eq!(SyncPolicy::HOOK.within(&mut own), SyncPolicy::HOOK);
+        // A long-lived process answers with everything embedded.
+        let mut own = Embedding::All;
+        let answer = SyncPolicy::answer(Refresh::Stamped, Embedding::All);
+        answer.within(&mut own);
+        assert_eq!(SyncPolicy::FULL.within(&mut own), SyncPolicy::FULL);
     }
 }

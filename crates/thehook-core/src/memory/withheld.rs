@@ -14,6 +14,7 @@ use crate::memory::policy::released::Released;
 use crate::memory::requests::ItemRef;
 use crate::memory::session::SessionRecord;
 use crate::memory::store::{self, title_id};
+use crate::memory::syncing::{SyncPolicy, NO_PROGRESS};
 use crate::memory::Memory;
 use crate::text::safety::Withheld;
 
@@ -58,13 +59,13 @@ impl Memory {
     /// Recorded in this clone's own state ([`Released`]), never in a
     /// committed file; an edit of its text withholds it again.
     pub fn release(&mut self, item: &ItemRef) -> Result<WithheldEntry> {
-        self.sync(crate::memory::SyncPolicy::FULL, crate::memory::NO_PROGRESS)?;
+        self.sync(SyncPolicy::FULL, NO_PROGRESS)?;
         let entry = self.find_withheld(item)?;
         let _lock = self.project.lock()?;
         Released::add(&self.project, &entry.id)?;
         // Its bytes did not change, its verdict did: read the file again.
         self.index.reread(&entry.path)?;
-        self.sync(crate::memory::SyncPolicy::FULL, crate::memory::NO_PROGRESS)?;
+        self.sync(SyncPolicy::FULL, NO_PROGRESS)?;
         Ok(entry)
     }
 
@@ -85,7 +86,7 @@ impl Memory {
     pub(in crate::memory) fn forget_title(&mut self, entry: WithheldEntry) -> Result<Item> {
         let _lock = self.project.lock()?;
         store::remove_front_matter_line(&self.project, &entry.path, entry.line, "title:")?;
-        self.sync(crate::memory::SyncPolicy::FULL, crate::memory::NO_PROGRESS)?;
+        self.sync(SyncPolicy::FULL, NO_PROGRESS)?;
         Ok(Item {
             id: entry.id,
             kind: ItemKind::Text,
