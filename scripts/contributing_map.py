@@ -35,10 +35,6 @@ LONGEST = 200
 LINK = re.compile(r"\[([^\]]+)\](?:\([^)]*\)|\[[^\]]*\])?")
 
 
-def skipped(path: Path) -> bool:
-    return path.name in {"tests.rs", "tests", "snapshots"} or path.suffix not in {".rs", ""}
-
-
 def module_doc(path: Path) -> list[str]:
     """The `//!` lines that open a file, without their marker."""
     lines = []

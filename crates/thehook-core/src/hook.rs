@@ -135,12 +135,15 @@ fn decide(call: &HookCall) -> Decided {
         Ok(payload) => payload,
         Err(why) => return said(None, format!("ignored the payload: {why}")),
     };
-    let found = Project::discover(payload.cwd.as_deref().unwrap_or(call.cwd));
-    let project = match found.clone().with_layout() {
-        Ok(Some(project)) => project,
-        Ok(None) => return said(None, format!("no .thehook/ at {}", found.root().display())),
+    let mut project = Project::discover(payload.cwd.as_deref().unwrap_or(call.cwd));
+    match project.find_layout() {
+        Ok(true) => {}
+        Ok(false) => {
+            let root = project.root().display();
+            return said(None, format!("no .thehook/ at {root}"));
+        }
         Err(e) => return said(None, format!("failed: {e}")),
-    };
+    }
     let root = project.root();
     if let Some(echo) = payload.echo(call.declared, call.event, root, call.home) {
         return said(Some(root), echo);

@@ -40,7 +40,7 @@ pub(crate) fn git_common_dir(root: &Path) -> Option<PathBuf> {
 #[derive(Debug, Clone)]
 pub struct Project {
     root: PathBuf,
-    /// `.thehook/` was found already ([`Project::with_layout`]): the
+    /// `.thehook/` was found already ([`Project::find_layout`]): the
     /// checks after the first (opening memory) need not look again.
     layout_found: bool,
 }
@@ -116,17 +116,11 @@ impl Project {
         self.dir().join("queue")
     }
 
-    /// This project, known to have its `.thehook/` folder; `None` when it
-    /// has none ([`Project::check_layout`]). A hook checks once, and what it
-    /// passes down does not check again.
-    pub fn with_layout(mut self) -> Result<Option<Project>> {
-        Ok(match self.check_layout()? {
-            true => {
-                self.layout_found = true;
-                Some(self)
-            }
-            false => None,
-        })
+    /// [`Project::check_layout`], remembered when `.thehook/` is found: a
+    /// hook checks once, and the memory it opens does not look again.
+    pub fn find_layout(&mut self) -> Result<bool> {
+        self.layout_found = self.check_layout()?;
+        Ok(self.layout_found)
     }
 
     /// Whether `.thehook/` exists as a folder. A `.thehook` that is a file is

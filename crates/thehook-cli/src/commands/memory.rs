@@ -1,7 +1,7 @@
 //! Memory opened for a command: synced, with what was worked around on
 //! stderr; and the one-line answer of the commands that change an item.
 
-use thehook_core::memory::{Refresh, SyncPolicy, NO_PROGRESS};
+use thehook_core::memory::{Embedding, Refresh, SyncPolicy, EMBED_NOW_LIMIT, NO_PROGRESS};
 use thehook_core::model::SearchPaths;
 use thehook_core::{Error, Memory, Project};
 
@@ -15,16 +15,21 @@ pub(super) struct Opening<'q> {
     pub(super) create: bool,
     /// How far the sync before the answer looks.
     pub(super) refresh: Refresh,
+    /// How many new items it embeds first; the rest are embedded by a
+    /// detached `reindex --pending`.
+    pub(super) embedding: Embedding,
     /// A query the model loads and embeds on another thread while the
     /// index syncs (a one-shot hybrid recall).
     pub(super) query: Option<&'q str>,
 }
 
 impl Opening<'_> {
-    /// An existing memory, every file looked at, no query.
+    /// An existing memory, every file looked at, at most
+    /// [`EMBED_NOW_LIMIT`] items embedded first, no query.
     pub(super) const EXISTING: Opening<'static> = Opening {
         create: false,
         refresh: Refresh::EveryFile,
+        embedding: Embedding::AtMost(EMBED_NOW_LIMIT),
         query: None,
     };
     /// An existing memory, the folders' stamps trusted (`recall`, which
@@ -35,8 +40,8 @@ impl Opening<'_> {
     };
 }
 
-/// Opens the project's memory and syncs it for a one-shot answer
-/// ([`SyncPolicy::answer_now`]), with what was worked around (a rebuild,
+/// Opens the project's memory and syncs it for an answer
+/// ([`SyncPolicy::answer`]), with what was worked around (a rebuild,
 /// warnings about the markdown) on stderr. Items left unembedded are
 /// embedded by a detached `reindex --pending`.
 pub(super) fn open(
@@ -49,7 +54,7 @@ pub(super) fn open(
     if let Some(query) = how.query {
         memory.start_embedding(query);
     }
-    let synced = memory.sync(SyncPolicy::answer_now(how.refresh), NO_PROGRESS)?;
+    let synced = memory.sync(SyncPolicy::answer(how.refresh, how.embedding), NO_PROGRESS)?;
     if synced.vectors_missing {
         super::start_detached(project.root(), &["reindex", "--pending"]);
     }

@@ -3,17 +3,18 @@
 
 use serde_json::json;
 use thehook_core::memory::withheld::WithheldEntry;
-use thehook_core::memory::{Embedding, Refresh, SyncPolicy, NO_PROGRESS};
+use thehook_core::memory::Embedding;
 use thehook_core::model::SearchPaths;
 use thehook_core::views::review::{waiting, StaleItem};
 use thehook_core::views::review_range::{review_range, to_markdown, to_text};
-use thehook_core::Memory;
-use thehook_core::{ItemRef, Project, RewriteRequest};
+use thehook_core::{ItemRef, Memory, Project, RewriteRequest};
 
 use crate::args::{ReviewAction, ReviewArgs};
 use crate::exit::{CommandResult, Exit};
 use crate::output::{Output, Style};
 use crate::render::one_line;
+
+use super::memory::{open, Opening};
 
 pub(super) fn review(
     project: &Project,
@@ -22,17 +23,16 @@ pub(super) fn review(
     out: &mut Output,
 ) -> CommandResult {
     if let Some(range) = &args.since {
-        // A full sync: every item the range adds judged by the learned
-        // check too, not deferred as a one-shot answer would.
-        let mut memory = Memory::open(project, paths, false)?;
-        memory.sync(
-            SyncPolicy::answer(Refresh::EveryFile, Embedding::All),
-            NO_PROGRESS,
-        )?;
-        super::memory::print_notices(&mut memory, out);
+        // Every item the range adds embedded and judged by the learned
+        // check, not deferred as a one-shot answer would.
+        let all = Opening {
+            embedding: Embedding::All,
+            ..Opening::EXISTING
+        };
+        let memory = open(project, paths, all, out)?;
         return review_since(&memory, range, &args, out);
     }
-    let mut memory = super::memory::open(project, paths, super::memory::Opening::EXISTING, out)?;
+    let mut memory = open(project, paths, Opening::EXISTING, out)?;
     let (done, item) = match &args.action {
         None => {
             let (withheld, stale) = waiting(&memory)?;

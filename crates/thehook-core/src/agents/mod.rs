@@ -125,7 +125,10 @@ impl Agent {
     /// else the project's.
     pub fn folder_in(self, global: bool) -> &'static str {
         if global {
-            self.description().install.user_folder
+            self.description()
+                .install
+                .user_folder
+                .unwrap_or(self.folder())
         } else {
             self.folder()
         }

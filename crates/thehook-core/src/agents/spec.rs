@@ -160,8 +160,9 @@ pub(crate) struct ForeignHooks {
 
 /// How init installs thehook for it.
 pub(crate) struct Install {
-    /// The folder in `$HOME` that holds its user-level settings file.
-    pub(crate) user_folder: &'static str,
+    /// The folder in `$HOME` that holds its user-level settings file,
+    /// when it is not the one in a project (`identity.folder`).
+    pub(crate) user_folder: Option<&'static str>,
     /// What, in a project (or `$HOME`), shows it is used there.
     pub(crate) used_if: &'static [Mark],
     /// Whether handlers sit in matcher groups (`{"matcher", "hooks":

@@ -27,7 +27,7 @@ pub fn session_start_background(
         return;
     }
     let began = Instant::now();
-    let warmed = warm(project.root(), paths).unwrap_or_else(|e| format!("warming failed: {e}"));
+    let warmed = warm(&project, paths).unwrap_or_else(|e| format!("warming failed: {e}"));
     let swept = match &around.home {
         Some(home) => match sweep::sweep(&project, home, session, SystemTime::now()) {
             Ok(found) if found.is_empty() => "no uncaptured sessions".to_string(),

@@ -13,7 +13,6 @@
 //! what it cites is recorded for the prompt hook ([`crate::given`]).
 
 use std::collections::HashSet;
-use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -529,13 +528,12 @@ fn cached_query_vector(
 /// is printed: embeds the context query for the next session start, and
 /// brings embeddings of new items up to date. Pays ONNX Runtime's start-up
 /// where nobody waits for it.
-pub fn warm(root: &Path, paths: &SearchPaths) -> Result<String> {
-    let project = Project::at(root);
-    let mut memory = Memory::open(&project, paths, false)?;
+pub fn warm(project: &Project, paths: &SearchPaths) -> Result<String> {
+    let mut memory = Memory::open(project, paths, false)?;
     memory.sync(SyncPolicy::FULL, NO_PROGRESS)?;
-    let context = Context::cached(&project);
+    let context = Context::cached(project);
     let query = context.query();
-    let mut vector = cached_query_vector(&project, &query, memory.availability());
+    let mut vector = cached_query_vector(project, &query, memory.availability());
     let mut done: Vec<String> = Vec::new();
     // The checkout may have changed since the last session: the next
     // session start leaves out items whose symbols are gone. A failure here
@@ -553,7 +551,7 @@ pub fn warm(root: &Path, paths: &SearchPaths) -> Result<String> {
         match memory.embed_query(&query)? {
             Some(v) => {
                 let key = QueryKey::of(&query, memory.availability());
-                QUERY_VECTOR.write(&project, &key, &v)?;
+                QUERY_VECTOR.write(project, &key, &v)?;
                 vector = Some(v);
                 done.push("cached the context query's vector".into());
             }
@@ -588,8 +586,7 @@ pub fn warm(root: &Path, paths: &SearchPaths) -> Result<String> {
         texts.extend(picked.iter().map(|(g, item)| item_line(item, *g)));
     }
     texts.extend(sessions.iter().map(left_off::line));
-    TokenCounts::measure(&texts, memory.availability().fingerprint(), &tokenizer)
-        .store(&project)?;
+    TokenCounts::measure(&texts, memory.availability().fingerprint(), &tokenizer).store(project)?;
     done.push("stored token counts".into());
     Ok(done.join("; "))
 }

@@ -36,7 +36,7 @@ const DESCRIPTION: Description = Description {
         ..Protocol::COMMON
     },
     install: Install {
-        user_folder: ".claude",
+        user_folder: None,
         used_if: &[Mark::Folder(".claude")],
         nests_handlers: true,
         settings_version: None,

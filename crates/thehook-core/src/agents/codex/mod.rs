@@ -73,7 +73,7 @@ const DESCRIPTION: Description = Description {
         ..Protocol::COMMON
     },
     install: Install {
-        user_folder: ".codex",
+        user_folder: None,
         used_if: &[Mark::Folder(".codex")],
         nests_handlers: true,
         settings_version: None,

@@ -78,7 +78,7 @@ const DESCRIPTION: Description = Description {
     install: Install {
         // With `--global`: `~/.copilot/hooks/thehook.json`, which needs no
         // trust.
-        user_folder: ".copilot",
+        user_folder: Some(".copilot"),
         // Most repositories have a `.github/`: its `hooks/` is Copilot's.
         used_if: &[Mark::Folder(".github/hooks"), Mark::Folder(".copilot")],
         nests_handlers: false,

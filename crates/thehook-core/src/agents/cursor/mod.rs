@@ -91,7 +91,7 @@ const DESCRIPTION: Description = Description {
         ..Protocol::COMMON
     },
     install: Install {
-        user_folder: ".cursor",
+        user_folder: None,
         used_if: &[Mark::Folder(".cursor")],
         nests_handlers: false,
         settings_version: Some(1),

@@ -78,7 +78,7 @@ const DESCRIPTION: Description = Description {
         ..Protocol::COMMON
     },
     install: Install {
-        user_folder: ".gemini",
+        user_folder: None,
         used_if: &[Mark::Folder(".gemini")],
         nests_handlers: true,
         settings_version: None,

@@ -64,7 +64,7 @@ const DESCRIPTION: Description = Description {
         ..Protocol::COMMON
     },
     install: Install {
-        user_folder: ".config/opencode",
+        user_folder: Some(".config/opencode"),
         // Its folder, or a project config file (`opencode.json`, `.jsonc`).
         used_if: &[
             Mark::Folder(".opencode"),

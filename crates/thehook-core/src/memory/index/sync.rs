@@ -117,7 +117,11 @@ impl<'a> SyncPlan<'a> {
             max_files: None,
             quick: false,
             batch_items: BATCH_ITEMS,
-            learned: learned_check(availability).filter(|_| embedding != Embedding::Later),
+            // Not read for a sync that embeds nothing: parsing the check
+            // costs a hook whose sync finds nothing to write.
+            learned: (embedding != Embedding::Later)
+                .then(|| learned_check(availability))
+                .flatten(),
         }
     }
 }
