@@ -11,9 +11,10 @@
 //! It runs at every file tool call, so it reads the `paths` database, the
 //! head of the file (for the symbols it defines, which items may name) and
 //! the renames the background half read from git (sessions that changed
-//! the file under an earlier name count), and nothing else: no model, no
-//! git, no sync (session start and the prompt hook keep the index in step
-//! with the markdown). A subagent's calls get
+//! the file under an earlier name count), and nothing else: no git, and a
+//! hook's sync, which stats the memory folders and knowledge files and
+//! does nothing more unless one moved (memory edited since the last hook
+//! is what it answers from, sessions of this file first). A subagent's calls get
 //! nothing unless `retrieval.on_file_subagents` is set: it cannot act on
 //! what its parent was told, and the same block would reach the session
 //! twice.
@@ -34,7 +35,7 @@ use crate::memory::item::{Item, ItemKind};
 use crate::memory::policy::renames::Renames;
 use crate::memory::policy::stale::Staleness;
 use crate::memory::session::SessionRecord;
-use crate::memory::Memory;
+use crate::memory::{Focus, Memory};
 use crate::model::SearchPaths;
 use crate::project::Project;
 
@@ -72,7 +73,7 @@ pub fn on_file(payload: &HookPayload, project: &Project, paths: &SearchPaths) ->
     if rel.starts_with(".thehook/") {
         return said(format!("{} {rel}: memory itself", touched.tool));
     }
-    let memory = Memory::open(project, paths, false)?;
+    let mut memory = Memory::open(project, paths, false)?;
     let retrieval = &memory.config().retrieval;
     if !retrieval.on_file {
         return said("retrieval.on_file is off".into());
@@ -91,6 +92,11 @@ pub fn on_file(payload: &HookPayload, project: &Project, paths: &SearchPaths) ->
     if already.contains(&marker) {
         return said(format!("{} {rel}: told already", touched.tool));
     }
+    let focus = Focus {
+        branch: None,
+        files: vec![rel.clone()],
+    };
+    let synced = super::sync_for_hook(&mut memory, &focus)?;
     // A file most sessions changed says nothing about which of them matters.
     let sessions = memory.index().file_count()? as f32;
     let most = ((sessions * RARE_FILE_SHARE).ceil() as usize).max(MIN_RARE);
@@ -107,9 +113,10 @@ pub fn on_file(payload: &HookPayload, project: &Project, paths: &SearchPaths) ->
         &choose(about, project, payload.session_id.as_deref(), &already),
     );
     if lines.is_empty() {
-        return said(format!("{} {rel}: nothing new", touched.tool));
+        return said(format!("{synced}{} {rel}: nothing new", touched.tool));
     }
-    let log = given.as_ref().map_or(String::new(), |given| {
+    let log = synced
+        + &given.as_ref().map_or(String::new(), |given| {
         let cited: Vec<&str> = lines.iter().map(|(_, cited)| cited.as_str()).collect();
         given.record(&Hook::File { path: rel.clone() }, &cited)
     });

@@ -16,7 +16,8 @@ pub mod retrieve;
 pub(crate) mod tokens;
 
 use crate::error::{ErrorCode, Result};
-use crate::memory::{Memory, SyncPolicy, NO_PROGRESS};
+use crate::memory::index::SyncStats;
+use crate::memory::{Focus, Memory, SyncPolicy, NO_PROGRESS};
 
 /// What a hook that may add context mid-session (the prompt hook, the file
 /// hook) decided: the JSON to print, if any, and one line for the hook log.
@@ -33,17 +34,45 @@ impl Added {
     }
 }
 
-/// Syncs memory as a hook does ([`SyncPolicy::HOOK`]), which answers
-/// anyway: on a full disk the index is read as it stands (the markdown
-/// written since is found once there is room), and the returned note says
-/// so for the hook's log line (empty when the sync went through).
-pub(crate) fn sync_for_hook(memory: &mut Memory) -> Result<String> {
-    match memory.sync(SyncPolicy::HOOK, NO_PROGRESS) {
-        Ok(_) => Ok(String::new()),
+/// Syncs memory as a hook does ([`SyncPolicy::HOOK`], the answer's
+/// `focus` first), which answers anyway: on a full disk the index is read
+/// as it stands (the markdown written since is found once there is room).
+/// The returned note, for the hook's log line, says what the sync left for
+/// later (files, items the safety check has not read) and why it could not
+/// write; empty when it took everything.
+pub(crate) fn sync_for_hook(memory: &mut Memory, focus: &Focus) -> Result<String> {
+    match memory.sync(SyncPolicy::HOOK.focused(focus), NO_PROGRESS) {
+        Ok(stats) => Ok(left_for_later(&stats)),
         Err(e) if e.code() == ErrorCode::DiskFull => Ok(format!(
             "answered from the index as it stood ({}); ",
             crate::transcript::first_line(&e.to_string())
         )),
         Err(e) => Err(e),
+    }
+}
+
+/// What a hook's sync left, for its log line.
+fn left_for_later(stats: &SyncStats) -> String {
+    let mut note = String::new();
+    if stats.files_postponed > 0 {
+        note += &format!(
+            "indexed {} changed files, left {} for the background sync; ",
+            stats.files_changed, stats.files_postponed
+        );
+    }
+    if stats.left_unjudged > 0 {
+        note += &format!(
+            "judged {} new texts, {} wait for the safety check (not given until then); ",
+            stats.judged_now, stats.left_unjudged
+        );
+    }
+    note
+}
+
+/// The answer's focus for a hook's sync: the branch and the files in play.
+pub(crate) fn focus_of(context: &context::Context) -> Focus {
+    Focus {
+        branch: context.branch.clone(),
+        files: context.changed_files.clone(),
     }
 }

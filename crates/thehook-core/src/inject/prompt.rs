@@ -78,13 +78,13 @@ pub fn on_prompt(payload: &HookPayload, project: &Project, paths: &SearchPaths) 
     if !memory.config().retrieval.on_prompt {
         return said("retrieval.on_prompt is off".into());
     }
-    let mut log = super::sync_for_hook(&mut memory)?;
+    let context = Context::cached(project);
+    let mut log = super::sync_for_hook(&mut memory, &super::focus_of(&context))?;
     let given = payload
         .session_id
         .as_deref()
         .map(|id| Given::of(project, id));
     let already = given.as_ref().map(Given::load).unwrap_or_default();
-    let context = Context::cached(project);
     let found = relevant(&memory, prompt, &context, &already)?;
     let lines = fit(&found);
     if lines.is_empty() {

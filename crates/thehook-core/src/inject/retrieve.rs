@@ -126,9 +126,11 @@ pub fn retrieve(
         return Ok(out);
     }
     TokenCounts::preload_if_none(memory.project(), memory.availability());
-    out.log = super::sync_for_hook(&mut memory)?;
+    let context = Context::cached(memory.project());
+    out.log = super::sync_for_hook(&mut memory, &super::focus_of(&context))?;
     let composed = compose(
         &memory,
+        context,
         &config,
         payload.session_id.as_deref(),
         payload.agent,
@@ -173,15 +175,16 @@ struct Composed {
 }
 
 /// The block a session of `agent` (`current`, when it has an id) starting
-/// now is given: the hook's own choice, recorded nowhere.
+/// now in the git `context` is given: the hook's own choice, recorded
+/// nowhere.
 fn compose(
     memory: &Memory,
+    context: Context,
     config: &crate::config::Retrieval,
     current: Option<&str>,
     agent: crate::agents::Agent,
 ) -> Result<Composed> {
     let project = memory.project();
-    let context = Context::cached(project);
     let query = context.query();
     let vector = cached_query_vector(project, &query, memory.availability());
     let sessions = left_off_sessions(memory, &context, current, config)?;
@@ -266,7 +269,8 @@ pub struct PreviewLine {
 /// What a session of `agent` starting now in `memory`'s project is given.
 pub fn preview(memory: &Memory, agent: crate::agents::Agent) -> Result<Preview> {
     let config = memory.config().retrieval.clone();
-    let composed = compose(memory, &config, None, agent)?;
+    let context = Context::cached(memory.project());
+    let composed = compose(memory, context, &config, None, agent)?;
     let fits: HashSet<&str> = composed.block.cited.iter().map(String::as_str).collect();
     let files = composed.context.changed_files.len();
     let sections = section_titles()

@@ -38,10 +38,11 @@ use crate::memory::rank::fusion::{fuse, Hit, Mode};
 use crate::memory::rank::query_model::QueryModel;
 use crate::model::{locate, Availability, SearchPaths};
 use crate::project::Project;
-pub use index::Embedding;
+pub use index::{Embedding, Focus};
 pub use requests::{ItemRef, RecallOptions, RecallRequest, RememberRequest, RewriteRequest};
 pub use syncing::{
-    Progress, Refresh, SyncPolicy, EMBED_NOW_LIMIT, NO_PROGRESS, SESSION_START_FILES,
+    Progress, Refresh, SyncPolicy, EMBED_NOW_LIMIT, HOOK_JUDGE_TEXTS, NO_PROGRESS,
+    SESSION_START_FILES,
 };
 
 /// A recall's answer, as MCP and Node give it (the CLI prints the same mode

@@ -4,7 +4,7 @@
 //! scope), and how many new items it embeds before it returns
 //! ([`Embedding`]).
 
-use crate::memory::index::{Embedding, SyncPlan};
+use crate::memory::index::{Embedding, Focus, SyncPlan};
 use crate::model::Availability;
 
 /// Items a one-shot command (`recall`, `status`) embeds before it answers:
@@ -12,11 +12,22 @@ use crate::model::Availability;
 /// pull of a teammate's week, are left to a detached sync.
 pub const EMBED_NOW_LIMIT: usize = 128;
 
-/// Changed files the session-start hook indexes itself, lexically (a hand
-/// edit, a session the worker has not indexed). More, as after a pull, are
-/// left to its detached half: 20 pulled session files added about 38 ms to
-/// a session start (one run of bench/team.py, on a busy machine).
+/// New session files a hook's sync indexes itself, lexically, beside every
+/// knowledge file and every file indexed before that changed or went (so
+/// that no removed text is given). More, as after a pull, are left to the
+/// session start's detached half, those the answer needs first taken now
+/// ([`Focus`]): 20 pulled session files added about 38 ms to a session
+/// start (one run of bench/team.py, on a busy machine).
 pub const SESSION_START_FILES: usize = 8;
+
+/// New item texts and session titles a hook's sync judges with the learned
+/// check before it answers, embedded by the built-in encoder (about 20 ms
+/// to load its tokenizer, then some 50 texts a second a core) and not
+/// stored: the detached half embeds them on ONNX Runtime. Without this an
+/// item written since the last sync would reach agents one session late,
+/// since no item the check has not read is given. Beyond it they wait, and
+/// the hook log says how many.
+pub const HOOK_JUDGE_TEXTS: usize = 24;
 
 /// How much of the markdown a sync checks for changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,53 +62,72 @@ enum Scope {
     Rebuild,
 }
 
-/// How a sync runs: its scope and its [`Embedding`], chosen by the caller.
+/// How a sync runs: its scope and its [`Embedding`], chosen by the caller,
+/// and for a hook what its answer is about ([`SyncPolicy::focused`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SyncPolicy {
+pub struct SyncPolicy<'f> {
     scope: Scope,
     embedding: Embedding,
+    focus: Option<&'f Focus>,
 }
 
-impl SyncPolicy {
+impl SyncPolicy<'static> {
     /// A hook's: the folders' stamp trusted, at most
     /// [`SESSION_START_FILES`] changed files, nothing embedded.
-    pub const HOOK: SyncPolicy = SyncPolicy {
+    pub const HOOK: SyncPolicy<'static> = SyncPolicy {
         scope: Scope::Hook(Refresh::Stamped),
         embedding: Embedding::Later,
+        focus: None,
     };
     /// [`SyncPolicy::HOOK`] with every file listed (`doctor`, where an edit
     /// in place is looked for).
-    pub const HOOK_EVERY_FILE: SyncPolicy = SyncPolicy {
+    pub const HOOK_EVERY_FILE: SyncPolicy<'static> = SyncPolicy {
         scope: Scope::Hook(Refresh::EveryFile),
         embedding: Embedding::Later,
+        focus: None,
     };
     /// Every file, every new item embedded (the worker, `reindex
     /// --pending`, the detached half of a session start).
-    pub const FULL: SyncPolicy = SyncPolicy {
+    pub const FULL: SyncPolicy<'static> = SyncPolicy {
         scope: Scope::Full,
         embedding: Embedding::All,
+        focus: None,
     };
     /// The index built again, every item embedded. Other processes read the
     /// old index while the items are embedded, then, for the seconds the
     /// writing takes, the files written so far.
-    pub const REBUILD: SyncPolicy = SyncPolicy {
+    pub const REBUILD: SyncPolicy<'static> = SyncPolicy {
         scope: Scope::Rebuild,
         embedding: Embedding::All,
+        focus: None,
     };
 
     /// Before an answer, looking as far as `refresh`: its findings become
     /// notices (`Memory::take_notices`).
-    pub const fn answer(refresh: Refresh, embedding: Embedding) -> SyncPolicy {
+    pub const fn answer(refresh: Refresh, embedding: Embedding) -> SyncPolicy<'static> {
         SyncPolicy {
             scope: Scope::Answer(refresh),
             embedding,
+            focus: None,
         }
     }
 
     /// A one-shot command's answer: at most [`EMBED_NOW_LIMIT`] items
     /// embedded first, the rest left to a detached sync.
-    pub const fn answer_now(refresh: Refresh) -> SyncPolicy {
+    pub const fn answer_now(refresh: Refresh) -> SyncPolicy<'static> {
         SyncPolicy::answer(refresh, Embedding::AtMost(EMBED_NOW_LIMIT))
+    }
+}
+
+impl<'f> SyncPolicy<'f> {
+    /// This policy with the answer's [`Focus`]: a hook's sync that cannot
+    /// take every changed file takes its sessions first.
+    pub const fn focused(self, focus: &Focus) -> SyncPolicy<'_> {
+        SyncPolicy {
+            scope: self.scope,
+            embedding: self.embedding,
+            focus: Some(focus),
+        }
     }
 
     fn refresh(self) -> Refresh {
@@ -116,7 +146,7 @@ impl SyncPolicy {
     /// runs it: an answer's budget is kept (`own`), and a full sync of the
     /// process's own writes embeds within it, so `remember` or `forget`
     /// after a large pull does not embed the pull either.
-    pub(super) fn within(self, own: &mut Embedding) -> SyncPolicy {
+    pub(super) fn within(self, own: &mut Embedding) -> SyncPolicy<'f> {
         match (self.scope, self.embedding) {
             (Scope::Answer(_), embedding @ Embedding::AtMost(_)) => {
                 *own = embedding;
@@ -134,11 +164,17 @@ impl SyncPolicy {
         self,
         availability: &'a Availability,
         progress: Progress<'a>,
-    ) -> SyncPlan<'a> {
+    ) -> SyncPlan<'a>
+    where
+        'f: 'a,
+    {
+        let hook = matches!(self.scope, Scope::Hook(_));
         SyncPlan {
             rebuild: self.scope == Scope::Rebuild,
             quick: self.refresh() == Refresh::Stamped,
-            max_files: matches!(self.scope, Scope::Hook(_)).then_some(SESSION_START_FILES),
+            max_files: hook.then_some(SESSION_START_FILES),
+            judge_now: if hook { HOOK_JUDGE_TEXTS } else { 0 },
+            focus: self.focus,
             ..SyncPlan::new(availability, self.embedding, progress)
         }
     }

@@ -40,7 +40,7 @@ use serde::{Deserialize, Serialize};
 
 pub(crate) use mdb_check::check_data_file;
 pub(crate) use paths::{AboutFile, FileNames};
-pub use sync::Embedding;
+pub use sync::{Embedding, Focus};
 pub(crate) use sync::{learned_check, SyncPlan, SyncStats};
 
 use environment::{open_dbs, open_env, wipe, Dbs, Lease};

@@ -11,6 +11,7 @@
 //! last builds arroy's trees. A model failure changes nothing.
 mod apply;
 mod check;
+mod first;
 mod plan;
 mod titles;
 
@@ -28,6 +29,7 @@ use crate::memory::store::{list_sources, read_source, title_id, ParsedFile, Sour
 use crate::model::{embed_all, Availability, EmbeddingCache};
 use crate::project::Project;
 use crate::text::safety::learned::{self, LearnedCheck};
+pub use first::Focus;
 use plan::ItemPlan;
 
 /// How many of the items a sync adds get their vector before it returns.
@@ -58,9 +60,17 @@ pub(crate) struct SyncPlan<'a> {
     pub rebuild: bool,
     /// Called with (items embedded so far, items to embed).
     pub progress: &'a (dyn Fn(usize, usize) + Sync),
-    /// Leave the index as it is when more files than this changed (the
-    /// session-start hook, whose detached half syncs them).
+    /// New session files indexed at most, beside the knowledge and every
+    /// file indexed before that changed or went (a hook; the session
+    /// start's detached half syncs the rest): those of `focus` first.
     pub max_files: Option<usize>,
+    /// What the answer after this sync is about, when `max_files` leaves
+    /// some files for later.
+    pub focus: Option<&'a Focus>,
+    /// New item texts and titles judged now by the learned check, on
+    /// vectors of the built-in encoder that are not stored, when this sync
+    /// embeds nothing (a hook's): what changed is given at once.
+    pub judge_now: usize,
     /// Trust the folders' stamp: when no folder and no knowledge file moved
     /// since the last sync, list nothing (the hooks; see [`Stamp`]).
     pub quick: bool,
@@ -115,6 +125,8 @@ impl<'a> SyncPlan<'a> {
             rebuild: false,
             progress,
             max_files: None,
+            focus: None,
+            judge_now: 0,
             quick: false,
             batch_items: BATCH_ITEMS,
             // Not read for a sync that embeds nothing: parsing the check
@@ -147,6 +159,12 @@ pub struct SyncStats {
     pub embeddings_deferred: usize,
     /// Files left unsynced because of `max_files`.
     pub files_postponed: usize,
+    /// New item texts and titles the learned check judged on vectors
+    /// computed for it alone (`judge_now`).
+    pub judged_now: usize,
+    /// New item texts and titles left waiting for the learned check:
+    /// beyond `judge_now`, no agent is given them until a sync embeds them.
+    pub left_unjudged: usize,
     /// Items wait for vectors that this sync did not compute: a sync
     /// without limits should run.
     pub vectors_missing: bool,
@@ -203,33 +221,42 @@ impl Index {
             true => HashMap::new(),
             false => self.file_records()?,
         };
-        let mut changed = changed_files(sources, &records);
+        let changed = changed_files(sources, &records);
         if !plan.rebuild && !backfill_due && changed.is_empty() {
             self.keep_stamp(listing.stamp)?;
             return Ok(stats);
         }
-        // Too many changed files for now (a pull): left to a sync without
-        // limits, unless the index is empty (a fresh clone), whose first
-        // session start gets the knowledge and the newest sessions.
-        let limit = plan
-            .max_files
-            .filter(|&max| !plan.rebuild && changed.len() > max);
-        if limit.is_some() && !records.is_empty() {
-            stats.files_postponed = changed.len();
-            return Ok(stats);
-        }
-
         // Parse and embed before taking the write lock: embedding a pull or
         // a rebuild takes minutes, and the hooks would wait for it.
-        if let Some(max) = limit {
-            let all = changed.len();
-            changed = first_of_an_empty_index(changed, max);
-            stats.files_postponed = all - changed.len();
-        }
         let released = Released::load(project);
-        let changes = read_changes(changed, &released, &mut stats.warnings);
+        let changes = match plan.max_files.filter(|_| !plan.rebuild) {
+            // More changed than a hook indexes while the agent waits (a
+            // pull): what its answer needs first, the rest left for later.
+            Some(max) => {
+                let first = first::read_first(changed, &records, plan.focus, max, &released);
+                stats.files_postponed = first.left;
+                stats.warnings.extend(first.warnings);
+                first.changes
+            }
+            None => read_changes(changed, &released, &mut stats.warnings),
+        };
         let backfill_ahead = backfill_due && !plan.rebuild;
-        let ahead = self.embed_ahead(plan, &records, &changes, backfill_ahead, &mut stats)?;
+        let judging = self.judge_ahead(plan, &records, &changes, &mut stats)?;
+        let judged_plan;
+        let (plan, ahead) = match judging {
+            Some((check, ahead)) => {
+                judged_plan = SyncPlan {
+                    learned: Some(check),
+                    ..*plan
+                };
+                (&judged_plan, ahead)
+            }
+            None => {
+                let ahead =
+                    self.embed_ahead(plan, &records, &changes, backfill_ahead, &mut stats)?;
+                (plan, ahead)
+            }
+        };
         // Then write in transactions of about `BATCH_ITEMS` items each, so
         // that memory does not grow with the corpus.
         let batches = in_batches(changes, plan.batch_items);
@@ -383,6 +410,7 @@ impl Index {
             &mut items,
             &to_embed,
             vectors.as_deref(),
+            ahead,
             released,
         )?;
 
@@ -498,22 +526,6 @@ fn changed_files(
     gone.sort();
     out.extend(gone.into_iter().map(|k| (k.clone(), None)));
     out
-}
-
-/// What a session start syncs of a fresh clone's markdown: every knowledge
-/// file and the `max` newest session files (named by their start, so the
-/// last by name), which "Where you left off" names. The rest waits for the
-/// session start's detached half.
-fn first_of_an_empty_index(
-    changed: Vec<(String, Option<SourceFile>)>,
-    max: usize,
-) -> Vec<(String, Option<SourceFile>)> {
-    let (sessions, mut knowledge): (Vec<_>, Vec<_>) = changed
-        .into_iter()
-        .partition(|(rel, _)| rel.starts_with(crate::project::SESSIONS_PREFIX));
-    let newest = sessions.len().saturating_sub(max);
-    knowledge.extend(sessions.into_iter().skip(newest));
-    knowledge
 }
 
 /// Parses the changed files, spread over the cores (each is independent).
@@ -745,6 +757,9 @@ fn still_changed(change: &FileChange, records: &HashMap<String, FileRecord>) -> 
 enum Ahead {
     /// Nothing was embedded ahead: no model.
     Nothing,
+    /// Vectors of the built-in encoder for the learned check alone, by
+    /// text: never stored (a hook's sync, `judge_now`).
+    ToJudge(HashMap<String, Vec<f32>>),
     /// More than [`Embedding::AtMost`] items to embed: none is embedded now.
     Deferred,
     /// In the embedding cache.
@@ -763,7 +778,7 @@ fn vectors_for(
     stats: &mut SyncStats,
 ) -> Result<Option<Vec<Vec<f32>>>> {
     let by_text = match ahead {
-        Ahead::Nothing | Ahead::Deferred => return embed(plan, texts, stats),
+        Ahead::Nothing | Ahead::Deferred | Ahead::ToJudge(_) => return embed(plan, texts, stats),
         Ahead::InCache => {
             // Read back from the cache: counted when they were embedded.
             let mut now = SyncStats::default();

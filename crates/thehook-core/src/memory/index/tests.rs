@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::{Embedding, FileNames, Index, SyncPlan, SyncStats, LEXICAL_ONLY};
+use super::{Embedding, FileNames, Focus, Index, SyncPlan, SyncStats, LEXICAL_ONLY};
 use crate::model::Availability;
 use crate::project::Project;
 
@@ -530,13 +530,45 @@ fn a_sync_capped_at_n_files_leaves_a_larger_pull_for_later() {
     );
     // Without a cap, the rest.
     assert_eq!(s.sync(false).files_changed, 1);
-    // A pull of more than the cap onto an index is left for later.
+    // A pull of more than the cap onto an index: the newest now, the rest
+    // later; a session that went, and knowledge, whatever the cap.
     pull(&mut s, 4..7);
+    s.remove(".thehook/sessions/2026-01-01-0900-pulled.md");
+    s.write(CONVENTIONS, "- Use pnpm\n");
     let stats = s.index.sync(&s.project, &capped).unwrap();
-    assert_eq!((stats.files_postponed, stats.files_changed), (3, 0));
-    assert_eq!(s.sync(false).files_changed, 3);
+    assert_eq!((stats.files_postponed, stats.files_changed), (1, 4));
+    let sessions = |s: &Scenario| -> Vec<String> {
+        let sessions = s.index.sessions().unwrap().into_iter();
+        sessions.map(|r| r.path[18..28].to_string()).collect()
+    };
+    let indexed = ["2026-01-02", "2026-01-03", "2026-01-05", "2026-01-06"];
+    assert_eq!(sessions(&s), indexed);
+    assert_eq!(s.sync(false).files_changed, 1);
     let stats = s.index.sync(&s.project, &capped).unwrap();
     assert_eq!((stats.files_postponed, stats.files_changed), (0, 0));
+
+    // What the answer is about comes first: the session on its branch,
+    // then one on a file in play, older as they are.
+    for (day, branch, file) in [(7, "main", "a.rs"), (8, "feat/x", "b.rs"), (9, "main", "c.rs")] {
+        let front = format!("title: Auth\nbranch: {branch}\nfiles:\n- {file}");
+        let text = session("").replace("title: Auth", &front);
+        s.write(&format!(".thehook/sessions/2026-01-{day:02}-0900-x.md"), &text);
+    }
+    let focus = Focus {
+        branch: Some("feat/x".into()),
+        files: vec!["a.rs".into()],
+    };
+    let focused = SyncPlan {
+        max_files: Some(2),
+        focus: Some(&focus),
+        ..SyncPlan::new(&lexical, Embedding::All, &|_, _| {})
+    };
+    let stats = s.index.sync(&s.project, &focused).unwrap();
+    assert_eq!((stats.files_postponed, stats.files_changed), (1, 2));
+    let now = sessions(&s);
+    assert!(now.contains(&"2026-01-08".to_string()), "{now:?}");
+    assert!(now.contains(&"2026-01-07".to_string()), "{now:?}");
+    assert!(!now.contains(&"2026-01-09".to_string()), "{now:?}");
 }
 
 #[test]

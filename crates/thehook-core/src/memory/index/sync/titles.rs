@@ -152,21 +152,30 @@ pub(super) fn check_titles<'r>(
         }
         return Ok(());
     };
-    if matches!(ahead, Ahead::Deferred) {
-        return Ok(());
-    }
-    let texts: Vec<&str> = records
-        .iter()
-        .filter_map(|r| r.title_awaiting_check.as_deref())
-        .collect();
-    // Not items: counted in no item figure.
-    let mut uncounted = SyncStats::default();
-    let vectors = vectors_for(&plan.quiet(), ahead, &texts, &mut uncounted);
-    stats.warnings.append(&mut uncounted.warnings);
-    let Some(vectors) = vectors? else {
-        return Ok(());
+    let vectors: Vec<Option<Vec<f32>>> = match ahead {
+        Ahead::Deferred => return Ok(()),
+        // A hook's: the titles it judged now; the others wait.
+        Ahead::ToJudge(by_text) => records
+            .iter()
+            .map(|r| by_text.get(r.title_awaiting_check.as_deref()?).cloned())
+            .collect(),
+        _ => {
+            let texts: Vec<&str> = records
+                .iter()
+                .filter_map(|r| r.title_awaiting_check.as_deref())
+                .collect();
+            // Not items: counted in no item figure.
+            let mut uncounted = SyncStats::default();
+            let vectors = vectors_for(&plan.quiet(), ahead, &texts, &mut uncounted);
+            stats.warnings.append(&mut uncounted.warnings);
+            let Some(vectors) = vectors? else {
+                return Ok(());
+            };
+            vectors.into_iter().map(Some).collect()
+        }
     };
     for (record, vector) in records.into_iter().zip(vectors) {
+        let Some(vector) = vector else { continue };
         let title = record.title_awaiting_check.take().unwrap_or_default();
         match safety::judge_with_vector(check, &title, &vector, None) {
             Some(withheld) => {
