@@ -8,6 +8,8 @@ use crate::error::{Error, IoContext, Result};
 pub const THEHOOK_DIR: &str = ".thehook";
 /// The project-relative path every session file's starts with.
 pub const SESSIONS_PREFIX: &str = ".thehook/sessions/";
+/// The project-relative path every knowledge file's starts with.
+pub const KNOWLEDGE_PREFIX: &str = ".thehook/knowledge/";
 
 /// The git folder of the work tree holding `root` (its own `.git`, else the
 /// nearest ancestor's), found without starting git: a `.git` file (a linked

@@ -21,6 +21,7 @@ mod cli;
 mod docs;
 mod faults;
 mod file_hook;
+mod fresh;
 mod hooks;
 mod mcp;
 mod output;

@@ -107,11 +107,15 @@ pub fn on_file(payload: &HookPayload, project: &Project, paths: &SearchPaths) ->
         earlier: renames.earlier_names(&rel),
         defines: files::defined(&source),
     };
+    let current = payload.session_id.as_deref();
     let about = memory.index().about_file(&names, READ_AT_MOST, most)?;
-    let lines = fit(
-        &rel,
-        &choose(about, project, payload.session_id.as_deref(), &already),
-    );
+    let mut lines = fit(&rel, &choose(about, project, current, &already));
+    // A session file edited in place since the last sync: read again.
+    let cited: Vec<String> = lines.iter().map(|(_, cited)| cited.clone()).collect();
+    if super::recheck_for_hook(&mut memory, &cited)? {
+        let about = memory.index().about_file(&names, READ_AT_MOST, most)?;
+        lines = fit(&rel, &choose(about, project, current, &already));
+    }
     if lines.is_empty() {
         return said(format!("{synced}{} {rel}: nothing new", touched.tool));
     }

@@ -51,6 +51,16 @@ pub(crate) fn sync_for_hook(memory: &mut Memory, focus: &Focus) -> Result<String
     }
 }
 
+/// Checks the files an answer cites before it is given, as a hook syncs
+/// ([`Memory::recheck`]): true when one had changed and the answer is to be
+/// made again. On a full disk the answer stands as the index does.
+pub(crate) fn recheck_for_hook(memory: &mut Memory, cited: &[String]) -> Result<bool> {
+    match memory.recheck(cited, SyncPolicy::HOOK) {
+        Err(e) if e.code() == ErrorCode::DiskFull => Ok(false),
+        other => other,
+    }
+}
+
 /// What a hook's sync left, for its log line.
 fn left_for_later(stats: &SyncStats) -> String {
     let mut note = String::new();

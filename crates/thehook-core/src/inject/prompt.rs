@@ -85,7 +85,12 @@ pub fn on_prompt(payload: &HookPayload, project: &Project, paths: &SearchPaths) 
         .as_deref()
         .map(|id| Given::of(project, id));
     let already = given.as_ref().map(Given::load).unwrap_or_default();
-    let found = relevant(&memory, prompt, &context, &already)?;
+    let mut found = relevant(&memory, prompt, &context, &already)?;
+    // A session file edited in place since the last sync: found again.
+    let cited: Vec<String> = fit(&found).iter().map(|f| f.cited.clone()).collect();
+    if super::recheck_for_hook(&mut memory, &cited)? {
+        found = relevant(&memory, prompt, &context, &already)?;
+    }
     let lines = fit(&found);
     if lines.is_empty() {
         return said(format!("{}: nothing new cleared the floor", payload.agent));

@@ -128,13 +128,12 @@ pub fn retrieve(
     TokenCounts::preload_if_none(memory.project(), memory.availability());
     let context = Context::cached(memory.project());
     out.log = super::sync_for_hook(&mut memory, &super::focus_of(&context))?;
-    let composed = compose(
-        &memory,
-        context,
-        &config,
-        payload.session_id.as_deref(),
-        payload.agent,
-    )?;
+    let current = payload.session_id.as_deref();
+    let mut composed = compose(&memory, context.clone(), &config, current, payload.agent)?;
+    // A session file edited in place since the last sync: made again.
+    if super::recheck_for_hook(&mut memory, &composed.block.cited)? {
+        composed = compose(&memory, context, &config, current, payload.agent)?;
+    }
     let Composed {
         query,
         hybrid,

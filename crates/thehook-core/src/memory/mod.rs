@@ -175,6 +175,26 @@ impl Memory {
         Ok(stats)
     }
 
+    /// Brings the files an answer `cited` (`path:line` citations) up to
+    /// date before it is given, as `policy` syncs: a session file edited in
+    /// place moves no folder, so the stamp a hook trusts does not show it.
+    /// A stat and a record read each. Says whether any had changed: then
+    /// the answer is made again.
+    pub fn recheck(&mut self, cited: &[String], policy: SyncPolicy) -> Result<bool> {
+        let mut files: Vec<String> = cited
+            .iter()
+            .map(|c| c.rsplit_once(':').map_or(c.as_str(), |(path, _)| path).to_string())
+            .collect();
+        files.sort();
+        files.dedup();
+        let changed = self.index.differing(&self.project, &files)?;
+        if changed.is_empty() {
+            return Ok(false);
+        }
+        self.sync(policy.only(&changed), NO_PROGRESS)?;
+        Ok(true)
+    }
+
     /// Stops using the model for the rest of this process.
     fn fall_back_to_lexical(&mut self, problem: String, fix: Fix) {
         self.notices.push(format!(
@@ -192,9 +212,22 @@ impl Memory {
         std::mem::take(&mut self.notices)
     }
 
-    /// Hybrid search over the index as it is (callers [`Memory::sync`]
-    /// first, [`SyncPolicy::answer`], to see what changed).
+    /// Hybrid search over the index (callers [`Memory::sync`] first,
+    /// [`SyncPolicy::answer`], to see what changed), the files of the hits
+    /// checked before they are given ([`Memory::recheck`]): a session file
+    /// edited in place since the sync is read again, and searched again.
     pub fn recall(&mut self, request: &RecallRequest) -> Result<Vec<Hit>> {
+        let hits = self.search(request)?;
+        let cited: Vec<String> = hits.iter().map(|h| h.citation.clone()).collect();
+        let policy = SyncPolicy::answer(Refresh::EveryFile, self.own_embedding);
+        match self.recheck(&cited, policy)? {
+            true => self.search(request),
+            false => Ok(hits),
+        }
+    }
+
+    /// [`Memory::recall`]'s search, over the index as it is.
+    fn search(&mut self, request: &RecallRequest) -> Result<Vec<Hit>> {
         let (query, options) = (request.query.as_str(), request);
         if let (Mode::Vector, Availability::Missing { reason, fix }) =
             (options.mode, &self.availability)

@@ -69,6 +69,7 @@ pub struct SyncPolicy<'f> {
     scope: Scope,
     embedding: Embedding,
     focus: Option<&'f Focus>,
+    only: Option<&'f [String]>,
 }
 
 impl SyncPolicy<'static> {
@@ -78,6 +79,7 @@ impl SyncPolicy<'static> {
         scope: Scope::Hook(Refresh::Stamped),
         embedding: Embedding::Later,
         focus: None,
+        only: None,
     };
     /// [`SyncPolicy::HOOK`] with every file listed (`doctor`, where an edit
     /// in place is looked for).
@@ -85,6 +87,7 @@ impl SyncPolicy<'static> {
         scope: Scope::Hook(Refresh::EveryFile),
         embedding: Embedding::Later,
         focus: None,
+        only: None,
     };
     /// Every file, every new item embedded (the worker, `reindex
     /// --pending`, the detached half of a session start).
@@ -92,6 +95,7 @@ impl SyncPolicy<'static> {
         scope: Scope::Full,
         embedding: Embedding::All,
         focus: None,
+        only: None,
     };
     /// The index built again, every item embedded. Other processes read the
     /// old index while the items are embedded, then, for the seconds the
@@ -100,6 +104,7 @@ impl SyncPolicy<'static> {
         scope: Scope::Rebuild,
         embedding: Embedding::All,
         focus: None,
+        only: None,
     };
 
     /// Before an answer, looking as far as `refresh`: its findings become
@@ -109,6 +114,7 @@ impl SyncPolicy<'static> {
             scope: Scope::Answer(refresh),
             embedding,
             focus: None,
+            only: None,
         }
     }
 
@@ -122,11 +128,29 @@ impl SyncPolicy<'static> {
 impl<'f> SyncPolicy<'f> {
     /// This policy with the answer's [`Focus`]: a hook's sync that cannot
     /// take every changed file takes its sessions first.
-    pub const fn focused(self, focus: &Focus) -> SyncPolicy<'_> {
+    pub const fn focused<'g>(self, focus: &'g Focus) -> SyncPolicy<'g>
+    where
+        'f: 'g,
+    {
         SyncPolicy {
             scope: self.scope,
             embedding: self.embedding,
             focus: Some(focus),
+            only: self.only,
+        }
+    }
+
+    /// This policy for the files `rels` alone, whatever the stamp says:
+    /// those an answer cites, checked before it is given.
+    pub const fn only<'g>(self, rels: &'g [String]) -> SyncPolicy<'g>
+    where
+        'f: 'g,
+    {
+        SyncPolicy {
+            scope: self.scope,
+            embedding: self.embedding,
+            focus: self.focus,
+            only: Some(rels),
         }
     }
 
@@ -175,6 +199,7 @@ impl<'f> SyncPolicy<'f> {
             max_files: hook.then_some(SESSION_START_FILES),
             judge_now: if hook { HOOK_JUDGE_TEXTS } else { 0 },
             focus: self.focus,
+            only: self.only,
             ..SyncPlan::new(availability, self.embedding, progress)
         }
     }

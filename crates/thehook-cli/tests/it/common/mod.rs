@@ -252,6 +252,17 @@ impl Project {
         self.claude_hook("file", &payload)
     }
 
+    /// What the hook `command` answers to Claude Code's `payload` (its
+    /// stdout: empty when it adds nothing), its background half off.
+    pub fn hook_answer(&self, command: &str, payload: &serde_json::Value) -> String {
+        self.claude_hook(command, payload)
+    }
+
+    /// The hooks' log, for failure messages.
+    pub fn hook_log(&self) -> String {
+        std::fs::read_to_string(self.thehook().join("logs/hooks.log")).unwrap_or_default()
+    }
+
     /// Runs the hook `command` as Claude Code does, `payload` on stdin and
     /// its background half off; asserts it exits 0 and returns its stdout.
     fn claude_hook(&self, command: &str, payload: &serde_json::Value) -> String {

@@ -25,7 +25,9 @@ use crate::mapped_pages;
 use crate::memory::item::Item;
 use crate::memory::policy::released::Released;
 use crate::memory::session::SessionRecord;
-use crate::memory::store::{list_sources, read_source, title_id, ParsedFile, SourceFile, Stamp};
+use crate::memory::store::{
+    list_sources, read_source, source_file, title_id, ParsedFile, SourceFile, Stamp,
+};
 use crate::model::{embed_all, Availability, EmbeddingCache};
 use crate::project::Project;
 use crate::text::safety::learned::{self, LearnedCheck};
@@ -67,6 +69,9 @@ pub(crate) struct SyncPlan<'a> {
     /// What the answer after this sync is about, when `max_files` leaves
     /// some files for later.
     pub focus: Option<&'a Focus>,
+    /// Look at these files only (project-relative), not the folders: those
+    /// an answer cites, checked before it is given. The stamp is kept.
+    pub only: Option<&'a [String]>,
     /// New item texts and titles judged now by the learned check, on
     /// vectors of the built-in encoder that are not stored, when this sync
     /// embeds nothing (a hook's): what changed is given at once.
@@ -126,6 +131,7 @@ impl<'a> SyncPlan<'a> {
             progress,
             max_files: None,
             focus: None,
+            only: None,
             judge_now: 0,
             quick: false,
             batch_items: BATCH_ITEMS,
@@ -197,7 +203,7 @@ impl Index {
         // Nothing moved and no vector is due: nothing to do. With items
         // waiting for vectors and the model at hand (a recall), the sync
         // goes on to embed them or to say they wait.
-        if plan.quick && !plan.rebuild {
+        if plan.quick && !plan.rebuild && plan.only.is_none() {
             if let Some(header) = self.header()? {
                 let ready = plan.embeds();
                 let due = ready && needs_backfill(&header, plan.availability);
@@ -206,8 +212,17 @@ impl Index {
                 }
             }
         }
-        let listing = list_sources(project, &mut stats.warnings);
-        let sources = &listing.files;
+        let (sources, stamp) = match plan.only {
+            Some(rels) => {
+                let files = rels.iter().filter_map(|r| source_file(project, r));
+                (files.collect(), self.header()?.and_then(|h| h.stamp))
+            }
+            None => {
+                let listing = list_sources(project, &mut stats.warnings);
+                (listing.files, listing.stamp)
+            }
+        };
+        let sources = &sources;
         let embedding = plan.embeds();
         // Cheap check under a read transaction: most calls change nothing.
         let due = embedding
@@ -217,13 +232,14 @@ impl Index {
         let backfill_due = due && self.backfill_fits(plan, &self.env.read_txn()?)?;
         stats.vectors_missing = due && !backfill_due;
         // A rebuild writes every file again, as into an empty index.
-        let records = match plan.rebuild {
-            true => HashMap::new(),
-            false => self.file_records()?,
+        let records = match (plan.rebuild, plan.only) {
+            (true, _) => HashMap::new(),
+            (false, Some(rels)) => self.records_of(rels)?,
+            (false, None) => self.file_records()?,
         };
         let changed = changed_files(sources, &records);
         if !plan.rebuild && !backfill_due && changed.is_empty() {
-            self.keep_stamp(listing.stamp)?;
+            self.keep_stamp(stamp)?;
             return Ok(stats);
         }
         // Parse and embed before taking the write lock: embedding a pull or
@@ -271,7 +287,7 @@ impl Index {
                 plan,
                 step,
                 &ahead,
-                listing.stamp.clone(),
+                stamp.clone(),
                 &released,
                 &mut stats,
             )?;
@@ -491,6 +507,34 @@ impl Index {
             None => true,
             Some(limit) => self.keys_without_vectors(rtxn)?.len() <= limit as u64,
         })
+    }
+
+    /// The records of `rels` that the index holds.
+    fn records_of(&self, rels: &[String]) -> Result<HashMap<String, FileRecord>> {
+        let rtxn = self.env.read_txn()?;
+        let mut records = HashMap::new();
+        for rel in rels {
+            if let Some(record) = self.dbs.files.get(&rtxn, rel)? {
+                records.insert(rel.clone(), record);
+            }
+        }
+        Ok(records)
+    }
+
+    /// Those of `rels` (markdown files an answer cites) that differ from
+    /// their records: edited, gone or not indexed. A stat and a record
+    /// read each, so an answer checks what it gives, whatever the stamp
+    /// says: a session file edited in place moves no folder.
+    pub(crate) fn differing(&self, project: &Project, rels: &[String]) -> Result<Vec<String>> {
+        let records = self.records_of(rels)?;
+        Ok(rels
+            .iter()
+            .filter(|rel| {
+                let now = source_file(project, rel).map(|s| (s.size, s.mtime_ns));
+                now != records.get(*rel).map(|r| (r.size, r.mtime_ns))
+            })
+            .cloned()
+            .collect())
     }
 
     /// Every file record, read in the sync's own transaction.

@@ -75,6 +75,23 @@ pub fn list_sources(project: &Project, warnings: &mut Vec<String>) -> Listing {
     }
 }
 
+/// The markdown file `rel` (project-relative) as a listing finds it, or
+/// `None` when there is none: a single file checked without listing its
+/// folder (an answer's citations, `SyncPlan::only`).
+pub(crate) fn source_file(project: &Project, rel: &str) -> Option<SourceFile> {
+    let abs = project.root().join(rel);
+    let meta = std::fs::metadata(&abs).ok().filter(|m| m.is_file())?;
+    let markdown = rel.ends_with(".md")
+        && (rel.starts_with(crate::project::SESSIONS_PREFIX)
+            || rel.starts_with(crate::project::KNOWLEDGE_PREFIX));
+    markdown.then(|| SourceFile {
+        rel: rel.to_string(),
+        size: meta.len(),
+        mtime_ns: mtime_ns(&meta),
+        abs,
+    })
+}
+
 /// A session file and what its front matter says.
 #[derive(Debug, Clone)]
 pub struct SessionFile {
