@@ -224,3 +224,69 @@ fn memory_that_changed_reaches_the_next_hook_lexical_only() {
 fn memory_that_changed_reaches_the_next_hook_judged_by_the_learned_check() {
     every_change_reaches_the_next_hook(&Project::empty());
 }
+
+/// A pull of more sessions than a hook indexes while the agent waits: the
+/// knowledge edit and the session of this branch are given at once (the
+/// latter though it is the oldest), the log says what was left, and the
+/// detached half's full sync brings the rest.
+fn a_large_pull_gives_what_the_answer_needs_first(p: &Project) {
+    let origin = project(p);
+    let conventions = ".thehook/knowledge/conventions.md";
+    p.write(conventions, convention("kkpbase1"));
+    commit(p, "memory");
+    git(p.root(), &["push", "-q", "origin", "main"]);
+    let mut agents = Agents::new(p);
+    settle(&mut agents);
+
+    let mate = Project::empty().lexical_only();
+    let url = origin.path().to_string_lossy().into_owned();
+    git(mate.root(), &["clone", "-q", &url, "."]);
+    mate.write(conventions, convention("kkpknown"));
+    let ours = session("kkpoursx").replace("2026-11-02", "2026-10-01");
+    mate.write(".thehook/sessions/2026-10-01-0900-ours.md", ours);
+    for day in 1..=20 {
+        let token = format!("kkpother{day:02}");
+        let theirs = session(&token)
+            .replace("branch: main", "branch: feat/other")
+            .replace(SOURCE, "src/other.rs");
+        mate.write(&format!(".thehook/sessions/2026-11-{day:02}-0900-theirs.md"), theirs);
+    }
+    commit(&mate, "a teammate's week");
+    git(mate.root(), &["push", "-q", "origin", "main"]);
+    git(p.root(), &["pull", "-q", "--ff-only", "origin", "main"]);
+
+    agents.expect("pulled knowledge", "kkpknown", Some("kkpbase1"));
+    let log = p.hook_log();
+    assert!(
+        log.contains("left 13 for the background sync"),
+        "8 of 21 new sessions indexed at once:\n{log}"
+    );
+    agents.expect("this branch's session", "kkpoursx", None);
+    // What the hooks left, the session start's detached half syncs (each
+    // later hook also takes the next of them); then the oldest of the other
+    // branch's sessions is found (the session start names the 5 latest).
+    p.ok(&["reindex", "--pending"]);
+    let ask = "what is the kkpother01 scheme about?";
+    let prompt = p.prompted("after-the-full-sync", ask);
+    assert!(prompt.contains("kkpother01"), "{prompt}");
+}
+
+#[test]
+fn a_large_pull_gives_what_the_answer_needs_first_lexical_only() {
+    a_large_pull_gives_what_the_answer_needs_first(&Project::empty().lexical_only());
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "model"),
+    ignore = "needs the embedding model: scripts/test.sh"
+)]
+fn a_large_pull_gives_what_the_answer_needs_first_judged_by_the_learned_check() {
+    let p = Project::empty();
+    a_large_pull_gives_what_the_answer_needs_first(&p);
+    let log = p.hook_log();
+    assert!(
+        log.contains("wait for the safety check (not given until then)"),
+        "more new texts than a hook judges:\n{log}"
+    );
+}

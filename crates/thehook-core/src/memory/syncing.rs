@@ -26,8 +26,10 @@ pub const SESSION_START_FILES: usize = 8;
 /// stored: the detached half embeds them on ONNX Runtime. Without this an
 /// item written since the last sync would reach agents one session late,
 /// since no item the check has not read is given. Beyond it they wait, and
-/// the hook log says how many.
-pub const HOOK_JUDGE_TEXTS: usize = 24;
+/// the hook log says how many: a hand edit is a few texts, a pulled
+/// session four or five, so this is a hand edit and the first sessions of
+/// a pull, at about a quarter of a second once.
+pub const HOOK_JUDGE_TEXTS: usize = 16;
 
 /// How much of the markdown a sync checks for changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
