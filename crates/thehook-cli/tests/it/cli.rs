@@ -1101,7 +1101,10 @@ fn vector_mode_without_a_model_is_a_usage_error() {
 
 #[test]
 fn an_edit_within_the_timestamp_granularity_is_not_missed() {
-    let p = Project::demo();
+    // Lexical-only, so that the first recall ends well within the 2 s a
+    // file is not trusted: the second write below copies the first's mtime,
+    // which a real write can only do within the same clock tick.
+    let p = Project::demo().lexical_only();
     let path = p.root().join(".thehook/knowledge/racy.md");
     p.write(
         ".thehook/knowledge/racy.md",

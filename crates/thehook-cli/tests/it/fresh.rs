@@ -174,7 +174,11 @@ fn every_change_reaches_the_next_hook(p: &Project) {
     let renamed = ".thehook/sessions/2026-11-02-0900-rounding.md";
     settle(&mut agents);
     std::fs::rename(p.root().join(captured), p.root().join(renamed)).unwrap();
-    agents.expect("session renamed", "0900-rounding.md", Some("0900-invoice.md"));
+    agents.expect(
+        "session renamed",
+        "0900-rounding.md",
+        Some("0900-invoice.md"),
+    );
     settle(&mut agents);
     std::fs::remove_file(p.root().join(renamed)).unwrap();
     agents.expect("session removed", "kkpbravo", Some("kkpecho2"));
@@ -185,7 +189,10 @@ fn every_change_reaches_the_next_hook(p: &Project) {
     let mate = Project::empty().lexical_only();
     let url = origin.path().to_string_lossy().into_owned();
     git(mate.root(), &["clone", "-q", &url, "."]);
-    mate.write(".thehook/sessions/2026-11-03-1000-mate.md", session("kkpfoxtr"));
+    mate.write(
+        ".thehook/sessions/2026-11-03-1000-mate.md",
+        session("kkpfoxtr"),
+    );
     let edited = mate.read(conventions).replace("kkpbravo", "kkpgolfx");
     mate.write(conventions, edited);
     commit(&mate, "a teammate's memory");
@@ -249,7 +256,10 @@ fn a_large_pull_gives_what_the_answer_needs_first(p: &Project) {
         let theirs = session(&token)
             .replace("branch: main", "branch: feat/other")
             .replace(SOURCE, "src/other.rs");
-        mate.write(&format!(".thehook/sessions/2026-11-{day:02}-0900-theirs.md"), theirs);
+        mate.write(
+            &format!(".thehook/sessions/2026-11-{day:02}-0900-theirs.md"),
+            theirs,
+        );
     }
     commit(&mate, "a teammate's week");
     git(mate.root(), &["push", "-q", "origin", "main"]);

@@ -514,7 +514,7 @@ fn the_learned_check_withholds_what_no_rule_lists_and_review_says_why() {
     not(feature = "model"),
     ignore = "needs the embedding model: scripts/test.sh"
 )]
-fn a_session_title_is_judged_by_the_learned_check_and_a_new_one_waits_for_it() {
+fn a_session_title_is_judged_by_the_learned_check_also_when_a_hook_sees_it_first() {
     let p = project_with_model();
     plant(&p, Place::Title, &[UNLISTED]);
     p.ok(&["reindex"]);
@@ -539,8 +539,9 @@ fn a_session_title_is_judged_by_the_learned_check_and_a_new_one_waits_for_it() {
     assert!(!block.contains(&probe(UNLISTED)), "{block}");
     assert!(block.contains("Deploy fixes"), "{block}");
 
-    // A session pulled before any sync with the model: the hook shows
-    // neither its title nor what it did until the check has read them.
+    // A session pulled before any sync with the model: the hook judges its
+    // title and what it did itself, and gives the benign one at once; a
+    // planted title stays withheld, there and after the full sync.
     let title = "Staging deploy moved to node 22";
     p.write(
         ".thehook/sessions/2026-11-29-s9.md",
@@ -551,13 +552,17 @@ fn a_session_title_is_judged_by_the_learned_check_and_a_new_one_waits_for_it() {
             "The deploy needs node 22.",
         ),
     );
-    let block = p.injected();
-    assert!(!block.contains(title), "{block}");
-    assert!(!block.contains("moved the staging deploy"), "{block}");
-    p.ok(&["reindex", "--pending"]);
-    let block = p.injected();
-    assert!(block.contains(title), "{block}");
-    assert!(block.contains("moved the staging deploy"), "{block}");
+    plant(&p, Place::Title, &[UNLISTED]);
+    for sync in ["the hook's", "the full"] {
+        let block = p.injected();
+        assert!(block.contains(title), "{sync} sync: {block}");
+        assert!(
+            block.contains("moved the staging deploy"),
+            "{sync} sync: {block}"
+        );
+        assert!(!block.contains(&probe(UNLISTED)), "{sync} sync: {block}");
+        p.ok(&["reindex", "--pending"]);
+    }
 }
 
 #[test]
@@ -565,23 +570,45 @@ fn a_session_title_is_judged_by_the_learned_check_and_a_new_one_waits_for_it() {
     not(feature = "model"),
     ignore = "needs the embedding model: scripts/test.sh"
 )]
-fn a_line_the_hook_sees_first_waits_for_the_learned_check() {
+fn a_line_the_hook_sees_first_is_judged_before_it_is_given() {
     let p = project_with_model();
     plant(&p, Place::Notes, &[]);
     p.ok(&["reindex"]);
     // Arrives as a pull would, and a session starts before any sync with the
-    // model: the hook indexes it without a vector, so the check has not read it.
+    // model: the hook judges both lines on vectors of its own, the benign
+    // one is given at once, the other not.
     let notes = std::fs::read_to_string(p.root().join(".thehook/knowledge/notes.md")).unwrap();
     p.write(
         ".thehook/knowledge/notes.md",
         format!("{notes}- {UNLISTED}\n- The staging deploy needs node 20.\n"),
     );
     let block = p.injected();
+    assert!(block.contains("staging deploy needs node 20"), "{block}");
     assert!(!block.contains(&probe(UNLISTED)), "{block}");
-    assert!(!block.contains("staging deploy needs node 20"), "{block}");
-    // A sync with the model judges both: the benign line arrives, the other not.
+    // A sync with the model judges both again, on the stored vectors.
     p.ok(&["reindex", "--pending"]);
     let block = p.injected();
     assert!(block.contains("staging deploy needs node 20"), "{block}");
     assert!(!block.contains(&probe(UNLISTED)), "{block}");
+
+    // More new lines than a hook judges: those beyond wait, never given
+    // unjudged, and the full sync judges them.
+    let more: String = (1..=20)
+        .map(|n| format!("- The staging box {n} runs node {n}.\n"))
+        .collect();
+    let notes = std::fs::read_to_string(p.root().join(".thehook/knowledge/notes.md")).unwrap();
+    p.write(".thehook/knowledge/notes.md", format!("{notes}{more}"));
+    p.injected();
+    let log = std::fs::read_to_string(p.thehook().join("logs/hooks.log")).unwrap();
+    assert!(
+        log.contains("judged 16 new texts, 4 wait for the safety check"),
+        "{log}"
+    );
+    // In file order: boxes 17 to 20 wait.
+    let ask = |session: &str| p.prompted(session, "which node does staging box 19 run?");
+    let prompt = ask("before-the-full-sync");
+    assert!(!prompt.contains("box 19 runs"), "{prompt}");
+    p.ok(&["reindex", "--pending"]);
+    let prompt = ask("after-the-full-sync");
+    assert!(prompt.contains("box 19 runs"), "{prompt}");
 }

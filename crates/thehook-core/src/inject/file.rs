@@ -121,9 +121,9 @@ pub fn on_file(payload: &HookPayload, project: &Project, paths: &SearchPaths) ->
     }
     let log = synced
         + &given.as_ref().map_or(String::new(), |given| {
-        let cited: Vec<&str> = lines.iter().map(|(_, cited)| cited.as_str()).collect();
-        given.record(&Hook::File { path: rel.clone() }, &cited)
-    });
+            let cited: Vec<&str> = lines.iter().map(|(_, cited)| cited.as_str()).collect();
+            given.record(&Hook::File { path: rel.clone() }, &cited)
+        });
     let text = block(&rel, &lines);
     Ok(Added {
         log: format!(

@@ -183,7 +183,11 @@ impl Memory {
     pub fn recheck(&mut self, cited: &[String], policy: SyncPolicy) -> Result<bool> {
         let mut files: Vec<String> = cited
             .iter()
-            .map(|c| c.rsplit_once(':').map_or(c.as_str(), |(path, _)| path).to_string())
+            .map(|c| {
+                c.rsplit_once(':')
+                    .map_or(c.as_str(), |(path, _)| path)
+                    .to_string()
+            })
             .collect();
         files.sort();
         files.dedup();

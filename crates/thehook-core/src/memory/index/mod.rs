@@ -40,8 +40,8 @@ use serde::{Deserialize, Serialize};
 
 pub(crate) use mdb_check::check_data_file;
 pub(crate) use paths::{AboutFile, FileNames};
-pub use sync::{Embedding, Focus};
 pub(crate) use sync::{learned_check, SyncPlan, SyncStats};
+pub use sync::{Embedding, Focus};
 
 use environment::{open_dbs, open_env, wipe, Dbs, Lease};
 use postings::{decode_postings, encode_postings};

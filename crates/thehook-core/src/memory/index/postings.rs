@@ -1,8 +1,6 @@
 //! BM25 over the index's postings, with replies sharing the score of the
 //! question they answer.
 
-use std::collections::HashMap;
-
 use heed::WithoutTls;
 
 use super::{Filter, Header, Index};
@@ -30,56 +28,108 @@ impl Index {
         terms.sort();
         terms.dedup();
         let avg_len = header.total_len as f32 / header.n_docs.max(1) as f32;
-        let mut scores: HashMap<u32, f32> = HashMap::new();
+        // Scores by key in a dense array (keys are handed out in order, so
+        // it is as long as the index has had items): adding a posting is an
+        // index, not a hash. A session start's query meets a good share of
+        // a team's year through its common words.
+        let mut scores = Scores::new(header.next_key);
         for term in &terms {
             let Some(bytes) = self.dbs.postings.get(rtxn, term)? else {
                 continue;
             };
-            let postings = decode_postings(bytes);
-            let df = postings.len() as u32;
-            for (key, tf, len) in postings {
-                *scores.entry(key).or_insert(0.0) += bm25(tf, len, avg_len, df, header.n_docs);
+            let df = (bytes.len() / 12) as u32;
+            for (key, tf, len) in postings(bytes) {
+                scores.add(key, bm25(tf, len, avg_len, df, header.n_docs));
             }
         }
         // Replies share their question's match, found or not on their own.
         // Most projects have none: then no key is looked up.
         let mut shares = Vec::new();
         let any_replies = !self.dbs.replies.is_empty(rtxn)?;
-        for (&question, &score) in scores.iter().filter(|_| any_replies) {
+        for &question in scores.touched.iter().filter(|_| any_replies) {
             if let Some(reply) = self.dbs.replies.get(rtxn, &question)? {
-                shares.push((reply, REPLY_SHARE * score));
+                shares.push((reply, REPLY_SHARE * scores.dense[question as usize]));
             }
         }
         for (reply, share) in shares {
-            *scores.entry(reply).or_insert(0.0) += share;
+            scores.add(reply, share);
         }
-        let mut ranked: Vec<(u32, f32)> = scores.into_iter().collect();
-        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let mut ranked: Vec<(u32, f32)> = scores
+            .touched
+            .iter()
+            .map(|&key| (key, scores.dense[key as usize]))
+            .collect();
+        // Best first, ties by key; sorted a run at a time, since the filter
+        // seldom passes over more than a few.
+        let order = |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        let run = (limit * 2).max(64);
         let mut out = Vec::with_capacity(limit);
-        for (key, score) in ranked {
-            if out.len() == limit {
-                break;
+        let mut start = 0;
+        while out.len() < limit && start < ranked.len() {
+            let end = (start + run).min(ranked.len());
+            if end < ranked.len() {
+                ranked[start..].select_nth_unstable_by(end - start - 1, order);
             }
-            if let Some(item) = self.dbs.items.get(rtxn, &key)? {
-                if filter.accepts(&item) {
-                    out.push((item, score));
+            ranked[start..end].sort_by(order);
+            for &(key, score) in &ranked[start..end] {
+                if out.len() == limit {
+                    break;
+                }
+                if let Some(item) = self.dbs.items.get(rtxn, &key)? {
+                    if filter.accepts(&item) {
+                        out.push((item, score));
+                    }
                 }
             }
+            start = end;
         }
         Ok(out)
     }
 }
 
+/// BM25 scores being summed, by item key.
+struct Scores {
+    dense: Vec<f32>,
+    seen: Vec<bool>,
+    /// The keys with a score, each once, in the order first scored.
+    touched: Vec<u32>,
+}
+
+impl Scores {
+    fn new(next_key: u32) -> Scores {
+        Scores {
+            dense: vec![0.0; next_key as usize],
+            seen: vec![false; next_key as usize],
+            touched: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, key: u32, score: f32) {
+        let at = key as usize;
+        if at >= self.dense.len() {
+            // A key the header has not counted (never written so): grown.
+            self.dense.resize(at + 1, 0.0);
+            self.seen.resize(at + 1, false);
+        }
+        if !self.seen[at] {
+            self.seen[at] = true;
+            self.touched.push(key);
+        }
+        self.dense[at] += score;
+    }
+}
+
 /// Postings are packed `(key, term frequency, document length)` triples of
 /// little-endian u32, sorted by key.
+fn postings(bytes: &[u8]) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
+    bytes.chunks_exact(12).map(|c| {
+        let at = |i: usize| u32::from_le_bytes(c[i..i + 4].try_into().expect("4 bytes"));
+        (at(0), at(4), at(8))
+    })
+}
+
 pub(super) fn decode_postings(bytes: &[u8]) -> Vec<(u32, u32, u32)> {
-    bytes
-        .chunks_exact(12)
-        .map(|c| {
-            let at = |i: usize| u32::from_le_bytes(c[i..i + 4].try_into().expect("4 bytes"));
-            (at(0), at(4), at(8))
-        })
-        .collect()
+    postings(bytes).collect()
 }
 
 pub(super) fn encode_postings(postings: &[(u32, u32, u32)]) -> Vec<u8> {

@@ -283,14 +283,7 @@ impl Index {
                 first: n == 0,
                 last: n == last,
             };
-            self.apply_batch(
-                plan,
-                step,
-                &ahead,
-                stamp.clone(),
-                &released,
-                &mut stats,
-            )?;
+            self.apply_batch(plan, step, &ahead, stamp.clone(), &released, &mut stats)?;
         }
         Ok(stats)
     }
@@ -424,9 +417,11 @@ impl Index {
             &wtxn,
             plan,
             &mut items,
-            &to_embed,
-            vectors.as_deref(),
-            ahead,
+            check::Vectors {
+                embedded: &to_embed,
+                vectors: vectors.as_deref(),
+                ahead,
+            },
             released,
         )?;
 

@@ -549,10 +549,17 @@ fn a_sync_capped_at_n_files_leaves_a_larger_pull_for_later() {
 
     // What the answer is about comes first: the session on its branch,
     // then one on a file in play, older as they are.
-    for (day, branch, file) in [(7, "main", "a.rs"), (8, "feat/x", "b.rs"), (9, "main", "c.rs")] {
+    for (day, branch, file) in [
+        (7, "main", "a.rs"),
+        (8, "feat/x", "b.rs"),
+        (9, "main", "c.rs"),
+    ] {
         let front = format!("title: Auth\nbranch: {branch}\nfiles:\n- {file}");
         let text = session("").replace("title: Auth", &front);
-        s.write(&format!(".thehook/sessions/2026-01-{day:02}-0900-x.md"), &text);
+        s.write(
+            &format!(".thehook/sessions/2026-01-{day:02}-0900-x.md"),
+            &text,
+        );
     }
     let focus = Focus {
         branch: Some("feat/x".into()),

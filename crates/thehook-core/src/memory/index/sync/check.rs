@@ -19,6 +19,15 @@ use crate::memory::policy::released::Released;
 use crate::model::{self, Workload};
 use crate::text::safety::{self, learned::LearnedCheck, Rule};
 
+/// The vectors a sync judges items on: those it embedded (of `embedded`,
+/// in order; `None` without a model), and those it computed for the check
+/// alone (`Ahead::ToJudge`).
+pub(super) struct Vectors<'v> {
+    pub embedded: &'v [(u32, Item)],
+    pub vectors: Option<&'v [Vec<f32>]>,
+    pub ahead: &'v Ahead,
+}
+
 impl Index {
     /// For a sync that stores no vectors but judges now (a hook's,
     /// `judge_now`): the learned check, and vectors of the built-in encoder
@@ -63,7 +72,10 @@ impl Index {
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let vectors = encoder.embed_batched(&refs)?;
         stats.judged_now = texts.len();
-        Ok(Some((check, Ahead::ToJudge(texts.into_iter().zip(vectors).collect()))))
+        Ok(Some((
+            check,
+            Ahead::ToJudge(texts.into_iter().zip(vectors).collect()),
+        )))
     }
 
     /// Judges the items `plan` writes; returns those stored earlier that
@@ -73,11 +85,14 @@ impl Index {
         rtxn: &RoTxn<heed::WithoutTls>,
         sync: &SyncPlan,
         plan: &mut ItemPlan,
-        embedded: &[(u32, Item)],
-        vectors: Option<&[Vec<f32>]>,
-        ahead: &Ahead,
+        vectors: Vectors,
         released: &Released,
     ) -> Result<Vec<(u32, Item)>> {
+        let Vectors {
+            embedded,
+            vectors,
+            ahead,
+        } = vectors;
         let fresh: HashMap<u32, &[f32]> = embedded
             .iter()
             .map(|(key, _)| *key)
