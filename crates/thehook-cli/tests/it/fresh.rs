@@ -147,6 +147,19 @@ fn every_change_reaches_the_next_hook(p: &Project) {
     p.write(conventions, format!("{base}{}", convention("kkpbravo")));
     agents.expect("knowledge edited again", "kkpbravo", Some("kkpalpha"));
 
+    // The same size again, written by a clock that moved backwards: its
+    // mtime older than the one recorded.
+    settle(&mut agents);
+    p.write(conventions, format!("{base}{}", convention("kkpbrav2")));
+    let two_hours_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
+    let file = std::fs::File::options()
+        .write(true)
+        .open(p.root().join(conventions))
+        .unwrap();
+    file.set_modified(two_hours_ago).unwrap();
+    agents.expect("knowledge edited, clock back", "kkpbrav2", Some("kkpbravo"));
+    p.write(conventions, format!("{base}{}", convention("kkpbravo")));
+
     // A knowledge file added, renamed, removed.
     let billing = ".thehook/knowledge/billing.md";
     settle(&mut agents);
