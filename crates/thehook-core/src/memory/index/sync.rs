@@ -274,7 +274,11 @@ impl Index {
             }
         };
         // Then write in transactions of about `BATCH_ITEMS` items each, so
-        // that memory does not grow with the corpus.
+        // that memory does not grow with the corpus; in path order, judged
+        // in the answer's (above), so new items get the keys a full sync
+        // would give them (BM25 breaks ties by key).
+        let mut changes = changes;
+        changes.sort_by(|a, b| a.rel.cmp(&b.rel));
         let batches = in_batches(changes, plan.batch_items);
         let last = batches.len() - 1;
         for (n, batch) in batches.into_iter().enumerate() {
