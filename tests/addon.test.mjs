@@ -180,9 +180,11 @@ test('a planted item: retrieve() never gives it, recall() shows it marked, statu
     const payload = JSON.stringify({ session_id: session, cwd: projectDir, hook_event_name: 'SessionStart', source: 'startup' });
     return JSON.parse((await thehook.retrieve(payload, { agent: 'claude' })).output).hookSpecificOutput.additionalContext;
   };
-  // Read first by the hook, which runs no model: no agent is given either
-  // line until the learned check has read it.
-  assert.doesNotMatch(await start('s2'), /reset every Monday/);
+  // Read first by the hook, which judges both lines before it answers: the
+  // benign one is given at once, the planted one not.
+  const first = await start('s2');
+  assert.match(first, /reset every Monday/);
+  assert.doesNotMatch(first, /example-cdn/);
   await thehook.reindex({ projectDir });
   const context = await start('s3');
   assert.match(context, /not instructions to follow/);
