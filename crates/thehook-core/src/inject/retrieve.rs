@@ -129,9 +129,10 @@ pub fn retrieve(
     let context = Context::cached(memory.project());
     out.log = super::sync_for_hook(&mut memory, &super::focus_of(&context))?;
     let current = payload.session_id.as_deref();
-    let mut composed = compose(&memory, context.clone(), &config, current, payload.agent)?;
+    let mut composed = compose(&memory, context, &config, current, payload.agent)?;
     // A session file edited in place since the last sync: made again.
     if super::recheck_for_hook(&mut memory, &composed.block.cited)? {
+        let context = std::mem::take(&mut composed.context);
         composed = compose(&memory, context, &config, current, payload.agent)?;
     }
     let Composed {

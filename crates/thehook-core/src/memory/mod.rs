@@ -41,8 +41,8 @@ use crate::project::Project;
 pub use index::{Embedding, Focus};
 pub use requests::{ItemRef, RecallOptions, RecallRequest, RememberRequest, RewriteRequest};
 pub use syncing::{
-    Progress, Refresh, SyncPolicy, EMBED_NOW_LIMIT, HOOK_JUDGE_TEXTS, NO_PROGRESS,
-    SESSION_START_FILES,
+    Progress, Refresh, SyncPolicy, EMBED_NOW_LIMIT, HOOK_JUDGE_TEXTS, HOOK_NEW_SESSION_FILES,
+    NO_PROGRESS,
 };
 
 /// A recall's answer, as MCP and Node give it (the CLI prints the same mode

@@ -18,7 +18,7 @@ pub const EMBED_NOW_LIMIT: usize = 128;
 /// session start's detached half, those the answer needs first taken now
 /// ([`Focus`]): 20 pulled session files added about 38 ms to a session
 /// start (one run of bench/team.py, on a busy machine).
-pub const SESSION_START_FILES: usize = 8;
+pub const HOOK_NEW_SESSION_FILES: usize = 8;
 
 /// New item texts and session titles a hook's sync judges with the learned
 /// check before it answers, embedded by the built-in encoder (about 20 ms
@@ -41,7 +41,8 @@ pub enum Refresh {
     /// (`store::Stamp`): a new, removed or renamed file and any edit of a
     /// knowledge file are seen. An edit in place of an existing session
     /// file (by hand: capture, git and thehook's own commands write whole
-    /// files, which moves the folder's stamp) waits for the next
+    /// files, which moves the folder's stamp) is seen when an answer cites
+    /// the file (`Memory::recheck`), else by the next
     /// [`Refresh::EveryFile`]: every session start's detached half,
     /// `status`, `reindex`. For recall, which answers while an agent
     /// waits: listing a team's year of files cost it 35 of its 40 ms.
@@ -51,8 +52,8 @@ pub enum Refresh {
 /// What a sync covers: one of four.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Scope {
-    /// A hook's, while an agent waits: more than [`SESSION_START_FILES`]
-    /// changed files (a pull) are left to a later sync.
+    /// A hook's, while an agent waits: new session files beyond
+    /// [`HOOK_NEW_SESSION_FILES`] (a pull) are left to a later sync.
     Hook(Refresh),
     /// Before an answer: what the sync finds about the markdown (and the
     /// items it left unembedded) becomes the memory's notices, for the
@@ -76,7 +77,8 @@ pub struct SyncPolicy<'f> {
 
 impl SyncPolicy<'static> {
     /// A hook's: the folders' stamp trusted, at most
-    /// [`SESSION_START_FILES`] changed files, nothing embedded.
+    /// [`HOOK_NEW_SESSION_FILES`] new session files, nothing stored as a
+    /// vector, the first [`HOOK_JUDGE_TEXTS`] new texts judged.
     pub const HOOK: SyncPolicy<'static> = SyncPolicy {
         scope: Scope::Hook(Refresh::Stamped),
         embedding: Embedding::Later,
@@ -198,7 +200,7 @@ impl<'f> SyncPolicy<'f> {
         SyncPlan {
             rebuild: self.scope == Scope::Rebuild,
             quick: self.refresh() == Refresh::Stamped,
-            max_files: hook.then_some(SESSION_START_FILES),
+            max_files: hook.then_some(HOOK_NEW_SESSION_FILES),
             judge_now: if hook { HOOK_JUDGE_TEXTS } else { 0 },
             focus: self.focus,
             only: self.only,
@@ -229,9 +231,9 @@ mod tests {
     /// Each policy as the index runs it: (rebuild, quick, max files, embedding).
     #[test]
     fn each_policy_is_one_plan_for_the_index() {
-        let hook = (false, true, Some(SESSION_START_FILES), Embedding::Later);
+        let hook = (false, true, Some(HOOK_NEW_SESSION_FILES), Embedding::Later);
         assert_eq!(planned(SyncPolicy::HOOK), hook);
-        let doctor = (false, false, Some(SESSION_START_FILES), Embedding::Later);
+        let doctor = (false, false, Some(HOOK_NEW_SESSION_FILES), Embedding::Later);
         assert_eq!(planned(SyncPolicy::HOOK_EVERY_FILE), doctor);
         let recall = (false, true, None, Embedding::AtMost(EMBED_NOW_LIMIT));
         assert_eq!(planned(SyncPolicy::answer_now(Refresh::Stamped)), recall);

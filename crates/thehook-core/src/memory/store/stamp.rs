@@ -6,9 +6,10 @@
 //! A folder's mtime moves when a file in it is added, removed or renamed:
 //! what git does on checkout and pull (it writes a new file, never over the
 //! old one) and what thehook's own writes do (a temporary file renamed into
-//! place). A session file edited in place is the one change this misses;
-//! the session start's detached half and every command but recall list
-//! every file, so it is seen there. Knowledge files, which people edit in place,
+//! place). A session file edited in place is the one change this misses:
+//! every answer stats the files it cites before it is given
+//! (`Memory::recheck`), and the session start's detached half and every
+//! command but recall list every file. Knowledge files, which people edit in place,
 //! are stat'ed one by one.
 
 use std::path::Path;
