@@ -155,11 +155,11 @@ impl Given {
 
     /// [`Given::add`] for a hook, which gives its context anyway: the record
     /// is the hook's own, not memory. What failed, for the hook's log line
-    /// (empty when nothing did).
+    /// (led by "; ", empty when nothing did).
     pub(crate) fn record(&self, hook: &Hook, cited: &[&str]) -> String {
         match self.add(hook, cited) {
             Ok(()) => String::new(),
-            Err(e) => format!("could not record what was given: {e}; "),
+            Err(e) => format!("; could not record what was given: {e}"),
         }
     }
 }

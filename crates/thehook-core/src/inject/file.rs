@@ -117,9 +117,9 @@ pub fn on_file(payload: &HookPayload, project: &Project, paths: &SearchPaths) ->
         lines = fit(&rel, &choose(about, project, current, &already));
     }
     if lines.is_empty() {
-        return said(format!("{synced}{} {rel}: nothing new", touched.tool));
+        return said(format!("{} {rel}: nothing new{synced}", touched.tool));
     }
-    let log = synced
+    let notes = synced
         + &given.as_ref().map_or(String::new(), |given| {
             let cited: Vec<&str> = lines.iter().map(|(_, cited)| cited.as_str()).collect();
             given.record(&Hook::File { path: rel.clone() }, &cited)
@@ -127,7 +127,7 @@ pub fn on_file(payload: &HookPayload, project: &Project, paths: &SearchPaths) ->
     let text = block(&rel, &lines);
     Ok(Added {
         log: format!(
-            "{log}{} {rel}: {} lines, {} chars",
+            "{} {rel}: {} lines, {} chars{notes}",
             touched.tool,
             lines.len(),
             text.len()

@@ -39,12 +39,13 @@ impl Added {
 /// as it stands (the markdown written since is found once there is room).
 /// The returned note, for the hook's log line, says what the sync left for
 /// later (files, items the safety check has not read) and why it could not
-/// write; empty when it took everything.
+/// write, each part led by "; " so it follows the line's numbers; empty
+/// when it took everything.
 pub(crate) fn sync_for_hook(memory: &mut Memory, focus: &Focus) -> Result<String> {
     match memory.sync(SyncPolicy::HOOK.focused(focus), NO_PROGRESS) {
         Ok(stats) => Ok(left_for_later(&stats)),
         Err(e) if e.code() == ErrorCode::DiskFull => Ok(format!(
-            "answered from the index as it stood ({}); ",
+            "; answered from the index as it stood ({})",
             crate::transcript::first_line(&e.to_string())
         )),
         Err(e) => Err(e),
@@ -66,13 +67,13 @@ fn left_for_later(stats: &SyncStats) -> String {
     let mut note = String::new();
     if stats.files_postponed > 0 {
         note += &format!(
-            "indexed {} changed files, left {} for the background sync; ",
+            "; indexed {} changed files, left {} for the background sync",
             stats.files_changed, stats.files_postponed
         );
     }
     if stats.left_unjudged > 0 {
         note += &format!(
-            "judged {} new texts, {} wait for the safety check (not given until then); ",
+            "; judged {} new texts, {} wait for the safety check (not given until then)",
             stats.judged_now, stats.left_unjudged
         );
     }

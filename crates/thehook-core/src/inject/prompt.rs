@@ -79,7 +79,7 @@ pub fn on_prompt(payload: &HookPayload, project: &Project, paths: &SearchPaths) 
         return said("retrieval.on_prompt is off".into());
     }
     let context = Context::cached(project);
-    let mut log = super::sync_for_hook(&mut memory, &super::focus_of(&context))?;
+    let mut notes = super::sync_for_hook(&mut memory, &super::focus_of(&context))?;
     let given = payload
         .session_id
         .as_deref()
@@ -93,11 +93,14 @@ pub fn on_prompt(payload: &HookPayload, project: &Project, paths: &SearchPaths) 
     }
     let lines = fit(&found);
     if lines.is_empty() {
-        return said(format!("{}: nothing new cleared the floor", payload.agent));
+        return said(format!(
+            "{}: nothing new cleared the floor{notes}",
+            payload.agent
+        ));
     }
     if let Some(given) = &given {
         let cited: Vec<&str> = lines.iter().map(|f| f.cited.as_str()).collect();
-        log += &given.record(&Hook::Prompt, &cited);
+        notes += &given.record(&Hook::Prompt, &cited);
     }
     let mut text = format!("{HEADING}\n{}", crate::text::MEMORY_IS_DATA);
     for found in &lines {
@@ -106,7 +109,7 @@ pub fn on_prompt(payload: &HookPayload, project: &Project, paths: &SearchPaths) 
     }
     Ok(Added {
         log: format!(
-            "{log}{}: {} items, {} chars",
+            "{}: {} items, {} chars{notes}",
             payload.agent,
             lines.len(),
             text.len()

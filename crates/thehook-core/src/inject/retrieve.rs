@@ -127,7 +127,7 @@ pub fn retrieve(
     }
     TokenCounts::preload_if_none(memory.project(), memory.availability());
     let context = Context::cached(memory.project());
-    out.log = super::sync_for_hook(&mut memory, &super::focus_of(&context))?;
+    let mut notes = super::sync_for_hook(&mut memory, &super::focus_of(&context))?;
     let current = payload.session_id.as_deref();
     let mut composed = compose(&memory, context, &config, current, payload.agent)?;
     // A session file edited in place since the last sync: made again.
@@ -145,10 +145,10 @@ pub fn retrieve(
     if let Some(id) = payload.session_id.as_deref() {
         // The prompt hook gives this session only what it was not given.
         let cited: Vec<&str> = block.cited.iter().map(String::as_str).collect();
-        out.log += &Given::of(memory.project(), id).record(&Hook::Start, &cited);
+        notes += &Given::of(memory.project(), id).record(&Hook::Start, &cited);
     }
-    out.log += &format!(
-        "{}: {} items, {} chars, query {} words{}",
+    out.log = format!(
+        "{}: {} items, {} chars, query {} words{}{notes}",
         payload.agent,
         block.items,
         block.text.len(),
