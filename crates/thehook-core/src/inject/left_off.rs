@@ -12,13 +12,15 @@
 //!    fewer sessions back it is;
 //! 3. the latest sessions, for the rest.
 //!
-//! Nothing here reads a markdown file or loads a model: the session records
-//! come from the index ([`SessionRecord`]), the context from git.
+//! Nothing here reads a markdown file or loads a model: the sessions come
+//! from the index's keys ([`SessionLookup`]), the context from git.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
+use crate::error::Result;
 use crate::inject::context::{Context, BASES};
 use crate::memory::session::SessionRecord;
+use crate::memory::session_lookup::SessionLookup;
 use crate::text::clip_chars;
 
 /// A file touched by more than this share of the sessions says nothing
@@ -46,21 +48,18 @@ const MAX_LINE_CHARS: usize = 260;
 
 /// The sessions to name, best first, at most `limit`. `current` is the
 /// session starting now (a resumed session's own file is not news to it).
-pub(crate) fn rank<'s>(
-    sessions: &'s [SessionRecord],
+/// Reads the sessions it names, the branch's and those on the files in
+/// play: not every record.
+pub(crate) fn rank(
+    sessions: &impl SessionLookup,
     context: &Context,
     current: Option<&str>,
     limit: usize,
-) -> Vec<&'s SessionRecord> {
-    let mut newest: Vec<&SessionRecord> = sessions
-        .iter()
-        .filter(|s| current.is_none() || s.session_id.as_deref() != current)
-        .collect();
-    newest.sort_by(|a, b| b.date.cmp(&a.date).then_with(|| b.path.cmp(&a.path)));
-    let mut chosen: Vec<&SessionRecord> = Vec::with_capacity(limit);
-    let take = |s: &'s SessionRecord, chosen: &mut Vec<&'s SessionRecord>| {
-        if chosen.len() < limit && !chosen.iter().any(|c| c.path == s.path) {
-            chosen.push(s);
+) -> Result<Vec<SessionRecord>> {
+    let mut chosen: Vec<String> = Vec::with_capacity(limit);
+    let take = |path: &str, chosen: &mut Vec<String>| {
+        if chosen.len() < limit && !chosen.iter().any(|c| c == path) {
+            chosen.push(path.to_string());
         }
     };
     let latest_kept = LATEST_KEPT.min(limit);
@@ -71,49 +70,78 @@ pub(crate) fn rank<'s>(
     let own_branch = context.branch.as_deref().filter(|b| !BASES.contains(b));
     if let Some(branch) = own_branch {
         let share = ((limit as f32) * BRANCH_SHARE).round() as usize;
-        for s in newest
-            .iter()
-            .filter(|s| s.branch.as_deref() == Some(branch))
-            .take(share.min(ranked_slots))
-        {
-            take(s, &mut chosen);
+        for s in sessions.of_branch(branch, share.min(ranked_slots), current)? {
+            take(&s.path, &mut chosen);
         }
     }
     // 2. Sessions on the files in play.
-    let in_play = files_in_play(context);
-    if !in_play.is_empty() {
-        let touched = how_many_touched(newest.iter().copied());
-        let mut scored: Vec<(f32, usize)> = newest
-            .iter()
-            .enumerate()
-            .filter_map(|(age, s)| {
-                let score: f32 = s
-                    .files
-                    .iter()
-                    .filter_map(|f| {
-                        let weight = in_play.get(f.as_str())?;
-                        Some(weight * rarity(newest.len(), *touched.get(f.as_str())?))
-                    })
-                    .sum();
-                // Work continues a few sessions back more often than far back.
-                let recency = 1.0 / (1.0 + age as f32 / RECENCY_SESSIONS);
-                (score > 0.0).then_some((score * recency, age))
-            })
-            .collect();
-        // Best overlap first; of equals, the newer.
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        for (_, age) in scored {
-            if chosen.len() >= ranked_slots {
-                break;
-            }
-            take(newest[age], &mut chosen);
+    for path in on_files_in_play(sessions, context, current)? {
+        if chosen.len() >= ranked_slots {
+            break;
         }
+        take(&path, &mut chosen);
     }
     // 3. The latest.
-    for s in &newest {
-        take(s, &mut chosen);
+    for s in sessions.newest(limit, current)? {
+        take(&s.path, &mut chosen);
     }
-    chosen
+    let mut out = Vec::with_capacity(chosen.len());
+    for path in chosen {
+        out.extend(sessions.record(&path)?);
+    }
+    Ok(out)
+}
+
+/// The sessions that changed files now in play, best first: a file counts
+/// for more the fewer sessions touched it, a session for more the fewer
+/// sessions back it is; of equals, the newer.
+fn on_files_in_play(
+    sessions: &impl SessionLookup,
+    context: &Context,
+    current: Option<&str>,
+) -> Result<Vec<String>> {
+    let in_play = files_in_play(context);
+    if in_play.is_empty() {
+        return Ok(Vec::new());
+    }
+    // Each session on a file in play, with those files.
+    let mut on: HashMap<String, Vec<&str>> = HashMap::new();
+    for file in in_play.keys() {
+        for session in sessions.touching(file)? {
+            on.entry(session).or_default().push(file);
+        }
+    }
+    let wanted: HashSet<String> = on.keys().cloned().collect();
+    // `current`'s own file is left out of the ages, and of the counts.
+    let ages = sessions.ages(&wanted, current)?;
+    let mut touched: HashMap<&str, usize> = HashMap::new();
+    for (session, files) in &on {
+        if ages.contains_key(session) {
+            for file in files {
+                *touched.entry(file).or_default() += 1;
+            }
+        }
+    }
+    let total = sessions.count(current)?;
+    let mut scored: Vec<(f32, usize, &str)> = on
+        .iter()
+        .filter_map(|(session, files)| {
+            let (age, _) = ages.get(session)?;
+            let mut files = files.clone();
+            // One order of the sum, whatever the order they were found in.
+            files.sort_unstable();
+            let score: f32 = files
+                .iter()
+                .map(|f| in_play[f] * rarity(total, touched[f]))
+                .sum();
+            // Work continues a few sessions back more often than far back.
+            let recency = 1.0 / (1.0 + *age as f32 / RECENCY_SESSIONS);
+            (score > 0.0).then_some((score * recency, *age, session.as_str()))
+        })
+        .collect();
+    // Best overlap first; of equals, the newer.
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    Ok(scored.into_iter().map(|(_, _, s)| s.to_string()).collect())
 }
 
 /// Each file in play with the weight of where it is in play (the highest).
@@ -128,19 +156,6 @@ fn files_in_play(context: &Context) -> HashMap<&str, f32> {
         for f in files {
             let w = out.entry(f.as_str()).or_insert(weight);
             *w = w.max(weight);
-        }
-    }
-    out
-}
-
-/// How many sessions changed each file.
-pub(crate) fn how_many_touched<'s>(
-    sessions: impl IntoIterator<Item = &'s SessionRecord>,
-) -> HashMap<&'s str, usize> {
-    let mut out: HashMap<&str, usize> = HashMap::new();
-    for s in sessions {
-        for f in &s.files {
-            *out.entry(f.as_str()).or_default() += 1;
         }
     }
     out
@@ -191,10 +206,19 @@ mod tests {
         }
     }
 
-    fn names(ranked: &[&SessionRecord]) -> Vec<String> {
-        ranked
-            .iter()
-            .map(|s| s.session_id.clone().unwrap())
+    /// The ids of the sessions `rank` names, asked of the records as a list.
+    fn rank_ids(
+        sessions: &[SessionRecord],
+        context: &Context,
+        current: Option<&str>,
+        limit: usize,
+    ) -> Vec<String> {
+        let analyzer = crate::memory::analysis::lexical::Analyzer::default();
+        let list = crate::memory::session_lookup::SessionList::new(sessions, &analyzer);
+        rank(&list, context, current, limit)
+            .unwrap()
+            .into_iter()
+            .map(|s| s.session_id.unwrap())
             .collect()
     }
 
@@ -216,12 +240,12 @@ mod tests {
         };
         // Branch: 4, 2 (newest first). Files: 1 (the parser). The latest: 7, 6.
         assert_eq!(
-            names(&rank(&sessions, &context, None, 5)),
+            rank_ids(&sessions, &context, None, 5),
             ["s4", "s2", "s1", "s7", "s6"]
         );
         // The session starting now (resumed) is not named.
         assert_eq!(
-            names(&rank(&sessions, &context, Some("s4"), 3)),
+            rank_ids(&sessions, &context, Some("s4"), 3),
             ["s2", "s1", "s7"]
         );
     }
@@ -243,7 +267,7 @@ mod tests {
         // s1 shares the rare file; then the README sessions, newest first;
         // the latest (s5) keeps its slot.
         assert_eq!(
-            names(&rank(&sessions, &context, None, 4)),
+            rank_ids(&sessions, &context, None, 4),
             ["s1", "s4", "s3", "s5"]
         );
     }
@@ -260,10 +284,7 @@ mod tests {
             recent_files: vec!["src/a.rs".into()],
             ..Context::default()
         };
-        assert_eq!(
-            names(&rank(&sessions, &context, None, 3)),
-            ["s1", "s3", "s2"]
-        );
+        assert_eq!(rank_ids(&sessions, &context, None, 3), ["s1", "s3", "s2"]);
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! the files in play. An item must clear a floor of relevance to be given:
 //! a prompt about nothing memory knows adds nothing.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::agents::HookPayload;
 use crate::error::Result;
@@ -20,6 +20,7 @@ use crate::inject::Added;
 use crate::memory::index::Filter;
 use crate::memory::item::{Item, ItemKind};
 use crate::memory::session::SessionRecord;
+use crate::memory::session_lookup::{name_terms, SessionKey, SessionLookup};
 use crate::memory::Memory;
 use crate::model::SearchPaths;
 use crate::project::Project;
@@ -135,30 +136,30 @@ fn relevant(
     context: &Context,
     already: &HashSet<String>,
 ) -> Result<Vec<Found>> {
-    let sessions = memory.index().sessions()?;
-    let named = named_files(prompt);
+    let sessions = memory.index().session_lookup()?;
+    let on_named = on_named_files(&sessions, &named_files(prompt))?;
     let mut files: HashSet<String> = HashSet::new();
     let mut found: Vec<Found> = Vec::new();
-    let mut on_named: Vec<&SessionRecord> = sessions
-        .iter()
-        .filter(|s| s.files.iter().any(|f| names_file(&named, f)))
-        .filter(|s| !already.contains(&s.citation()))
-        .collect();
-    on_named.sort_by(|a, b| b.date.cmp(&a.date));
-    let on_words = by_file_words(memory, prompt, &sessions, already);
-    let sessions_found = on_named
+    let newest_named = newest_first(&sessions, &on_named)?;
+    let on_words = by_file_words(memory, &sessions, prompt)?;
+    let sessions_found = first_not_given(&sessions, newest_named, NAMED_FILE_SESSIONS, already)?
         .into_iter()
-        .take(NAMED_FILE_SESSIONS)
-        .chain(on_words.into_iter().take(FILE_WORD_SESSIONS));
+        .chain(first_not_given(
+            &sessions,
+            on_words,
+            FILE_WORD_SESSIONS,
+            already,
+        )?);
     for s in sessions_found {
         if files.insert(s.path.clone()) {
             found.push(Found {
-                line: left_off::line(s),
+                line: left_off::line(&s),
                 cited: s.citation(),
             });
         }
     }
-    for item in by_words(memory, prompt, context, &sessions, &named, already)? {
+    let in_play = on_files(&sessions, &context.changed_files)?;
+    for item in by_words(memory, prompt, &on_named, &in_play, already)? {
         if files.insert(item.path.clone()) {
             found.push(Found {
                 line: crate::inject::block::cited_line(&item, true, MAX_ITEM_CHARS),
@@ -169,63 +170,110 @@ fn relevant(
     Ok(found)
 }
 
+/// The session files that changed a file the prompt names (`named`: the
+/// same path, or a path ending in it at a folder boundary).
+fn on_named_files(sessions: &impl SessionLookup, named: &[&str]) -> Result<HashSet<String>> {
+    let mut files = Vec::new();
+    for n in named {
+        let n = n.trim_start_matches("./");
+        files.extend(sessions.files_ending(n)?.into_iter().map(|f| f.path));
+    }
+    on_files(sessions, &files)
+}
+
+/// The session files that changed any of `files`.
+fn on_files(sessions: &impl SessionLookup, files: &[String]) -> Result<HashSet<String>> {
+    let mut out = HashSet::new();
+    for file in files {
+        out.extend(sessions.touching(file)?);
+    }
+    Ok(out)
+}
+
+/// `paths`, the newest first (of one date, by path).
+fn newest_first(sessions: &impl SessionLookup, paths: &HashSet<String>) -> Result<Vec<String>> {
+    let mut keys: Vec<SessionKey> = sessions
+        .ages(paths, None)?
+        .into_values()
+        .map(|(_, key)| key)
+        .collect();
+    keys.sort_by(|a, b| b.date.cmp(&a.date).then_with(|| a.path.cmp(&b.path)));
+    Ok(keys.into_iter().map(|k| k.path).collect())
+}
+
+/// The records of the first `n` of `paths` whose session was not given
+/// to this one already.
+fn first_not_given(
+    sessions: &impl SessionLookup,
+    paths: Vec<String>,
+    n: usize,
+    already: &HashSet<String>,
+) -> Result<Vec<SessionRecord>> {
+    let mut out = Vec::with_capacity(n);
+    for path in paths {
+        if out.len() >= n {
+            break;
+        }
+        out.extend(
+            sessions
+                .record(&path)?
+                .filter(|s| !already.contains(&s.citation())),
+        );
+    }
+    Ok(out)
+}
+
 /// Sessions that changed a file whose name the prompt says in words ("the
 /// rewind command" and `cmd/rewind.go`, "manual commit hooks" and
 /// `manual_commit_hooks.go`): every word of the file's name is in the
 /// prompt, and few sessions touched it (a file everyone touches says
 /// nothing). Best first: the rarer the files, the more of them, the newer.
-fn by_file_words<'s>(
+fn by_file_words(
     memory: &Memory,
+    sessions: &impl SessionLookup,
     prompt: &str,
-    sessions: &'s [SessionRecord],
-    already: &HashSet<String>,
-) -> Vec<&'s SessionRecord> {
+) -> Result<Vec<String>> {
     let analyzer = memory.analyzer();
     let words: HashSet<String> = analyzer.terms(prompt).into_iter().collect();
-    let touched = left_off::how_many_touched(sessions);
-    let most = ((sessions.len() as f32 * RARE_FILE_SHARE).ceil() as usize).max(1);
-    let said: HashMap<&str, f32> = touched
-        .iter()
-        .filter(|(_, n)| **n <= most)
-        .filter(|(f, _)| {
-            let stem = f.rsplit('/').next().unwrap_or(f);
-            let stem = stem.split('.').next().unwrap_or(stem);
-            let terms = analyzer.terms(stem);
-            !terms.is_empty() && terms.iter().all(|t| words.contains(t))
-        })
-        .map(|(f, n)| (*f, left_off::rarity(sessions.len(), *n)))
-        .collect();
-    if said.is_empty() {
-        return Vec::new();
+    let total = sessions.count(None)?;
+    let most = ((total as f32 * RARE_FILE_SHARE).ceil() as usize).max(1);
+    let mut said: BTreeMap<String, f32> = BTreeMap::new();
+    for word in &words {
+        for file in sessions.files_named_with(word)? {
+            let terms = name_terms(analyzer, &file.path);
+            let all_said = !terms.is_empty() && terms.iter().all(|t| words.contains(t));
+            if file.sessions <= most && all_said {
+                said.insert(file.path, left_off::rarity(total, file.sessions));
+            }
+        }
     }
-    let mut scored: Vec<(f32, &SessionRecord)> = sessions
-        .iter()
-        .filter(|s| !already.contains(&s.citation()))
-        .filter_map(|s| {
-            let score: f32 = s.files.iter().filter_map(|f| said.get(f.as_str())).sum();
-            (score > 0.0).then_some((score, s))
-        })
+    let mut scores: HashMap<String, f32> = HashMap::new();
+    // In file order, so that the sums do not depend on the order found.
+    for (file, rarity) in &said {
+        for session in sessions.touching(file)? {
+            *scores.entry(session).or_default() += rarity;
+        }
+    }
+    let wanted: HashSet<String> = scores.keys().cloned().collect();
+    let mut scored: Vec<(f32, SessionKey)> = sessions
+        .ages(&wanted, None)?
+        .into_values()
+        .map(|(_, key)| (scores[&key.path], key))
         .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| b.1.date.cmp(&a.1.date)));
-    scored.into_iter().map(|(_, s)| s).collect()
-}
-
-/// Whether `file` (repository-relative) is one the prompt names: the same
-/// path, or a path ending in the named one at a folder boundary.
-fn names_file(named: &[&str], file: &str) -> bool {
-    named.iter().any(|n| {
-        let n = n.trim_start_matches("./");
-        file == n || file.ends_with(&format!("/{n}"))
-    })
+    scored.sort_by(|a, b| {
+        b.0.total_cmp(&a.0)
+            .then_with(|| b.1.date.cmp(&a.1.date))
+            .then_with(|| a.1.path.cmp(&b.1.path))
+    });
+    Ok(scored.into_iter().map(|(_, key)| key.path).collect())
 }
 
 /// Items that share the prompt's words, above the floor, best first.
 fn by_words(
     memory: &Memory,
     prompt: &str,
-    context: &Context,
-    sessions: &[SessionRecord],
-    named: &[&str],
+    on_named: &HashSet<String>,
+    in_play: &HashSet<String>,
     already: &HashSet<String>,
 ) -> Result<Vec<Item>> {
     let query = clip_chars(prompt, MAX_QUERY_CHARS);
@@ -239,17 +287,19 @@ fn by_words(
         return Ok(Vec::new());
     };
     // Items of sessions on a file the prompt names, or on one in play, rank higher.
-    let in_play: HashSet<&str> = context.changed_files.iter().map(String::as_str).collect();
-    let boost: HashMap<&str, f32> = sessions
-        .iter()
-        .filter_map(|s| {
-            let names = s.files.iter().any(|f| names_file(named, f));
-            let plays = s.files.iter().any(|f| in_play.contains(f.as_str()));
-            let b = if names { NAMED_FILE_BOOST } else { 0.0 }
-                + if plays { IN_PLAY_BOOST } else { 0.0 };
-            (b > 0.0).then_some((s.path.as_str(), b))
-        })
-        .collect();
+    let boost = |path: &str| {
+        let names = if on_named.contains(path) {
+            NAMED_FILE_BOOST
+        } else {
+            0.0
+        };
+        let plays = if in_play.contains(path) {
+            IN_PLAY_BOOST
+        } else {
+            0.0
+        };
+        names + plays
+    };
     let mut scored: Vec<(f32, Item)> = candidates
         .into_iter()
         .filter(|(item, score)| {
@@ -267,7 +317,7 @@ fn by_words(
                 && !already.contains(&item.citation())
         })
         .map(|(item, score)| {
-            let b = boost.get(item.path.as_str()).copied().unwrap_or(0.0);
+            let b = boost(&item.path);
             (score / best * (1.0 + b), item)
         })
         .collect();

@@ -347,11 +347,8 @@ fn left_off_sessions(
     if config.left_off == 0 || !config.include.contains(&Include::Sessions) {
         return Ok(Vec::new());
     }
-    let sessions = memory.index().sessions()?;
-    Ok(left_off::rank(&sessions, context, current, config.left_off)
-        .into_iter()
-        .cloned()
-        .collect())
+    let sessions = memory.index().session_lookup()?;
+    left_off::rank(&sessions, context, current, config.left_off)
 }
 
 /// The files of the sessions "Where you left off" names: their conventions,

@@ -22,6 +22,7 @@ pub mod policy;
 pub mod rank;
 mod requests;
 pub mod session;
+pub(crate) mod session_lookup;
 pub mod shared;
 pub mod store;
 mod syncing;

@@ -7,6 +7,7 @@ use std::fmt::Write;
 use arroy::distances::BinaryQuantizedCosine;
 
 use super::{decode_postings, Index, TREES_INDEX};
+use crate::memory::session_lookup::SessionKey;
 
 impl Index {
     /// Every database, in key order.
@@ -72,6 +73,25 @@ impl Index {
             };
             writeln!(out, "  {}", link.replace('\0', " -> ")).unwrap();
         }
+        out.push_str("session_dates:\n");
+        for entry in self.dbs.session_dates.iter(&rtxn).expect("session dates") {
+            let (key, value) = entry.expect("session date");
+            let value = shown(postcard::from_bytes(value).expect("a session key"));
+            writeln!(out, "  {} = {value}", key.replace('\0', " | ")).unwrap();
+        }
+        out.push_str("session_keys:\n");
+        for entry in self.dbs.session_keys.iter(&rtxn).expect("session keys") {
+            let (key, value) = entry.expect("session key");
+            let value = match key.as_bytes().first() {
+                Some(b't') => format!(
+                    " = {}",
+                    u32::from_le_bytes(value.try_into().expect("a count"))
+                ),
+                Some(b'b') => format!(" = {}", shown(postcard::from_bytes(value).expect("a key"))),
+                _ => String::new(),
+            };
+            writeln!(out, "  {}{value}", key.replace('\0', " | ")).unwrap();
+        }
         match arroy::Reader::<BinaryQuantizedCosine>::open(&rtxn, TREES_INDEX, self.dbs.trees) {
             Ok(reader) => {
                 let ids: Vec<u32> = reader.item_ids().iter().collect();
@@ -96,4 +116,14 @@ impl Index {
         }
         out
     }
+}
+
+/// A session's key as a dump line shows it after its date and path.
+fn shown(key: SessionKey) -> String {
+    let or_none = |s: Option<String>| s.unwrap_or_else(|| "-".into());
+    format!(
+        "id {}, branch {}",
+        or_none(key.session_id),
+        or_none(key.branch)
+    )
 }

@@ -35,6 +35,11 @@ pub(super) struct Dbs {
     pub(super) vectors: heed::Database<'static, Key, Bytes>,
     /// arroy's trees over one-bit codes of the vectors, for large indexes.
     pub(super) trees: arroy::Database<'static, BinaryQuantizedCosine>,
+    /// `<date>\0<session file>` → its key ([`super::session_keys`]).
+    pub(super) session_dates: heed::Database<'static, Str, Bytes>,
+    /// A session by branch and by id, a file by tail and by name's words
+    /// ([`super::session_keys`]).
+    pub(super) session_keys: heed::Database<'static, Str, Bytes>,
 }
 
 /// Environments open in this process, by path, with how many leases hold
@@ -96,7 +101,7 @@ impl Drop for Lease {
 pub(super) fn open_env(path: &Path) -> heed::Result<Env<WithoutTls>> {
     std::fs::create_dir_all(path)?;
     let mut options = EnvOpenOptions::new().read_txn_without_tls();
-    options.map_size(MAP_SIZE).max_dbs(12);
+    options.map_size(MAP_SIZE).max_dbs(14);
     // SAFETY: heed asks that nothing but LMDB modify the mapped files while
     // they are open, and that they not live on a network file system (where
     // LMDB's lock file does not hold). Only LMDB writes data.mdb and
@@ -127,6 +132,8 @@ pub(super) fn open_dbs(env: &Env<WithoutTls>) -> heed::Result<Dbs> {
                     dbo.open_database(rtxn, Some("replies")).ok()??,
                     dbo.open_database(rtxn, Some("paths")).ok()??,
                     dbo.open_database(rtxn, Some("trees")).ok()??,
+                    dbo.open_database(rtxn, Some("session_dates")).ok()??,
+                    dbo.open_database(rtxn, Some("session_keys")).ok()??,
                 ))
             })();
             Ok(match all {
@@ -151,6 +158,8 @@ pub(super) fn open_dbs(env: &Env<WithoutTls>) -> heed::Result<Dbs> {
                     dbo.create_database(wtxn, Some("replies"))?,
                     dbo.create_database(wtxn, Some("paths"))?,
                     dbo.create_database(wtxn, Some("trees"))?,
+                    dbo.create_database(wtxn, Some("session_dates"))?,
+                    dbo.create_database(wtxn, Some("session_keys"))?,
                 )))
             })?
             .unwrap_commit()
@@ -167,6 +176,8 @@ pub(super) fn open_dbs(env: &Env<WithoutTls>) -> heed::Result<Dbs> {
         replies: dbs.7,
         paths: dbs.8,
         trees: dbs.9,
+        session_dates: dbs.10,
+        session_keys: dbs.11,
     })
 }
 

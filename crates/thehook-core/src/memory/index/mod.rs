@@ -7,7 +7,8 @@
 //! [`environment`] (LMDB opened once per process, the databases),
 //! [`postings`] (BM25 over the postings), [`vectors`] (half-precision
 //! vectors, compared all or through arroy's trees), [`paths`] (from a file to the items and sessions about it),
-//! [`sessions`] (every session's record as one value), [`sync`] (markdown
+//! [`sessions`] (every session's record as one value), [`session_keys`]
+//! (the sessions keyed as the hooks ask for them), [`sync`] (markdown
 //! into the index), [`mdb_check`] (a damaged file found before LMDB reads
 //! it).
 
@@ -17,6 +18,7 @@ mod environment;
 mod mdb_check;
 mod paths;
 mod postings;
+mod session_keys;
 mod sessions;
 mod sync;
 #[cfg(test)]
@@ -56,7 +58,10 @@ use crate::project::Project;
 use crate::model::LEXICAL_ONLY;
 
 /// Bump when the stored layout or the analyzer changes: old indexes rebuild.
-pub(crate) const SCHEMA_VERSION: u32 = 13;
+pub(crate) const SCHEMA_VERSION: u32 = 14;
+/// The schema before, which differs only by what [`Index::upgrade`] adds:
+/// its indexes are brought up to date, not rebuilt.
+const UPGRADED_IN_PLACE: u32 = 13;
 
 /// The one arroy index in the `trees` database.
 const TREES_INDEX: u16 = 0;
@@ -247,6 +252,10 @@ impl Index {
     ) -> Result<(Index, Option<String>)> {
         match index.header()? {
             None => index.clear(fingerprint)?,
+            Some(header) if header.schema == UPGRADED_IN_PLACE => {
+                index.upgrade()?;
+                return Self::check_header(index, fingerprint, reason);
+            }
             Some(header) => {
                 if let Some(why) = stale_reason(&header, fingerprint) {
                     index.clear(fingerprint)?;
@@ -255,6 +264,28 @@ impl Index {
             }
         }
         Ok((index, reason))
+    }
+
+    /// Brings an index of [`UPGRADED_IN_PLACE`] to this schema: it lacks
+    /// only the sessions' keys, written from its sessions list. (A team's
+    /// year takes a fraction of a second; a rebuild, minutes.)
+    fn upgrade(&self) -> Result<()> {
+        let mut wtxn = self.env.write_txn()?;
+        // Another process may have upgraded it since it was read.
+        let Some(mut header) = self.dbs.header.get(&wtxn, "header")? else {
+            return Ok(());
+        };
+        if header.schema != UPGRADED_IN_PLACE {
+            return Ok(());
+        }
+        let sessions = match self.stored_sessions(&wtxn)? {
+            Some(sessions) => sessions,
+            None => self.sessions_from_records(&wtxn)?,
+        };
+        self.rebuild_session_keys(&mut wtxn, &sessions)?;
+        header.schema = SCHEMA_VERSION;
+        self.dbs.header.put(&mut wtxn, "header", &header)?;
+        Ok(wtxn.commit()?)
     }
 
     pub(crate) fn path(&self) -> &Path {

@@ -54,7 +54,8 @@ impl Index {
         Ok(out)
     }
 
-    /// Brings the list in step with `changed` (each changed session file's
+    /// Brings the list, and the keys the hooks read
+    /// ([`super::session_keys`]), in step with `changed` (each changed session file's
     /// record before and now), in the transaction that changed the
     /// records: the list as stored, those files' entries replaced, so a
     /// hook's sync of one new session does not read every record. Without
@@ -67,6 +68,7 @@ impl Index {
     ) -> Result<()> {
         let sessions = match self.stored_sessions(wtxn)? {
             Some(mut sessions) => {
+                self.update_session_keys(wtxn, changed)?;
                 let paths: std::collections::HashSet<&str> = changed
                     .iter()
                     .flat_map(|(before, now)| before.iter().chain(now))
@@ -78,7 +80,11 @@ impl Index {
                 sessions.sort_by(|a, b| a.path.cmp(&b.path));
                 sessions
             }
-            None => self.sessions_from_records(wtxn)?,
+            None => {
+                let sessions = self.sessions_from_records(wtxn)?;
+                self.rebuild_session_keys(wtxn, &sessions)?;
+                sessions
+            }
         };
         let db = self.dbs.header.remap_types::<Str, Bytes>();
         match postcard::to_allocvec(&sessions) {
@@ -92,10 +98,10 @@ impl Index {
         Ok(())
     }
 
-    /// Drops the list (an index being cleared).
+    /// Drops the list and the keys (an index being cleared).
     pub(super) fn forget_sessions(&self, wtxn: &mut RwTxn) -> Result<()> {
         let db = self.dbs.header.remap_types::<Str, Bytes>();
         db.delete(wtxn, KEY)?;
-        Ok(())
+        self.forget_session_keys(wtxn)
     }
 }

@@ -18,7 +18,7 @@ struct Scenario {
     index: Index,
     /// Each write gets the next day as its mtime: a fixed value the dump can
     /// show, old enough not to be smudged, and different from the last.
-    day: i8,
+    day: i16,
 }
 
 impl Scenario {
@@ -81,8 +81,10 @@ fn stored_vector(index: &Index, txn: &heed::RoTxn<heed::WithoutTls>, key: u32) -
     super::vectors::decode(index.dbs.vectors.get(txn, &key).unwrap().unwrap())
 }
 
-fn set_mtime(path: &Path, day: i8) {
-    let time: jiff::Timestamp = format!("2026-01-{day:02}T12:00:00Z").parse().unwrap();
+/// Noon of January's `day`th day of 2026 (past its 31st, the days after).
+fn set_mtime(path: &Path, day: i16) {
+    let start: jiff::Timestamp = "2026-01-01T12:00:00Z".parse().unwrap();
+    let time = start + jiff::SignedDuration::from_hours(24 * i64::from(day - 1));
     let file = std::fs::File::options().write(true).open(path).unwrap();
     file.set_modified(time.into()).unwrap();
 }
@@ -216,6 +218,7 @@ fn a_reply_shares_its_questions_match_while_it_follows_the_question() {
 }
 
 /// The `paths` part of the dump.
+/// The dump's links from files, and the sessions' keys.
 fn paths_part(s: &Scenario) -> String {
     let dump = s.index.dump();
     let from = dump.find("paths:\n").expect("the dump shows paths");
@@ -248,6 +251,14 @@ fn a_files_links_follow_the_items_that_name_it_and_the_sessions_that_changed_it(
       package.json -> s998232655599.thehook/sessions/2026-01-02-0900-auth.md
       src/auth/jwt.ts -> i299823264479900000000
       src/auth/jwt.ts -> s998232655599.thehook/sessions/2026-01-02-0900-auth.md
+    session_dates:
+      2026-01-02T09:00:00Z | .thehook/sessions/2026-01-02-0900-auth.md = id s-1, branch -
+    session_keys:
+      is-1 | .thehook/sessions/2026-01-02-0900-auth.md
+      tnosj.egakcap = 1
+      tst.twj/htua/crs = 1
+      wjwt | src/auth/jwt.ts
+      wpackag | package.json
     ");
     // The item is found too by the symbol a file defines, named anywhere.
     assert_eq!(
@@ -282,6 +293,12 @@ fn a_files_links_follow_the_items_that_name_it_and_the_sessions_that_changed_it(
     insta::assert_snapshot!(paths_part(&s), @r"
     paths:
       src/auth/session.ts -> s998232655599.thehook/sessions/2026-01-02-0900-auth.md
+    session_dates:
+      2026-01-02T09:00:00Z | .thehook/sessions/2026-01-02-0900-auth.md = id s-1, branch -
+    session_keys:
+      is-1 | .thehook/sessions/2026-01-02-0900-auth.md
+      tst.noisses/htua/crs = 1
+      wsession | src/auth/session.ts
     ");
     let about = s
         .index
@@ -308,10 +325,10 @@ fn a_files_links_follow_the_items_that_name_it_and_the_sessions_that_changed_it(
         .unwrap()
         .sessions
         .is_empty());
-    // Gone with the file.
+    // Gone with the file, and its keys with it.
     s.remove(SESSION);
     s.sync(false);
-    assert_eq!(paths_part(&s), "paths:\n");
+    assert_eq!(paths_part(&s), "paths:\nsession_dates:\nsession_keys:\n");
 }
 
 #[test]
@@ -701,4 +718,162 @@ fn the_stored_sessions_follow_every_change_to_a_session_file() {
     wtxn.commit().unwrap();
     assert_eq!(stored_and_records(&s).0, None);
     assert_eq!(s.index.sessions().unwrap(), records);
+}
+
+/// The hooks ask the index's keys what they once asked every record
+/// (`memory/session_lookup.rs`): seeded sessions (dates that tie, shared
+/// ids, branches, files by tail and by name), then edits and removals; at
+/// each step every question gets the answer the records give.
+#[test]
+fn the_keyed_sessions_answer_as_the_records_do() {
+    use crate::memory::session_lookup::{SessionList, SessionLookup};
+    use std::collections::HashSet;
+
+    const FILES: [&str; 9] = [
+        "src/auth/session.ts",
+        "lib/session.ts",
+        "session.ts",
+        "cmd/rewind.go",
+        "manual_commit_hooks.go",
+        "README.md",
+        "docs/rewind.md",
+        "src/a.rs",
+        "src/b.rs",
+    ];
+    const BRANCHES: [&str; 3] = ["main", "feat/x", "fix/y"];
+    let mut seed: u64 = 0x5eed_1e55;
+    let mut next = |n: usize| {
+        // xorshift64: the same sessions on every run and machine.
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    let mut s = Scenario::new();
+    let mut write_session = |s: &mut Scenario, n: usize, next: &mut dyn FnMut(usize) -> usize| {
+        let files: Vec<&str> = (0..1 + next(3)).map(|_| FILES[next(FILES.len())]).collect();
+        let list: String = files.iter().map(|f| format!("- {f}\n")).collect();
+        let branch = match next(4) {
+            3 => String::new(),
+            b => format!("branch: {}\n", BRANCHES[b]),
+        };
+        // Days and hours that repeat: dates tie.
+        let date = format!("2026-01-{:02}T{:02}:00:00Z", 1 + next(9), 9 + next(2));
+        let text = format!(
+            "---\nsession_id: s-{}\ndate: {date}\n{branch}title: Work {n}\nfiles:\n{list}---\n\
+             ## Session Summary\n- **What was done**: step {n}\n",
+            next(30)
+        );
+        s.write(
+            &format!(".thehook/sessions/2026-01-01-0900-w{n:02}.md"),
+            &text,
+        );
+    };
+    let check = |s: &Scenario, step: &str| {
+        let records = s.index.sessions().unwrap();
+        let analyzer = crate::memory::analysis::lexical::Analyzer::default();
+        let list = SessionList::new(&records, &analyzer);
+        let keyed = s.index.session_lookup().unwrap();
+        let paths: HashSet<String> = records.iter().map(|r| r.path.clone()).collect();
+        let sorted = |mut v: Vec<String>| {
+            v.sort();
+            v
+        };
+        for current in [None, Some("s-3"), Some("s-none")] {
+            let at = format!("{step}, current {current:?}");
+            assert_eq!(
+                keyed.count(current).unwrap(),
+                list.count(current).unwrap(),
+                "{at}"
+            );
+            assert_eq!(
+                keyed.newest(7, current).unwrap(),
+                list.newest(7, current).unwrap(),
+                "{at}"
+            );
+            for branch in BRANCHES {
+                assert_eq!(
+                    keyed.of_branch(branch, 4, current).unwrap(),
+                    list.of_branch(branch, 4, current).unwrap(),
+                    "{at}, {branch}"
+                );
+            }
+            assert_eq!(
+                keyed.ages(&paths, current).unwrap(),
+                list.ages(&paths, current).unwrap(),
+                "{at}"
+            );
+        }
+        for file in FILES {
+            assert_eq!(
+                sorted(keyed.touching(file).unwrap()),
+                sorted(list.touching(file).unwrap()),
+                "{step}, {file}"
+            );
+        }
+        for tail in [
+            "session.ts",
+            "auth/session.ts",
+            "rewind.go",
+            "a.rs",
+            "ession.ts",
+        ] {
+            assert_eq!(
+                keyed.files_ending(tail).unwrap(),
+                list.files_ending(tail).unwrap(),
+                "{step}, {tail}"
+            );
+        }
+        for word in ["session", "rewind", "commit", "hooks", "readme", "nothing"] {
+            assert_eq!(
+                keyed.files_named_with(word).unwrap(),
+                list.files_named_with(word).unwrap(),
+                "{step}, {word}"
+            );
+        }
+        let first = &records[0].path;
+        assert_eq!(keyed.record(first).unwrap().as_ref(), Some(&records[0]));
+        records.len()
+    };
+    for n in 0..40 {
+        write_session(&mut s, n, &mut next);
+    }
+    s.sync(false);
+    assert_eq!(check(&s, "first sync"), 40);
+    for n in (0..40).step_by(3) {
+        write_session(&mut s, n, &mut next);
+    }
+    for n in (1..40).step_by(4) {
+        s.remove(&format!(".thehook/sessions/2026-01-01-0900-w{n:02}.md"));
+    }
+    s.sync(false);
+    assert_eq!(check(&s, "edits and removals"), 30);
+    s.sync(true);
+    assert_eq!(check(&s, "a rebuild"), 30);
+}
+
+/// An index of the schema before the sessions' keys is upgraded where it
+/// stands: the same databases a sync writes, nothing rebuilt (a team's
+/// year would be minutes of embedding).
+#[test]
+fn an_index_of_the_schema_before_gets_its_session_keys_without_a_rebuild() {
+    let mut s = Scenario::new();
+    six_sessions(&mut s);
+    s.sync(false);
+    let synced = s.index.dump();
+    let mut wtxn = s.index.env.write_txn().unwrap();
+    s.index.forget_session_keys(&mut wtxn).unwrap();
+    let mut header = s.index.dbs.header.get(&wtxn, "header").unwrap().unwrap();
+    header.schema = super::UPGRADED_IN_PLACE;
+    s.index
+        .dbs
+        .header
+        .put(&mut wtxn, "header", &header)
+        .unwrap();
+    wtxn.commit().unwrap();
+    assert!(!s.index.dump().contains("session_dates:\n  2026"));
+
+    let (index, rebuilt) = Index::open(&s.project, LEXICAL_ONLY).unwrap();
+    assert_eq!(rebuilt, None, "upgraded, not rebuilt");
+    assert_eq!(index.dump(), synced);
 }

@@ -1,0 +1,372 @@
+//! The sessions keyed the ways the hooks ask for them
+//! ([`SessionLookup`]), so a session start or a prompt reads what its
+//! answer names and not every session record (decoding 7,300 of them was
+//! a third of a warm session start at a team's year). Two databases:
+//!
+//! - `session_dates`: `<date>\0<session file>` → its [`SessionKey`]: the
+//!   newest last, so "the latest" and "how many sessions back" are a walk
+//!   from the end; its length is the number of sessions.
+//! - `session_keys`, by the first byte:
+//!   `b<branch>\0<date>\0<session file>` → its key (a branch's sessions),
+//!   `i<session id>\0<session file>` (the files of one session),
+//!   `t<file, reversed>` → how many sessions changed the file, as a
+//!   little-endian u32 (a file by the tail of its path),
+//!   `w<term>\0<file>` (a file by a word of its name).
+//!
+//! The sessions that changed a file are the `paths` database's
+//! (`memory/index/paths.rs`). Both are written in the transaction that
+//! writes the records, from the same before-and-after pairs as the
+//! sessions list (`memory/index/sessions.rs`), so they never disagree.
+
+use std::collections::{HashMap, HashSet};
+
+use heed::types::DecodeIgnore;
+use heed::{RoTxn, RwTxn, WithoutTls};
+
+use super::Index;
+use crate::error::Result;
+use crate::memory::session::SessionRecord;
+use crate::memory::session_lookup::{
+    ends_with_part, name_terms, SessionKey, SessionLookup, TouchedFile,
+};
+
+/// LMDB's longest key (its default `MDB_MAXKEYSIZE`): a longer one is
+/// refused, and a session whose key would be longer is left out of the
+/// keys (a date or branch that long is no real one; a path that long is
+/// refused by the `paths` database already).
+const MAX_KEY_BYTES: usize = 511;
+/// Characters of a date kept in a key: RFC 3339 with nanoseconds and an
+/// offset is 35.
+const MAX_DATE_CHARS: usize = 64;
+
+const BRANCH: &str = "b";
+const SESSION_ID: &str = "i";
+const TAIL: &str = "t";
+const WORD: &str = "w";
+
+/// A part of a key: no NUL (which separates the parts).
+fn part(text: &str) -> String {
+    text.replace('\0', " ")
+}
+
+fn date_part(date: &str) -> String {
+    part(&crate::text::clip_chars(date, MAX_DATE_CHARS))
+}
+
+fn date_key(s: &SessionKey) -> String {
+    format!("{}\0{}", date_part(&s.date), s.path)
+}
+
+fn branch_prefix(branch: &str) -> String {
+    format!("{BRANCH}{}\0", part(branch))
+}
+
+fn id_prefix(id: &str) -> String {
+    format!("{SESSION_ID}{}\0", part(id))
+}
+
+fn tail_key(file: &str) -> String {
+    format!("{TAIL}{}", file.chars().rev().collect::<String>())
+}
+
+fn word_prefix(word: &str) -> String {
+    format!("{WORD}{}\0", part(word))
+}
+
+/// The session file a `session_dates` key names.
+fn path_of(date_key: &str) -> &str {
+    date_key.split_once('\0').map_or(date_key, |(_, path)| path)
+}
+
+fn encode(key: &SessionKey) -> Vec<u8> {
+    // Strings and options only: postcard cannot fail on them.
+    postcard::to_allocvec(key).unwrap_or_default()
+}
+
+fn decode(bytes: &[u8]) -> Option<SessionKey> {
+    postcard::from_bytes(bytes).ok()
+}
+
+/// Each file once: a session that lists a file twice changed it once.
+fn distinct(files: &[String]) -> Vec<&str> {
+    let mut seen = HashSet::new();
+    files
+        .iter()
+        .map(String::as_str)
+        .filter(|f| seen.insert(*f))
+        .collect()
+}
+
+impl Index {
+    /// The sessions as the hooks ask for them, read in one transaction.
+    pub(crate) fn session_lookup(&self) -> Result<KeyedSessions<'_>> {
+        Ok(KeyedSessions {
+            index: self,
+            rtxn: self.env.read_txn()?,
+        })
+    }
+
+    /// Brings the keys in step with `changed` (each changed session file's
+    /// record before and now).
+    pub(super) fn update_session_keys(
+        &self,
+        wtxn: &mut RwTxn,
+        changed: &[(Option<SessionRecord>, Option<SessionRecord>)],
+    ) -> Result<()> {
+        for before in changed.iter().filter_map(|(before, _)| before.as_ref()) {
+            self.remove_session_keys(wtxn, before)?;
+        }
+        for now in changed.iter().filter_map(|(_, now)| now.as_ref()) {
+            self.put_session_keys(wtxn, now)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the keys of every session in `all` afresh.
+    pub(super) fn rebuild_session_keys(
+        &self,
+        wtxn: &mut RwTxn,
+        all: &[SessionRecord],
+    ) -> Result<()> {
+        self.forget_session_keys(wtxn)?;
+        for session in all {
+            self.put_session_keys(wtxn, session)?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn forget_session_keys(&self, wtxn: &mut RwTxn) -> Result<()> {
+        self.dbs.session_dates.clear(wtxn)?;
+        self.dbs.session_keys.clear(wtxn)?;
+        Ok(())
+    }
+
+    fn put_session_keys(&self, wtxn: &mut RwTxn, session: &SessionRecord) -> Result<()> {
+        let key = SessionKey::of(session);
+        let by_date = date_key(&key);
+        if by_date.len() + key.branch.as_deref().map_or(0, str::len) + 2 > MAX_KEY_BYTES {
+            return Ok(());
+        }
+        let value = encode(&key);
+        let (dates, keys) = (self.dbs.session_dates, self.dbs.session_keys);
+        dates.put(wtxn, &by_date, &value)?;
+        if let Some(branch) = &key.branch {
+            keys.put(wtxn, &format!("{}{by_date}", branch_prefix(branch)), &value)?;
+        }
+        if let Some(id) = &key.session_id {
+            let id_key = format!("{}{}", id_prefix(id), key.path);
+            if id_key.len() <= MAX_KEY_BYTES {
+                keys.put(wtxn, &id_key, &[])?;
+            }
+        }
+        for file in distinct(&session.files) {
+            let tail = tail_key(file);
+            if tail.len() + 1 + MAX_DATE_CHARS > MAX_KEY_BYTES {
+                continue;
+            }
+            let n = keys.get(wtxn, &tail)?.map_or(0, count);
+            keys.put(wtxn, &tail, &(n + 1).to_le_bytes())?;
+            if n == 0 {
+                for word in name_terms(&self.analyzer, file) {
+                    keys.put(wtxn, &format!("{}{file}", word_prefix(&word)), &[])?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn remove_session_keys(&self, wtxn: &mut RwTxn, session: &SessionRecord) -> Result<()> {
+        let key = SessionKey::of(session);
+        let by_date = date_key(&key);
+        let (dates, keys) = (self.dbs.session_dates, self.dbs.session_keys);
+        dates.delete(wtxn, &by_date)?;
+        if let Some(branch) = &key.branch {
+            keys.delete(wtxn, &format!("{}{by_date}", branch_prefix(branch)))?;
+        }
+        if let Some(id) = &key.session_id {
+            keys.delete(wtxn, &format!("{}{}", id_prefix(id), key.path))?;
+        }
+        for file in distinct(&session.files) {
+            let tail = tail_key(file);
+            let Some(n) = keys.get(wtxn, &tail)?.map(count) else {
+                continue;
+            };
+            if n > 1 {
+                keys.put(wtxn, &tail, &(n - 1).to_le_bytes())?;
+                continue;
+            }
+            keys.delete(wtxn, &tail)?;
+            for word in name_terms(&self.analyzer, file) {
+                keys.delete(wtxn, &format!("{}{file}", word_prefix(&word)))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn count(bytes: &[u8]) -> u32 {
+    bytes.try_into().map(u32::from_le_bytes).unwrap_or_default()
+}
+
+/// [`SessionLookup`] over the index's keys, in one read transaction.
+pub(crate) struct KeyedSessions<'i> {
+    index: &'i Index,
+    rtxn: RoTxn<'i, WithoutTls>,
+}
+
+impl KeyedSessions<'_> {
+    /// The session files of `current` (a resumed session has one).
+    fn files_of(&self, current: Option<&str>) -> Result<HashSet<String>> {
+        let Some(id) = current else {
+            return Ok(HashSet::new());
+        };
+        let prefix = id_prefix(id);
+        let keys = self
+            .index
+            .dbs
+            .session_keys
+            .remap_data_type::<DecodeIgnore>();
+        let mut out = HashSet::new();
+        for entry in keys.prefix_iter(&self.rtxn, &prefix)? {
+            out.insert(entry?.0[prefix.len()..].to_string());
+        }
+        Ok(out)
+    }
+
+    fn touched(&self, file: &str) -> Result<TouchedFile> {
+        let n = self
+            .index
+            .dbs
+            .session_keys
+            .get(&self.rtxn, &tail_key(file))?
+            .map_or(0, count);
+        Ok(TouchedFile {
+            path: file.to_string(),
+            sessions: n as usize,
+        })
+    }
+}
+
+impl SessionLookup for KeyedSessions<'_> {
+    fn count(&self, current: Option<&str>) -> Result<usize> {
+        let all = self.index.dbs.session_dates.len(&self.rtxn)? as usize;
+        Ok(all.saturating_sub(self.files_of(current)?.len()))
+    }
+
+    fn newest(&self, n: usize, current: Option<&str>) -> Result<Vec<SessionKey>> {
+        let mut out = Vec::with_capacity(n);
+        for entry in self.index.dbs.session_dates.rev_iter(&self.rtxn)? {
+            if out.len() >= n {
+                break;
+            }
+            out.extend(decode(entry?.1).filter(|k| !k.is(current)));
+        }
+        Ok(out)
+    }
+
+    fn of_branch(&self, branch: &str, n: usize, current: Option<&str>) -> Result<Vec<SessionKey>> {
+        let prefix = branch_prefix(branch);
+        let mut out = Vec::with_capacity(n);
+        for entry in self
+            .index
+            .dbs
+            .session_keys
+            .rev_prefix_iter(&self.rtxn, &prefix)?
+        {
+            if out.len() >= n {
+                break;
+            }
+            out.extend(decode(entry?.1).filter(|k| !k.is(current)));
+        }
+        Ok(out)
+    }
+
+    fn touching(&self, file: &str) -> Result<Vec<String>> {
+        let prefix = format!("{file}\0s");
+        let mut out = Vec::new();
+        for entry in self.index.dbs.paths.prefix_iter(&self.rtxn, &prefix)? {
+            let link = entry?.0;
+            // `<age: 12 digits><session file>`
+            out.extend(link[prefix.len()..].get(12..).map(str::to_string));
+        }
+        Ok(out)
+    }
+
+    fn ages(
+        &self,
+        paths: &HashSet<String>,
+        current: Option<&str>,
+    ) -> Result<HashMap<String, (usize, SessionKey)>> {
+        let mut out = HashMap::with_capacity(paths.len());
+        if paths.is_empty() {
+            return Ok(out);
+        }
+        let skip = self.files_of(current)?;
+        let mut age = 0;
+        // Newest first, a value read only when asked for, until every one
+        // asked for is found.
+        for entry in self.index.dbs.session_dates.rev_iter(&self.rtxn)? {
+            let (date_key, value) = entry?;
+            let path = path_of(date_key);
+            if skip.contains(path) {
+                continue;
+            }
+            if paths.contains(path) {
+                if let Some(key) = decode(value) {
+                    out.insert(path.to_string(), (age, key));
+                }
+                if out.len() == paths.len() {
+                    break;
+                }
+            }
+            age += 1;
+        }
+        Ok(out)
+    }
+
+    fn record(&self, path: &str) -> Result<Option<SessionRecord>> {
+        Ok(self
+            .index
+            .dbs
+            .files
+            .get(&self.rtxn, path)?
+            .and_then(|r| r.session))
+    }
+
+    fn files_ending(&self, tail: &str) -> Result<Vec<TouchedFile>> {
+        let prefix = tail_key(tail);
+        let mut out = Vec::new();
+        for entry in self
+            .index
+            .dbs
+            .session_keys
+            .prefix_iter(&self.rtxn, &prefix)?
+        {
+            let (key, bytes) = entry?;
+            let file: String = key[TAIL.len()..].chars().rev().collect();
+            if ends_with_part(&file, tail) {
+                out.push(TouchedFile {
+                    path: file,
+                    sessions: count(bytes) as usize,
+                });
+            }
+        }
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+
+    fn files_named_with(&self, word: &str) -> Result<Vec<TouchedFile>> {
+        let prefix = word_prefix(word);
+        let keys = self
+            .index
+            .dbs
+            .session_keys
+            .remap_data_type::<DecodeIgnore>();
+        let mut files = Vec::new();
+        for entry in keys.prefix_iter(&self.rtxn, &prefix)? {
+            files.push(entry?.0[prefix.len()..].to_string());
+        }
+        files.sort();
+        files.iter().map(|f| self.touched(f)).collect()
+    }
+}

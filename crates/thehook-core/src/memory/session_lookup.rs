@@ -1,0 +1,215 @@
+//! The questions the hooks ask of the sessions, answered without reading
+//! every session record: the newest, a branch's, those that changed a file,
+//! the files a name or a word points at. The index answers them with a few
+//! key reads each (`memory/index/session_keys.rs`); a list of records
+//! answers them too ([`SessionList`]), for the tests and as the reference
+//! the index's answers are checked against.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+use crate::memory::session::SessionRecord;
+
+/// What orders and names a session, without its text: enough to rank it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct SessionKey {
+    /// The session file, project-relative.
+    pub(crate) path: String,
+    pub(crate) date: String,
+    pub(crate) session_id: Option<String>,
+    pub(crate) branch: Option<String>,
+}
+
+impl SessionKey {
+    pub(crate) fn of(record: &SessionRecord) -> SessionKey {
+        SessionKey {
+            path: record.path.clone(),
+            date: record.date.clone(),
+            session_id: record.session_id.clone(),
+            branch: record.branch.clone(),
+        }
+    }
+
+    /// Whether this is the session `current` (one starting or resumed now).
+    pub(crate) fn is(&self, current: Option<&str>) -> bool {
+        current.is_some() && self.session_id.as_deref() == current
+    }
+}
+
+#[cfg(test)]
+/// The newest first: by date, then by path, both descending (the order
+/// "sessions back" counts in).
+pub(crate) fn newest_first(a: &SessionKey, b: &SessionKey) -> std::cmp::Ordering {
+    b.date.cmp(&a.date).then_with(|| b.path.cmp(&a.path))
+}
+
+/// A file sessions changed, and how many of them did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TouchedFile {
+    pub(crate) path: String,
+    pub(crate) sessions: usize,
+}
+
+/// The sessions, asked the hooks' questions. "Sessions" leaves out none:
+/// a caller passes the one to leave out (`current`) where it matters.
+pub(crate) trait SessionLookup {
+    /// How many sessions there are, `current`'s own not counted.
+    fn count(&self, current: Option<&str>) -> Result<usize>;
+    /// The `n` newest, but `current`'s.
+    fn newest(&self, n: usize, current: Option<&str>) -> Result<Vec<SessionKey>>;
+    /// The `n` newest on `branch`, but `current`'s.
+    fn of_branch(&self, branch: &str, n: usize, current: Option<&str>) -> Result<Vec<SessionKey>>;
+    /// The session files that changed `file`, in no promised order.
+    fn touching(&self, file: &str) -> Result<Vec<String>>;
+    /// Of `paths`, each one's key and how many sessions are newer (its
+    /// age in sessions, `current`'s not counted); `current`'s own and
+    /// paths that are no session are left out.
+    fn ages(
+        &self,
+        paths: &HashSet<String>,
+        current: Option<&str>,
+    ) -> Result<HashMap<String, (usize, SessionKey)>>;
+    /// The record of one session file.
+    fn record(&self, path: &str) -> Result<Option<SessionRecord>>;
+    /// The files sessions changed that are `tail` or end in `/tail`.
+    fn files_ending(&self, tail: &str) -> Result<Vec<TouchedFile>>;
+    /// The files sessions changed whose name (the last part, before its
+    /// first dot) has `word` among its terms.
+    fn files_named_with(&self, word: &str) -> Result<Vec<TouchedFile>>;
+}
+
+/// Every session's record in memory: the reference [`SessionLookup`].
+#[cfg(test)]
+pub(crate) struct SessionList<'a> {
+    sessions: &'a [SessionRecord],
+    analyzer: &'a crate::memory::analysis::lexical::Analyzer,
+}
+
+#[cfg(test)]
+impl<'a> SessionList<'a> {
+    pub(crate) fn new(
+        sessions: &'a [SessionRecord],
+        analyzer: &'a crate::memory::analysis::lexical::Analyzer,
+    ) -> SessionList<'a> {
+        SessionList { sessions, analyzer }
+    }
+
+    fn sorted(&self, current: Option<&str>) -> Vec<SessionKey> {
+        let mut keys: Vec<SessionKey> = self
+            .sessions
+            .iter()
+            .map(SessionKey::of)
+            .filter(|k| !k.is(current))
+            .collect();
+        keys.sort_by(newest_first);
+        keys
+    }
+
+    fn touched(&self) -> HashMap<&str, usize> {
+        let mut out: HashMap<&str, usize> = HashMap::new();
+        for s in self.sessions {
+            let files: HashSet<&str> = s.files.iter().map(String::as_str).collect();
+            for f in files {
+                *out.entry(f).or_default() += 1;
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+impl SessionLookup for SessionList<'_> {
+    fn count(&self, current: Option<&str>) -> Result<usize> {
+        Ok(self.sorted(current).len())
+    }
+
+    fn newest(&self, n: usize, current: Option<&str>) -> Result<Vec<SessionKey>> {
+        Ok(self.sorted(current).into_iter().take(n).collect())
+    }
+
+    fn of_branch(&self, branch: &str, n: usize, current: Option<&str>) -> Result<Vec<SessionKey>> {
+        Ok(self
+            .sorted(current)
+            .into_iter()
+            .filter(|k| k.branch.as_deref() == Some(branch))
+            .take(n)
+            .collect())
+    }
+
+    fn touching(&self, file: &str) -> Result<Vec<String>> {
+        Ok(self
+            .sessions
+            .iter()
+            .filter(|s| s.files.iter().any(|f| f == file))
+            .map(|s| s.path.clone())
+            .collect())
+    }
+
+    fn ages(
+        &self,
+        paths: &HashSet<String>,
+        current: Option<&str>,
+    ) -> Result<HashMap<String, (usize, SessionKey)>> {
+        Ok(self
+            .sorted(current)
+            .into_iter()
+            .enumerate()
+            .filter(|(_, k)| paths.contains(&k.path))
+            .map(|(age, k)| (k.path.clone(), (age, k)))
+            .collect())
+    }
+
+    fn record(&self, path: &str) -> Result<Option<SessionRecord>> {
+        Ok(self.sessions.iter().find(|s| s.path == path).cloned())
+    }
+
+    fn files_ending(&self, tail: &str) -> Result<Vec<TouchedFile>> {
+        let mut out: Vec<TouchedFile> = self
+            .touched()
+            .into_iter()
+            .filter(|(f, _)| ends_with_part(f, tail))
+            .map(|(f, n)| TouchedFile {
+                path: f.to_string(),
+                sessions: n,
+            })
+            .collect();
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+
+    fn files_named_with(&self, word: &str) -> Result<Vec<TouchedFile>> {
+        let mut out: Vec<TouchedFile> = self
+            .touched()
+            .into_iter()
+            .filter(|(f, _)| name_terms(self.analyzer, f).iter().any(|t| t == word))
+            .map(|(f, n)| TouchedFile {
+                path: f.to_string(),
+                sessions: n,
+            })
+            .collect();
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+}
+
+/// Whether `file` is `tail` or ends in `/tail`.
+pub(crate) fn ends_with_part(file: &str, tail: &str) -> bool {
+    file == tail
+        || file
+            .strip_suffix(tail)
+            .is_some_and(|head| head.ends_with('/'))
+}
+
+/// The terms of a file's name: its last part before the first dot
+/// (`cmd/rewind.go` -> `rewind`, `manual_commit_hooks.go` -> `manual`,
+/// `commit`, `hooks`).
+pub(crate) fn name_terms(
+    analyzer: &crate::memory::analysis::lexical::Analyzer,
+    file: &str,
+) -> Vec<String> {
+    let stem = file.rsplit('/').next().unwrap_or(file);
+    let stem = stem.split('.').next().unwrap_or(stem);
+    analyzer.terms(stem)
+}
