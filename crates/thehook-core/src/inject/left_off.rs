@@ -75,7 +75,9 @@ pub(crate) fn rank(
         }
     }
     // 2. Sessions on the files in play.
-    for path in on_files_in_play(sessions, context, current)? {
+    // At most `ranked_slots` are read: those chosen already take no slot,
+    // and there are fewer of them than slots.
+    for path in on_files_in_play(sessions, context, current, ranked_slots)? {
         if chosen.len() >= ranked_slots {
             break;
         }
@@ -92,56 +94,85 @@ pub(crate) fn rank(
     Ok(out)
 }
 
-/// The sessions that changed files now in play, best first: a file counts
-/// for more the fewer sessions touched it, a session for more the fewer
-/// sessions back it is; of equals, the newer.
+/// The sessions that changed files now in play, best first, as many as
+/// `wanted`: a file counts for more the fewer sessions touched it, a
+/// session for more the fewer sessions back it is; of equals, the newer.
+/// Walks the sessions from the newest only until no older one could rank
+/// among the first `wanted`.
 fn on_files_in_play(
     sessions: &impl SessionLookup,
     context: &Context,
     current: Option<&str>,
+    wanted: usize,
 ) -> Result<Vec<String>> {
     let in_play = files_in_play(context);
-    if in_play.is_empty() {
+    if in_play.is_empty() || wanted == 0 {
         return Ok(Vec::new());
     }
-    // Each session on a file in play, with those files.
+    // Each session on a file in play, with those files; `current`'s own
+    // is no earlier work.
+    let own = sessions.paths_of(current)?;
     let mut on: HashMap<String, Vec<&str>> = HashMap::new();
     for file in in_play.keys() {
         for session in sessions.touching(file)? {
-            on.entry(session).or_default().push(file);
-        }
-    }
-    let wanted: HashSet<String> = on.keys().cloned().collect();
-    // `current`'s own file is left out of the ages, and of the counts.
-    let ages = sessions.ages(&wanted, current)?;
-    let mut touched: HashMap<&str, usize> = HashMap::new();
-    for (session, files) in &on {
-        if ages.contains_key(session) {
-            for file in files {
-                *touched.entry(file).or_default() += 1;
+            if !own.contains(&session) {
+                on.entry(session).or_default().push(file);
             }
         }
     }
+    let mut touched: HashMap<&str, usize> = HashMap::new();
+    for files in on.values() {
+        for file in files {
+            *touched.entry(file).or_default() += 1;
+        }
+    }
     let total = sessions.count(current)?;
-    let mut scored: Vec<(f32, usize, &str)> = on
+    let overlap: HashMap<&str, f32> = on
         .iter()
-        .filter_map(|(session, files)| {
-            let (age, _) = ages.get(session)?;
+        .map(|(session, files)| {
             let mut files = files.clone();
             // One order of the sum, whatever the order they were found in.
             files.sort_unstable();
-            let score: f32 = files
+            let score = files
                 .iter()
                 .map(|f| in_play[f] * rarity(total, touched[f]))
                 .sum();
-            // Work continues a few sessions back more often than far back.
-            let recency = 1.0 / (1.0 + *age as f32 / RECENCY_SESSIONS);
-            (score > 0.0).then_some((score * recency, *age, session.as_str()))
+            (session.as_str(), score)
         })
+        .filter(|(_, score)| *score > 0.0)
         .collect();
+    // The best overlap not met yet bounds what any older session can score.
+    let mut by_overlap: Vec<(&str, f32)> = overlap.iter().map(|(s, o)| (*s, *o)).collect();
+    by_overlap.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let mut met: HashSet<&str> = HashSet::new();
+    let mut best_unmet = 0;
+    let mut scored: Vec<(f32, usize, String)> = Vec::new();
+    // The `wanted` best scores so far, best first.
+    let mut top: Vec<f32> = Vec::with_capacity(wanted + 1);
+    sessions.walk_newest(current, &mut |age, path| {
+        // Work continues a few sessions back more often than far back.
+        let recency = |age: usize| 1.0 / (1.0 + age as f32 / RECENCY_SESSIONS);
+        if let Some((&session, &o)) = overlap.get_key_value(path) {
+            let score = o * recency(age);
+            scored.push((score, age, path.to_string()));
+            met.insert(session);
+            let at = top.partition_point(|t| *t >= score);
+            top.insert(at, score);
+            top.truncate(wanted);
+        }
+        while best_unmet < by_overlap.len() && met.contains(by_overlap[best_unmet].0) {
+            best_unmet += 1;
+        }
+        let Some(&(_, unmet)) = by_overlap.get(best_unmet) else {
+            return false;
+        };
+        // An older session scores at most `unmet * recency(age + 1)`; of
+        // equal scores the newer ranks first.
+        !(top.len() == wanted && top[wanted - 1] >= unmet * recency(age + 1))
+    })?;
     // Best overlap first; of equals, the newer.
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    Ok(scored.into_iter().map(|(_, _, s)| s.to_string()).collect())
+    Ok(scored.into_iter().map(|(_, _, s)| s).collect())
 }
 
 /// Each file in play with the weight of where it is in play (the highest).
@@ -285,6 +316,53 @@ mod tests {
             ..Context::default()
         };
         assert_eq!(rank_ids(&sessions, &context, None, 3), ["s1", "s3", "s2"]);
+    }
+
+    /// The walk stops early, once no older session can rank among those
+    /// asked for: the first ones are those a walk of every session gives.
+    #[test]
+    fn the_first_sessions_on_files_in_play_are_those_a_full_walk_gives() {
+        let mut seed: u64 = 0x1eaf_0ff;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let pool: Vec<String> = (0..25).map(|f| format!("src/f{f}.rs")).collect();
+        let sessions: Vec<SessionRecord> = (1..=400)
+            .map(|n| {
+                let files: Vec<&str> = (0..1 + next(4)).map(|_| pool[next(25)].as_str()).collect();
+                let mut s = session(n, "main", &files);
+                // Several sessions a day: ages and dates tie.
+                s.date = format!("2026-{:02}-{:02}T10:00:00Z", 1 + n / 60, 1 + (n % 60) / 3);
+                s
+            })
+            .collect();
+        let analyzer = crate::memory::analysis::lexical::Analyzer::default();
+        let list = crate::memory::session_lookup::SessionList::new(&sessions, &analyzer);
+        for round in 0..20 {
+            let context = Context {
+                uncommitted: vec![pool[next(25)].clone()],
+                branch_files: (0..next(3)).map(|_| pool[next(25)].clone()).collect(),
+                recent_files: (0..next(6)).map(|_| pool[next(25)].clone()).collect(),
+                ..Context::default()
+            };
+            let current = Some(format!("s{}", 1 + next(400)));
+            let all = on_files_in_play(&list, &context, current.as_deref(), usize::MAX).unwrap();
+            for wanted in [1, 3, 4] {
+                let first = on_files_in_play(&list, &context, current.as_deref(), wanted).unwrap();
+                assert_eq!(
+                    first[..wanted],
+                    all[..wanted],
+                    "round {round}, {wanted} wanted"
+                );
+                assert!(
+                    first.len() < all.len(),
+                    "round {round}: it walked every session"
+                );
+            }
+        }
     }
 
     #[test]

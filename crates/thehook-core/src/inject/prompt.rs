@@ -192,11 +192,7 @@ fn on_files(sessions: &impl SessionLookup, files: &[String]) -> Result<HashSet<S
 
 /// `paths`, the newest first (of one date, by path).
 fn newest_first(sessions: &impl SessionLookup, paths: &HashSet<String>) -> Result<Vec<String>> {
-    let mut keys: Vec<SessionKey> = sessions
-        .ages(paths, None)?
-        .into_values()
-        .map(|(_, key)| key)
-        .collect();
+    let mut keys = sessions.keys(paths)?;
     keys.sort_by(|a, b| b.date.cmp(&a.date).then_with(|| a.path.cmp(&b.path)));
     Ok(keys.into_iter().map(|k| k.path).collect())
 }
@@ -256,9 +252,9 @@ fn by_file_words(
     }
     let wanted: HashSet<String> = scores.keys().cloned().collect();
     let mut scored: Vec<(f32, SessionKey)> = sessions
-        .ages(&wanted, None)?
-        .into_values()
-        .map(|(_, key)| (scores[&key.path], key))
+        .keys(&wanted)?
+        .into_iter()
+        .map(|key| (scores[&key.path], key))
         .collect();
     scored.sort_by(|a, b| {
         b.0.total_cmp(&a.0)

@@ -5,7 +5,9 @@
 //! answers them too ([`SessionList`]), for the tests and as the reference
 //! the index's answers are checked against.
 
-use std::collections::{HashMap, HashSet};
+#[cfg(test)]
+use std::collections::HashMap;
+use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
@@ -63,14 +65,18 @@ pub(crate) trait SessionLookup {
     fn of_branch(&self, branch: &str, n: usize, current: Option<&str>) -> Result<Vec<SessionKey>>;
     /// The session files that changed `file`, in no promised order.
     fn touching(&self, file: &str) -> Result<Vec<String>>;
-    /// Of `paths`, each one's key and how many sessions are newer (its
-    /// age in sessions, `current`'s not counted); `current`'s own and
-    /// paths that are no session are left out.
-    fn ages(
+    /// The session files of `current` (a resumed session has one).
+    fn paths_of(&self, current: Option<&str>) -> Result<HashSet<String>>;
+    /// The keys of those of `paths` that are sessions, in no promised order.
+    fn keys(&self, paths: &HashSet<String>) -> Result<Vec<SessionKey>>;
+    /// Calls `visit` with each session file, the newest first, and its age
+    /// (how many sessions are newer, `current`'s not counted; `current`'s
+    /// own are not visited), until `visit` says to stop (false).
+    fn walk_newest(
         &self,
-        paths: &HashSet<String>,
         current: Option<&str>,
-    ) -> Result<HashMap<String, (usize, SessionKey)>>;
+        visit: &mut dyn FnMut(usize, &str) -> bool,
+    ) -> Result<()>;
     /// The record of one session file.
     fn record(&self, path: &str) -> Result<Option<SessionRecord>>;
     /// The files sessions changed that are `tail` or end in `/tail`.
@@ -147,18 +153,36 @@ impl SessionLookup for SessionList<'_> {
             .collect())
     }
 
-    fn ages(
-        &self,
-        paths: &HashSet<String>,
-        current: Option<&str>,
-    ) -> Result<HashMap<String, (usize, SessionKey)>> {
+    fn paths_of(&self, current: Option<&str>) -> Result<HashSet<String>> {
         Ok(self
-            .sorted(current)
-            .into_iter()
-            .enumerate()
-            .filter(|(_, k)| paths.contains(&k.path))
-            .map(|(age, k)| (k.path.clone(), (age, k)))
+            .sessions
+            .iter()
+            .map(SessionKey::of)
+            .filter(|k| k.is(current))
+            .map(|k| k.path)
             .collect())
+    }
+
+    fn keys(&self, paths: &HashSet<String>) -> Result<Vec<SessionKey>> {
+        Ok(self
+            .sessions
+            .iter()
+            .filter(|s| paths.contains(&s.path))
+            .map(SessionKey::of)
+            .collect())
+    }
+
+    fn walk_newest(
+        &self,
+        current: Option<&str>,
+        visit: &mut dyn FnMut(usize, &str) -> bool,
+    ) -> Result<()> {
+        for (age, key) in self.sorted(current).iter().enumerate() {
+            if !visit(age, &key.path) {
+                break;
+            }
+        }
+        Ok(())
     }
 
     fn record(&self, path: &str) -> Result<Option<SessionRecord>> {

@@ -87,7 +87,9 @@ impl Index {
                     " = {}",
                     u32::from_le_bytes(value.try_into().expect("a count"))
                 ),
-                Some(b'b') => format!(" = {}", shown(postcard::from_bytes(value).expect("a key"))),
+                Some(b'b' | b'p') => {
+                    format!(" = {}", shown(postcard::from_bytes(value).expect("a key")))
+                }
                 _ => String::new(),
             };
             writeln!(out, "  {}{value}", key.replace('\0', " | ")).unwrap();

@@ -9,6 +9,7 @@
 //! - `session_keys`, by the first byte:
 //!   `b<branch>\0<date>\0<session file>` → its key (a branch's sessions),
 //!   `i<session id>\0<session file>` (the files of one session),
+//!   `p<session file>` → its key,
 //!   `t<file, reversed>` → how many sessions changed the file, as a
 //!   little-endian u32 (a file by the tail of its path),
 //!   `w<term>\0<file>` (a file by a word of its name).
@@ -18,9 +19,9 @@
 //! writes the records, from the same before-and-after pairs as the
 //! sessions list (`memory/index/sessions.rs`), so they never disagree.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
-use heed::types::DecodeIgnore;
+use heed::types::{Bytes, DecodeIgnore};
 use heed::{RoTxn, RwTxn, WithoutTls};
 
 use super::Index;
@@ -43,6 +44,7 @@ const BRANCH: &str = "b";
 const SESSION_ID: &str = "i";
 const TAIL: &str = "t";
 const WORD: &str = "w";
+const PATH: &str = "p";
 
 /// A part of a key: no NUL (which separates the parts).
 fn part(text: &str) -> String {
@@ -71,11 +73,6 @@ fn tail_key(file: &str) -> String {
 
 fn word_prefix(word: &str) -> String {
     format!("{WORD}{}\0", part(word))
-}
-
-/// The session file a `session_dates` key names.
-fn path_of(date_key: &str) -> &str {
-    date_key.split_once('\0').map_or(date_key, |(_, path)| path)
 }
 
 fn encode(key: &SessionKey) -> Vec<u8> {
@@ -153,6 +150,7 @@ impl Index {
         if let Some(branch) = &key.branch {
             keys.put(wtxn, &format!("{}{by_date}", branch_prefix(branch)), &value)?;
         }
+        keys.put(wtxn, &format!("{PATH}{}", key.path), &value)?;
         if let Some(id) = &key.session_id {
             let id_key = format!("{}{}", id_prefix(id), key.path);
             if id_key.len() <= MAX_KEY_BYTES {
@@ -183,6 +181,7 @@ impl Index {
         if let Some(branch) = &key.branch {
             keys.delete(wtxn, &format!("{}{by_date}", branch_prefix(branch)))?;
         }
+        keys.delete(wtxn, &format!("{PATH}{}", key.path))?;
         if let Some(id) = &key.session_id {
             keys.delete(wtxn, &format!("{}{}", id_prefix(id), key.path))?;
         }
@@ -292,36 +291,50 @@ impl SessionLookup for KeyedSessions<'_> {
         Ok(out)
     }
 
-    fn ages(
-        &self,
-        paths: &HashSet<String>,
-        current: Option<&str>,
-    ) -> Result<HashMap<String, (usize, SessionKey)>> {
-        let mut out = HashMap::with_capacity(paths.len());
-        if paths.is_empty() {
-            return Ok(out);
+    fn paths_of(&self, current: Option<&str>) -> Result<HashSet<String>> {
+        self.files_of(current)
+    }
+
+    fn keys(&self, paths: &HashSet<String>) -> Result<Vec<SessionKey>> {
+        let keys = self.index.dbs.session_keys;
+        let mut out = Vec::with_capacity(paths.len());
+        for path in paths {
+            let key = format!("{PATH}{path}");
+            out.extend(keys.get(&self.rtxn, &key)?.and_then(decode));
         }
+        Ok(out)
+    }
+
+    fn walk_newest(
+        &self,
+        current: Option<&str>,
+        visit: &mut dyn FnMut(usize, &str) -> bool,
+    ) -> Result<()> {
         let skip = self.files_of(current)?;
+        // The keys alone, not checked as text: a session file's path is
+        // what this index wrote.
+        let dates = self
+            .index
+            .dbs
+            .session_dates
+            .remap_types::<Bytes, DecodeIgnore>();
         let mut age = 0;
-        // Newest first, a value read only when asked for, until every one
-        // asked for is found.
-        for entry in self.index.dbs.session_dates.rev_iter(&self.rtxn)? {
-            let (date_key, value) = entry?;
-            let path = path_of(date_key);
+        for entry in dates.rev_iter(&self.rtxn)? {
+            let (key, ()) = entry?;
+            let path = key
+                .iter()
+                .position(|b| *b == 0)
+                .map_or(key, |nul| &key[nul + 1..]);
+            let path = std::str::from_utf8(path).unwrap_or_default();
             if skip.contains(path) {
                 continue;
             }
-            if paths.contains(path) {
-                if let Some(key) = decode(value) {
-                    out.insert(path.to_string(), (age, key));
-                }
-                if out.len() == paths.len() {
-                    break;
-                }
+            if !visit(age, path) {
+                break;
             }
             age += 1;
         }
-        Ok(out)
+        Ok(())
     }
 
     fn record(&self, path: &str) -> Result<Option<SessionRecord>> {

@@ -255,6 +255,7 @@ fn a_files_links_follow_the_items_that_name_it_and_the_sessions_that_changed_it(
       2026-01-02T09:00:00Z | .thehook/sessions/2026-01-02-0900-auth.md = id s-1, branch -
     session_keys:
       is-1 | .thehook/sessions/2026-01-02-0900-auth.md
+      p.thehook/sessions/2026-01-02-0900-auth.md = id s-1, branch -
       tnosj.egakcap = 1
       tst.twj/htua/crs = 1
       wjwt | src/auth/jwt.ts
@@ -297,6 +298,7 @@ fn a_files_links_follow_the_items_that_name_it_and_the_sessions_that_changed_it(
       2026-01-02T09:00:00Z | .thehook/sessions/2026-01-02-0900-auth.md = id s-1, branch -
     session_keys:
       is-1 | .thehook/sessions/2026-01-02-0900-auth.md
+      p.thehook/sessions/2026-01-02-0900-auth.md = id s-1, branch -
       tst.noisses/htua/crs = 1
       wsession | src/auth/session.ts
     ");
@@ -798,9 +800,20 @@ fn the_keyed_sessions_answer_as_the_records_do() {
                     "{at}, {branch}"
                 );
             }
+            let walk = |lookup: &dyn SessionLookup| {
+                let mut seen = Vec::new();
+                lookup
+                    .walk_newest(current, &mut |age, path| {
+                        seen.push((age, path.to_string()));
+                        true
+                    })
+                    .unwrap();
+                seen
+            };
+            assert_eq!(walk(&keyed), walk(&list), "{at}");
             assert_eq!(
-                keyed.ages(&paths, current).unwrap(),
-                list.ages(&paths, current).unwrap(),
+                keyed.paths_of(current).unwrap(),
+                list.paths_of(current).unwrap(),
                 "{at}"
             );
         }
@@ -831,6 +844,15 @@ fn the_keyed_sessions_answer_as_the_records_do() {
                 "{step}, {word}"
             );
         }
+        let by_path = |mut keys: Vec<crate::memory::session_lookup::SessionKey>| {
+            keys.sort_by(|a, b| a.path.cmp(&b.path));
+            keys
+        };
+        assert_eq!(
+            by_path(keyed.keys(&paths).unwrap()),
+            by_path(list.keys(&paths).unwrap()),
+            "{step}"
+        );
         let first = &records[0].path;
         assert_eq!(keyed.record(first).unwrap().as_ref(), Some(&records[0]));
         records.len()
