@@ -752,7 +752,7 @@ fn the_keyed_sessions_answer_as_the_records_do() {
         (seed % n as u64) as usize
     };
     let mut s = Scenario::new();
-    let mut write_session = |s: &mut Scenario, n: usize, next: &mut dyn FnMut(usize) -> usize| {
+    let write_session = |s: &mut Scenario, n: usize, next: &mut dyn FnMut(usize) -> usize| {
         let files: Vec<&str> = (0..1 + next(3)).map(|_| FILES[next(FILES.len())]).collect();
         let list: String = files.iter().map(|f| format!("- {f}\n")).collect();
         let branch = match next(4) {
