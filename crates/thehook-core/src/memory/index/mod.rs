@@ -98,6 +98,11 @@ pub(crate) struct FileRecord {
     /// trust (see `sync::RACY_WINDOW_NS`).
     pub mtime_ns: i128,
     pub keys: Vec<u32>,
+    /// The SHA-256 of the bytes indexed, kept while the mtime is not
+    /// (smudged): a file read again in that window with the same bytes is
+    /// not parsed again (`sync::plan::unchanged`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
     /// A session file's facts, for session start to rank it by.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<SessionRecord>,

@@ -26,7 +26,7 @@ use crate::memory::item::Item;
 use crate::memory::policy::released::Released;
 use crate::memory::session::SessionRecord;
 use crate::memory::store::{
-    list_sources, read_source, source_file, title_id, ParsedFile, SourceFile, Stamp,
+    list_sources, read_source_hashed, source_file, title_id, ParsedFile, SourceFile, Stamp,
 };
 use crate::model::{embed_all, Availability, EmbeddingCache};
 use crate::project::Project;
@@ -188,6 +188,8 @@ struct FileChange {
     replies: Vec<(usize, usize)>,
     /// A session file's facts.
     session: Option<SessionRecord>,
+    /// The SHA-256 of the bytes read (hex).
+    sha256: Option<String>,
 }
 
 impl Index {
@@ -528,9 +530,10 @@ impl Index {
         let records = self.records_of(rels)?;
         Ok(rels
             .iter()
-            .filter(|rel| {
-                let now = source_file(project, rel).map(|s| (s.size, s.mtime_ns));
-                now != records.get(*rel).map(|r| (r.size, r.mtime_ns))
+            .filter(|rel| match (source_file(project, rel), records.get(*rel)) {
+                (Some(source), Some(record)) => !plan::unchanged(record, &source),
+                (None, None) => false,
+                _ => true,
             })
             .cloned()
             .collect())
@@ -555,9 +558,7 @@ fn changed_files(
     let mut out = Vec::new();
     let present: HashSet<&str> = sources.iter().map(|s| s.rel.as_str()).collect();
     for s in sources {
-        let same = records
-            .get(&s.rel)
-            .is_some_and(|r| r.size == s.size && r.mtime_ns == s.mtime_ns);
+        let same = records.get(&s.rel).is_some_and(|r| plan::unchanged(r, s));
         if !same {
             out.push((s.rel.clone(), Some(s.clone())));
         }
@@ -581,27 +582,27 @@ fn read_changes(
     let parsed: Vec<_> = changed
         .into_par_iter()
         .map(|(rel, source)| {
-            let read = source.as_ref().map(read_source);
+            let read = source.as_ref().map(read_source_hashed);
             (rel, source, read)
         })
         .collect();
     let mut changes = Vec::with_capacity(parsed.len());
     for (rel, source, read) in parsed {
-        let (items, replies, session) = match read {
-            Some(Ok(mut file)) => {
+        let (items, replies, session, sha256) = match read {
+            Some(Ok((mut file, sha256))) => {
                 release(&rel, &mut file, released);
                 let session = rel
                     .starts_with(crate::project::SESSIONS_PREFIX)
                     .then(|| SessionRecord::of(&rel, &file))
                     .flatten();
                 warnings.append(&mut file.warnings);
-                (file.items, file.replies, session)
+                (file.items, file.replies, session, Some(sha256))
             }
             Some(Err(e)) => {
                 warnings.push(format!("{e}; its items are left as they were"));
                 continue;
             }
-            None => (Vec::new(), Vec::new(), None),
+            None => (Vec::new(), Vec::new(), None, None),
         };
         changes.push(FileChange {
             rel,
@@ -609,6 +610,7 @@ fn read_changes(
             items,
             replies,
             session,
+            sha256,
         });
     }
     changes

@@ -343,9 +343,18 @@ fn a_file_written_just_now_is_smudged_so_the_next_sync_reads_it_again() {
         "{}",
         s.index.dump()
     );
+    // The same bytes, in the window: not read again (hooks right after a
+    // capture would each parse its file).
+    assert_eq!(counts(&s.sync(false)), (0, 0, 0));
     // Same size, same second: only the smudge makes this edit visible.
     std::fs::write(s.project.root().join(CONVENTIONS), "- Use npm!\n").unwrap();
     assert_eq!(counts(&s.sync(false)), (1, 1, 1));
+    // Once the file is older than the window, its mtime is trusted again:
+    // read once more, and its record keeps the mtime, not the bytes' hash.
+    set_mtime(&s.project.root().join(CONVENTIONS), 3);
+    assert_eq!(counts(&s.sync(false)), (1, 0, 0));
+    assert!(!s.index.dump().contains("mtime smudged"));
+    assert_eq!(counts(&s.sync(false)), (0, 0, 0));
 }
 
 /// The dump's last line: which keys have a vector.

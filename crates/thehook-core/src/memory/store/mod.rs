@@ -145,13 +145,32 @@ fn mtime_ns(meta: &std::fs::Metadata) -> i128 {
 /// is an error for the caller to report.
 pub fn read_source(file: &SourceFile) -> Result<ParsedFile> {
     let bytes = std::fs::read(&file.abs).at("cannot read", &file.abs)?;
+    Ok(parse_source(file, &bytes))
+}
+
+/// [`read_source`], with the SHA-256 of the bytes read (hex), by which a
+/// sync tells a file written again within its timestamp's granularity.
+pub(crate) fn read_source_hashed(file: &SourceFile) -> Result<(ParsedFile, String)> {
+    let bytes = std::fs::read(&file.abs).at("cannot read", &file.abs)?;
+    Ok((parse_source(file, &bytes), crate::hash::sha256_hex(&bytes)))
+}
+
+/// The SHA-256 of `file`'s bytes as they are now (hex); `None` when it
+/// cannot be read.
+pub(crate) fn source_hash(file: &SourceFile) -> Option<String> {
+    std::fs::read(&file.abs)
+        .ok()
+        .map(|bytes| crate::hash::sha256_hex(&bytes))
+}
+
+fn parse_source(file: &SourceFile, bytes: &[u8]) -> ParsedFile {
     let file_date = jiff::Timestamp::from_nanosecond(file.mtime_ns)
         .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
         .to_string();
-    let (text, lossy_at) = match std::str::from_utf8(&bytes) {
+    let (text, lossy_at) = match std::str::from_utf8(bytes) {
         Ok(t) => (t.to_string(), None),
         Err(e) => (
-            String::from_utf8_lossy(&bytes).into_owned(),
+            String::from_utf8_lossy(bytes).into_owned(),
             Some(e.valid_up_to()),
         ),
     };
@@ -163,7 +182,7 @@ pub fn read_source(file: &SourceFile) -> Result<ParsedFile> {
             file.rel
         ));
     }
-    Ok(parsed)
+    parsed
 }
 
 /// Writes `content` to `path` atomically: a temp file in the same folder,

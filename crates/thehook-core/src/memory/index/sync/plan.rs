@@ -9,6 +9,7 @@ use crate::error::Result;
 use crate::memory::index::{FileRecord, Header, Index};
 use crate::memory::item::Item;
 use crate::memory::session::SessionRecord;
+use crate::memory::store::SourceFile;
 
 /// The mtime recorded for a file too new to trust: matches no real file.
 const SMUDGED: i128 = i128::MIN;
@@ -19,6 +20,24 @@ const SMUDGED: i128 = i128::MIN;
 // as git does), so the next sync reads it again; once it is older, its real
 // mtime is recorded and it costs one `stat` from then on.
 use crate::memory::store::RACY_WINDOW_NS;
+
+/// Whether `source` is the file `record` indexed: the same size and mtime;
+/// or, for a record too new to trust its mtime (smudged) and a file still
+/// as new, the same bytes (hooks in the seconds after a capture would
+/// parse it again each, 50 ms of compiling the safety rules' patterns).
+pub(super) fn unchanged(record: &FileRecord, source: &SourceFile) -> bool {
+    if record.size != source.size {
+        return false;
+    }
+    if record.mtime_ns == source.mtime_ns {
+        return true;
+    }
+    let now = jiff::Timestamp::now().as_nanosecond();
+    record.mtime_ns == SMUDGED
+        && now - source.mtime_ns < RACY_WINDOW_NS
+        && record.sha256.is_some()
+        && crate::memory::store::source_hash(source) == record.sha256
+}
 
 /// What one sync does to the items, decided before anything is written.
 #[derive(Debug, Default)]
@@ -89,15 +108,15 @@ impl ItemPlan {
             if before.is_some() || change.session.is_some() {
                 plan.sessions.push((before, change.session.clone()));
             }
-            let record = change.source.as_ref().map(|s| FileRecord {
-                size: s.size,
-                mtime_ns: if now - s.mtime_ns < RACY_WINDOW_NS {
-                    SMUDGED
-                } else {
-                    s.mtime_ns
-                },
-                keys,
-                session: change.session.clone(),
+            let record = change.source.as_ref().map(|s| {
+                let smudged = now - s.mtime_ns < RACY_WINDOW_NS;
+                FileRecord {
+                    size: s.size,
+                    mtime_ns: if smudged { SMUDGED } else { s.mtime_ns },
+                    keys,
+                    sha256: change.sha256.clone().filter(|_| smudged),
+                    session: change.session.clone(),
+                }
             });
             plan.records.push((change.rel.clone(), record));
         }
