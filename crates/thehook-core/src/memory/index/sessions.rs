@@ -1,7 +1,7 @@
-//! Every session file's record in one value, for the hooks: session start
-//! and the prompt hook read all of them, and decoding 7,300 file records
-//! (JSON, with their item keys) took about a third of a warm session start
-//! at a team's year. The list is kept in postcard (a compact serde
+//! Every session file's record in one value, for what lists them all
+//! (`status`, the page, the review of withheld text): decoding 7,300 file
+//! records (JSON, with their item keys) one by one was slow. (The hooks
+//! read the sessions' keys instead: `session_keys.rs`.) The list is kept in postcard (a compact serde
 //! encoding) under its own key of the header database, rewritten in the
 //! same transaction as any change to a session file's record, so it never
 //! disagrees with the records. An index written before it existed has no
