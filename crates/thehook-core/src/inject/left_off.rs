@@ -322,13 +322,7 @@ mod tests {
     /// asked for: the first ones are those a walk of every session gives.
     #[test]
     fn the_first_sessions_on_files_in_play_are_those_a_full_walk_gives() {
-        let mut seed: u64 = 0x01ea_f0ff;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut next = crate::memory::session_lookup::seeded(0x01ea_f0ff);
         let pool: Vec<String> = (0..25).map(|f| format!("src/f{f}.rs")).collect();
         let sessions: Vec<SessionRecord> = (1..=400)
             .map(|n| {

@@ -113,6 +113,21 @@ impl<'a> SessionList<'a> {
         keys
     }
 
+    /// The files sessions changed that `keep` takes, by path.
+    fn files_where(&self, keep: impl Fn(&str) -> bool) -> Vec<TouchedFile> {
+        let mut out: Vec<TouchedFile> = self
+            .touched()
+            .into_iter()
+            .filter(|(f, _)| keep(f))
+            .map(|(f, n)| TouchedFile {
+                path: f.to_string(),
+                sessions: n,
+            })
+            .collect();
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        out
+    }
+
     fn touched(&self) -> HashMap<&str, usize> {
         let mut out: HashMap<&str, usize> = HashMap::new();
         for s in self.sessions {
@@ -190,31 +205,11 @@ impl SessionLookup for SessionList<'_> {
     }
 
     fn files_ending(&self, tail: &str) -> Result<Vec<TouchedFile>> {
-        let mut out: Vec<TouchedFile> = self
-            .touched()
-            .into_iter()
-            .filter(|(f, _)| ends_with_part(f, tail))
-            .map(|(f, n)| TouchedFile {
-                path: f.to_string(),
-                sessions: n,
-            })
-            .collect();
-        out.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(out)
+        Ok(self.files_where(|f| ends_with_part(f, tail)))
     }
 
     fn files_named_with(&self, word: &str) -> Result<Vec<TouchedFile>> {
-        let mut out: Vec<TouchedFile> = self
-            .touched()
-            .into_iter()
-            .filter(|(f, _)| name_terms(self.analyzer, f).iter().any(|t| t == word))
-            .map(|(f, n)| TouchedFile {
-                path: f.to_string(),
-                sessions: n,
-            })
-            .collect();
-        out.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(out)
+        Ok(self.files_where(|f| name_terms(self.analyzer, f).iter().any(|t| t == word)))
     }
 }
 
@@ -236,4 +231,16 @@ pub(crate) fn name_terms(
     let stem = file.rsplit('/').next().unwrap_or(file);
     let stem = stem.split('.').next().unwrap_or(stem);
     analyzer.terms(stem)
+}
+
+/// A seeded xorshift64: `next(n)` is below `n`, the same on every run and
+/// machine (the seeded tests of the hooks' questions).
+#[cfg(test)]
+pub(crate) fn seeded(mut seed: u64) -> impl FnMut(usize) -> usize {
+    move |n| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    }
 }

@@ -19,7 +19,7 @@
 //! writes the records, from the same before-and-after pairs as the
 //! sessions list (`memory/index/sessions.rs`), so they never disagree.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 use heed::types::{Bytes, DecodeIgnore};
 use heed::{RoTxn, RwTxn, WithoutTls};
@@ -110,11 +110,22 @@ impl Index {
         wtxn: &mut RwTxn,
         changed: &[(Option<SessionRecord>, Option<SessionRecord>)],
     ) -> Result<()> {
+        let mut files: BTreeMap<&str, i64> = BTreeMap::new();
         for before in changed.iter().filter_map(|(before, _)| before.as_ref()) {
             self.remove_session_keys(wtxn, before)?;
+            for file in distinct(&before.files) {
+                *files.entry(file).or_default() -= 1;
+            }
         }
         for now in changed.iter().filter_map(|(_, now)| now.as_ref()) {
             self.put_session_keys(wtxn, now)?;
+            for file in distinct(&now.files) {
+                *files.entry(file).or_default() += 1;
+            }
+        }
+        // Each file's count once, whatever the number of sessions on it.
+        for (file, change) in files {
+            self.count_sessions_on(wtxn, file, change)?;
         }
         Ok(())
     }
@@ -126,10 +137,8 @@ impl Index {
         all: &[SessionRecord],
     ) -> Result<()> {
         self.forget_session_keys(wtxn)?;
-        for session in all {
-            self.put_session_keys(wtxn, session)?;
-        }
-        Ok(())
+        let changed: Vec<_> = all.iter().map(|s| (None, Some(s.clone()))).collect();
+        self.update_session_keys(wtxn, &changed)
     }
 
     pub(super) fn forget_session_keys(&self, wtxn: &mut RwTxn) -> Result<()> {
@@ -157,19 +166,6 @@ impl Index {
                 keys.put(wtxn, &id_key, &[])?;
             }
         }
-        for file in distinct(&session.files) {
-            let tail = tail_key(file);
-            if tail.len() + 1 + MAX_DATE_CHARS > MAX_KEY_BYTES {
-                continue;
-            }
-            let n = keys.get(wtxn, &tail)?.map_or(0, count);
-            keys.put(wtxn, &tail, &(n + 1).to_le_bytes())?;
-            if n == 0 {
-                for word in name_terms(&self.analyzer, file) {
-                    keys.put(wtxn, &format!("{}{file}", word_prefix(&word)), &[])?;
-                }
-            }
-        }
         Ok(())
     }
 
@@ -185,18 +181,33 @@ impl Index {
         if let Some(id) = &key.session_id {
             keys.delete(wtxn, &format!("{}{}", id_prefix(id), key.path))?;
         }
-        for file in distinct(&session.files) {
-            let tail = tail_key(file);
-            let Some(n) = keys.get(wtxn, &tail)?.map(count) else {
-                continue;
-            };
-            if n > 1 {
-                keys.put(wtxn, &tail, &(n - 1).to_le_bytes())?;
-                continue;
-            }
+        Ok(())
+    }
+}
+
+impl Index {
+    /// Adds `change` to how many sessions changed `file`: its tail and the
+    /// words of its name come with the first and go with the last.
+    fn count_sessions_on(&self, wtxn: &mut RwTxn, file: &str, change: i64) -> Result<()> {
+        let tail = tail_key(file);
+        if change == 0 || tail.len() + 1 + MAX_DATE_CHARS > MAX_KEY_BYTES {
+            return Ok(());
+        }
+        let keys = self.dbs.session_keys;
+        let was = i64::from(keys.get(wtxn, &tail)?.map_or(0, count));
+        let now = u32::try_from((was + change).max(0)).unwrap_or(u32::MAX);
+        let words = name_terms(&self.analyzer, file);
+        if now == 0 {
             keys.delete(wtxn, &tail)?;
-            for word in name_terms(&self.analyzer, file) {
+            for word in words {
                 keys.delete(wtxn, &format!("{}{file}", word_prefix(&word)))?;
+            }
+            return Ok(());
+        }
+        keys.put(wtxn, &tail, &now.to_le_bytes())?;
+        if was == 0 {
+            for word in words {
+                keys.put(wtxn, &format!("{}{file}", word_prefix(&word)), &[])?;
             }
         }
         Ok(())

@@ -26,7 +26,8 @@ use crate::memory::item::Item;
 use crate::memory::policy::released::Released;
 use crate::memory::session::SessionRecord;
 use crate::memory::store::{
-    list_sources, read_source_hashed, source_file, title_id, ParsedFile, SourceFile, Stamp,
+    list_sources, read_source, read_source_hashed, source_file, title_id, ParsedFile, SourceFile,
+    Stamp, RACY_WINDOW_NS,
 };
 use crate::model::{embed_all, Availability, EmbeddingCache};
 use crate::project::Project;
@@ -582,7 +583,14 @@ fn read_changes(
     let parsed: Vec<_> = changed
         .into_par_iter()
         .map(|(rel, source)| {
-            let read = source.as_ref().map(read_source_hashed);
+            // Only a file too new to trust its mtime keeps its bytes' hash.
+            let now = jiff::Timestamp::now().as_nanosecond();
+            let read = source
+                .as_ref()
+                .map(|s| match now - s.mtime_ns < RACY_WINDOW_NS {
+                    true => read_source_hashed(s).map(|(file, sha256)| (file, Some(sha256))),
+                    false => read_source(s).map(|file| (file, None)),
+                });
             (rel, source, read)
         })
         .collect();
@@ -596,7 +604,7 @@ fn read_changes(
                     .then(|| SessionRecord::of(&rel, &file))
                     .flatten();
                 warnings.append(&mut file.warnings);
-                (file.items, file.replies, session, Some(sha256))
+                (file.items, file.replies, session, sha256)
             }
             Some(Err(e)) => {
                 warnings.push(format!("{e}; its items are left as they were"));

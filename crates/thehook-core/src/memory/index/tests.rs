@@ -752,14 +752,7 @@ fn the_keyed_sessions_answer_as_the_records_do() {
         "src/b.rs",
     ];
     const BRANCHES: [&str; 3] = ["main", "feat/x", "fix/y"];
-    let mut seed: u64 = 0x5eed_1e55;
-    let mut next = |n: usize| {
-        // xorshift64: the same sessions on every run and machine.
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed % n as u64) as usize
-    };
+    let mut next = crate::memory::session_lookup::seeded(0x5eed_1e55);
     let mut s = Scenario::new();
     let write_session = |s: &mut Scenario, n: usize, next: &mut dyn FnMut(usize) -> usize| {
         let files: Vec<&str> = (0..1 + next(3)).map(|_| FILES[next(FILES.len())]).collect();
