@@ -196,18 +196,22 @@ impl Index {
         let keys = self.dbs.session_keys;
         let was = i64::from(keys.get(wtxn, &tail)?.map_or(0, count));
         let now = u32::try_from((was + change).max(0)).unwrap_or(u32::MAX);
-        let words = name_terms(&self.analyzer, file);
+        // A word key of a long path and a long name would pass LMDB's limit.
+        let words = name_terms(&self.analyzer, file)
+            .into_iter()
+            .map(|word| format!("{}{file}", word_prefix(&word)))
+            .filter(|key| key.len() <= MAX_KEY_BYTES);
         if now == 0 {
             keys.delete(wtxn, &tail)?;
             for word in words {
-                keys.delete(wtxn, &format!("{}{file}", word_prefix(&word)))?;
+                keys.delete(wtxn, &word)?;
             }
             return Ok(());
         }
         keys.put(wtxn, &tail, &now.to_le_bytes())?;
         if was == 0 {
             for word in words {
-                keys.put(wtxn, &format!("{}{file}", word_prefix(&word)), &[])?;
+                keys.put(wtxn, &word, &[])?;
             }
         }
         Ok(())
