@@ -158,8 +158,8 @@ fn relevant(
             });
         }
     }
-    let in_play = on_files(&sessions, &context.changed_files)?;
-    for item in by_words(memory, prompt, &on_named, &in_play, already)? {
+    let in_play = &context.changed_files;
+    for item in by_words(memory, &sessions, prompt, &on_named, in_play, already)? {
         if files.insert(item.path.clone()) {
             found.push(Found {
                 line: crate::inject::block::cited_line(&item, true, MAX_ITEM_CHARS),
@@ -267,9 +267,10 @@ fn by_file_words(
 /// Items that share the prompt's words, above the floor, best first.
 fn by_words(
     memory: &Memory,
+    sessions: &impl SessionLookup,
     prompt: &str,
     on_named: &HashSet<String>,
-    in_play: &HashSet<String>,
+    in_play: &[String],
     already: &HashSet<String>,
 ) -> Result<Vec<Item>> {
     let query = clip_chars(prompt, MAX_QUERY_CHARS);
@@ -282,6 +283,27 @@ fn by_words(
     let Some(best) = candidates.first().map(|(_, s)| *s) else {
         return Ok(Vec::new());
     };
+    let candidates: Vec<(Item, f32)> = candidates
+        .into_iter()
+        .filter(|(item, score)| {
+            let shared: HashSet<String> = analyzer
+                .terms(&item.text)
+                .into_iter()
+                .filter(|t| query_terms.contains(t))
+                .collect();
+            let least = match item.kind {
+                ItemKind::Summary => MIN_SHARED_TERMS_SUMMARY,
+                _ => MIN_SHARED_TERMS,
+            };
+            shared.len() >= least.min(query_terms.len())
+                && *score >= FLOOR_SHARE * best
+                && !already.contains(&item.citation())
+        })
+        .collect();
+    // Of the sessions these come from, those on a file in play: asked of
+    // each, not read for every session on those files.
+    let from: HashSet<String> = candidates.iter().map(|(i, _)| i.path.clone()).collect();
+    let in_play = sessions.which_changed(&from, in_play)?;
     // Items of sessions on a file the prompt names, or on one in play, rank higher.
     let boost = |path: &str| {
         let names = if on_named.contains(path) {
@@ -298,20 +320,6 @@ fn by_words(
     };
     let mut scored: Vec<(f32, Item)> = candidates
         .into_iter()
-        .filter(|(item, score)| {
-            let shared: HashSet<String> = analyzer
-                .terms(&item.text)
-                .into_iter()
-                .filter(|t| query_terms.contains(t))
-                .collect();
-            let least = match item.kind {
-                ItemKind::Summary => MIN_SHARED_TERMS_SUMMARY,
-                _ => MIN_SHARED_TERMS,
-            };
-            shared.len() >= least.min(query_terms.len())
-                && *score >= FLOOR_SHARE * best
-                && !already.contains(&item.citation())
-        })
         .map(|(item, score)| {
             let b = boost(&item.path);
             (score / best * (1.0 + b), item)

@@ -77,6 +77,12 @@ pub(crate) trait SessionLookup {
         current: Option<&str>,
         visit: &mut dyn FnMut(usize, &str) -> bool,
     ) -> Result<()>;
+    /// Of `sessions`, those that changed any of `files`.
+    fn which_changed(
+        &self,
+        sessions: &HashSet<String>,
+        files: &[String],
+    ) -> Result<HashSet<String>>;
     /// The record of one session file.
     fn record(&self, path: &str) -> Result<Option<SessionRecord>>;
     /// The files sessions changed that are `tail` or end in `/tail`.
@@ -198,6 +204,19 @@ impl SessionLookup for SessionList<'_> {
             }
         }
         Ok(())
+    }
+
+    fn which_changed(
+        &self,
+        sessions: &HashSet<String>,
+        files: &[String],
+    ) -> Result<HashSet<String>> {
+        Ok(self
+            .sessions
+            .iter()
+            .filter(|s| sessions.contains(&s.path) && s.files.iter().any(|f| files.contains(f)))
+            .map(|s| s.path.clone())
+            .collect())
     }
 
     fn record(&self, path: &str) -> Result<Option<SessionRecord>> {

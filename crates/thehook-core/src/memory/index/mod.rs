@@ -283,10 +283,7 @@ impl Index {
         if header.schema != UPGRADED_IN_PLACE {
             return Ok(());
         }
-        let sessions = match self.stored_sessions(&wtxn)? {
-            Some(sessions) => sessions,
-            None => self.sessions_from_records(&wtxn)?,
-        };
+        let sessions = self.sessions_in(&wtxn)?;
         self.rebuild_session_keys(&mut wtxn, &sessions)?;
         header.schema = SCHEMA_VERSION;
         self.dbs.header.put(&mut wtxn, "header", &header)?;

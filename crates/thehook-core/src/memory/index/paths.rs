@@ -44,7 +44,7 @@ pub(crate) struct FileNames<'a> {
 const LATEST: i64 = 999_999_999_999;
 
 /// `date` (RFC 3339) as 12 digits that sort the newest first.
-fn age(date: &str) -> String {
+pub(super) fn age(date: &str) -> String {
     let seconds = date
         .parse::<jiff::Timestamp>()
         .map(|t| t.as_second().clamp(0, LATEST))

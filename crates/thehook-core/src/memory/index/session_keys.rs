@@ -148,41 +148,64 @@ impl Index {
     }
 
     fn put_session_keys(&self, wtxn: &mut RwTxn, session: &SessionRecord) -> Result<()> {
-        let key = SessionKey::of(session);
-        let by_date = date_key(&key);
-        if by_date.len() + key.branch.as_deref().map_or(0, str::len) + 2 > MAX_KEY_BYTES {
+        let Some(entries) = entries(session) else {
             return Ok(());
-        }
-        let value = encode(&key);
-        let (dates, keys) = (self.dbs.session_dates, self.dbs.session_keys);
-        dates.put(wtxn, &by_date, &value)?;
-        if let Some(branch) = &key.branch {
-            keys.put(wtxn, &format!("{}{by_date}", branch_prefix(branch)), &value)?;
-        }
-        keys.put(wtxn, &format!("{PATH}{}", key.path), &value)?;
-        if let Some(id) = &key.session_id {
-            let id_key = format!("{}{}", id_prefix(id), key.path);
-            if id_key.len() <= MAX_KEY_BYTES {
-                keys.put(wtxn, &id_key, &[])?;
-            }
+        };
+        self.dbs
+            .session_dates
+            .put(wtxn, &entries.by_date, &entries.value)?;
+        for (key, value) in &entries.others {
+            let value = if *value { &entries.value[..] } else { &[] };
+            self.dbs.session_keys.put(wtxn, key, value)?;
         }
         Ok(())
     }
 
     fn remove_session_keys(&self, wtxn: &mut RwTxn, session: &SessionRecord) -> Result<()> {
-        let key = SessionKey::of(session);
-        let by_date = date_key(&key);
-        let (dates, keys) = (self.dbs.session_dates, self.dbs.session_keys);
-        dates.delete(wtxn, &by_date)?;
-        if let Some(branch) = &key.branch {
-            keys.delete(wtxn, &format!("{}{by_date}", branch_prefix(branch)))?;
-        }
-        keys.delete(wtxn, &format!("{PATH}{}", key.path))?;
-        if let Some(id) = &key.session_id {
-            keys.delete(wtxn, &format!("{}{}", id_prefix(id), key.path))?;
+        let Some(entries) = entries(session) else {
+            return Ok(());
+        };
+        self.dbs.session_dates.delete(wtxn, &entries.by_date)?;
+        for (key, _) in &entries.others {
+            self.dbs.session_keys.delete(wtxn, key)?;
         }
         Ok(())
     }
+}
+
+/// The keys one session has, the same for its writing and its removal.
+struct Entries {
+    /// Its `session_dates` key.
+    by_date: String,
+    /// Its encoded [`SessionKey`].
+    value: Vec<u8>,
+    /// Its `session_keys` keys, and whether each holds the value.
+    others: Vec<(String, bool)>,
+}
+
+/// `None` for a session whose date or branch makes its keys pass LMDB's
+/// limit (no real one does): it is left out of the keys.
+fn entries(session: &SessionRecord) -> Option<Entries> {
+    let key = SessionKey::of(session);
+    let by_date = date_key(&key);
+    if by_date.len() + key.branch.as_deref().map_or(0, str::len) + 2 > MAX_KEY_BYTES {
+        return None;
+    }
+    let mut others = vec![(format!("{PATH}{}", key.path), true)];
+    if let Some(branch) = &key.branch {
+        others.push((format!("{}{by_date}", branch_prefix(branch)), true));
+    }
+    if let Some(id) = &key.session_id {
+        let id_key = format!("{}{}", id_prefix(id), key.path);
+        if id_key.len() <= MAX_KEY_BYTES {
+            others.push((id_key, false));
+        }
+    }
+    Some(Entries {
+        value: encode(&key),
+        by_date,
+        others,
+    })
 }
 
 impl Index {
@@ -350,6 +373,27 @@ impl SessionLookup for KeyedSessions<'_> {
             age += 1;
         }
         Ok(())
+    }
+
+    fn which_changed(
+        &self,
+        sessions: &HashSet<String>,
+        files: &[String],
+    ) -> Result<HashSet<String>> {
+        let mut out = HashSet::new();
+        // A point read of each link (`memory/index/paths.rs`), not every
+        // session on each file.
+        for key in self.keys(sessions)? {
+            let age = super::paths::age(&key.date);
+            for file in files {
+                let link = format!("{file}\0s{age}{}", key.path);
+                if self.index.dbs.paths.get(&self.rtxn, &link)?.is_some() {
+                    out.insert(key.path);
+                    break;
+                }
+            }
+        }
+        Ok(out)
     }
 
     fn record(&self, path: &str) -> Result<Option<SessionRecord>> {

@@ -21,10 +21,15 @@ const KEY: &str = "sessions";
 impl Index {
     /// Every session file's record, in path order.
     pub(crate) fn sessions(&self) -> Result<Vec<SessionRecord>> {
-        let rtxn = self.env.read_txn()?;
-        match self.stored_sessions(&rtxn)? {
+        self.sessions_in(&self.env.read_txn()?)
+    }
+
+    /// [`Index::sessions`] in the caller's transaction: the list as
+    /// stored, else the records one by one.
+    pub(super) fn sessions_in(&self, txn: &RoTxn<WithoutTls>) -> Result<Vec<SessionRecord>> {
+        match self.stored_sessions(txn)? {
             Some(sessions) => Ok(sessions),
-            None => self.sessions_from_records(&rtxn),
+            None => self.sessions_from_records(txn),
         }
     }
 

@@ -580,11 +580,11 @@ fn read_changes(
     released: &Released,
     warnings: &mut Vec<String>,
 ) -> Vec<FileChange> {
+    let now = jiff::Timestamp::now().as_nanosecond();
     let parsed: Vec<_> = changed
         .into_par_iter()
         .map(|(rel, source)| {
             // Only a file too new to trust its mtime keeps its bytes' hash.
-            let now = jiff::Timestamp::now().as_nanosecond();
             let read = source
                 .as_ref()
                 .map(|s| match now - s.mtime_ns < RACY_WINDOW_NS {

@@ -855,6 +855,16 @@ fn the_keyed_sessions_answer_as_the_records_do() {
             by_path(list.keys(&paths).unwrap()),
             "{step}"
         );
+        for files in [
+            &["src/a.rs".to_string()][..],
+            &["README.md".into(), "cmd/rewind.go".into()],
+        ] {
+            assert_eq!(
+                keyed.which_changed(&paths, files).unwrap(),
+                list.which_changed(&paths, files).unwrap(),
+                "{step}, {files:?}"
+            );
+        }
         let first = &records[0].path;
         assert_eq!(keyed.record(first).unwrap().as_ref(), Some(&records[0]));
         records.len()
