@@ -22,6 +22,7 @@ mod native;
 mod onnx_graph;
 mod onnx_runtime;
 mod optimized;
+mod tokenizer_copy;
 
 use std::path::{Path, PathBuf};
 

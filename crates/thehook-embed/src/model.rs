@@ -57,7 +57,8 @@ impl Embedder {
         let native = runtime.is_none() || (workload == Workload::Query && !queries_on_onnx_runtime);
         // The tokenizer loads on its own thread meanwhile (17-30 ms).
         let (engine, tokenizer) = std::thread::scope(|scope| {
-            let tokenizer = scope.spawn(|| load_tokenizer(&dir.join("tokenizer.json")));
+            let tokenizer = scope
+                .spawn(|| load_tokenizer(&dir.join("tokenizer.json"), optimized_cache.as_deref()));
             let engine = match (native.then(|| Bert::load(dir)).flatten(), runtime) {
                 (Some(bert), _) => Ok(Engine::Native(Box::new(bert))),
                 (None, Some(runtime)) => onnx_runtime::Session::open(
@@ -219,9 +220,25 @@ fn mean_pool_normalised(tokens: &[f32], dims: usize) -> Vec<f32> {
 }
 
 /// The model's tokenizer without padding, cutting texts at `truncate_at`
-/// tokens (`None`: never, for counting tokens as they are).
-pub fn tokenizer(path: &Path, truncate_at: Option<usize>) -> tokenizers::Result<Tokenizer> {
-    let mut tokenizer = Tokenizer::from_file(path)?;
+/// tokens (`None`: never, for counting tokens as they are). With a `cache`
+/// folder, loaded from its quick-loading copy there, made on the first load
+/// ([`crate::tokenizer_copy`]).
+pub fn tokenizer(
+    path: &Path,
+    truncate_at: Option<usize>,
+    cache: Option<&Path>,
+) -> tokenizers::Result<Tokenizer> {
+    let copy = cache.and_then(|cache| crate::tokenizer_copy::load(path, cache));
+    let mut tokenizer = match copy {
+        Some(tokenizer) => tokenizer,
+        None => {
+            let tokenizer = Tokenizer::from_file(path)?;
+            if let Some(cache) = cache {
+                crate::tokenizer_copy::keep(&tokenizer, path, cache);
+            }
+            tokenizer
+        }
+    };
     tokenizer.with_padding(None);
     let truncation = truncate_at.map(|max_length| TruncationParams {
         max_length,
@@ -233,8 +250,8 @@ pub fn tokenizer(path: &Path, truncate_at: Option<usize>) -> tokenizers::Result<
 
 /// The tokenizer as the model was trained: special tokens added, long texts
 /// cut at [`MAX_TOKENS`], no padding (one text per call).
-fn load_tokenizer(path: &Path) -> Result<Tokenizer> {
-    tokenizer(path, Some(MAX_TOKENS)).map_err(|e| Error::Tokenizer {
+fn load_tokenizer(path: &Path, cache: Option<&Path>) -> Result<Tokenizer> {
+    tokenizer(path, Some(MAX_TOKENS), cache).map_err(|e| Error::Tokenizer {
         path: path.to_path_buf(),
         source: e.into(),
     })

@@ -273,9 +273,12 @@ fn secrets_are_redacted_in_every_form() {
     ignore = "needs the embedding model: scripts/test.sh"
 )]
 fn compact_is_a_fraction_of_full_on_every_real_session() {
-    let tokenizer = crate::inject::tokens::load_tokenizer(
+    let tokenizer = crate::model::tokenizer(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.assets/model/tokenizer.json"),
-    );
+        None,
+        None,
+    )
+    .ok();
     let count = |text: &str| match &tokenizer {
         Some(t) => t.encode(text, false).map(|e| e.len()).unwrap_or(0),
         None => text.len().div_ceil(4),

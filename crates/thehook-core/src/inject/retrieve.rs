@@ -559,10 +559,7 @@ pub fn warm(project: &Project, paths: &SearchPaths) -> Result<String> {
             None => done.push("no embedding model: lexical only".into()),
         }
     }
-    let Availability::Ready { model_dir, .. } = memory.availability() else {
-        return Ok(done.join("; "));
-    };
-    let Some(tokenizer) = load_tokenizer(&model_dir.path.join("tokenizer.json")) else {
+    let Some(tokenizer) = load_tokenizer(memory.availability()) else {
         return Ok(done.join("; "));
     };
     // What the next session start would pick, ranked either way.

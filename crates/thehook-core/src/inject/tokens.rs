@@ -3,6 +3,9 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use tokenizers::Tokenizer;
 
 use crate::inject::cache::SideFile;
 use crate::model::Availability;
@@ -23,7 +26,7 @@ enum Counting {
     /// Stored counts where known, else the character bound: everything fits
     /// even so, or every text is known.
     Bound,
-    Exact(Box<tokenizers::Tokenizer>),
+    Exact(Arc<Tokenizer>),
     /// No tokenizer: English WordPiece averages about 4 characters a token;
     /// 3 leaves room.
     Estimate,
@@ -60,13 +63,9 @@ impl TokenCounter {
                 }
             }
         }
-        let counting = match availability {
-            _ if bound <= budget || all_known => Counting::Bound,
-            Availability::Ready { model_dir, .. } => {
-                load_tokenizer(&model_dir.path.join("tokenizer.json"))
-                    .map_or(Counting::Estimate, |t| Counting::Exact(Box::new(t)))
-            }
-            Availability::Missing { .. } => Counting::Estimate,
+        let counting = match bound <= budget || all_known {
+            true => Counting::Bound,
+            false => load_tokenizer(availability).map_or(Counting::Estimate, Counting::Exact),
         };
         TokenCounter { counting, known }
     }
@@ -99,7 +98,7 @@ impl TokenCounts {
     pub(crate) fn measure(
         texts: &[String],
         fingerprint: String,
-        tokenizer: &tokenizers::Tokenizer,
+        tokenizer: &Tokenizer,
     ) -> TokenCounts {
         TokenCounts {
             fingerprint,
@@ -123,20 +122,19 @@ impl TokenCounts {
     /// With no stored counts (a fresh clone's first session start, or any
     /// before a background half stored them; the character bound rarely
     /// settles their block), starts loading the tokenizer on another thread: it
-    /// parses (about 17 ms) while the caller syncs and ranks, and
-    /// [`load_tokenizer`] takes it from there. At 10,000 items, a start
-    /// without stored counts that did not preload took 1.08x the wall
-    /// time of one that did, at 0.94x the CPU (paired whole-process timings, 40 pairs).
+    /// loads while the caller syncs and ranks, and [`load_tokenizer`] takes
+    /// it from there. At 10,000 items, a start without stored counts that did
+    /// not preload took 1.08x the wall time of one that did, at 0.94x the CPU
+    /// (paired whole-process timings, 40 pairs).
     pub(crate) fn preload_if_none(project: &Project, availability: &Availability) {
-        let Availability::Ready { model_dir, .. } = availability else {
+        let Some((path, cache)) = tokenizer_files(availability) else {
             return;
         };
-        if COUNTS.exists(project) {
+        if COUNTS.exists(project) || kept(&path).is_some() {
             return;
         }
-        let path = model_dir.path.join("tokenizer.json");
         let at = path.clone();
-        let loading = std::thread::spawn(move || crate::model::tokenizer(&at, None).ok());
+        let loading = std::thread::spawn(move || load(&at, cache.as_deref()));
         *PRELOADING.lock().unwrap_or_else(|p| p.into_inner()) = Some((path, loading));
     }
 
@@ -161,23 +159,57 @@ impl TokenCounts {
     }
 }
 
-/// The model's tokenizer with padding and truncation off, so counts are real:
-/// the one [`TokenCounts::preload_if_none`] started loading, if it did.
-pub(crate) fn load_tokenizer(path: &Path) -> Option<tokenizers::Tokenizer> {
-    let preloading = PRELOADING.lock().unwrap_or_else(|p| p.into_inner()).take();
-    if let Some((at, loading)) = preloading {
-        if at == path {
-            if let Ok(tokenizer) = loading.join() {
-                return tokenizer;
-            }
-        }
+/// The model's tokenizer (`tokenizer.json` in its folder) with padding and
+/// truncation off, so counts are real: the one this process loaded already,
+/// or the one [`TokenCounts::preload_if_none`] started loading, or loaded
+/// now. It is kept for the life of the process: freeing its vocabulary cost
+/// a session start 13.5 million instructions (3 ms), and the Node addon
+/// loads it once.
+pub(crate) fn load_tokenizer(availability: &Availability) -> Option<Arc<Tokenizer>> {
+    let (path, cache) = tokenizer_files(availability)?;
+    if let Some(tokenizer) = kept(&path) {
+        return Some(tokenizer);
     }
-    crate::model::tokenizer(path, None).ok()
+    let preloading = PRELOADING.lock().unwrap_or_else(|p| p.into_inner()).take();
+    let preloaded = match preloading {
+        Some((at, loading)) if at == path => loading.join().ok().flatten(),
+        _ => None,
+    };
+    let tokenizer = Arc::new(preloaded.or_else(|| load(&path, cache.as_deref()))?);
+    *KEPT.lock().unwrap_or_else(|p| p.into_inner()) = Some((path, tokenizer.clone()));
+    Some(tokenizer)
+}
+
+/// The tokenizer's file and the cache folder its quick-loading copy is
+/// kept in, when there is a model.
+fn tokenizer_files(availability: &Availability) -> Option<(PathBuf, Option<PathBuf>)> {
+    match availability {
+        Availability::Ready {
+            model_dir,
+            optimized_cache,
+            ..
+        } => Some((
+            model_dir.path.join("tokenizer.json"),
+            optimized_cache.clone(),
+        )),
+        Availability::Missing { .. } => None,
+    }
+}
+
+fn load(path: &Path, cache: Option<&Path>) -> Option<Tokenizer> {
+    crate::model::tokenizer(path, None, cache).ok()
+}
+
+/// The tokenizer this process loaded from `path`, if it did.
+fn kept(path: &Path) -> Option<Arc<Tokenizer>> {
+    let kept = KEPT.lock().unwrap_or_else(|p| p.into_inner());
+    kept.as_ref()
+        .filter(|(at, _)| at == path)
+        .map(|(_, tokenizer)| tokenizer.clone())
 }
 
 /// A tokenizer being loaded on another thread, and from where.
-type Preloading = Option<(
-    PathBuf,
-    std::thread::JoinHandle<Option<tokenizers::Tokenizer>>,
-)>;
-static PRELOADING: std::sync::Mutex<Preloading> = std::sync::Mutex::new(None);
+type Preloading = Option<(PathBuf, std::thread::JoinHandle<Option<Tokenizer>>)>;
+static PRELOADING: Mutex<Preloading> = Mutex::new(None);
+/// The tokenizer loaded, and from where.
+static KEPT: Mutex<Option<(PathBuf, Arc<Tokenizer>)>> = Mutex::new(None);
