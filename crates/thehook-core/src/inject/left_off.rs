@@ -109,40 +109,26 @@ fn on_files_in_play(
     if in_play.is_empty() || wanted == 0 {
         return Ok(Vec::new());
     }
-    // Each session on a file in play, with those files; `current`'s own
-    // is no earlier work.
+    // Each session's overlap: what the files in play it changed say, summed
+    // in one order of the files (sorted), whatever the order found in.
+    // `current`'s own sessions are no earlier work.
     let own = sessions.paths_of(current)?;
-    let mut on: HashMap<String, Vec<&str>> = HashMap::new();
-    for file in in_play.keys() {
-        for session in sessions.touching(file)? {
-            if !own.contains(&session) {
-                on.entry(session).or_default().push(file);
-            }
-        }
-    }
-    let mut touched: HashMap<&str, usize> = HashMap::new();
-    for files in on.values() {
-        for file in files {
-            *touched.entry(file).or_default() += 1;
-        }
-    }
     let total = sessions.count(current)?;
-    let overlap: HashMap<&str, f32> = on
-        .iter()
-        .map(|(session, files)| {
-            let mut files = files.clone();
-            // One order of the sum, whatever the order they were found in.
-            files.sort_unstable();
-            let score = files
-                .iter()
-                .map(|f| in_play[f] * rarity(total, touched[f]))
-                .sum();
-            (session.as_str(), score)
-        })
-        .filter(|(_, score)| *score > 0.0)
-        .collect();
+    let mut files: Vec<&str> = in_play.keys().copied().collect();
+    files.sort_unstable();
+    let mut overlap: HashMap<String, f32> = HashMap::new();
+    for file in files {
+        let mut on = sessions.touching(file)?;
+        on.retain(|session| !own.contains(session));
+        let says = in_play[file] * rarity(total, on.len());
+        overlap.reserve(on.len());
+        for session in on {
+            *overlap.entry(session).or_default() += says;
+        }
+    }
+    overlap.retain(|_, score| *score > 0.0);
     // The best overlap not met yet bounds what any older session can score.
-    let mut by_overlap: Vec<(&str, f32)> = overlap.iter().map(|(s, o)| (*s, *o)).collect();
+    let mut by_overlap: Vec<(&str, f32)> = overlap.iter().map(|(s, o)| (s.as_str(), *o)).collect();
     by_overlap.sort_by(|a, b| b.1.total_cmp(&a.1));
     let mut met: HashSet<&str> = HashSet::new();
     let mut best_unmet = 0;
@@ -152,10 +138,10 @@ fn on_files_in_play(
     sessions.walk_newest(current, &mut |age, path| {
         // Work continues a few sessions back more often than far back.
         let recency = |age: usize| 1.0 / (1.0 + age as f32 / RECENCY_SESSIONS);
-        if let Some((&session, &o)) = overlap.get_key_value(path) {
+        if let Some((session, &o)) = overlap.get_key_value(path) {
             let score = o * recency(age);
             scored.push((score, age, path.to_string()));
-            met.insert(session);
+            met.insert(session.as_str());
             let at = top.partition_point(|t| *t >= score);
             top.insert(at, score);
             top.truncate(wanted);

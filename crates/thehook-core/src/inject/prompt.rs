@@ -274,31 +274,25 @@ fn by_words(
     already: &HashSet<String>,
 ) -> Result<Vec<Item>> {
     let query = clip_chars(prompt, MAX_QUERY_CHARS);
-    let analyzer = memory.analyzer();
-    let query_terms: HashSet<String> = analyzer.terms(&query).into_iter().collect();
-    let candidates = memory
+    let query_terms: HashSet<String> = memory.analyzer().terms(&query).into_iter().collect();
+    let matches = memory
         .index()
-        .candidates(&query, None, POOL, &Filter::for_agents())?
-        .lexical;
-    let Some(best) = candidates.first().map(|(_, s)| *s) else {
+        .words_shared(&query, POOL, &Filter::for_agents())?;
+    let Some(best) = matches.first().map(|m| m.score) else {
         return Ok(Vec::new());
     };
-    let candidates: Vec<(Item, f32)> = candidates
+    let candidates: Vec<(Item, f32)> = matches
         .into_iter()
-        .filter(|(item, score)| {
-            let shared: HashSet<String> = analyzer
-                .terms(&item.text)
-                .into_iter()
-                .filter(|t| query_terms.contains(t))
-                .collect();
-            let least = match item.kind {
+        .filter(|m| {
+            let least = match m.item.kind {
                 ItemKind::Summary => MIN_SHARED_TERMS_SUMMARY,
                 _ => MIN_SHARED_TERMS,
             };
-            shared.len() >= least.min(query_terms.len())
-                && *score >= FLOOR_SHARE * best
-                && !already.contains(&item.citation())
+            m.shared_terms >= least.min(query_terms.len())
+                && m.score >= FLOOR_SHARE * best
+                && !already.contains(&m.item.citation())
         })
+        .map(|m| (m.item, m.score))
         .collect();
     // Of the sessions these come from, those on a file in play: asked of
     // each, not read for every session on those files.

@@ -15,6 +15,15 @@ use crate::memory::item::Item;
 /// Through the binary, 0.7 gave +0.048.
 const REPLY_SHARE: f32 = 0.7;
 
+/// An item BM25 found, with its score and how many of the query's distinct
+/// terms it holds (its postings say: they are the terms of its text).
+#[derive(Debug)]
+pub(crate) struct Match {
+    pub item: Item,
+    pub score: f32,
+    pub shared_terms: usize,
+}
+
 impl Index {
     pub(super) fn lexical(
         &self,
@@ -24,6 +33,33 @@ impl Index {
         limit: usize,
         filter: &Filter,
     ) -> Result<Vec<(Item, f32)>> {
+        let matches = self.lexical_matches(rtxn, header, query, limit, filter)?;
+        Ok(matches.into_iter().map(|m| (m.item, m.score)).collect())
+    }
+
+    /// The `limit` best BM25 matches of `query` that `filter` accepts, with
+    /// the terms each shares with it, in one read transaction.
+    pub(crate) fn words_shared(
+        &self,
+        query: &str,
+        limit: usize,
+        filter: &Filter,
+    ) -> Result<Vec<Match>> {
+        let rtxn = self.env.read_txn()?;
+        match self.dbs.header.get(&rtxn, "header")? {
+            Some(header) => self.lexical_matches(&rtxn, &header, query, limit, filter),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    fn lexical_matches(
+        &self,
+        rtxn: &heed::RoTxn<WithoutTls>,
+        header: &Header,
+        query: &str,
+        limit: usize,
+        filter: &Filter,
+    ) -> Result<Vec<Match>> {
         let mut terms = self.analyzer.terms(query);
         terms.sort();
         terms.dedup();
@@ -40,6 +76,7 @@ impl Index {
             let df = (bytes.len() / 12) as u32;
             for (key, tf, len) in postings(bytes) {
                 scores.add(key, bm25(tf, len, avg_len, df, header.n_docs));
+                scores.shared[key as usize] += 1;
             }
         }
         // Replies share their question's match, found or not on their own.
@@ -77,7 +114,11 @@ impl Index {
                 }
                 if let Some(item) = self.dbs.items.get(rtxn, &key)? {
                     if filter.accepts(&item) {
-                        out.push((item, score));
+                        out.push(Match {
+                            item,
+                            score,
+                            shared_terms: scores.shared[key as usize] as usize,
+                        });
                     }
                 }
             }
@@ -91,6 +132,8 @@ impl Index {
 struct Scores {
     dense: Vec<f32>,
     seen: Vec<bool>,
+    /// The query's terms each key holds.
+    shared: Vec<u32>,
     /// The keys with a score, each once, in the order first scored.
     touched: Vec<u32>,
 }
@@ -100,6 +143,7 @@ impl Scores {
         Scores {
             dense: vec![0.0; next_key as usize],
             seen: vec![false; next_key as usize],
+            shared: vec![0; next_key as usize],
             touched: Vec::new(),
         }
     }
@@ -110,6 +154,7 @@ impl Scores {
             // A key the header has not counted (never written so): grown.
             self.dense.resize(at + 1, 0.0);
             self.seen.resize(at + 1, false);
+            self.shared.resize(at + 1, 0);
         }
         if !self.seen[at] {
             self.seen[at] = true;
