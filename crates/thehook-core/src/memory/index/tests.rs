@@ -217,6 +217,39 @@ fn a_reply_shares_its_questions_match_while_it_follows_the_question() {
     assert!(s.index.dump().contains("replies:\npaths:"));
 }
 
+/// What the prompt hook's floor counts, a match's terms shared with the
+/// query, is what analysing its text gives; a reply found through its
+/// question shares none of its own.
+#[test]
+fn the_terms_a_match_shares_with_the_query_are_those_its_text_holds() {
+    let mut s = Scenario::new();
+    s.write(
+        CONVENTIONS,
+        "## Deploys\n\
+         - How do we roll back a failed migration?\n\
+         - Run `make db-undo`, then redeploy the previous tag.\n\
+         - Migrations roll forward only; a failed migration is rolled back by hand.\n\
+         - Deploys run migrations first, then roll the services.\n",
+    );
+    s.sync(false);
+    let query = "how do we roll back failed migrations";
+    let analyzer = crate::memory::analysis::lexical::Analyzer::default();
+    let asked: std::collections::HashSet<String> = analyzer.terms(query).into_iter().collect();
+    let matches = s
+        .index
+        .words_shared(query, 10, &super::Filter::default())
+        .unwrap();
+    assert_eq!(matches.len(), 4, "{matches:?}");
+    for m in &matches {
+        let held: std::collections::HashSet<String> =
+            analyzer.terms(&m.item.text).into_iter().collect();
+        assert_eq!(m.shared_terms, held.intersection(&asked).count(), "{m:?}");
+    }
+    let shared: Vec<usize> = matches.iter().map(|m| m.shared_terms).collect();
+    assert!(shared.contains(&0), "the reply: {shared:?}");
+    assert!(shared.iter().any(|n| *n >= 4), "the question: {shared:?}");
+}
+
 /// The `paths` part of the dump.
 /// The dump's links from files, and the sessions' keys.
 fn paths_part(s: &Scenario) -> String {
