@@ -1,14 +1,16 @@
 //! A quick-loading copy of a WordPiece tokenizer, kept in the user cache.
 //!
-//! `tokenizer.json` takes about 64 million instructions to load (17 ms
-//! here): the `tokenizers` crate reads its model through serde's buffered
-//! untagged content, vocabulary included. A session start without stored
-//! token counts waits for it. The copy holds the same tokenizer in two
-//! parts: the pipeline (normaliser, pre-tokeniser, special tokens, the
-//! model's settings) as JSON with the model's vocabulary left out but for
-//! the special tokens, which is small, and the vocabulary as one token a line in id order, read
-//! without serde into the map `WordPiece`'s builder takes. The tokenizer
-//! is the `tokenizers` crate's own; only the vocabulary's route differs.
+//! `tokenizer.json` took 64 million instructions to load (callgrind): the
+//! `tokenizers` crate reads its model through serde's buffered untagged
+//! content, vocabulary included. A session start without stored token
+//! counts waits for it. The copy holds the same tokenizer in three lines
+//! and more: the vocabulary's size (a copy cut short is not read); the
+//! pipeline (normaliser, pre-tokeniser, special tokens, the model's
+//! settings) as JSON with the model's vocabulary left out but for the
+//! special tokens; then the vocabulary, one token a line in id order, read
+//! without serde into the map `WordPiece`'s builder takes (28 million
+//! instructions in all). The tokenizer is the `tokenizers` crate's own;
+//! only the vocabulary's route differs.
 //!
 //! Keyed by the original's path, size and modification time, so an edited
 //! or replaced `tokenizer.json` gets a new copy. Written under a temporary
@@ -21,22 +23,27 @@ use tokenizers::models::wordpiece::WordPiece;
 use tokenizers::{Model, ModelWrapper, Tokenizer};
 
 /// Changes when the copy's layout does, so an older copy is not read.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// The tokenizer of `original` from its copy in `cache`, if there is one.
 pub(crate) fn load(original: &Path, cache: &Path) -> Option<Tokenizer> {
     let bytes = std::fs::read(path_for(original, cache)?).ok()?;
-    let newline = bytes.iter().position(|b| *b == b'\n')?;
-    let (pipeline, vocab) = (&bytes[..newline], &bytes[newline + 1..]);
-    let mut tokenizer: Tokenizer = serde_json::from_slice(pipeline).ok()?;
+    let text = std::str::from_utf8(&bytes).ok()?;
+    let (count, rest) = text.split_once('\n')?;
+    let (pipeline, vocab) = rest.split_once('\n')?;
+    let mut tokenizer: Tokenizer = serde_json::from_str(pipeline).ok()?;
     let ModelWrapper::WordPiece(settings) = tokenizer.get_model() else {
         return None;
     };
     // `WordPiece::read_bytes` makes a string of each line twice and grows
     // the map as it goes: half the load, against a tenth here.
-    let vocab = std::str::from_utf8(vocab).ok()?;
     let vocab = vocab.strip_suffix('\n')?;
     let lines = vocab.bytes().filter(|b| *b == b'\n').count() + 1;
+    // A copy cut short (a disk that filled, a hand edit) would tokenize
+    // with tokens missing: not read.
+    if count.parse::<usize>().ok()? != lines {
+        return None;
+    }
     let mut by_token = ahash::AHashMap::with_capacity(lines);
     for (id, token) in vocab.split('\n').enumerate() {
         by_token.insert(token.to_string(), u32::try_from(id).ok()?);
@@ -90,7 +97,8 @@ pub(crate) fn keep(tokenizer: &Tokenizer, original: &Path, cache: &Path) -> Opti
         .ok()?;
     let mut pipeline = tokenizer.clone();
     pipeline.with_model(settings);
-    // Compact JSON escapes line breaks, so the pipeline is the first line.
+    // The vocabulary's size, then the pipeline (compact JSON escapes line
+    // breaks: one line), then the vocabulary.
     let pipeline = serde_json::to_string(&pipeline).ok()?;
     let dir = path.parent()?;
     std::fs::create_dir_all(dir).ok()?;
@@ -99,7 +107,7 @@ pub(crate) fn keep(tokenizer: &Tokenizer, original: &Path, cache: &Path) -> Opti
         .tempfile_in(dir)
         .ok()?;
     let mut out = std::io::BufWriter::new(partial.as_file_mut());
-    writeln!(out, "{pipeline}").ok()?;
+    writeln!(out, "{}\n{pipeline}", by_id.len()).ok()?;
     for (_, token) in &by_id {
         writeln!(out, "{token}").ok()?;
     }
@@ -157,6 +165,24 @@ mod tests {
             }
         }
         assert_eq!(full.get_vocab(true), copy.get_vocab(true));
+    }
+
+    /// A copy cut short is not read: the original loads instead.
+    #[test]
+    fn a_copy_cut_short_is_not_read() {
+        let original = crate::tests::repo_files().dir.join("tokenizer.json");
+        let cache = tempfile::tempdir().unwrap();
+        let full = Tokenizer::from_file(&original).unwrap();
+        keep(&full, &original, cache.path()).unwrap();
+        let copy = path_for(&original, cache.path()).unwrap();
+        let text = std::fs::read_to_string(&copy).unwrap();
+        let cut = &text[..text.len() - 1000];
+        std::fs::write(&copy, &cut[..=cut.rfind('\n').unwrap()]).unwrap();
+        assert!(load(&original, cache.path()).is_none());
+        std::fs::write(&copy, "not a copy").unwrap();
+        assert!(load(&original, cache.path()).is_none());
+        std::fs::write(&copy, &text).unwrap();
+        assert!(load(&original, cache.path()).is_some());
     }
 
     /// A changed original is not answered from the old copy.
