@@ -8,8 +8,8 @@
 //! read-only), holds out `--queries` of them (seeded) as queries, builds
 //! arroy trees over one-bit codes of the rest in a scratch LMDB for each
 //! `--trees` count and, for each `--search-k` (nodes searched) and
-//! `--rescore` (candidates ranked by their vectors), compares the top 10
-//! with the exact top 10 of the full-precision scan.
+//! `--rescore` (candidates ranked by their vectors), compares the top
+//! `--top` (10) with the exact top of the full-precision scan.
 //!
 //! ```text
 //! cargo run --release -p thehook-core --example vector_recall -- \
@@ -26,8 +26,6 @@ use heed::types::{Bytes, U32};
 use heed::{byteorder::BigEndian, CommitOrAbort, EnvFlags, EnvOpenOptions};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
-
-const TOP: usize = 10;
 
 type Vectors<'e> = heed::Database<'e, U32<BigEndian>, Bytes>;
 
@@ -48,6 +46,9 @@ fn main() {
     let search_ks = list("--search-k", "5000,10000,20000");
     let rescores = list("--rescore", "100,200,400");
     let n_queries = list("--queries", "200")[0];
+    // How many results are compared: 10 for `recall`, 60 for a session
+    // start's pool (`CANDIDATE_POOL`).
+    let wanted = list("--top", "10")[0];
 
     let vectors = read_vectors(std::path::Path::new(dir));
     let mut rng = rand::rngs::StdRng::seed_from_u64(36);
@@ -64,7 +65,7 @@ fn main() {
     );
     let exact: Vec<Vec<u32>> = queries
         .iter()
-        .map(|q| top(stored.iter().map(|(k, v)| (*k, cosine(q, v)))))
+        .map(|q| top(stored.iter().map(|(k, v)| (*k, cosine(q, v))), wanted))
         .collect();
     let recall = |got: &[Vec<u32>]| -> f64 {
         let found: usize = got
@@ -72,7 +73,7 @@ fn main() {
             .zip(&exact)
             .map(|(g, want)| want.iter().filter(|k| g.contains(k)).count())
             .sum();
-        found as f64 / (TOP * exact.len()) as f64
+        found as f64 / (wanted * exact.len()) as f64
     };
 
     for &n_trees in &trees {
@@ -117,12 +118,15 @@ fn main() {
                         let mut nns = reader.nns(rescore);
                         nns.search_k(NonZeroUsize::new(search_k).unwrap());
                         let candidates = nns.by_vector(&rtxn, q).unwrap();
-                        top(candidates.iter().map(|(k, _)| (*k, cosine(q, by_key[k]))))
+                        top(
+                            candidates.iter().map(|(k, _)| (*k, cosine(q, by_key[k]))),
+                            wanted,
+                        )
                     })
                     .collect();
                 let per_query = started.elapsed().as_secs_f64() * 1000.0 / queries.len() as f64;
                 println!(
-                    "  search_k {search_k:>6}, rescored {rescore:>4}: recall@{TOP} {:.3}, {per_query:.2} ms a query",
+                    "  search_k {search_k:>6}, rescored {rescore:>4}: recall@{wanted} {:.3}, {per_query:.2} ms a query",
                     recall(&got)
                 );
             }
@@ -201,9 +205,9 @@ fn cosine(a: &[f32], b: &[f32]) -> f32 {
     dot / (norm(a) * norm(b))
 }
 
-/// The keys of the 10 most similar, most similar first (ties by key).
-fn top(scored: impl Iterator<Item = (u32, f32)>) -> Vec<u32> {
+/// The keys of the `n` most similar, most similar first (ties by key).
+fn top(scored: impl Iterator<Item = (u32, f32)>, n: usize) -> Vec<u32> {
     let mut scored: Vec<(u32, f32)> = scored.collect();
     scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    scored.into_iter().take(TOP).map(|s| s.0).collect()
+    scored.into_iter().take(n).map(|s| s.0).collect()
 }
