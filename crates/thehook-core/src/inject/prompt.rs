@@ -137,12 +137,11 @@ fn relevant(
     already: &HashSet<String>,
 ) -> Result<Vec<Found>> {
     let sessions = memory.index().session_lookup()?;
-    let on_named = on_named_files(&sessions, &named_files(prompt))?;
+    let named = files_named(&sessions, &named_files(prompt))?;
     let mut files: HashSet<String> = HashSet::new();
     let mut found: Vec<Found> = Vec::new();
-    let newest_named = newest_first(&sessions, &on_named)?;
     let on_words = by_file_words(memory, &sessions, prompt)?;
-    let sessions_found = first_not_given(&sessions, newest_named, NAMED_FILE_SESSIONS, already)?
+    let sessions_found = newest_not_given(&sessions, &named, NAMED_FILE_SESSIONS, already)?
         .into_iter()
         .chain(first_not_given(
             &sessions,
@@ -159,7 +158,7 @@ fn relevant(
         }
     }
     let in_play = &context.changed_files;
-    for item in by_words(memory, &sessions, prompt, &on_named, in_play, already)? {
+    for item in by_words(memory, &sessions, prompt, &named, in_play, already)? {
         if files.insert(item.path.clone()) {
             found.push(Found {
                 line: crate::inject::block::cited_line(&item, true, MAX_ITEM_CHARS),
@@ -170,31 +169,39 @@ fn relevant(
     Ok(found)
 }
 
-/// The session files that changed a file the prompt names (`named`: the
-/// same path, or a path ending in it at a folder boundary).
-fn on_named_files(sessions: &impl SessionLookup, named: &[&str]) -> Result<HashSet<String>> {
+/// The files sessions changed that the prompt names (`named`: the same
+/// path, or a path ending in it at a folder boundary).
+fn files_named(sessions: &impl SessionLookup, named: &[&str]) -> Result<Vec<String>> {
     let mut files = Vec::new();
     for n in named {
         let n = n.trim_start_matches("./");
         files.extend(sessions.files_ending(n)?.into_iter().map(|f| f.path));
     }
-    on_files(sessions, &files)
+    Ok(files)
 }
 
-/// The session files that changed any of `files`.
-fn on_files(sessions: &impl SessionLookup, files: &[String]) -> Result<HashSet<String>> {
-    let mut out = HashSet::new();
-    for file in files {
-        out.extend(sessions.touching(file)?);
+/// The records of the `n` newest sessions that changed any of `files`
+/// and were not given to this one already: read from the newest on, only
+/// as far as that takes.
+fn newest_not_given(
+    sessions: &impl SessionLookup,
+    files: &[String],
+    n: usize,
+    already: &HashSet<String>,
+) -> Result<Vec<SessionRecord>> {
+    let mut out = Vec::with_capacity(n);
+    if n == 0 || files.is_empty() {
+        return Ok(out);
     }
+    sessions.newest_touching(files, &mut |path| {
+        out.extend(
+            sessions
+                .record(path)?
+                .filter(|s| !already.contains(&s.citation())),
+        );
+        Ok(out.len() < n)
+    })?;
     Ok(out)
-}
-
-/// `paths`, the newest first (of one date, by path).
-fn newest_first(sessions: &impl SessionLookup, paths: &HashSet<String>) -> Result<Vec<String>> {
-    let mut keys = sessions.keys(paths)?;
-    keys.sort_by(|a, b| b.date.cmp(&a.date).then_with(|| a.path.cmp(&b.path)));
-    Ok(keys.into_iter().map(|k| k.path).collect())
 }
 
 /// The records of the first `n` of `paths` whose session was not given
@@ -269,7 +276,7 @@ fn by_words(
     memory: &Memory,
     sessions: &impl SessionLookup,
     prompt: &str,
-    on_named: &HashSet<String>,
+    named: &[String],
     in_play: &[String],
     already: &HashSet<String>,
 ) -> Result<Vec<Item>> {
@@ -294,9 +301,10 @@ fn by_words(
         })
         .map(|m| (m.item, m.score))
         .collect();
-    // Of the sessions these come from, those on a file in play: asked of
-    // each, not read for every session on those files.
+    // Of the sessions these come from, those on a file the prompt names
+    // or one in play: asked of each, not read for every session on them.
     let from: HashSet<String> = candidates.iter().map(|(i, _)| i.path.clone()).collect();
+    let on_named = sessions.which_changed(&from, named)?;
     let in_play = sessions.which_changed(&from, in_play)?;
     // Items of sessions on a file the prompt names, or on one in play, rank higher.
     let boost = |path: &str| {

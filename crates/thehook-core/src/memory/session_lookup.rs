@@ -77,6 +77,14 @@ pub(crate) trait SessionLookup {
         current: Option<&str>,
         visit: &mut dyn FnMut(usize, &str) -> bool,
     ) -> Result<()>;
+    /// Calls `visit` with each session file that changed any of `files`,
+    /// once, the newest first (by time to the second, then by path), until
+    /// `visit` says to stop (false).
+    fn newest_touching(
+        &self,
+        files: &[String],
+        visit: &mut dyn FnMut(&str) -> Result<bool>,
+    ) -> Result<()>;
     /// Of `sessions`, those that changed any of `files`.
     fn which_changed(
         &self,
@@ -200,6 +208,33 @@ impl SessionLookup for SessionList<'_> {
     ) -> Result<()> {
         for (age, key) in self.sorted(current).iter().enumerate() {
             if !visit(age, &key.path) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn newest_touching(
+        &self,
+        files: &[String],
+        visit: &mut dyn FnMut(&str) -> Result<bool>,
+    ) -> Result<()> {
+        let second = |date: &str| {
+            date.parse::<jiff::Timestamp>()
+                .map_or(0, |t| t.as_second().max(0))
+        };
+        let mut on: Vec<&SessionRecord> = self
+            .sessions
+            .iter()
+            .filter(|s| s.files.iter().any(|f| files.contains(f)))
+            .collect();
+        on.sort_by(|a, b| {
+            second(&b.date)
+                .cmp(&second(&a.date))
+                .then_with(|| a.path.cmp(&b.path))
+        });
+        for s in on {
+            if !visit(&s.path)? {
                 break;
             }
         }

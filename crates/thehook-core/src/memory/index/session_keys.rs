@@ -375,6 +375,43 @@ impl SessionLookup for KeyedSessions<'_> {
         Ok(())
     }
 
+    fn newest_touching(
+        &self,
+        files: &[String],
+        visit: &mut dyn FnMut(&str) -> Result<bool>,
+    ) -> Result<()> {
+        // Each file's links are `<file>\0s<age><session file>`, the newest
+        // first (`memory/index/paths.rs`): merged, only as many are read
+        // as `visit` takes.
+        let mut heads = Vec::with_capacity(files.len());
+        for file in files {
+            let prefix = format!("{file}\0s");
+            let mut links = self.index.dbs.paths.prefix_iter(&self.rtxn, &prefix)?;
+            let first = links.next().transpose()?.map(|(k, ())| k);
+            heads.push((prefix.len(), links, first));
+        }
+        let mut visited: HashSet<&str> = HashSet::new();
+        loop {
+            let next = heads
+                .iter()
+                .enumerate()
+                .filter_map(|(i, (at, _, head))| head.map(|k| (i, &k[*at..])))
+                .min_by(|a, b| a.1.cmp(b.1));
+            let Some((i, aged)) = next else {
+                return Ok(());
+            };
+            let (_, links, head) = &mut heads[i];
+            *head = links.next().transpose()?.map(|(k, ())| k);
+            // `<age: 12 digits><session file>`
+            let Some(session) = aged.get(12..) else {
+                continue;
+            };
+            if visited.insert(session) && !visit(session)? {
+                return Ok(());
+            }
+        }
+    }
+
     fn which_changed(
         &self,
         sessions: &HashSet<String>,

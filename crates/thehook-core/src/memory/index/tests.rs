@@ -859,6 +859,35 @@ fn the_keyed_sessions_answer_as_the_records_do() {
                 "{step}, {file}"
             );
         }
+        // The newest on some files, in order, stopped after a few.
+        let newest_on = |lookup: &dyn SessionLookup, files: &[String], n: usize| {
+            let mut seen = Vec::new();
+            lookup
+                .newest_touching(files, &mut |path| {
+                    seen.push(path.to_string());
+                    Ok(seen.len() < n)
+                })
+                .unwrap();
+            seen
+        };
+        for (i, files) in [
+            vec![],
+            vec![FILES[0]],
+            vec![FILES[0], FILES[1], FILES[2]],
+            vec![FILES[3], FILES[4], FILES[5], "no/such/file.rs"],
+            FILES.to_vec(),
+        ]
+        .iter()
+        .enumerate()
+        {
+            let files: Vec<String> = files.iter().map(|f| f.to_string()).collect();
+            for n in [1, 3, usize::MAX] {
+                let got = newest_on(&keyed, &files, n);
+                assert_eq!(got, newest_on(&list, &files, n), "{step}, files {i}, {n}");
+                let distinct: HashSet<&String> = got.iter().collect();
+                assert_eq!(distinct.len(), got.len(), "each once: {got:?}");
+            }
+        }
         for tail in [
             "session.ts",
             "auth/session.ts",
