@@ -48,20 +48,15 @@ pub(crate) fn load(original: &Path, cache: &Path) -> Option<Tokenizer> {
     for (id, token) in vocab.split('\n').enumerate() {
         by_token.insert(token.to_string(), u32::try_from(id).ok()?);
     }
-    let model = WordPiece::builder()
-        .vocab(by_token)
-        .unk_token(settings.unk_token.clone())
-        .continuing_subword_prefix(settings.continuing_subword_prefix.clone())
-        .max_input_chars_per_word(settings.max_input_chars_per_word)
-        .build()
-        .ok()?;
+    let model = like(settings, by_token)?;
     tokenizer.with_model(model);
     Some(tokenizer)
 }
 
 /// Keeps a copy of `tokenizer`, loaded from `original`, in `cache`. Nothing
 /// is kept for a model other than WordPiece, or a vocabulary one token a
-/// line cannot hold (ids with gaps, a token with a line break): that tokenizer loads from the original every time.
+/// line cannot hold (ids with gaps, a token with a line break): that
+/// tokenizer loads from the original every time.
 pub(crate) fn keep(tokenizer: &Tokenizer, original: &Path, cache: &Path) -> Option<()> {
     let path = path_for(original, cache)?;
     if path.is_file() {
@@ -88,13 +83,7 @@ pub(crate) fn keep(tokenizer: &Tokenizer, original: &Path, cache: &Path) -> Opti
         .into_iter()
         .map(|(id, token)| (token.content, id))
         .collect();
-    let settings = WordPiece::builder()
-        .vocab(added)
-        .unk_token(model.unk_token.clone())
-        .continuing_subword_prefix(model.continuing_subword_prefix.clone())
-        .max_input_chars_per_word(model.max_input_chars_per_word)
-        .build()
-        .ok()?;
+    let settings = like(model, added)?;
     let mut pipeline = tokenizer.clone();
     pipeline.with_model(settings);
     // The vocabulary's size, then the pipeline (compact JSON escapes line
@@ -115,6 +104,17 @@ pub(crate) fn keep(tokenizer: &Tokenizer, original: &Path, cache: &Path) -> Opti
     drop(out);
     partial.persist(&path).ok()?;
     Some(())
+}
+
+/// A WordPiece model with `model`'s settings and `vocab`.
+fn like(model: &WordPiece, vocab: ahash::AHashMap<String, u32>) -> Option<WordPiece> {
+    WordPiece::builder()
+        .vocab(vocab)
+        .unk_token(model.unk_token.clone())
+        .continuing_subword_prefix(model.continuing_subword_prefix.clone())
+        .max_input_chars_per_word(model.max_input_chars_per_word)
+        .build()
+        .ok()
 }
 
 /// `<cache>/tokenizers/<hash of FORMAT, the original's path, size, mtime>.txt`.

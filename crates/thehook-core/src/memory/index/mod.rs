@@ -389,7 +389,11 @@ impl Index {
         let Some(header) = header else {
             return Ok(Candidates::default());
         };
-        let lexical = self.lexical(&rtxn, &header, query, limit, filter)?;
+        let lexical = self
+            .lexical_matches(&rtxn, &header, query, limit, filter)?
+            .into_iter()
+            .map(|m| (m.item, m.score))
+            .collect();
         let vector = match query_vector()? {
             Some(v) => self.vector(&rtxn, &v, limit, filter)?,
             None => Vec::new(),

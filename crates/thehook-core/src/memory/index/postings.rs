@@ -25,18 +25,6 @@ pub(crate) struct Match {
 }
 
 impl Index {
-    pub(super) fn lexical(
-        &self,
-        rtxn: &heed::RoTxn<WithoutTls>,
-        header: &Header,
-        query: &str,
-        limit: usize,
-        filter: &Filter,
-    ) -> Result<Vec<(Item, f32)>> {
-        let matches = self.lexical_matches(rtxn, header, query, limit, filter)?;
-        Ok(matches.into_iter().map(|m| (m.item, m.score)).collect())
-    }
-
     /// The `limit` best BM25 matches of `query` that `filter` accepts, with
     /// the terms each shares with it, in one read transaction.
     pub(crate) fn words_shared(
@@ -52,7 +40,8 @@ impl Index {
         }
     }
 
-    fn lexical_matches(
+    /// The `limit` best BM25 matches of `query` that `filter` accepts.
+    pub(super) fn lexical_matches(
         &self,
         rtxn: &heed::RoTxn<WithoutTls>,
         header: &Header,
