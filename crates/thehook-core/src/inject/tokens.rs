@@ -11,9 +11,11 @@ use crate::inject::cache::SideFile;
 use crate::model::Availability;
 use crate::project::Project;
 
-/// Counts tokens with the model's tokenizer. Loading it costs about 17 ms
-/// (docs/benchmarks.md's session-start rows), so the foreground avoids it: a WordPiece token covers at least one
-/// character, so no text has more tokens than non-space characters, and the
+/// Counts tokens with the model's tokenizer. Loading it costs about 28
+/// million instructions even from its quick-loading copy (`thehook_embed`'s
+/// `tokenizer_copy`), so the foreground avoids it: a WordPiece token covers
+/// at least one character, so no text has more tokens than non-space
+/// characters, and the
 /// background half of the last session start stored exact counts of the
 /// lines it expected ([`TokenCounts`]). The tokenizer is loaded only when
 /// neither settles whether the block fits. Without a model, an estimate.
@@ -176,8 +178,15 @@ pub(crate) fn load_tokenizer(availability: &Availability) -> Option<Arc<Tokenize
         _ => None,
     };
     let tokenizer = Arc::new(preloaded.or_else(|| load(&path, cache.as_deref()))?);
-    *KEPT.lock().unwrap_or_else(|p| p.into_inner()) = Some((path, tokenizer.clone()));
+    let stamp = stamp(&path);
+    *KEPT.lock().unwrap_or_else(|p| p.into_inner()) = Some((path, stamp, tokenizer.clone()));
     Some(tokenizer)
+}
+
+/// What tells a file changed: its size and modification time.
+fn stamp(path: &Path) -> Option<(u64, std::time::SystemTime)> {
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.len(), meta.modified().ok()?))
 }
 
 /// The tokenizer's file and the cache folder its quick-loading copy is
@@ -200,16 +209,63 @@ fn load(path: &Path, cache: Option<&Path>) -> Option<Tokenizer> {
     crate::model::tokenizer(path, None, cache).ok()
 }
 
-/// The tokenizer this process loaded from `path`, if it did.
+/// The tokenizer this process loaded from `path`, if it did and the file
+/// has not changed since (a long-lived process, the Node addon, outlives a
+/// model update).
 fn kept(path: &Path) -> Option<Arc<Tokenizer>> {
     let kept = KEPT.lock().unwrap_or_else(|p| p.into_inner());
     kept.as_ref()
-        .filter(|(at, _)| at == path)
-        .map(|(_, tokenizer)| tokenizer.clone())
+        .filter(|(at, then, _)| at == path && then.is_some() && *then == stamp(path))
+        .map(|(_, _, tokenizer)| tokenizer.clone())
 }
 
 /// A tokenizer being loaded on another thread, and from where.
 type Preloading = Option<(PathBuf, std::thread::JoinHandle<Option<Tokenizer>>)>;
 static PRELOADING: Mutex<Preloading> = Mutex::new(None);
-/// The tokenizer loaded, and from where.
-static KEPT: Mutex<Option<(PathBuf, Arc<Tokenizer>)>> = Mutex::new(None);
+/// The tokenizer loaded, from where, and that file's [`stamp`] then.
+type Kept = Option<(
+    PathBuf,
+    Option<(u64, std::time::SystemTime)>,
+    Arc<Tokenizer>,
+)>;
+static KEPT: Mutex<Kept> = Mutex::new(None);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Located;
+
+    /// A long-lived process (the Node addon) counts with the tokenizer the
+    /// model folder holds now, not the one it loaded before an update.
+    #[test]
+    #[cfg_attr(
+        not(feature = "model"),
+        ignore = "needs the embedding model: scripts/test.sh"
+    )]
+    fn a_tokenizer_file_that_changed_is_loaded_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let original =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.assets/model/tokenizer.json");
+        let file = dir.path().join("tokenizer.json");
+        std::fs::copy(&original, &file).unwrap();
+        let ready = Availability::Ready {
+            model: "all-minilm-l6-v2".into(),
+            model_dir: Located {
+                path: dir.path().to_path_buf(),
+                source: "test".into(),
+            },
+            runtime: None,
+            fingerprint: "test".into(),
+            optimized_cache: Some(dir.path().join("cache")),
+            embedding_cache: None,
+        };
+        let ids = |t: &Tokenizer| t.encode("COUNT", false).unwrap().get_ids().to_vec();
+        let lowercased = ids(&load_tokenizer(&ready).unwrap());
+        let text = std::fs::read_to_string(&file).unwrap();
+        let edited = text.replacen("\"lowercase\":true", "\"lowercase\":false", 1);
+        assert_ne!(edited, text);
+        std::fs::write(&file, edited).unwrap();
+        let as_written = ids(&load_tokenizer(&ready).unwrap());
+        assert_ne!(lowercased, as_written, "the edited file is read");
+    }
+}
