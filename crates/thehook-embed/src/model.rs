@@ -228,13 +228,13 @@ pub fn tokenizer(
     truncate_at: Option<usize>,
     cache: Option<&Path>,
 ) -> tokenizers::Result<Tokenizer> {
-    let copy = cache.and_then(|cache| crate::tokenizer_copy::load(path, cache));
-    let mut tokenizer = match copy {
+    let copy = cache.and_then(|cache| crate::tokenizer_copy::path_for(path, cache));
+    let mut tokenizer = match copy.as_deref().and_then(crate::tokenizer_copy::load) {
         Some(tokenizer) => tokenizer,
         None => {
             let tokenizer = Tokenizer::from_file(path)?;
-            if let Some(cache) = cache {
-                crate::tokenizer_copy::keep(&tokenizer, path, cache);
+            if let Some(copy) = &copy {
+                crate::tokenizer_copy::keep(&tokenizer, copy);
             }
             tokenizer
         }

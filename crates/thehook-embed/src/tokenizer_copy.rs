@@ -25,9 +25,9 @@ use tokenizers::{Model, ModelWrapper, Tokenizer};
 /// Changes when the copy's layout does, so an older copy is not read.
 const FORMAT: u32 = 2;
 
-/// The tokenizer of `original` from its copy in `cache`, if there is one.
-pub(crate) fn load(original: &Path, cache: &Path) -> Option<Tokenizer> {
-    let bytes = std::fs::read(path_for(original, cache)?).ok()?;
+/// The tokenizer from its copy at `copy` ([`path_for`]), if there is one.
+pub(crate) fn load(copy: &Path) -> Option<Tokenizer> {
+    let bytes = std::fs::read(copy).ok()?;
     let text = std::str::from_utf8(&bytes).ok()?;
     let (count, rest) = text.split_once('\n')?;
     let (pipeline, vocab) = rest.split_once('\n')?;
@@ -53,13 +53,12 @@ pub(crate) fn load(original: &Path, cache: &Path) -> Option<Tokenizer> {
     Some(tokenizer)
 }
 
-/// Keeps a copy of `tokenizer`, loaded from `original`, in `cache`. Nothing
+/// Keeps a copy of `tokenizer` at `copy` ([`path_for`] its original). Nothing
 /// is kept for a model other than WordPiece, or a vocabulary one token a
 /// line cannot hold (ids with gaps, a token with a line break): that
 /// tokenizer loads from the original every time.
-pub(crate) fn keep(tokenizer: &Tokenizer, original: &Path, cache: &Path) -> Option<()> {
-    let path = path_for(original, cache)?;
-    if path.is_file() {
+pub(crate) fn keep(tokenizer: &Tokenizer, copy: &Path) -> Option<()> {
+    if copy.is_file() {
         return Some(());
     }
     let ModelWrapper::WordPiece(model) = tokenizer.get_model() else {
@@ -89,7 +88,7 @@ pub(crate) fn keep(tokenizer: &Tokenizer, original: &Path, cache: &Path) -> Opti
     // The vocabulary's size, then the pipeline (compact JSON escapes line
     // breaks: one line), then the vocabulary.
     let pipeline = serde_json::to_string(&pipeline).ok()?;
-    let dir = path.parent()?;
+    let dir = copy.parent()?;
     std::fs::create_dir_all(dir).ok()?;
     let mut partial = tempfile::Builder::new()
         .prefix(".making-")
@@ -102,7 +101,7 @@ pub(crate) fn keep(tokenizer: &Tokenizer, original: &Path, cache: &Path) -> Opti
     }
     out.flush().ok()?;
     drop(out);
-    partial.persist(&path).ok()?;
+    partial.persist(copy).ok()?;
     Some(())
 }
 
@@ -118,7 +117,7 @@ fn like(model: &WordPiece, vocab: ahash::AHashMap<String, u32>) -> Option<WordPi
 }
 
 /// `<cache>/tokenizers/<hash of FORMAT, the original's path, size, mtime>.txt`.
-fn path_for(original: &Path, cache: &Path) -> Option<PathBuf> {
+pub(crate) fn path_for(original: &Path, cache: &Path) -> Option<PathBuf> {
     let meta = std::fs::metadata(original).ok()?;
     let modified = meta
         .modified()
@@ -145,9 +144,10 @@ mod tests {
         let original = crate::tests::repo_files().dir.join("tokenizer.json");
         let cache = tempfile::tempdir().unwrap();
         let full = Tokenizer::from_file(&original).unwrap();
-        assert!(load(&original, cache.path()).is_none(), "no copy yet");
-        keep(&full, &original, cache.path()).expect("a WordPiece vocabulary is kept");
-        let copy = load(&original, cache.path()).expect("the copy loads");
+        let at = path_for(&original, cache.path()).unwrap();
+        assert!(load(&at).is_none(), "no copy yet");
+        keep(&full, &at).expect("a WordPiece vocabulary is kept");
+        let copy = load(&at).expect("the copy loads");
         let texts = [
             "Releases are tagged with the kkp scheme",
             "naïve café — résumé: 東京 and ünïcödé, tabs\tand\r\nbreaks",
@@ -173,16 +173,16 @@ mod tests {
         let original = crate::tests::repo_files().dir.join("tokenizer.json");
         let cache = tempfile::tempdir().unwrap();
         let full = Tokenizer::from_file(&original).unwrap();
-        keep(&full, &original, cache.path()).unwrap();
         let copy = path_for(&original, cache.path()).unwrap();
+        keep(&full, &copy).unwrap();
         let text = std::fs::read_to_string(&copy).unwrap();
         let cut = &text[..text.len() - 1000];
         std::fs::write(&copy, &cut[..=cut.rfind('\n').unwrap()]).unwrap();
-        assert!(load(&original, cache.path()).is_none());
+        assert!(load(&copy).is_none());
         std::fs::write(&copy, "not a copy").unwrap();
-        assert!(load(&original, cache.path()).is_none());
+        assert!(load(&copy).is_none());
         std::fs::write(&copy, &text).unwrap();
-        assert!(load(&original, cache.path()).is_some());
+        assert!(load(&copy).is_some());
     }
 
     /// A changed original is not answered from the old copy.
@@ -197,12 +197,15 @@ mod tests {
         .unwrap();
         let cache = dir.path().join("cache");
         let full = Tokenizer::from_file(&original).unwrap();
-        keep(&full, &original, &cache).unwrap();
-        assert!(load(&original, &cache).is_some());
+        keep(&full, &path_for(&original, &cache).unwrap()).unwrap();
+        assert!(load(&path_for(&original, &cache).unwrap()).is_some());
         let text = std::fs::read_to_string(&original).unwrap();
         let edited = text.replacen("\"lowercase\":true", "\"lowercase\":false", 1);
         assert_ne!(edited, text);
         std::fs::write(&original, edited).unwrap();
-        assert!(load(&original, &cache).is_none(), "the edit is seen");
+        assert!(
+            load(&path_for(&original, &cache).unwrap()).is_none(),
+            "the edit is seen"
+        );
     }
 }

@@ -281,10 +281,10 @@ fn by_words(
     already: &HashSet<String>,
 ) -> Result<Vec<Item>> {
     let query = clip_chars(prompt, MAX_QUERY_CHARS);
-    let query_terms: HashSet<String> = memory.analyzer().terms(&query).into_iter().collect();
+    let query_terms = memory.index().query_terms(&query);
     let matches = memory
         .index()
-        .words_shared(&query, POOL, &Filter::for_agents())?;
+        .words_shared(&query_terms, POOL, &Filter::for_agents())?;
     let Some(best) = matches.first().map(|m| m.score) else {
         return Ok(Vec::new());
     };

@@ -390,7 +390,7 @@ impl Index {
             return Ok(Candidates::default());
         };
         let lexical = self
-            .lexical_matches(&rtxn, &header, query, limit, filter)?
+            .lexical_matches(&rtxn, &header, &self.query_terms(query), limit, filter)?
             .into_iter()
             .map(|m| (m.item, m.score))
             .collect();

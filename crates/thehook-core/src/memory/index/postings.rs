@@ -25,40 +25,47 @@ pub(crate) struct Match {
 }
 
 impl Index {
-    /// The `limit` best BM25 matches of `query` that `filter` accepts, with
-    /// the terms each shares with it, in one read transaction.
+    /// The distinct terms of `query`, sorted: what BM25 searches with.
+    pub(crate) fn query_terms(&self, query: &str) -> Vec<String> {
+        let mut terms = self.analyzer.terms(query);
+        terms.sort();
+        terms.dedup();
+        terms
+    }
+
+    /// The `limit` best BM25 matches of a query's `terms` ([`Index::query_terms`])
+    /// that `filter` accepts, with the terms each shares with it, in one read
+    /// transaction.
     pub(crate) fn words_shared(
         &self,
-        query: &str,
+        terms: &[String],
         limit: usize,
         filter: &Filter,
     ) -> Result<Vec<Match>> {
         let rtxn = self.env.read_txn()?;
         match self.dbs.header.get(&rtxn, "header")? {
-            Some(header) => self.lexical_matches(&rtxn, &header, query, limit, filter),
+            Some(header) => self.lexical_matches(&rtxn, &header, terms, limit, filter),
             None => Ok(Vec::new()),
         }
     }
 
-    /// The `limit` best BM25 matches of `query` that `filter` accepts.
+    /// The `limit` best BM25 matches of a query's `terms` that `filter`
+    /// accepts.
     pub(super) fn lexical_matches(
         &self,
         rtxn: &heed::RoTxn<WithoutTls>,
         header: &Header,
-        query: &str,
+        terms: &[String],
         limit: usize,
         filter: &Filter,
     ) -> Result<Vec<Match>> {
-        let mut terms = self.analyzer.terms(query);
-        terms.sort();
-        terms.dedup();
         let avg_len = header.total_len as f32 / header.n_docs.max(1) as f32;
         // Scores by key in a dense array (keys are handed out in order, so
         // it is as long as the index has had items): adding a posting is an
         // index, not a hash. A session start's query meets a good share of
         // a team's year through its common words.
         let mut scores = Scores::new(header.next_key);
-        for term in &terms {
+        for term in terms {
             let Some(bytes) = self.dbs.postings.get(rtxn, term)? else {
                 continue;
             };

@@ -237,7 +237,7 @@ fn the_terms_a_match_shares_with_the_query_are_those_its_text_holds() {
     let asked: std::collections::HashSet<String> = analyzer.terms(query).into_iter().collect();
     let matches = s
         .index
-        .words_shared(query, 10, &super::Filter::default())
+        .words_shared(&s.index.query_terms(query), 10, &super::Filter::default())
         .unwrap();
     assert_eq!(matches.len(), 4, "{matches:?}");
     for m in &matches {
