@@ -138,13 +138,19 @@ pub(crate) fn path_for(original: &Path, cache: &Path) -> Option<PathBuf> {
 mod tests {
     use super::*;
 
+    /// The model's tokenizer, loaded from the original, and where its copy
+    /// goes in an empty cache folder (kept alive by the `TempDir`).
+    fn original_and_copy() -> (Tokenizer, PathBuf, tempfile::TempDir) {
+        let original = crate::tests::repo_files().dir.join("tokenizer.json");
+        let cache = tempfile::tempdir().unwrap();
+        let at = path_for(&original, cache.path()).unwrap();
+        (Tokenizer::from_file(&original).unwrap(), at, cache)
+    }
+
     /// The copy counts and splits every text as the original does.
     #[test]
     fn the_copy_tokenizes_as_the_original() {
-        let original = crate::tests::repo_files().dir.join("tokenizer.json");
-        let cache = tempfile::tempdir().unwrap();
-        let full = Tokenizer::from_file(&original).unwrap();
-        let at = path_for(&original, cache.path()).unwrap();
+        let (full, at, _cache) = original_and_copy();
         assert!(load(&at).is_none(), "no copy yet");
         keep(&full, &at).expect("a WordPiece vocabulary is kept");
         let copy = load(&at).expect("the copy loads");
@@ -170,10 +176,7 @@ mod tests {
     /// A copy cut short is not read: the original loads instead.
     #[test]
     fn a_copy_cut_short_is_not_read() {
-        let original = crate::tests::repo_files().dir.join("tokenizer.json");
-        let cache = tempfile::tempdir().unwrap();
-        let full = Tokenizer::from_file(&original).unwrap();
-        let copy = path_for(&original, cache.path()).unwrap();
+        let (full, copy, _cache) = original_and_copy();
         keep(&full, &copy).unwrap();
         let text = std::fs::read_to_string(&copy).unwrap();
         let cut = &text[..text.len() - 1000];
