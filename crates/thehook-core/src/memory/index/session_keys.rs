@@ -21,8 +21,8 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use heed::types::{Bytes, DecodeIgnore};
-use heed::{RoTxn, RwTxn, WithoutTls};
+use heed::types::{Bytes, DecodeIgnore, Str};
+use heed::{PutFlags, RoTxn, RwTxn, WithoutTls};
 
 use super::Index;
 use crate::error::Result;
@@ -130,15 +130,42 @@ impl Index {
         Ok(())
     }
 
-    /// Writes the keys of every session in `all` afresh.
+    /// Writes the keys of every session in `all` afresh, into emptied
+    /// databases in key order. Appended so, LMDB fills each page before it
+    /// starts the next; put in the keys' scattered order (a branch, a
+    /// reversed path, a word), it splits pages and leaves them about half
+    /// full, and a rebuild wrote a third more of these pages than it keeps.
     pub(super) fn rebuild_session_keys(
         &self,
         wtxn: &mut RwTxn,
         all: &[SessionRecord],
     ) -> Result<()> {
         self.forget_session_keys(wtxn)?;
-        let changed: Vec<_> = all.iter().map(|s| (None, Some(s.clone()))).collect();
-        self.update_session_keys(wtxn, &changed)
+        let mut dates = BTreeMap::new();
+        let mut others = BTreeMap::new();
+        let mut files: BTreeMap<&str, u32> = BTreeMap::new();
+        for session in all {
+            for file in distinct(&session.files) {
+                *files.entry(file).or_default() += 1;
+            }
+            let Some(entries) = entries(session) else {
+                continue;
+            };
+            for (key, holds) in entries.others {
+                let value = if holds { entries.value.clone() } else { Vec::new() };
+                others.insert(key, value);
+            }
+            dates.insert(entries.by_date, entries.value);
+        }
+        for (file, n) in files {
+            let Some(keys) = self.file_keys(file) else {
+                continue;
+            };
+            others.insert(keys.tail, n.to_le_bytes().to_vec());
+            others.extend(keys.words.into_iter().map(|word| (word, Vec::new())));
+        }
+        append_all(wtxn, self.dbs.session_dates, dates)?;
+        append_all(wtxn, self.dbs.session_keys, others)
     }
 
     pub(super) fn forget_session_keys(&self, wtxn: &mut RwTxn) -> Result<()> {
@@ -208,22 +235,42 @@ fn entries(session: &SessionRecord) -> Option<Entries> {
     })
 }
 
+/// The keys a file has while some session changed it.
+struct FileKeys {
+    /// `t<file, reversed>`: how many sessions.
+    tail: String,
+    /// `w<term>\0<file>`, one per word of its name.
+    words: Vec<String>,
+}
+
 impl Index {
-    /// Adds `change` to how many sessions changed `file`: its tail and the
-    /// words of its name come with the first and go with the last.
-    fn count_sessions_on(&self, wtxn: &mut RwTxn, file: &str, change: i64) -> Result<()> {
+    /// `None` for a path too long for LMDB's keys.
+    fn file_keys(&self, file: &str) -> Option<FileKeys> {
         let tail = tail_key(file);
-        if change == 0 || tail.len() + 1 + MAX_DATE_CHARS > MAX_KEY_BYTES {
-            return Ok(());
+        if tail.len() + 1 + MAX_DATE_CHARS > MAX_KEY_BYTES {
+            return None;
         }
-        let keys = self.dbs.session_keys;
-        let was = i64::from(keys.get(wtxn, &tail)?.map_or(0, count));
-        let now = u32::try_from((was + change).max(0)).unwrap_or(u32::MAX);
         // A word key of a long path and a long name would pass LMDB's limit.
         let words = name_terms(&self.analyzer, file)
             .into_iter()
             .map(|word| format!("{}{file}", word_prefix(&word)))
-            .filter(|key| key.len() <= MAX_KEY_BYTES);
+            .filter(|key| key.len() <= MAX_KEY_BYTES)
+            .collect();
+        Some(FileKeys { tail, words })
+    }
+
+    /// Adds `change` to how many sessions changed `file`: its tail and the
+    /// words of its name come with the first and go with the last.
+    fn count_sessions_on(&self, wtxn: &mut RwTxn, file: &str, change: i64) -> Result<()> {
+        if change == 0 {
+            return Ok(());
+        }
+        let Some(FileKeys { tail, words }) = self.file_keys(file) else {
+            return Ok(());
+        };
+        let keys = self.dbs.session_keys;
+        let was = i64::from(keys.get(wtxn, &tail)?.map_or(0, count));
+        let now = u32::try_from((was + change).max(0)).unwrap_or(u32::MAX);
         if now == 0 {
             keys.delete(wtxn, &tail)?;
             for word in words {
@@ -239,6 +286,19 @@ impl Index {
         }
         Ok(())
     }
+}
+
+/// Puts `entries`, in their order, at the end of `db` (each key past the
+/// last: a `BTreeMap`'s order of strings is LMDB's of their bytes).
+fn append_all(
+    wtxn: &mut RwTxn,
+    db: heed::Database<'static, Str, Bytes>,
+    entries: BTreeMap<String, Vec<u8>>,
+) -> Result<()> {
+    for (key, value) in entries {
+        db.put_with_flags(wtxn, PutFlags::APPEND, &key, &value)?;
+    }
+    Ok(())
 }
 
 fn count(bytes: &[u8]) -> u32 {

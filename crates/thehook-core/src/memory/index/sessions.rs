@@ -91,8 +91,21 @@ impl Index {
                 sessions
             }
         };
+        self.put_sessions(wtxn, &sessions)
+    }
+
+    /// Writes the list and the keys afresh from the records (already
+    /// written in this transaction): a rebuild's last transaction, which
+    /// writes them once and not once per transaction.
+    pub(super) fn rewrite_sessions(&self, wtxn: &mut RwTxn) -> Result<()> {
+        let sessions = self.sessions_from_records(wtxn)?;
+        self.rebuild_session_keys(wtxn, &sessions)?;
+        self.put_sessions(wtxn, &sessions)
+    }
+
+    fn put_sessions(&self, wtxn: &mut RwTxn, sessions: &[SessionRecord]) -> Result<()> {
         let db = self.dbs.header.remap_types::<Str, Bytes>();
-        match postcard::to_allocvec(&sessions) {
+        match postcard::to_allocvec(sessions) {
             Ok(bytes) => db.put(wtxn, KEY, &bytes)?,
             // Not expected (strings and numbers only); the records stay
             // the truth, read one by one.

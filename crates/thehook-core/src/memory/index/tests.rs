@@ -52,17 +52,24 @@ impl Scenario {
 
     /// A lexical-only sync.
     fn sync(&self, rebuild: bool) -> SyncStats {
-        let lexical = Availability::Missing {
-            reason: "no model in this test".into(),
-            fix: "".into(),
-        };
-        self.sync_with(&lexical, rebuild)
+        self.sync_with(&lexical(), rebuild)
     }
 
     fn sync_with(&self, availability: &Availability, rebuild: bool) -> SyncStats {
         let plan = SyncPlan {
             rebuild,
             ..SyncPlan::new(availability, Embedding::All, &|_, _| {})
+        };
+        self.index.sync(&self.project, &plan).unwrap()
+    }
+
+    /// A lexical-only rebuild in transactions of about `batch_items` items.
+    fn rebuild_in_batches(&self, batch_items: usize) -> SyncStats {
+        let lexical = lexical();
+        let plan = SyncPlan {
+            rebuild: true,
+            batch_items,
+            ..SyncPlan::new(&lexical, Embedding::All, &|_, _| {})
         };
         self.index.sync(&self.project, &plan).unwrap()
     }
@@ -95,6 +102,14 @@ fn session(extra: &str) -> String {
          ## Session Summary\n- **What was done**: JWT auth\n\n\
          ## Gotchas\n- `[gotcha]` vitest misses aliased imports\n{extra}"
     )
+}
+
+/// No model: the syncs are lexical-only.
+fn lexical() -> Availability {
+    Availability::Missing {
+        reason: "no model in this test".into(),
+        fix: "".into(),
+    }
 }
 
 /// Counts of a sync, for one-line assertions.
@@ -946,6 +961,15 @@ fn the_keyed_sessions_answer_as_the_records_do() {
     assert_eq!(check(&s, "edits and removals"), 30);
     s.sync(true);
     assert_eq!(check(&s, "a rebuild"), 30);
+    let rebuilt = s.index.dump();
+    // Transactions of 4 items (2 sessions): the list and the keys are
+    // written once, in the last, from every record.
+    assert_eq!(s.rebuild_in_batches(4).files_changed, 30);
+    assert_eq!(check(&s, "a rebuild in batches"), 30);
+    assert_eq!(s.index.dump(), rebuilt);
+    let rtxn = s.index.env.read_txn().unwrap();
+    let stored = s.index.stored_sessions(&rtxn).unwrap();
+    assert_eq!(stored, Some(s.index.sessions_from_records(&rtxn).unwrap()));
 }
 
 /// An index of the schema before the sessions' keys is upgraded where it
