@@ -17,7 +17,9 @@
 //! The sessions that changed a file are the `paths` database's
 //! (`memory/index/paths.rs`). Both are written in the transaction that
 //! writes the records, from the same before-and-after pairs as the
-//! sessions list (`memory/index/sessions.rs`), so they never disagree.
+//! sessions list (`memory/index/sessions.rs`), so they never disagree. A
+//! rebuild in several transactions writes the keys and the list once, in
+//! its last, from every record; until then it has none.
 
 use std::collections::{BTreeMap, HashSet};
 

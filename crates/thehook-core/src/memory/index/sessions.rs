@@ -4,7 +4,8 @@
 //! read the sessions' keys instead: `session_keys.rs`.) The list is kept in postcard (a compact serde
 //! encoding) under its own key of the header database, rewritten in the
 //! same transaction as any change to a session file's record, so it never
-//! disagrees with the records. An index written before it existed has no
+//! disagrees with the records (a rebuild in several transactions drops it
+//! and writes it in its last). An index written before it existed has no
 //! list: the records are read, until the next sync that changes a session
 //! writes it.
 
