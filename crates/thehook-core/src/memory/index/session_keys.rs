@@ -154,7 +154,11 @@ impl Index {
                 continue;
             };
             for (key, holds) in entries.others {
-                let value = if holds { entries.value.clone() } else { Vec::new() };
+                let value = if holds {
+                    entries.value.clone()
+                } else {
+                    Vec::new()
+                };
                 others.insert(key, value);
             }
             dates.insert(entries.by_date, entries.value);
