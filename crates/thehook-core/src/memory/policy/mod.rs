@@ -1,8 +1,11 @@
 //! What the repository says about items, beside their text: an item is
 //! stale when what it cites is gone ([`stale`]), about a file git saw
 //! renamed ([`renames`]), or released by a person after a safety rule
-//! withheld it ([`released`]).
+//! withheld it ([`released`]); an action it asks for ([`actions`]) is
+//! vouched for by the project's build files or not ([`corroborate`]).
 
+pub mod actions;
+pub mod corroborate;
 pub(crate) mod released;
 pub(crate) mod renames;
 pub(crate) mod stale;
