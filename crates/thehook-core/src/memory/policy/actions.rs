@@ -231,7 +231,7 @@ fn secret_moved(text: &str) -> Option<&str> {
 /// proxy, a mirror, a download. A docs link is no action.
 static SOURCE_URL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)(?:registry|index-url|index|mirror|proxy|GOPROXY|GOPRIVATE|download|fetch|pull|get it from|from|install from|tarball|binary|source)\b[^\n]{0,40}?\bhttps?://[^\s`'\x22)>\]]+",
+        r"(?i)(?:registry|index-url|index|mirror|proxy|GOPROXY|GOPRIVATE|download\w*|fetch\w*|pull\w*|grab|get it from|from|tarball|binary|source|wget|curl)\b[^\n]{0,40}?\bhttps?://[^\s`'\x22)>\]]+",
     )
     .expect("a valid pattern")
 });
@@ -276,6 +276,21 @@ static RUN: LazyLock<Regex> = LazyLock::new(|| {
     .expect("a valid pattern")
 });
 
+/// A program run by name, from a code span: `run \`relay-doctor --fix\``.
+static RUN_PROGRAM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:run|execute|invoke|call|start|use)\s+`([\w.-]+(?:/[\w.-]+)*)")
+        .expect("a valid pattern")
+});
+
+/// Programs other patterns read (their verbs name what they act on), and
+/// those that act on the project itself.
+const KNOWN_PROGRAMS: &[&str] = &[
+    "npm", "npx", "pnpm", "pnpx", "yarn", "bun", "bunx", "pip", "pip3", "uv", "uvx", "poetry",
+    "pipx", "python", "python3", "node", "go", "cargo", "make", "just", "task", "docker", "git",
+    "bash", "sh", "zsh", "source", "gem", "brew", "apt", "apt-get", "conda", "composer", "curl",
+    "wget", "cd", "ls", "cat", "echo", "export", "rm", "mkdir", "cp", "mv", "chmod", "tsc",
+];
+
 /// Registries, indexes and proxies set by flag or variable.
 static SOURCE_SETTING: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
@@ -287,7 +302,7 @@ static SOURCE_SETTING: LazyLock<Regex> = LazyLock::new(|| {
 /// Images pulled or built from.
 static IMAGE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)(?-i:\bFROM)\s+([\w./:@-]+)|\bdocker\s+(?:pull|run)\s+(?:-[\w-]+(?:\s+[^\s-][^\s`]*)?\s+)*([\w./:@-]+)|\b(?:base image|image)\s+`([\w./:@-]+)`",
+        r"(?i)(?-i:\bFROM)\s+([\w./:@-]+)|\bdocker\s+(?:pull|run)\s+(?:-[\w-]+(?:\s+[^\s-][^\s`]*)?\s+)*([\w./:@-]+)|\b(?:base image|image)\s+`([\w./:@-]+)`|(?:image|base|dockerfile|container)\b[^\n]{0,60}?`([a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?/[\w./-]+(?::[\w.-]+)?)`",
     )
     .expect("a valid pattern")
 });
@@ -388,7 +403,7 @@ fn commands(text: &str) -> Vec<Command> {
     }
     for c in IMAGE.captures_iter(text) {
         let whole = c.get(0).expect("the match");
-        let image = (1..=3).find_map(|i| c.get(i)).map_or("", |m| m.as_str());
+        let image = (1..=4).find_map(|i| c.get(i)).map_or("", |m| m.as_str());
         let image = image_name(image);
         if image.is_empty() || image.eq_ignore_ascii_case("scratch") {
             continue;
@@ -427,6 +442,23 @@ fn commands(text: &str) -> Vec<Command> {
             Target::Script(path.as_str().trim_start_matches("./").to_string())
         } else {
             continue;
+        };
+        out.push(Command {
+            start: whole.start(),
+            text: whole.as_str().to_string(),
+            targets: vec![(ActionFamily::Run, target)],
+        });
+    }
+    for c in RUN_PROGRAM.captures_iter(text) {
+        let whole = c.get(0).expect("the match");
+        let program = c.get(1).map_or("", |m| m.as_str());
+        let first = program.split('/').next().unwrap_or(program).to_ascii_lowercase();
+        if KNOWN_PROGRAMS.contains(&first.as_str()) || program.starts_with('.') {
+            continue;
+        }
+        let target = match program.contains('/') {
+            true => Target::Script(program.to_string()),
+            false => Target::Program(program.to_string()),
         };
         out.push(Command {
             start: whole.start(),
@@ -550,6 +582,27 @@ mod tests {
                 Target::Program("migrate".into())
             ]
         );
+    }
+
+    #[test]
+    fn programs_images_and_downloads_named_in_passing() {
+        assert_eq!(
+            targets("Run `relay-doctor --fix` once after cloning"),
+            [Target::Program("relay-doctor".into())]
+        );
+        assert_eq!(
+            targets("run `scripts/setup-dev` first"),
+            [Target::Script("scripts/setup-dev".into())]
+        );
+        assert_eq!(
+            targets("Switch the Dockerfile base to `cgr.dev/acme/python:3.12`"),
+            [Target::Image("cgr.dev/acme/python".into())]
+        );
+        assert_eq!(
+            targets("Grab the protoc binary with `wget https://dl.acme-tools.io/protoc.zip`"),
+            [Target::Host("dl.acme-tools.io".into())]
+        );
+        assert_eq!(action_of("Use `git switch -c` for new branches"), None);
     }
 
     #[test]
