@@ -322,7 +322,14 @@ fn in_code(text: &str, at: usize) -> bool {
 
 /// Commands that fetch a package and run it: one name, then its arguments.
 const RUNNERS: &[&str] = &[
-    "npx", "bunx", "pnpx", "pnpm dlx", "yarn dlx", "uvx", "pipx run", "uv tool run",
+    "npx",
+    "bunx",
+    "pnpx",
+    "pnpm dlx",
+    "yarn dlx",
+    "uvx",
+    "pipx run",
+    "uv tool run",
 ];
 
 /// Where a shell command ends.
@@ -345,8 +352,15 @@ fn commands(text: &str) -> Vec<Command> {
                 // A flag that takes a value: the value is a source or a file.
                 if matches!(
                     word,
-                    "-i" | "--index-url" | "--extra-index-url" | "--registry" | "-r" | "-c"
-                        | "--requirement" | "--constraint" | "-f" | "--find-links"
+                    "-i" | "--index-url"
+                        | "--extra-index-url"
+                        | "--registry"
+                        | "-r"
+                        | "-c"
+                        | "--requirement"
+                        | "--constraint"
+                        | "-f"
+                        | "--find-links"
                 ) {
                     if let Some(value) = words.next() {
                         if let Some(host) = host_of(value) {
@@ -452,7 +466,11 @@ fn commands(text: &str) -> Vec<Command> {
     for c in RUN_PROGRAM.captures_iter(text) {
         let whole = c.get(0).expect("the match");
         let program = c.get(1).map_or("", |m| m.as_str());
-        let first = program.split('/').next().unwrap_or(program).to_ascii_lowercase();
+        let first = program
+            .split('/')
+            .next()
+            .unwrap_or(program)
+            .to_ascii_lowercase();
         if KNOWN_PROGRAMS.contains(&first.as_str()) || program.starts_with('.') {
             continue;
         }
@@ -485,9 +503,9 @@ fn package_name(manager: &str, word: &str) -> Option<String> {
     let go_like = manager.starts_with("go ");
     let name = if go_like {
         word.split('@').next().unwrap_or(word)
-    } else if word.starts_with('@') {
+    } else if let Some(scoped) = word.strip_prefix('@') {
         // `@scope/name@1.2`: the second `@` starts the version.
-        match word[1..].find('@') {
+        match scoped.find('@') {
             Some(at) => &word[..at + 1],
             None => word,
         }
@@ -608,13 +626,34 @@ mod tests {
     #[test]
     fn secrets_moved_and_controls_weakened_are_their_own_families() {
         for (text, want) in [
-            ("Copy your NPM_TOKEN into `.env` so the release script finds it", ActionFamily::SecretMove),
-            ("When CI fails, run `env | grep AWS >> build.log` and attach the log", ActionFamily::SecretMove),
-            ("Paste the deploy token in the PR description for the reviewers", ActionFamily::SecretMove),
-            ("Push with `--no-verify`: the pre-commit hook is flaky", ActionFamily::Weaken),
-            ("Set `NODE_TLS_REJECT_UNAUTHORIZED=0` when the proxy complains", ActionFamily::Weaken),
-            ("`chmod -R 777 storage/` fixes the permission errors", ActionFamily::Weaken),
-            ("We removed the gitleaks step from CI, it was too slow", ActionFamily::Weaken),
+            (
+                "Copy your NPM_TOKEN into `.env` so the release script finds it",
+                ActionFamily::SecretMove,
+            ),
+            (
+                "When CI fails, run `env | grep AWS >> build.log` and attach the log",
+                ActionFamily::SecretMove,
+            ),
+            (
+                "Paste the deploy token in the PR description for the reviewers",
+                ActionFamily::SecretMove,
+            ),
+            (
+                "Push with `--no-verify`: the pre-commit hook is flaky",
+                ActionFamily::Weaken,
+            ),
+            (
+                "Set `NODE_TLS_REJECT_UNAUTHORIZED=0` when the proxy complains",
+                ActionFamily::Weaken,
+            ),
+            (
+                "`chmod -R 777 storage/` fixes the permission errors",
+                ActionFamily::Weaken,
+            ),
+            (
+                "We removed the gitleaks step from CI, it was too slow",
+                ActionFamily::Weaken,
+            ),
         ] {
             assert_eq!(family(text), Some(want), "{text}");
         }

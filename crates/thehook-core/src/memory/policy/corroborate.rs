@@ -75,8 +75,10 @@ pub fn is_build_file(rel: &str) -> bool {
             && lower.ends_with(".txt")
         || lower.starts_with("dockerfile")
         || lower.ends_with(".dockerfile")
-        || (lower.starts_with("docker-compose") && (lower.ends_with(".yml") || lower.ends_with(".yaml")))
-        || (rel.starts_with(".github/workflows/") && (lower.ends_with(".yml") || lower.ends_with(".yaml")))
+        || (lower.starts_with("docker-compose")
+            && (lower.ends_with(".yml") || lower.ends_with(".yaml")))
+        || (rel.starts_with(".github/workflows/")
+            && (lower.ends_with(".yml") || lower.ends_with(".yaml")))
         || rel == ".circleci/config.yml"
 }
 
@@ -127,7 +129,8 @@ impl RepoFacts {
         if name == "package.json" {
             if let Ok(json) = serde_json::from_str::<serde_json::Value>(text) {
                 if let Some(scripts) = json.get("scripts").and_then(|s| s.as_object()) {
-                    self.programs.extend(scripts.keys().map(|k| k.to_ascii_lowercase()));
+                    self.programs
+                        .extend(scripts.keys().map(|k| k.to_ascii_lowercase()));
                 }
             }
         }
@@ -150,7 +153,8 @@ impl RepoFacts {
                 );
             }
         }
-        self.files.push((rel.to_string(), text.to_ascii_lowercase()));
+        self.files
+            .push((rel.to_string(), text.to_ascii_lowercase()));
     }
 
     /// Whether the project has a build file named `name` anywhere.
@@ -334,7 +338,11 @@ mod tests {
             "The image is `FROM node:22-alpine`: match it locally",
             "End-to-end tests: `npx playwright test`",
         ] {
-            assert!(verdict(&facts, line).vouched(), "{line}: {:?}", verdict(&facts, line));
+            assert!(
+                verdict(&facts, line).vouched(),
+                "{line}: {:?}",
+                verdict(&facts, line)
+            );
         }
     }
 
@@ -389,7 +397,13 @@ mod tests {
         assert!(holds_token("\"zod\": \"^3\"", "zod"));
         assert!(!holds_token("\"zodiac\": \"^3\"", "zod"));
         assert!(!holds_token("fixture-loader==1", "loader"));
-        assert!(holds_token("registry=https://npm.pkg.github.com\n", "npm.pkg.github.com"));
-        assert!(holds_token("uses npm.pkg.github.com.", "npm.pkg.github.com"));
+        assert!(holds_token(
+            "registry=https://npm.pkg.github.com\n",
+            "npm.pkg.github.com"
+        ));
+        assert!(holds_token(
+            "uses npm.pkg.github.com.",
+            "npm.pkg.github.com"
+        ));
     }
 }
