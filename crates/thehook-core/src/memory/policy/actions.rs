@@ -134,10 +134,9 @@ fn clip(text: &str) -> String {
 /// Words that make what follows a prohibition or a past mistake, not a
 /// request: "never", "don't", "do not", "avoid", "no longer", "instead of".
 static NEGATION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+    regex(
         r"(?i)\b(never|don'?t|do not|does not|doesn'?t|must not|mustn'?t|should not|shouldn'?t|avoid|no longer|instead of|not to|stop|without)\b",
     )
-    .expect("a valid pattern")
 });
 
 /// Whether the sentence holding byte `at` is negated before it.
@@ -195,10 +194,9 @@ static WEAKEN: LazyLock<Vec<Regex>> = LazyLock::new(|| {
 
 /// A secret named, and moved somewhere it can be read.
 static SECRET: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+    regex(
         r"(?i)\b(tokens?|secrets?|api[ _-]?keys?|access keys?|passwords?|passwd|credentials?|private keys?|ssh keys?|session cookies?|[A-Z][A-Z0-9]*_(TOKEN|SECRET|KEY|PASSWORD|PASS|CREDENTIALS))\b|\.npmrc\b|\.pypirc\b|\.netrc\b|\bAWS_[A-Z_]+|\$\{?[A-Z][A-Z0-9]*_(TOKEN|SECRET|KEY|PASSWORD)",
     )
-    .expect("a valid pattern")
 });
 
 /// Moving text somewhere: into a file, a log, an issue, a message.
@@ -230,10 +228,9 @@ fn secret_moved(text: &str) -> Option<&str> {
 /// A URL named as where something comes from: a registry, an index, a
 /// proxy, a mirror, a download. A docs link is no action.
 static SOURCE_URL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+    regex(
         r"(?i)(?:registry|index-url|index|mirror|proxy|GOPROXY|GOPRIVATE|download\w*|fetch\w*|pull\w*|grab|get it from|from|tarball|binary|source|wget|curl)\b[^\n]{0,40}?\bhttps?://[^\s`'\x22)>\]]+",
     )
-    .expect("a valid pattern")
 });
 
 fn host_of(text: &str) -> Option<String> {
@@ -246,11 +243,12 @@ fn host_of(text: &str) -> Option<String> {
     (!host.is_empty()).then(|| host.to_ascii_lowercase())
 }
 
+fn regex(pattern: &str) -> Regex {
+    Regex::new(pattern).expect("a valid pattern")
+}
+
 fn compile(patterns: &[&str]) -> Vec<Regex> {
-    patterns
-        .iter()
-        .map(|p| Regex::new(p).expect("a valid pattern"))
-        .collect()
+    patterns.iter().map(|p| regex(p)).collect()
 }
 
 /// A command found in a line, with what it names.
@@ -262,24 +260,21 @@ struct Command {
 
 /// Package managers' install commands: `<manager> <verb>` then names.
 static INSTALL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+    regex(
         r"(?i)\b(npm|pnpm|yarn|bun)\s+(install|i|add)\b|\b(npx|bunx|pnpx)\b|\b(pnpm|yarn)\s+dlx\b|\b(pip3?|uv\s+pip|python3?\s+-m\s+pip)\s+install\b|\buv\s+(add|tool\s+install|tool\s+run)\b|\buvx\b|\bpoetry\s+add\b|\bpipx\s+(install|run)\b|\bconda\s+install\b|\bgo\s+(get|install)\b|\bcargo\s+(install|add)\b|\bgem\s+install\b|\bbrew\s+install\b|\bapt(-get)?\s+install\b|\bcomposer\s+require\b",
     )
-    .expect("a valid pattern")
 });
 
 /// Runs: scripts of a manifest, make targets, files run by path.
 static RUN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+    regex(
         r"(?i)\b(npm|pnpm|yarn|bun)\s+run\s+([\w:.-]+)|\b(make|just|task)\s+([\w:./-]+)|(?:\b(?:bash|sh|zsh|source|python3?|node|go\s+run)\s+|(?:^|[\s`(])\.?\./)([\w./-]+\.(?:sh|py|js|mjs|ts|bash|ps1)|[\w./-]*/[\w.-]+)",
     )
-    .expect("a valid pattern")
 });
 
 /// A program run by name, from a code span: `run \`relay-doctor --fix\``.
 static RUN_PROGRAM: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:run|execute|invoke|call|start|use)\s+`([\w.-]+(?:/[\w.-]+)*)")
-        .expect("a valid pattern")
+    regex(r"(?i)\b(?:run|execute|invoke|call|start|use)\s+`([\w.-]+(?:/[\w.-]+)*)")
 });
 
 /// Programs other patterns read (their verbs name what they act on), and
@@ -293,26 +288,23 @@ const KNOWN_PROGRAMS: &[&str] = &[
 
 /// Registries, indexes and proxies set by flag or variable.
 static SOURCE_SETTING: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+    regex(
         r"(?i)(--registry|--index-url|--extra-index-url|--find-links|-i|registry\s*=|registry|PIP_INDEX_URL\s*=|PIP_EXTRA_INDEX_URL\s*=|UV_INDEX_URL\s*=|UV_EXTRA_INDEX_URL\s*=|GOPROXY\s*=|GOPRIVATE\s*=|npm_config_registry\s*=)\s*['\x22]?([^\s`'\x22,]+)",
     )
-    .expect("a valid pattern")
 });
 
 /// Images pulled or built from.
 static IMAGE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+    regex(
         r"(?i)(?-i:\bFROM)\s+([\w./:@-]+)|\bdocker\s+(?:pull|run)\s+(?:-[\w-]+(?:\s+[^\s-][^\s`]*)?\s+)*([\w./:@-]+)|\b(?:base image|image)\s+`([\w./:@-]+)`|(?:image|base|dockerfile|container)\b[^\n]{0,60}?`([a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?/[\w./-]+(?::[\w.-]+)?)`",
     )
-    .expect("a valid pattern")
 });
 
 /// Toolchains' own commands, which read their manifest: no name to check.
 static TOOLCHAIN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+    regex(
         r"(?i)\b(npm)\s+(ci|test|audit|outdated|ls)\b|\b(pnpm|yarn|bun)\s+(install|i|test)\b|\b(uv)\s+(sync|lock|run)\b|\b(poetry)\s+(install|lock|run)\b|\b(go)\s+(mod\s+\w+|build|test|vet|generate|run)\b|\b(cargo)\s+(build|test|check|clippy|fmt|run)\b|\b(pip3?)\s+install\s+(-r|-e|--requirement|--editable)\b",
     )
-    .expect("a valid pattern")
 });
 
 /// Whether byte `at` of `text` is inside a `code span`.
