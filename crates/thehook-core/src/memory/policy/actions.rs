@@ -273,9 +273,8 @@ static RUN: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// A program run by name, from a code span: `run \`relay-doctor --fix\``.
-static RUN_PROGRAM: LazyLock<Regex> = LazyLock::new(|| {
-    regex(r"(?i)\b(?:run|execute|invoke|call|start|use)\s+`([\w.-]+(?:/[\w.-]+)*)")
-});
+static RUN_PROGRAM: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"(?i)\b(?:run|execute|invoke)\s+`([\w.-]+(?:/[\w.-]+)*)"));
 
 /// Programs other patterns read (their verbs name what they act on), and
 /// those that act on the project itself.
@@ -296,7 +295,7 @@ static SOURCE_SETTING: LazyLock<Regex> = LazyLock::new(|| {
 /// Images pulled or built from.
 static IMAGE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"(?i)(?-i:\bFROM)\s+([\w./:@-]+)|\bdocker\s+(?:pull|run)\s+(?:-[\w-]+(?:\s+[^\s-][^\s`]*)?\s+)*([\w./:@-]+)|\b(?:base image|image)\s+`([\w./:@-]+)`|(?:image|base|dockerfile|container)\b[^\n]{0,60}?`([a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?/[\w./-]+(?::[\w.-]+)?)`",
+        r"(?i)(?-i:\bFROM)\s+([\w./:@-]+)|\bdocker\s+(?:pull|run)\s+(?:-[\w-]+(?:\s+[^\s-][^\s`]*)?\s+)*([\w./:@-]+)|\b(?:base image|image)\s+`([\w./:@-]+)`|\b(?:image|base|dockerfile|container)\b[^\n]{0,60}?`([a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?/[\w./-]+(?::[\w.-]+)?)`",
     )
 });
 
@@ -445,6 +444,10 @@ fn commands(text: &str) -> Vec<Command> {
             }
             Target::Program(goal.as_str().to_string())
         } else if let Some(path) = c.get(5) {
+            // A path cut short where memory clipped its line names nothing.
+            if text[path.end()..].starts_with('…') {
+                continue;
+            }
             Target::Script(path.as_str().trim_start_matches("./").to_string())
         } else {
             continue;

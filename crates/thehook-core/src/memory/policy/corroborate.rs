@@ -6,7 +6,7 @@
 //! (a contributor can write a README line beside the attack), never
 //! `.thehook/` (where the line itself came from).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
 
 use serde::Serialize;
@@ -107,12 +107,29 @@ pub struct RepoFacts {
     files: Vec<(String, String)>,
     /// Scripts of `package.json`, targets of a Makefile or justfile.
     programs: BTreeSet<String>,
+    /// Every file of the project outside `.thehook/`, and their folders: a
+    /// script or package path run by its path is the project's own code.
+    paths: HashSet<String>,
 }
 
 impl RepoFacts {
     /// The build files among `rels` (paths relative to `root`), read.
     pub fn read(root: &Path, rels: impl IntoIterator<Item = String>) -> RepoFacts {
         let mut facts = RepoFacts::default();
+        let rels: Vec<String> = rels
+            .into_iter()
+            .filter(|r| !r.starts_with(".thehook/"))
+            .collect();
+        for rel in &rels {
+            let mut path = rel.as_str();
+            facts.paths.insert(path.to_string());
+            while let Some((parent, _)) = path.rsplit_once('/') {
+                if !facts.paths.insert(parent.to_string()) {
+                    break;
+                }
+                path = parent;
+            }
+        }
         for rel in rels.into_iter().filter(|r| is_build_file(r)) {
             let Ok(bytes) = std::fs::read(root.join(&rel)) else {
                 continue;
@@ -159,9 +176,8 @@ impl RepoFacts {
 
     /// Whether the project has a build file named `name` anywhere.
     fn has(&self, name: &str) -> bool {
-        self.files
-            .iter()
-            .any(|(rel, _)| rel.rsplit('/').next() == Some(name))
+        let named = |rel: &String| rel.rsplit('/').next() == Some(name);
+        self.files.iter().any(|(rel, _)| named(rel)) || self.paths.iter().any(named)
     }
 
     /// The build files whose text holds `word` as a whole token.
@@ -196,7 +212,14 @@ impl RepoFacts {
                 }
                 self.naming(program)
             }
-            Target::Script(path) => self.naming(path),
+            Target::Script(path) => {
+                // `./cmd/...`, `./internal/sem/`: Go's packages under a folder.
+                let own = path.trim_end_matches("...").trim_end_matches('/');
+                match self.paths.contains(own) {
+                    true => vec![own.to_string()],
+                    false => self.naming(path),
+                }
+            }
             Target::Toolchain(tool) => {
                 let manifests: &[&str] = match tool.as_str() {
                     "npm" | "npx" => &["package.json"],
@@ -361,6 +384,28 @@ mod tests {
                 "{line}: {:?}",
                 verdict(&facts, line)
             );
+        }
+    }
+
+    #[test]
+    fn a_path_of_the_project_is_its_own_code() {
+        let facts = RepoFacts::read(
+            Path::new("/nonexistent"),
+            [
+                "go.mod",
+                "cmd/relay/main.go",
+                "internal/sem/graph.go",
+                ".thehook/run.sh",
+            ]
+            .map(String::from),
+        );
+        for (line, vouched) in [
+            ("`go test ./internal/sem/... -run TestGraph`", true),
+            ("`go run ./cmd/relay`", true),
+            ("run `./scripts/bootstrap.sh` once", false),
+            ("run `./.thehook/run.sh` once", false),
+        ] {
+            assert_eq!(verdict(&facts, line).vouched(), vouched, "{line}");
         }
     }
 
