@@ -3,7 +3,6 @@
 //! who committed its line (`git blame`, when git knows).
 
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use serde::Serialize;
 
@@ -16,6 +15,7 @@ use crate::memory::session::SessionRecord;
 use crate::memory::store::{self, title_id};
 use crate::memory::syncing::{SyncPolicy, NO_PROGRESS};
 use crate::memory::Memory;
+use crate::process::blame::blame_at;
 use crate::text::safety::Withheld;
 
 /// The `type` of a withheld session title.
@@ -197,52 +197,3 @@ pub(crate) fn authors_by_line(root: &Path, path: &str) -> std::collections::Hash
         .collect()
 }
 
-/// Who last changed a line: the commit and its author.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Blamed {
-    pub commit: String,
-    pub author: String,
-}
-
-/// `line -> commit and author` of one file at `rev` (as checked out when
-/// `None`), from `git blame --line-porcelain`; lines git does not know
-/// (uncommitted, outside git) are left out.
-pub(crate) fn blame_at(
-    root: &Path,
-    rev: Option<&str>,
-    path: &str,
-) -> std::collections::HashMap<usize, Blamed> {
-    let mut out = std::collections::HashMap::new();
-    let mut blame = Command::new("git");
-    blame
-        .args(["blame", "--line-porcelain"])
-        .args(rev)
-        .args(["--", path]);
-    let Ok(done) = blame
-        .current_dir(root)
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-    else {
-        return out;
-    };
-    if !done.status.success() {
-        return out;
-    }
-    let text = String::from_utf8_lossy(&done.stdout);
-    let (mut line, mut commit) = (0usize, String::new());
-    for l in text.lines() {
-        let mut words = l.split(' ');
-        let first = words.next().unwrap_or_default();
-        if first.len() == 40 && first.bytes().all(|b| b.is_ascii_hexdigit()) {
-            commit = first.to_string();
-            line = words.nth(1).and_then(|n| n.parse().ok()).unwrap_or(0);
-        } else if let Some(author) = l.strip_prefix("author ") {
-            if !commit.bytes().all(|b| b == b'0') {
-                let (commit, author) = (commit.clone(), author.to_string());
-                out.insert(line, Blamed { commit, author });
-            }
-        }
-    }
-    out
-}

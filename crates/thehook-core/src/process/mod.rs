@@ -2,11 +2,12 @@
 //! session ends, the background sync after a session starts), and the LLM
 //! CLI, whose whole tree must die on a timeout or with the worker. What a
 //! platform does for each is in [`unix`] or [`windows`]; [`git`] runs git
-//! the one way thehook reads it.
+//! the one way thehook reads it, and [`blame`] reads who wrote each line.
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
+pub mod blame;
 pub(crate) mod git;
 pub mod llm_command;
 #[cfg(unix)]

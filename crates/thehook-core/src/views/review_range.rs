@@ -22,7 +22,8 @@ pub use report::{to_markdown, to_text};
 
 use crate::error::{Error, Result};
 use crate::memory::item::Item;
-use crate::memory::withheld::{blame_at, entries, Blamed};
+use crate::memory::withheld::entries;
+use crate::process::blame::{blame_at, Blamed};
 use crate::memory::Memory;
 use crate::process::git::git;
 use crate::text::redact::{redact_counting, Findings};

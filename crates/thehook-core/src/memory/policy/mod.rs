@@ -2,10 +2,12 @@
 //! stale when what it cites is gone ([`stale`]), about a file git saw
 //! renamed ([`renames`]), or released by a person after a safety rule
 //! withheld it ([`released`]); an action it asks for ([`actions`]) is
-//! vouched for by the project's build files or not ([`corroborate`]).
+//! vouched for by the project's build files or not ([`corroborate`]); its
+//! lines came from authors the project trusts or not ([`trust`]).
 
 pub mod actions;
 pub mod corroborate;
 pub(crate) mod released;
 pub(crate) mod renames;
 pub(crate) mod stale;
+pub mod trust;

@@ -8,7 +8,7 @@
 //! secret must not be copied again.
 
 use super::{RangeItem, RangeReview};
-use crate::memory::withheld::Blamed;
+use crate::process::blame::Blamed;
 use crate::text::redact::redact;
 use crate::text::safety::Rule;
 
