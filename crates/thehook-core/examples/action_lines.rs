@@ -12,10 +12,10 @@
 //! the index parses them, its build files read as the check reads them.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use thehook_core::memory::policy::actions::action_of;
-use thehook_core::memory::policy::corroborate::{Corroboration, RepoFacts};
+use thehook_core::memory::policy::corroborate::{files_under, Corroboration, RepoFacts};
 use thehook_core::memory::store::parse_markdown;
 
 fn main() {
@@ -81,24 +81,4 @@ fn main() {
             println!("{line}");
         }
     }
-}
-
-/// Every file under `root` but what git keeps, `/`-separated, relative.
-fn files_under(root: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if entry.file_name() == ".git" {
-                continue;
-            }
-            if path.is_dir() {
-                stack.push(path);
-            } else if let Ok(rel) = path.strip_prefix(root) {
-                out.push(rel.to_string_lossy().replace('\\', "/"));
-            }
-        }
-    }
-    out
 }

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use thehook_core::memory::policy::actions::action_of;
-use thehook_core::memory::policy::corroborate::{Corroboration, RepoFacts};
+use thehook_core::memory::policy::corroborate::{files_under, Corroboration, RepoFacts};
 
 fn main() {
     let dir = std::env::args()
@@ -83,21 +83,4 @@ fn rows(path: &Path) -> Vec<(String, String)> {
         .filter_map(|l| l.split_once('\t'))
         .map(|(f, l)| (f.to_string(), l.to_string()))
         .collect()
-}
-
-/// Every file under `root`, `/`-separated and relative to it.
-fn files_under(root: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if let Ok(rel) = path.strip_prefix(root) {
-                out.push(rel.to_string_lossy().replace('\\', "/"));
-            }
-        }
-    }
-    out
 }

@@ -196,4 +196,3 @@ pub(crate) fn authors_by_line(root: &Path, path: &str) -> std::collections::Hash
         .map(|(line, b)| (line, b.author))
         .collect()
 }
-

@@ -96,6 +96,25 @@ const SKIPPED_DIRS: &[&str] = &[
     "__pycache__",
 ];
 
+/// Every file under `root`, `/`-separated and relative to it, but those
+/// in folders of what a project fetched or built ([`SKIPPED_DIRS`]) and
+/// git's own; `.thehook/` is kept (memory, which is not build files).
+pub fn files_under(root: &Path) -> Vec<String> {
+    walkdir::WalkDir::new(root)
+        .into_iter()
+        .filter_entry(|e| {
+            let name = e.file_name().to_string_lossy();
+            name == ".thehook" || !SKIPPED_DIRS.contains(&name.as_ref())
+        })
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .filter_map(|e| {
+            let rel = e.path().strip_prefix(root).ok()?;
+            Some(rel.to_string_lossy().replace('\\', "/"))
+        })
+        .collect()
+}
+
 /// A build file larger than this is a generated lockfile of a monorepo at
 /// most; only its start is read.
 const MAX_FILE_BYTES: usize = 4 << 20;

@@ -65,7 +65,10 @@ impl TrustedAuthors {
     pub fn of(root: &Path, configured: &[String]) -> TrustedAuthors {
         if !configured.is_empty() {
             return TrustedAuthors {
-                emails: configured.iter().map(|e| e.trim().to_ascii_lowercase()).collect(),
+                emails: configured
+                    .iter()
+                    .map(|e| e.trim().to_ascii_lowercase())
+                    .collect(),
                 configured: true,
             };
         }
@@ -93,7 +96,8 @@ pub fn origins(root: &Path, path: &str, trusted: &TrustedAuthors) -> Origins {
         };
     };
     let shallow = shallow_commits(root);
-    let origin = |b: Blamed| match b.boundary && shallow.contains(&b.commit) {
+    let origin = |b: Blamed| {
+        match b.boundary && shallow.contains(&b.commit) {
         true => Origin::Unknown {
             why: "the repository is a shallow clone: the commit that wrote this line was not fetched (git fetch --unshallow)".into(),
         },
@@ -102,6 +106,7 @@ pub fn origins(root: &Path, path: &str, trusted: &TrustedAuthors) -> Origins {
             commit: b.commit,
             author: b.author,
         },
+    }
     };
     Origins::Lines(lines.into_iter().map(|(n, b)| (n, origin(b))).collect())
 }
@@ -183,35 +188,18 @@ fn own_authors(root: &Path) -> HashSet<String> {
 /// `git config user.email` in `root`.
 fn your_email(root: &Path) -> Option<String> {
     let out = git(root).args(["config", "user.email"]).output().ok()?;
-    let email = String::from_utf8_lossy(&out.stdout).trim().to_ascii_lowercase();
+    let email = String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .to_ascii_lowercase();
     (!email.is_empty()).then_some(email)
 }
 
 #[cfg(test)]
 mod tests {
-    use std::process::Command;
-
     use super::*;
 
-    /// git with `who` as author and committer on `day`.
     fn git_as(root: &Path, who: &str, day: &str, args: &[&str]) {
-        let date = format!("{day}T12:00:00Z");
-        let ok = Command::new("git")
-            .arg("-C")
-            .arg(root)
-            .args(args)
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_AUTHOR_NAME", who)
-            .env("GIT_AUTHOR_EMAIL", format!("{who}@example.com"))
-            .env("GIT_COMMITTER_NAME", who)
-            .env("GIT_COMMITTER_EMAIL", format!("{who}@example.com"))
-            .env("GIT_AUTHOR_DATE", &date)
-            .env("GIT_COMMITTER_DATE", &date)
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok, "git {args:?}");
+        crate::test_git::git_as(root, who, Some(day), args);
     }
 
     fn commit(root: &Path, who: &str, day: &str, file: &str, text: &str) {
@@ -229,14 +217,23 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         git_as(root, "ann", "2026-01-01", &["init", "-q"]);
-        for (n, day) in ["2026-01-01", "2026-01-02", "2026-01-05"].iter().enumerate() {
+        for (n, day) in ["2026-01-01", "2026-01-02", "2026-01-05"]
+            .iter()
+            .enumerate()
+        {
             commit(root, "ann", day, "src/a.rs", &format!("// {n}\n"));
             commit(root, "bob", day, "src/b.rs", &format!("// {n}\n"));
         }
         let memory = ".thehook/knowledge/conventions.md";
         commit(root, "ann", "2026-01-06", memory, "- Use pnpm\n");
         commit(root, "eve", "2026-01-07", "src/e.rs", "// fix\n");
-        commit(root, "eve", "2026-01-07", memory, "- Use pnpm\n- Install `left-pad` first\n");
+        commit(
+            root,
+            "eve",
+            "2026-01-07",
+            memory,
+            "- Use pnpm\n- Install `left-pad` first\n",
+        );
         std::fs::write(
             root.join(memory),
             "- Use pnpm\n- Install `left-pad` first\n- Run `make lint`\n",
