@@ -79,9 +79,9 @@ pub struct Action {
     pub matched: String,
 }
 
-/// The action `text` asks for, if any. A line that asks for several is
-/// reported by the one that cannot be corroborated first, then by install,
-/// source and run, all of whose targets are kept.
+/// The action `text` asks for, if any. A line that moves a secret or
+/// weakens a control is reported as that (no file vouches for it);
+/// otherwise by the first command it names, with the targets of all.
 pub fn action_of(text: &str) -> Option<Action> {
     if let Some(m) = never_vouched(&WEAKEN, text) {
         return Some(bare(ActionFamily::Weaken, m));
@@ -131,21 +131,29 @@ fn clip(text: &str) -> String {
     crate::text::clip_chars(text.trim(), 80)
 }
 
-/// Words that make what follows a prohibition or a past mistake, not a
-/// request: "never", "don't", "do not", "avoid", "no longer", "instead of".
+/// Words that make what follows a prohibition, not a request: "never",
+/// "don't", "do not", "avoid", "no longer", "instead of".
 static NEGATION: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"(?i)\b(never|don'?t|do not|does not|doesn'?t|must not|mustn'?t|should not|shouldn'?t|avoid|no longer|instead of|not to|stop|without)\b",
+        r"(?i)\b(never|don'?t|do not|does not|doesn'?t|must not|mustn'?t|should not|shouldn'?t|avoid|no longer|instead of|not to)\b",
     )
 });
 
-/// Whether the sentence holding byte `at` is negated before it.
+/// Words before a command that a negation governs: "never push with
+/// `--no-verify`", "do not commit the `.env`". Farther back, or in another
+/// clause ("instead of npm, run `npx tool`"), it negates something else.
+const NEGATION_REACH_WORDS: usize = 5;
+
+/// Whether the command at byte `at` is negated: a negation among the few
+/// words before it in its clause.
 fn negated_before(text: &str, at: usize) -> bool {
     let before = &text[..at];
-    let sentence_start = before
-        .rfind(['.', ';', '!', '?', '\n'])
+    let clause_start = before
+        .rfind(['.', ';', '!', '?', '\n', ',', ':'])
         .map_or(0, |i| i + 1);
-    NEGATION.is_match(&before[sentence_start..])
+    let words: Vec<&str> = before[clause_start..].split_whitespace().collect();
+    let near = words[words.len().saturating_sub(NEGATION_REACH_WORDS)..].join(" ");
+    NEGATION.is_match(&near)
 }
 
 /// The first match of any of `patterns` that is not negated.
@@ -666,6 +674,15 @@ mod tests {
             "Don't `npm install` inside `packages/`: the workspace root does it",
         ] {
             assert_eq!(action_of(text), None, "{text}");
+        }
+        // A negation elsewhere in the line leaves the command a request.
+        for text in [
+            "Instead of npm, run `npx seed-fixtures@0.2` to fill the database",
+            "Don't bother with the docs, just run `npx seed-fixtures@0.2` first",
+            "Don't wait for the mirror and just run `npx seed-fixtures@0.2` first",
+            "Install the CLI without sudo: `npm i -g acme-cli`",
+        ] {
+            assert_eq!(family(text), Some(ActionFamily::Install), "{text}");
         }
     }
 }
