@@ -72,32 +72,26 @@ impl Index {
         wtxn: &mut RwTxn,
         changed: &[(Option<SessionRecord>, Option<SessionRecord>)],
     ) -> Result<()> {
-        let sessions = match self.stored_sessions(wtxn)? {
-            Some(mut sessions) => {
-                self.update_session_keys(wtxn, changed)?;
-                let paths: std::collections::HashSet<&str> = changed
-                    .iter()
-                    .flat_map(|(before, now)| before.iter().chain(now))
-                    .map(|s| s.path.as_str())
-                    .collect();
-                sessions.retain(|s| !paths.contains(s.path.as_str()));
-                sessions.extend(changed.iter().filter_map(|(_, now)| now.clone()));
-                // The records' order: by path.
-                sessions.sort_by(|a, b| a.path.cmp(&b.path));
-                sessions
-            }
-            None => {
-                let sessions = self.sessions_from_records(wtxn)?;
-                self.rebuild_session_keys(wtxn, &sessions)?;
-                sessions
-            }
+        let Some(mut sessions) = self.stored_sessions(wtxn)? else {
+            return self.rewrite_sessions(wtxn);
         };
+        self.update_session_keys(wtxn, changed)?;
+        let paths: std::collections::HashSet<&str> = changed
+            .iter()
+            .flat_map(|(before, now)| before.iter().chain(now))
+            .map(|s| s.path.as_str())
+            .collect();
+        sessions.retain(|s| !paths.contains(s.path.as_str()));
+        sessions.extend(changed.iter().filter_map(|(_, now)| now.clone()));
+        // The records' order: by path.
+        sessions.sort_by(|a, b| a.path.cmp(&b.path));
         self.put_sessions(wtxn, &sessions)
     }
 
     /// Writes the list and the keys afresh from the records (already
-    /// written in this transaction): a rebuild's last transaction, which
-    /// writes them once and not once per transaction.
+    /// written in this transaction): a rebuild's last transaction (which
+    /// writes them once and not once per transaction), or an index without
+    /// a stored list.
     pub(super) fn rewrite_sessions(&self, wtxn: &mut RwTxn) -> Result<()> {
         let sessions = self.sessions_from_records(wtxn)?;
         self.rebuild_session_keys(wtxn, &sessions)?;

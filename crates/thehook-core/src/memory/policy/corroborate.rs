@@ -189,14 +189,16 @@ impl RepoFacts {
                 );
             }
         }
+        self.paths.insert(rel.to_string());
         self.files
             .push((rel.to_string(), text.to_ascii_lowercase()));
     }
 
     /// Whether the project has a build file named `name` anywhere.
     fn has(&self, name: &str) -> bool {
-        let named = |rel: &String| rel.rsplit('/').next() == Some(name);
-        self.files.iter().any(|(rel, _)| named(rel)) || self.paths.iter().any(named)
+        self.paths
+            .iter()
+            .any(|rel| rel.rsplit('/').next() == Some(name))
     }
 
     /// The build files whose text holds `word` as a whole token.
