@@ -19,6 +19,7 @@ pub struct Config {
     pub llm: Llm,
     pub embedding: Embedding,
     pub mcp: Mcp,
+    pub trust: Trust,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -193,6 +194,17 @@ pub struct Embedding {
 pub struct Mcp {
     /// Offer the `forget` tool, so agents can delete memory items.
     pub allow_forget: bool,
+}
+
+/// Whose word memory is taken on (`memory::policy::verify`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Trust {
+    /// The e-mails of the authors whose committed lines of memory are
+    /// given to agents although no build file vouches for the action they
+    /// ask for. Empty: you and the authors of the project's own code
+    /// (`memory::policy::trust`).
+    pub authors: Vec<String>,
 }
 
 /// The token budgets `retrieval.token_budget` may set.
@@ -452,6 +464,13 @@ impl Config {
                 "llm.command",
                 "`llm.cli: command` needs the command to run",
                 "set `llm.command` to an argv list, e.g. [\"my-llm\", \"--quiet\"]",
+            ));
+        }
+        if let Some(bad_email) = self.trust.authors.iter().find(|a| !a.contains('@')) {
+            return Err(bad(
+                "trust.authors",
+                &format!("`{bad_email}` is not an e-mail address"),
+                "list the e-mails git records for the authors (`git log --format=%ae`)",
             ));
         }
         if self.embedding.model.trim().is_empty() {

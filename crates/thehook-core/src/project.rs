@@ -8,6 +8,8 @@ use crate::error::{Error, IoContext, Result};
 pub const THEHOOK_DIR: &str = ".thehook";
 /// The project-relative path every session file's starts with.
 pub const SESSIONS_PREFIX: &str = ".thehook/sessions/";
+/// The configuration, relative to the project's root.
+pub const CONFIG_FILE: &str = ".thehook/config.yaml";
 /// The project-relative path every knowledge file's starts with.
 pub const KNOWLEDGE_PREFIX: &str = ".thehook/knowledge/";
 
@@ -97,7 +99,7 @@ impl Project {
         self.root.join(THEHOOK_DIR)
     }
     pub fn config_path(&self) -> PathBuf {
-        self.dir().join("config.yaml")
+        self.root.join(CONFIG_FILE)
     }
     pub fn sessions_dir(&self) -> PathBuf {
         self.dir().join("sessions")

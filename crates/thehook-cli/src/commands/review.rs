@@ -2,9 +2,11 @@
 //! person decides about each.
 
 use serde_json::json;
+use thehook_core::memory::policy::confirmed::FILE as CONFIRMED_FILE;
 use thehook_core::memory::withheld::WithheldEntry;
 use thehook_core::memory::Embedding;
 use thehook_core::model::SearchPaths;
+use thehook_core::text::safety::Rule;
 use thehook_core::views::review::{waiting, StaleItem};
 use thehook_core::views::review_range::{review_range, to_markdown, to_text};
 use thehook_core::{ItemRef, Memory, Project, RewriteRequest};
@@ -79,8 +81,16 @@ fn review_since(
 }
 
 fn released(entry: &WithheldEntry, as_json: bool, out: &mut Output) -> CommandResult {
+    let confirmed = entry.withheld.rule == Rule::Unverified;
     if as_json {
-        out.print(&json!({ "done": "released", "item": entry }).to_string());
+        let done = if confirmed { "confirmed" } else { "released" };
+        out.print(&json!({ "done": done, "item": entry }).to_string());
+    } else if confirmed {
+        out.print(&format!(
+            "confirmed {} ({}): recorded in {}; commit it, and agents are given this text in \
+             every clone",
+            entry.id, entry.citation, CONFIRMED_FILE
+        ));
     } else {
         out.print(&format!(
             "released {} ({}): agents are given it from now on, in this clone only",
@@ -111,13 +121,16 @@ fn list(
         out.print(&format!("  {}", one_line(&entry.text, 200)));
         let w = &entry.withheld;
         let matched = match w.rule {
-            thehook_core::text::safety::Rule::Learned => String::new(),
+            Rule::Learned => String::new(),
             _ => format!(" (matched \"{}\")", w.matched),
         };
         out.print(&out.paint(
             Style::Warn,
             &format!("  withheld: {}: {}{matched}", w.rule, w.rule.what()),
         ));
+        if let Some(reason) = &w.reason {
+            out.print(&out.paint(Style::Dim, &format!("  {reason}")));
+        }
         if let Some(note) = w.learned_note() {
             out.print(&out.paint(Style::Dim, &format!("  {note}")));
         }

@@ -153,13 +153,15 @@ impl Memory {
     /// sync runs again without vectors and a notice says why.
     pub fn sync(&mut self, policy: SyncPolicy, progress: Progress) -> Result<SyncStats> {
         let policy = policy.within(&mut self.own_embedding);
-        let plan = policy.plan(&self.availability, progress);
+        let trusted = &self.config.trust.authors;
+        let plan = policy.plan(&self.availability, progress, trusted);
         let stats = match self.index.sync(&self.project, &plan) {
             Err(Error::Model { problem, fix, .. }) => {
                 // The failed sync changed nothing; redo it without vectors
                 // (the index keeps the ones it has for when the model works).
                 self.fall_back_to_lexical(problem, fix);
-                let plan = policy.plan(&self.availability, progress);
+                let trusted = &self.config.trust.authors;
+                let plan = policy.plan(&self.availability, progress, trusted);
                 self.index.sync(&self.project, &plan)
             }
             other => other,

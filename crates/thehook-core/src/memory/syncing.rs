@@ -192,6 +192,7 @@ impl<'f> SyncPolicy<'f> {
         self,
         availability: &'a Availability,
         progress: Progress<'a>,
+        trusted_authors: &'a [String],
     ) -> SyncPlan<'a>
     where
         'f: 'a,
@@ -204,6 +205,7 @@ impl<'f> SyncPolicy<'f> {
             judge_now: if hook { HOOK_JUDGE_TEXTS } else { 0 },
             focus: self.focus,
             only: self.only,
+            trusted_authors,
             ..SyncPlan::new(availability, self.embedding, progress)
         }
     }
@@ -224,7 +226,7 @@ mod tests {
             reason: "no model in this test".into(),
             fix: "".into(),
         };
-        let plan = policy.plan(&lexical, NO_PROGRESS);
+        let plan = policy.plan(&lexical, NO_PROGRESS, &[]);
         (plan.rebuild, plan.quick, plan.max_files, plan.embedding)
     }
 

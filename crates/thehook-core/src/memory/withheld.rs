@@ -9,6 +9,7 @@ use serde::Serialize;
 use crate::error::{fix, Error, ItemMiss, Result, Step};
 use crate::memory::index::Index;
 use crate::memory::item::{Item, ItemKind};
+use crate::memory::policy::confirmed;
 use crate::memory::policy::released::Released;
 use crate::memory::requests::ItemRef;
 use crate::memory::session::SessionRecord;
@@ -16,7 +17,7 @@ use crate::memory::store::{self, title_id};
 use crate::memory::syncing::{SyncPolicy, NO_PROGRESS};
 use crate::memory::Memory;
 use crate::process::blame::blame_at;
-use crate::text::safety::Withheld;
+use crate::text::safety::{Rule, Withheld};
 
 /// The `type` of a withheld session title.
 const TITLE: &str = "title";
@@ -57,12 +58,21 @@ impl Memory {
 
     /// Releases a withheld item or title: agents are given it after all.
     /// Recorded in this clone's own state ([`Released`]), never in a
-    /// committed file; an edit of its text withholds it again.
+    /// committed file; an edit of its text withholds it again. An
+    /// unverified action line is confirmed instead, in
+    /// `.thehook/confirmed.txt`, to be committed: a person's word on the
+    /// text, for the whole team ([`confirmed`]).
     pub fn release(&mut self, item: &ItemRef) -> Result<WithheldEntry> {
         self.sync(SyncPolicy::FULL, NO_PROGRESS)?;
         let entry = self.find_withheld(item)?;
         let _lock = self.project.lock()?;
-        Released::add(&self.project, &entry.id)?;
+        match entry.withheld.rule {
+            // An action line: the team shares a person's word on it, in git.
+            Rule::Unverified => {
+                confirmed::add(&self.project, &entry.text)?;
+            }
+            _ => Released::add(&self.project, &entry.id)?,
+        }
         // Its bytes did not change, its verdict did: read the file again.
         self.index.reread(&entry.path)?;
         self.sync(SyncPolicy::FULL, NO_PROGRESS)?;

@@ -44,6 +44,10 @@ pub struct Withheld {
     /// The known attack the item's vector is closest to, with the cosine.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nearest: Option<NearestAttack>,
+    /// Why, beside the rule, when text alone did not decide: for
+    /// [`Rule::Unverified`], what the line asks for and where it came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// The group of training attacks an item is closest to.
@@ -61,6 +65,16 @@ impl Withheld {
             matched: super::clip_chars(&one_line(matched), MATCHED_CHARS),
             score: None,
             nearest: None,
+            reason: None,
+        }
+    }
+
+    /// An action line no one vouches for ([`Rule::Unverified`]): `matched`
+    /// names the action, `reason` says why and where the line came from.
+    pub fn unverified(matched: &str, reason: String) -> Withheld {
+        Withheld {
+            reason: Some(reason),
+            ..Withheld::by_rule(Rule::Unverified, matched)
         }
     }
 
@@ -83,10 +97,12 @@ impl Withheld {
     /// The verdict in one line, as the Node API gives it: `rule: what it
     /// catches`, then the learned check's note when it read the item.
     pub fn describe(&self) -> String {
-        match self.learned_note() {
-            Some(note) => format!("{}: {}; {note}", self.rule, self.rule.what()),
-            None => format!("{}: {}", self.rule, self.rule.what()),
+        let mut out = format!("{}: {}", self.rule, self.rule.what());
+        for note in self.reason.iter().cloned().chain(self.learned_note()) {
+            out.push_str("; ");
+            out.push_str(&note);
         }
+        out
     }
 
     /// Adds what the learned check made of the item: its score and the
@@ -114,6 +130,9 @@ impl std::fmt::Display for Withheld {
             self.rule.what(),
             self.matched
         )?;
+        if let Some(reason) = &self.reason {
+            write!(f, "; {reason}")?;
+        }
         if let Some(score) = self.score {
             write!(f, "; learned check {score:.2}")?;
         }

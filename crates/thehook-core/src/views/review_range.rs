@@ -20,12 +20,15 @@ use serde::Serialize;
 
 pub use report::{to_markdown, to_text};
 
+use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::memory::item::Item;
+use crate::memory::policy::confirmed::FILE as CONFIRMED_FILE;
 use crate::memory::withheld::entries;
 use crate::memory::Memory;
 use crate::process::blame::{blame_at, Blamed};
 use crate::process::git::git;
+use crate::project::CONFIG_FILE;
 use crate::text::redact::{redact_counting, Findings};
 use crate::text::safety::{strip_hidden, Withheld};
 use diff::{added_lines, Hunk};
@@ -44,6 +47,10 @@ pub struct RangeReview {
     pub items: Vec<RangeItem>,
     /// Session titles the range adds that a rule withholds.
     pub titles: Vec<RangeTitle>,
+    /// Changes to whose word memory is taken on: `trust.authors` in the
+    /// configuration, confirmations of action lines. Each a sentence.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub trust: Vec<String>,
 }
 
 /// One item the range adds or changes, and what a reviewer should know.
@@ -148,9 +155,11 @@ impl RangeReview {
     }
 
     /// What `review --check` fails on: anything withheld from agents or
-    /// not yet judged, or a secret in the text a teammate would commit.
+    /// not yet judged, a secret in the text a teammate would commit, or a
+    /// change to whose word memory is taken on.
     pub fn fails_check(&self) -> bool {
-        self.withheld().next().is_some()
+        !self.trust.is_empty()
+            || self.withheld().next().is_some()
             || self.unjudged().next().is_some()
             || self.with_secrets().next().is_some()
             || !self.titles.is_empty()
@@ -220,6 +229,7 @@ pub fn review_range(memory: &Memory, range: &str) -> Result<RangeReview> {
         })
         .collect();
     blame(root, &head, &mut items, &mut titles);
+    let trust = trust_changes(root, &base, &hunks);
     items.sort_by(|a, b| (&a.item.path, a.item.line_start).cmp(&(&b.item.path, b.item.line_start)));
     Ok(RangeReview {
         range: range.to_string(),
@@ -228,7 +238,59 @@ pub fn review_range(memory: &Memory, range: &str) -> Result<RangeReview> {
         files: hunks.into_keys().collect(),
         items,
         titles,
+        trust,
     })
+}
+
+/// What the range changes in whose word memory is taken on: authors added
+/// to or removed from `trust.authors`, confirmations added. A pull request
+/// that trusts its own author, or confirms its own line, is for a person to
+/// look at before it counts.
+fn trust_changes(root: &Path, base: &str, hunks: &BTreeMap<String, Vec<Hunk>>) -> Vec<String> {
+    let mut out = Vec::new();
+    let authors = |text: Option<String>| -> Vec<String> {
+        let text = text.unwrap_or_default();
+        Config::parse(Path::new(CONFIG_FILE), &text)
+            .map(|c| c.config.trust.authors)
+            .unwrap_or_default()
+    };
+    if hunks.contains_key(CONFIG_FILE) {
+        let before = authors(show(root, base, CONFIG_FILE));
+        let after = authors(std::fs::read_to_string(root.join(CONFIG_FILE)).ok());
+        let added: Vec<&String> = after.iter().filter(|a| !before.contains(a)).collect();
+        let removed: Vec<&String> = before.iter().filter(|a| !after.contains(a)).collect();
+        if !added.is_empty() || !removed.is_empty() {
+            out.push(format!(
+                "trust.authors changes: {} added, {} removed ({})",
+                added.len(),
+                removed.len(),
+                added
+                    .iter()
+                    .map(|a| format!("+{a}"))
+                    .chain(removed.iter().map(|a| format!("-{a}")))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    if let Some(added) = hunks.get(CONFIRMED_FILE) {
+        let lines: usize = added.iter().map(|h| h.last + 1 - h.first).sum();
+        out.push(format!(
+            "{CONFIRMED_FILE}: {lines} line(s) added: confirmations count only where a trusted author committed them"
+        ));
+    }
+    out
+}
+
+/// The text of `rel` (project-relative) at `rev`, if it has one.
+fn show(root: &Path, rev: &str, rel: &str) -> Option<String> {
+    let done = git(root)
+        .args(["show", &format!("{rev}:./{rel}")])
+        .output()
+        .ok()?;
+    done.status
+        .success()
+        .then(|| String::from_utf8_lossy(&done.stdout).into_owned())
 }
 
 /// `BASE..HEAD` (or `...`) into its ends; a single `REV` ends at `HEAD`.

@@ -58,10 +58,12 @@ use crate::project::Project;
 use crate::model::LEXICAL_ONLY;
 
 /// Bump when the stored layout or the analyzer changes: old indexes rebuild.
-pub(crate) const SCHEMA_VERSION: u32 = 14;
-/// The schema before, which differs only by what [`Index::upgrade`] adds:
-/// its indexes are brought up to date, not rebuilt.
-const UPGRADED_IN_PLACE: u32 = 13;
+pub(crate) const SCHEMA_VERSION: u32 = 15;
+/// The schemas before, which differ only by what [`Index::upgrade`] adds:
+/// their indexes are brought up to date, not rebuilt.
+const UPGRADED_IN_PLACE: [u32; 2] = [13, 14];
+/// The first schema whose index keeps the sessions' keys.
+const SESSION_KEYS_SINCE: u32 = 14;
 
 /// The one arroy index in the `trees` database.
 const TREES_INDEX: u16 = 0;
@@ -88,6 +90,11 @@ pub(crate) struct Header {
     /// hooks' quick check ([`crate::memory::store::Stamp`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stamp: Option<Stamp>,
+    /// What the verdicts on action lines depend on beside their files, as
+    /// of the last sync that judged them (`policy::verify::trust_stamp`):
+    /// when it no longer holds, every file holding one is judged again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trust: Option<Stamp>,
 }
 
 /// What the index remembers of each markdown file, to see what changed.
@@ -106,6 +113,10 @@ pub(crate) struct FileRecord {
     /// A session file's facts, for session start to rank it by.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<SessionRecord>,
+    /// An item of the file asks for an action (`policy::verify`): the file
+    /// is judged again when what the verdict depends on changes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub asks: bool,
 }
 
 /// Restricts search results.
@@ -257,7 +268,7 @@ impl Index {
     ) -> Result<(Index, Option<String>)> {
         match index.header()? {
             None => index.clear(fingerprint)?,
-            Some(header) if header.schema == UPGRADED_IN_PLACE => {
+            Some(header) if UPGRADED_IN_PLACE.contains(&header.schema) => {
                 index.upgrade()?;
                 return Self::check_header(index, fingerprint, reason);
             }
@@ -271,20 +282,27 @@ impl Index {
         Ok((index, reason))
     }
 
-    /// Brings an index of [`UPGRADED_IN_PLACE`] to this schema: it lacks
-    /// only the sessions' keys, written from its sessions list. (A team's
-    /// year takes a fraction of a second; a rebuild, minutes.)
+    /// Brings an index of [`UPGRADED_IN_PLACE`] to this schema: one of 13
+    /// lacks the sessions' keys, written from its sessions list; both lack
+    /// the verdicts on action lines, so the files holding one are marked to
+    /// be judged by the next sync. (A team's year takes a fraction of a
+    /// second; a rebuild, minutes.)
     fn upgrade(&self) -> Result<()> {
         let mut wtxn = self.env.write_txn()?;
         // Another process may have upgraded it since it was read.
         let Some(mut header) = self.dbs.header.get(&wtxn, "header")? else {
             return Ok(());
         };
-        if header.schema != UPGRADED_IN_PLACE {
+        if !UPGRADED_IN_PLACE.contains(&header.schema) {
             return Ok(());
         }
-        let sessions = self.sessions_in(&wtxn)?;
-        self.rebuild_session_keys(&mut wtxn, &sessions)?;
+        if header.schema < SESSION_KEYS_SINCE {
+            let sessions = self.sessions_in(&wtxn)?;
+            self.rebuild_session_keys(&mut wtxn, &sessions)?;
+        }
+        self.mark_asking(&mut wtxn)?;
+        // No trust stamp: the next sync judges the marked files.
+        header.trust = None;
         header.schema = SCHEMA_VERSION;
         self.dbs.header.put(&mut wtxn, "header", &header)?;
         Ok(wtxn.commit()?)
@@ -329,6 +347,7 @@ impl Index {
             n_docs: 0,
             total_len: 0,
             stamp: None,
+            trust: None,
         };
         Ok(d.header.put(wtxn, "header", &header)?)
     }
@@ -360,6 +379,45 @@ impl Index {
             self.dbs.header.put(&mut wtxn, "header", &header)?;
         }
         Ok(wtxn.commit()?)
+    }
+
+    /// Marks the files holding an item that asks for an action, as an index
+    /// of a schema that kept no such mark holds them.
+    fn mark_asking(&self, wtxn: &mut heed::RwTxn) -> Result<()> {
+        let mut asking = std::collections::BTreeSet::new();
+        for entry in self.dbs.items.iter(wtxn)? {
+            let (_, item) = entry?;
+            if crate::memory::policy::actions::action_of(&item.text).is_some() {
+                asking.insert(item.path);
+            }
+        }
+        for rel in asking {
+            if let Some(mut record) = self.dbs.files.get(wtxn, &rel)? {
+                record.asks = true;
+                self.dbs.files.put(wtxn, &rel, &record)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Makes the next sync read again every file holding an action line:
+    /// what their verdicts depend on beside the files changed.
+    pub(crate) fn reread_asking(&self) -> Result<usize> {
+        let mut wtxn = self.env.write_txn()?;
+        let mut asking = Vec::new();
+        for entry in self.dbs.files.iter(&wtxn)? {
+            let (rel, record) = entry?;
+            if record.asks {
+                asking.push((rel.to_string(), record));
+            }
+        }
+        for (rel, mut record) in asking.iter().cloned() {
+            record.mtime_ns = i128::MIN;
+            record.sha256 = None;
+            self.dbs.files.put(&mut wtxn, &rel, &record)?;
+        }
+        wtxn.commit()?;
+        Ok(asking.len())
     }
 
     /// Both retrievers' candidates for a query, in one read transaction.

@@ -24,6 +24,7 @@ use crate::error::{Error, Result};
 use crate::mapped_pages;
 use crate::memory::item::Item;
 use crate::memory::policy::released::Released;
+use crate::memory::policy::verify::{self, Verifier};
 use crate::memory::session::SessionRecord;
 use crate::memory::store::{
     list_sources, read_source, read_source_hashed, source_file, title_id, ParsedFile, SourceFile,
@@ -84,6 +85,9 @@ pub(crate) struct SyncPlan<'a> {
     pub batch_items: usize,
     /// The learned check that reads the vectors this sync computes, if any.
     pub learned: Option<&'static LearnedCheck>,
+    /// `trust.authors`: whose committed action lines are given to agents
+    /// (`policy::verify`); empty: the project's own authors.
+    pub trusted_authors: &'a [String],
 }
 
 impl SyncPlan<'_> {
@@ -141,6 +145,7 @@ impl<'a> SyncPlan<'a> {
             learned: (embedding != Embedding::Later)
                 .then(|| learned_check(availability))
                 .flatten(),
+            trusted_authors: &[],
         }
     }
 }
@@ -191,6 +196,8 @@ struct FileChange {
     session: Option<SessionRecord>,
     /// The SHA-256 of the bytes read (hex).
     sha256: Option<String>,
+    /// An item asks for an action (`policy::verify`).
+    asks: bool,
 }
 
 impl Index {
@@ -206,14 +213,24 @@ impl Index {
         // Nothing moved and no vector is due: nothing to do. With items
         // waiting for vectors and the model at hand (a recall), the sync
         // goes on to embed them or to say they wait.
-        if plan.quick && !plan.rebuild && plan.only.is_none() {
-            if let Some(header) = self.header()? {
+        let header = self.header()?;
+        // What the verdicts on action lines depend on beside their files.
+        let trust = verify::trust_stamp(project);
+        let trust_held = header
+            .as_ref()
+            .and_then(|h| h.trust.as_ref())
+            .is_some_and(|t| Some(t) == trust.as_ref());
+        if plan.quick && !plan.rebuild && plan.only.is_none() && trust_held {
+            if let Some(header) = &header {
                 let ready = plan.embeds();
-                let due = ready && needs_backfill(&header, plan.availability);
-                if !due && header.stamp.is_some_and(|s| s.holds(project)) {
+                let due = ready && needs_backfill(header, plan.availability);
+                if !due && header.stamp.as_ref().is_some_and(|s| s.holds(project)) {
                     return Ok(stats);
                 }
             }
+        }
+        if !trust_held && !plan.rebuild && plan.only.is_none() {
+            self.reread_asking()?;
         }
         let (sources, stamp) = match plan.only {
             Some(rels) => {
@@ -242,7 +259,7 @@ impl Index {
         };
         let changed = changed_files(sources, &records);
         if !plan.rebuild && !backfill_due && changed.is_empty() {
-            self.keep_stamp(stamp)?;
+            self.keep_stamp(stamp, trust.filter(|_| plan.only.is_none()))?;
             return Ok(stats);
         }
         // Parse and embed before taking the write lock: embedding a pull or
@@ -259,6 +276,11 @@ impl Index {
             }
             None => read_changes(changed, &released, &mut stats.warnings),
         };
+        let mut changes = changes;
+        let verifier = Verifier::new(project.root(), plan.trusted_authors);
+        changes.par_iter_mut().for_each(|change| {
+            change.asks = verifier.judge_file(&change.rel, &mut change.items, &released);
+        });
         let backfill_ahead = backfill_due && !plan.rebuild;
         let judging = self.judge_ahead(plan, &records, &changes, &mut stats)?;
         let judged_plan;
@@ -280,7 +302,6 @@ impl Index {
         // that memory does not grow with the corpus; in path order, judged
         // in the answer's (above), so new items get the keys a full sync
         // would give them (BM25 breaks ties by key).
-        let mut changes = changes;
         changes.sort_by(|a, b| a.rel.cmp(&b.rel));
         let batches = in_batches(changes, plan.batch_items);
         let last = batches.len() - 1;
@@ -289,6 +310,7 @@ impl Index {
                 changes: batch,
                 first: n == 0,
                 last: n == last,
+                trust: trust.clone().filter(|_| plan.only.is_none()),
             };
             self.apply_batch(plan, step, &ahead, stamp.clone(), &released, &mut stats)?;
         }
@@ -486,6 +508,10 @@ impl Index {
         // A stamp says every file is synced: only the last batch may say so,
         // and not when some were left.
         header.stamp = stamp.filter(|_| batch.last && stats.files_postponed == 0);
+        if batch.last {
+            // A recheck of cited files leaves the verdicts' stamp as it was.
+            header.trust = batch.trust.or(header.trust);
+        }
         self.dbs.header.put(&mut wtxn, "header", &header)?;
         wtxn.commit()?;
         // What this batch read through the map need not stay resident
@@ -499,16 +525,22 @@ impl Index {
         Ok(())
     }
 
-    /// Records `stamp` for the next quick check, writing only when it
-    /// differs from the one recorded (most syncs change nothing).
-    fn keep_stamp(&self, stamp: Option<Stamp>) -> Result<()> {
-        let recorded = self.header()?.and_then(|h| h.stamp);
-        if stamp.is_none() || stamp == recorded {
+    /// Records `stamp` for the next quick check, and `trust` for the
+    /// verdicts, writing only when either differs from the one recorded
+    /// (most syncs change nothing).
+    fn keep_stamp(&self, stamp: Option<Stamp>, trust: Option<Stamp>) -> Result<()> {
+        let Some(recorded) = self.header()? else {
+            return Ok(());
+        };
+        let new_stamp = stamp.is_some() && stamp != recorded.stamp;
+        let new_trust = trust.is_some() && trust != recorded.trust;
+        if !new_stamp && !new_trust {
             return Ok(());
         }
         let mut wtxn = self.env.write_txn()?;
         if let Some(mut header) = self.dbs.header.get(&wtxn, "header")? {
-            header.stamp = stamp;
+            header.stamp = stamp.or(header.stamp);
+            header.trust = trust.or(header.trust);
             self.dbs.header.put(&mut wtxn, "header", &header)?;
         }
         Ok(wtxn.commit()?)
@@ -631,6 +663,7 @@ fn read_changes(
             replies,
             session,
             sha256,
+            asks: false,
         });
     }
     changes
@@ -788,6 +821,8 @@ struct Batch {
     changes: Vec<FileChange>,
     first: bool,
     last: bool,
+    /// The stamp of the verdicts' inputs the last batch records.
+    trust: Option<Stamp>,
 }
 
 /// `changes` cut into runs of about `size` items, in order; at least one

@@ -39,6 +39,17 @@ impl ActionFamily {
         }
     }
 
+    /// The action in a few words, as a reason says it ("asks to ...").
+    pub fn verb(self) -> &'static str {
+        match self {
+            ActionFamily::Install => "install",
+            ActionFamily::Source => "use",
+            ActionFamily::Run => "run",
+            ActionFamily::SecretMove => "move a secret",
+            ActionFamily::Weaken => "weaken a control",
+        }
+    }
+
     /// Whether the repository can vouch for it: moving a secret and
     /// weakening a control are never a project's setup, whatever its files
     /// say.
@@ -273,6 +284,14 @@ static INSTALL: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// An install in words, of a package in a code span: "install
+/// \`fixture-loader==0.4.1\` first", "add the dependency \`zod\`".
+static INSTALL_PROSE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"(?i)\b(?:(?:pre-?)?install(?:ing)?|add(?:ing)? the (?:package|dependency|plugin|library))\s+(?:the\s+)?(?:package\s+|dependency\s+|plugin\s+|library\s+|tool\s+)?`([^`\s]+)`",
+    )
+});
+
 /// Runs: scripts of a manifest, make targets, files run by path.
 static RUN: LazyLock<Regex> = LazyLock::new(|| {
     regex(
@@ -393,6 +412,21 @@ fn commands(text: &str) -> Vec<Command> {
             text: format!("{}{}", m.as_str(), args),
             targets,
         });
+    }
+    for c in INSTALL_PROSE.captures_iter(text) {
+        let whole = c.get(0).expect("the match");
+        let word = c.get(1).map_or("", |m| m.as_str());
+        // A command in the span (`npm install x`) is read as a command.
+        if word.contains(' ') || KNOWN_PROGRAMS.contains(&word.to_ascii_lowercase().as_str()) {
+            continue;
+        }
+        if let Some(name) = package_name("", word) {
+            out.push(Command {
+                start: whole.start(),
+                text: whole.as_str().to_string(),
+                targets: vec![(ActionFamily::Install, Target::Package(name))],
+            });
+        }
     }
     for c in SOURCE_SETTING.captures_iter(text) {
         let whole = c.get(0).expect("the match");
@@ -565,6 +599,14 @@ mod tests {
         assert_eq!(
             targets("go install github.com/acme/gen@latest"),
             [Target::Package("github.com/acme/gen".into())]
+        );
+        assert_eq!(
+            targets("Install `fixture-loader==0.4.1` first"),
+            [Target::Package("fixture-loader".into())]
+        );
+        assert_eq!(
+            targets("Before the tests, add the dependency `@acme/harness`."),
+            [Target::Package("@acme/harness".into())]
         );
         assert_eq!(
             targets("`npm ci` before the first build"),

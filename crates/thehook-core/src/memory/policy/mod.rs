@@ -3,11 +3,15 @@
 //! renamed ([`renames`]), or released by a person after a safety rule
 //! withheld it ([`released`]); an action it asks for ([`actions`]) is
 //! vouched for by the project's build files or not ([`corroborate`]); its
-//! lines came from authors the project trusts or not ([`trust`]).
+//! lines came from authors the project trusts or not ([`trust`]); and from
+//! these, whether an action line is given to agents ([`verify`]), unless a
+//! person confirmed it ([`confirmed`]).
 
 pub mod actions;
+pub mod confirmed;
 pub mod corroborate;
 pub(crate) mod released;
 pub(crate) mod renames;
 pub(crate) mod stale;
 pub mod trust;
+pub(crate) mod verify;

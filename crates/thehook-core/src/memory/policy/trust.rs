@@ -86,8 +86,14 @@ impl TrustedAuthors {
 }
 
 /// Every line's origin in `path` (relative to `root`), as checked out;
-/// lines not in the map are this machine's own (uncommitted).
-pub fn origins(root: &Path, path: &str, trusted: &TrustedAuthors) -> Origins {
+/// lines not in the map are this machine's own (uncommitted). `trusted`
+/// is asked for only when a line was committed: finding the project's
+/// authors reads its history.
+pub fn origins<'t>(
+    root: &Path,
+    path: &str,
+    trusted: impl FnOnce() -> &'t TrustedAuthors,
+) -> Origins {
     let Some(lines) = blame_lines(root, None, path) else {
         return match why_unknown(root, path) {
             // A file git does not track yet: written on this machine.
@@ -96,13 +102,17 @@ pub fn origins(root: &Path, path: &str, trusted: &TrustedAuthors) -> Origins {
         };
     };
     let shallow = shallow_commits(root);
+    let trusted = match lines.is_empty() {
+        true => None,
+        false => Some(trusted()),
+    };
     let origin = |b: Blamed| {
         match b.boundary && shallow.contains(&b.commit) {
         true => Origin::Unknown {
             why: "the repository is a shallow clone: the commit that wrote this line was not fetched (git fetch --unshallow)".into(),
         },
         false => Origin::Committed {
-            trusted: trusted.trusts(&b.email),
+            trusted: trusted.is_some_and(|t| t.trusts(&b.email)),
             commit: b.commit,
             author: b.author,
         },
@@ -251,7 +261,7 @@ mod tests {
         assert!(trusted.trusts("ann@example.com") && trusted.trusts("BOB@example.com"));
         assert!(!trusted.trusts("eve@example.com"), "one day of commits");
 
-        let lines = origins(root, ".thehook/knowledge/conventions.md", &trusted);
+        let lines = origins(root, ".thehook/knowledge/conventions.md", || &trusted);
         let author = |n| match lines.of_line(n) {
             Origin::Committed {
                 author, trusted, ..
@@ -265,7 +275,7 @@ mod tests {
 
         // A file nobody committed yet is this machine's own, every line.
         std::fs::write(root.join(".thehook/notes.md"), "- mine\n").unwrap();
-        let new = origins(root, ".thehook/notes.md", &trusted);
+        let new = origins(root, ".thehook/notes.md", || &trusted);
         assert_eq!(new.of_line(1), Origin::Local);
 
         // A list, when given, is the whole of it.
@@ -279,7 +289,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.md"), "- x\n").unwrap();
         let trusted = TrustedAuthors::of(dir.path(), &[]);
-        match origins(dir.path(), "a.md", &trusted).of_line(1) {
+        match origins(dir.path(), "a.md", || &trusted).of_line(1) {
             Origin::Unknown { why } => assert!(why.contains("not a git repository"), "{why}"),
             other => panic!("{other:?}"),
         }
@@ -298,7 +308,7 @@ mod tests {
             &["clone", "-q", "--depth", "1", &url, dest.to_str().unwrap()],
         );
         let trusted = TrustedAuthors::of(&dest, &["ann@example.com".into()]);
-        let lines = origins(&dest, ".thehook/knowledge/conventions.md", &trusted);
+        let lines = origins(&dest, ".thehook/knowledge/conventions.md", || &trusted);
         match lines.of_line(1) {
             Origin::Unknown { why } => assert!(why.contains("shallow"), "{why}"),
             other => panic!("{other:?}"),

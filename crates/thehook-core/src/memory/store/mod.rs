@@ -11,7 +11,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 pub use parse::{parse_date, parse_markdown, title_id, FrontMatter, ParsedFile};
-pub(crate) use stamp::{Stamp, RACY_WINDOW_NS};
+pub(crate) use stamp::{stat, Stamp, RACY_WINDOW_NS};
 
 use crate::error::{fix, Error, Fix, IoContext, Result, Step};
 use crate::memory::item::{Item, ItemKind};

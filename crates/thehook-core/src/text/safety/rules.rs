@@ -42,6 +42,11 @@ pub enum Rule {
     /// as a planted instruction.
     #[serde(rename = "learned-check")]
     Learned,
+    /// Not a pattern: the line asks for an action (install, use a registry,
+    /// run, move a secret, weaken a control) that no build file vouches for,
+    /// and no author the project trusts wrote or confirmed it
+    /// (`memory::policy::verify`).
+    Unverified,
 }
 
 impl Rule {
@@ -68,6 +73,7 @@ impl Rule {
             Rule::EncodedPayload => "encoded-payload",
             Rule::ExecutingMarkup => "executing-markup",
             Rule::Learned => "learned-check",
+            Rule::Unverified => "unverified",
         }
     }
 
@@ -85,6 +91,9 @@ impl Rule {
             Rule::EncodedPayload => "carries an encoded payload to decode and run",
             Rule::ExecutingMarkup => "carries markup that runs script when rendered",
             Rule::Learned => "reads like the planted instructions the learned check was trained on",
+            Rule::Unverified => {
+                "asks for an action no build file vouches for, from an author the project does not trust"
+            }
         }
     }
 }

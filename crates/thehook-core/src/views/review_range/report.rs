@@ -31,6 +31,11 @@ struct Entry {
     why: Vec<String>,
 }
 
+/// The report's first group, when the range changes whose word is taken.
+const TRUST_HEADING: &str = "Whose word memory is taken on";
+const TRUST_NOTE: &str =
+    "this range changes who may write action lines agents are given: check it is meant";
+
 /// Characters of an item's text a report shows.
 const TEXT_CHARS: usize = 200;
 
@@ -54,6 +59,7 @@ fn groups(review: &RangeReview) -> Vec<Group> {
             (Rule::Learned, Some(note)) => why.push(note),
             _ => why.push(format!("matched: {}", redact(&w.matched))),
         }
+        why.extend(w.reason.as_deref().map(|r| redact(r).into_owned()));
         entry(i, why)
     });
     let unjudged = review.unjudged().map(|i| {
@@ -188,6 +194,10 @@ pub fn to_text(review: &RangeReview) -> String {
         return nothing(review);
     }
     let mut out = vec![summary(review)];
+    if !review.trust.is_empty() {
+        out.push(format!("\n{TRUST_HEADING}: {TRUST_NOTE}"));
+        out.extend(review.trust.iter().map(|t| format!("  {t}")));
+    }
     for group in groups(review).into_iter().filter(|g| !g.entries.is_empty()) {
         out.push(format!(
             "\n{} ({}): {}",
@@ -222,10 +232,16 @@ pub fn to_markdown(review: &RangeReview) -> String {
         "{}. {}",
         summary(review),
         match attention {
-            0 => "Nothing is withheld, secret, hidden, stale or repeated.",
+            0 if review.trust.is_empty() => {
+                "Nothing is withheld, secret, hidden, stale or repeated."
+            }
             _ => "Each line below is quoted as written; read it before merging.",
         }
     ));
+    if !review.trust.is_empty() {
+        out.push(format!("\n**{TRUST_HEADING}**: {TRUST_NOTE}\n"));
+        out.extend(review.trust.iter().map(|t| format!("- {}", code(t))));
+    }
     for (at, group) in groups.into_iter().enumerate() {
         if group.entries.is_empty() {
             continue;

@@ -116,6 +116,7 @@ impl ItemPlan {
                     keys,
                     sha256: change.sha256.clone().filter(|_| smudged),
                     session: change.session.clone(),
+                    asks: change.asks,
                 }
             });
             plan.records.push((change.rel.clone(), record));
