@@ -20,9 +20,15 @@ impl Index {
         out.push_str("items:\n");
         for entry in self.dbs.items.iter(&rtxn).expect("items") {
             let (key, item) = entry.expect("item");
+            // A verdict shows as its rule: scores and reasons vary.
+            let withheld = item
+                .withheld
+                .as_ref()
+                .map(|w| format!(" withheld:{}", w.rule))
+                .unwrap_or_default();
             writeln!(
                 out,
-                "  {key}: {} {}:{}-{} {} {} {:?}",
+                "  {key}: {} {}:{}-{} {} {} {:?}{withheld}",
                 item.kind, item.path, item.line_start, item.line_end, item.date, item.id, item.text
             )
             .unwrap();
@@ -41,9 +47,10 @@ impl Index {
                     .expect("mtime")
                     .to_string(),
             };
+            let asks = if r.asks { ", asks" } else { "" };
             writeln!(
                 out,
-                "  {rel}: {} bytes, mtime {mtime}, keys {:?}",
+                "  {rel}: {} bytes, mtime {mtime}, keys {:?}{asks}",
                 r.size, r.keys
             )
             .unwrap();

@@ -972,30 +972,61 @@ fn the_keyed_sessions_answer_as_the_records_do() {
     assert_eq!(stored, Some(s.index.sessions_from_records(&rtxn).unwrap()));
 }
 
-/// An index of the schema before the sessions' keys is upgraded where it
-/// stands: the same databases a sync writes, nothing rebuilt (a team's
-/// year would be minutes of embedding).
+/// An index of the schemas before (13: no sessions' keys; 14: no verdicts
+/// on action lines) is upgraded where it stands: the same databases a sync
+/// writes, nothing rebuilt (a team's year would be minutes of embedding).
+/// Outside git, who wrote the action line cannot be told: withheld.
 #[test]
-fn an_index_of_the_schema_before_gets_its_session_keys_without_a_rebuild() {
-    let mut s = Scenario::new();
-    six_sessions(&mut s);
-    s.sync(false);
-    let synced = s.index.dump();
-    let mut wtxn = s.index.env.write_txn().unwrap();
-    s.index.forget_session_keys(&mut wtxn).unwrap();
-    let mut header = s.index.dbs.header.get(&wtxn, "header").unwrap().unwrap();
-    header.schema = super::UPGRADED_IN_PLACE;
-    s.index
-        .dbs
-        .header
-        .put(&mut wtxn, "header", &header)
-        .unwrap();
-    wtxn.commit().unwrap();
-    assert!(!s.index.dump().contains("session_dates:\n  2026"));
+fn an_index_of_the_schemas_before_is_upgraded_without_a_rebuild() {
+    for schema in super::UPGRADED_IN_PLACE {
+        let mut s = Scenario::new();
+        six_sessions(&mut s);
+        s.write(
+            ".thehook/knowledge/conventions.md",
+            "# Conventions\n\n- Use pnpm\n- Install `fixture-loader==0.4.1` first\n",
+        );
+        s.sync(false);
+        let synced = s.index.dump();
+        assert!(synced.contains("first\" withheld:unverified"), "{synced}");
+        assert!(synced.contains("keys [0, 1], asks\n"), "{synced}");
+        // As the schema before left it: no verdict on the line, no mark.
+        let mut wtxn = s.index.env.write_txn().unwrap();
+        if schema < super::SESSION_KEYS_SINCE {
+            s.index.forget_session_keys(&mut wtxn).unwrap();
+        }
+        let mut item = s.index.dbs.items.get(&wtxn, &1).unwrap().unwrap();
+        item.withheld = None;
+        s.index.dbs.items.put(&mut wtxn, &1, &item).unwrap();
+        let rel = ".thehook/knowledge/conventions.md";
+        let mut record = s.index.dbs.files.get(&wtxn, rel).unwrap().unwrap();
+        record.asks = false;
+        s.index.dbs.files.put(&mut wtxn, rel, &record).unwrap();
+        let mut header = s.index.dbs.header.get(&wtxn, "header").unwrap().unwrap();
+        header.schema = schema;
+        header.trust = None;
+        s.index
+            .dbs
+            .header
+            .put(&mut wtxn, "header", &header)
+            .unwrap();
+        wtxn.commit().unwrap();
+        let before = s.index.dump();
+        assert!(!before.contains("withheld:"), "{before}");
+        assert_eq!(
+            before.contains("session_dates:\n  2026"),
+            schema >= super::SESSION_KEYS_SINCE
+        );
 
-    let (index, rebuilt) = Index::open(&s.project, LEXICAL_ONLY).unwrap();
-    assert_eq!(rebuilt, None, "upgraded, not rebuilt");
-    assert_eq!(index.dump(), synced);
+        let (index, rebuilt) = Index::open(&s.project, LEXICAL_ONLY).unwrap();
+        assert_eq!(rebuilt, None, "upgraded, not rebuilt");
+        s.index = index;
+        let stats = s.sync(false);
+        assert_eq!(
+            stats.files_changed, 1,
+            "the file with the action line, judged again"
+        );
+        assert_eq!(s.index.dump(), synced);
+    }
 }
 
 /// A file path near LMDB's key limit (511 bytes) with a long name: the
