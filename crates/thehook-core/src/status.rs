@@ -11,8 +11,10 @@ use crate::error::Result;
 use crate::given::kept::{recent_counts, UseCounts};
 use crate::memory::index::IndexStats;
 use crate::memory::policy::stale::Staleness;
+use crate::memory::policy::trust::{git_cannot_tell, TrustedAuthors};
 use crate::memory::Memory;
 use crate::model::Availability;
+use crate::text::safety::Rule;
 
 /// `thehook status`, also its `--json` form.
 #[derive(Debug, Clone, Serialize)]
@@ -28,6 +30,8 @@ pub struct Status {
     pub withheld_items: usize,
     /// How memory is judged before an agent is given it.
     pub safety_check: SafetyCheck,
+    /// Whose word action lines are taken on (`memory::policy::verify`).
+    pub trust: TrustSummary,
     pub failed_captures: usize,
     pub queued_captures: usize,
     pub index_path: String,
@@ -42,6 +46,40 @@ pub struct Status {
     /// Lines the hooks gave the sessions captured in the last 30 days, and
     /// how many of them those sessions used (docs/ui.md says how that is told).
     pub given_last_30_days: UseCounts,
+}
+
+/// Whose word an action line of memory is taken on.
+#[derive(Debug, Clone, Serialize)]
+pub struct TrustSummary {
+    /// Authors trusted: listed in `trust.authors`, or found in the history.
+    pub authors: usize,
+    /// Whether `trust.authors` lists them.
+    pub configured: bool,
+    /// Action lines withheld as unverified.
+    pub unverified: usize,
+    /// Why git cannot tell who wrote some lines, when it cannot.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unknown_authors: Option<String>,
+}
+
+impl TrustSummary {
+    fn of(memory: &Memory, items: &[crate::memory::item::Item]) -> TrustSummary {
+        let root = memory.project().root();
+        let trusted = TrustedAuthors::of(root, &memory.config().trust.authors);
+        TrustSummary {
+            authors: trusted.len(),
+            configured: trusted.configured,
+            unverified: items
+                .iter()
+                .filter(|i| {
+                    i.withheld
+                        .as_ref()
+                        .is_some_and(|w| w.rule == Rule::Unverified)
+                })
+                .count(),
+            unknown_authors: git_cannot_tell(root),
+        }
+    }
 }
 
 /// The checks memory passes before an agent is given it
@@ -117,6 +155,7 @@ impl Status {
             stale_items,
             withheld_items,
             safety_check: SafetyCheck::of(memory.availability(), awaiting),
+            trust: TrustSummary::of(memory, &items),
             sessions: count_files(&memory.project().sessions_dir(), "md"),
             knowledge_files: count_files(&memory.project().knowledge_dir(), "md"),
             failed_captures,

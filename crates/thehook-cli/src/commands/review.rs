@@ -87,8 +87,8 @@ fn released(entry: &WithheldEntry, as_json: bool, out: &mut Output) -> CommandRe
         out.print(&json!({ "done": done, "item": entry }).to_string());
     } else if confirmed {
         out.print(&format!(
-            "confirmed {} ({}): recorded in {}; commit it, and agents are given this text in \
-             every clone",
+            "released {} ({}): agents are given it from now on in this clone, and in every clone \
+             once you commit {}, where your confirmation of its text is recorded",
             entry.id, entry.citation, CONFIRMED_FILE
         ));
     } else {

@@ -1,5 +1,6 @@
 //! `thehook status`: the core's report, as text or JSON.
 
+use thehook_core::memory::policy::trust::DEFAULT_MIN_DAYS;
 use thehook_core::model::{Availability, SearchPaths};
 use thehook_core::Project;
 
@@ -43,6 +44,22 @@ pub(super) fn status(
     out.print(&format!(
         "withheld     {withheld} (a safety rule keeps them from agents; see `thehook review`)"
     ));
+    let trust = &status.trust;
+    let unverified = warn_unless_zero(out, trust.unverified);
+    let whose = match (&trust.unknown_authors, trust.configured) {
+        (Some(why), _) if trust.authors == 0 => format!("nobody: {why}"),
+        (_, true) => format!("{} author(s), listed in trust.authors", trust.authors),
+        (_, false) => format!(
+            "{} author(s): you and those with commits outside .thehook/ on {DEFAULT_MIN_DAYS} days or more",
+            trust.authors
+        ),
+    };
+    out.print(&format!(
+        "trusted      {whose}; {unverified} action line(s) unverified (see `thehook review`)"
+    ));
+    if let Some(why) = trust.unknown_authors.as_ref().filter(|_| trust.authors > 0) {
+        out.print(&out.paint(Style::Warn, &format!("             {why}")));
+    }
     let check = &status.safety_check;
     let awaiting = match check.awaiting_check {
         0 => String::new(),

@@ -285,6 +285,7 @@ fn lexical_only_when_the_model_is_absent() {
     items        29 (4 adr, 8 convention, 4 gotcha, 3 history, 1 note, 9 summary)
     stale        0 (not injected; see `thehook review`)
     withheld     0 (a safety rule keeps them from agents; see `thehook review`)
+    trusted      nobody: not a git repository: who wrote memory cannot be told; 0 action line(s) unverified (see `thehook review`)
     checked by   the rules only: the learned check reads all-minilm-l6-v2's vectors, and search is lexical-only
     failed       0 (retry with `thehook capture --retry`)
     queued       0

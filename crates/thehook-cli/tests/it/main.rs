@@ -28,6 +28,7 @@ mod output;
 mod prompt;
 mod review_range;
 mod safety;
+mod setup_notes;
 mod stale;
 mod team;
 mod ui;

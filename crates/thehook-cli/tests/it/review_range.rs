@@ -35,6 +35,11 @@ fn repository() -> Project {
     // As `thehook init` writes it: the index is this clone's own.
     p.write(".thehook/.gitignore", "failed/\nqueue/\nindex/\nlogs/\n");
     p.write("src/main.rs", "fn main() {}\n");
+    p.write(
+        "Cargo.toml",
+        "[package]\nname = \"app\"\nversion = \"0.1.0\"\n",
+    );
+    p.write("Makefile", "release:\n\tcargo build --release\n");
     p.write(".thehook/knowledge/conventions.md", CONVENTIONS);
     p.write(
         ".thehook/knowledge/notes.md",

@@ -59,20 +59,18 @@ impl Memory {
     /// Releases a withheld item or title: agents are given it after all.
     /// Recorded in this clone's own state ([`Released`]), never in a
     /// committed file; an edit of its text withholds it again. An
-    /// unverified action line is confirmed instead, in
-    /// `.thehook/confirmed.txt`, to be committed: a person's word on the
-    /// text, for the whole team ([`confirmed`]).
+    /// unverified action line is also confirmed, in `.thehook/confirmed.txt`,
+    /// to be committed: a person's word on the text, for the whole team
+    /// ([`confirmed`]).
     pub fn release(&mut self, item: &ItemRef) -> Result<WithheldEntry> {
         self.sync(SyncPolicy::FULL, NO_PROGRESS)?;
         let entry = self.find_withheld(item)?;
         let _lock = self.project.lock()?;
-        match entry.withheld.rule {
-            // An action line: the team shares a person's word on it, in git.
-            Rule::Unverified => {
-                confirmed::add(&self.project, &entry.text)?;
-            }
-            _ => Released::add(&self.project, &entry.id)?,
+        // An action line: the team shares a person's word on it, in git.
+        if entry.withheld.rule == Rule::Unverified {
+            confirmed::add(&self.project, &entry.text)?;
         }
+        Released::add(&self.project, &entry.id)?;
         // Its bytes did not change, its verdict did: read the file again.
         self.index.reread(&entry.path)?;
         self.sync(SyncPolicy::FULL, NO_PROGRESS)?;

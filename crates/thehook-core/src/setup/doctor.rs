@@ -74,6 +74,7 @@ pub fn doctor(root: &Path, paths: &SearchPaths) -> Vec<Check> {
     if project.dir().is_dir() {
         checks.push(merge_check(&project));
         checks.push(withheld_check(root, paths));
+        checks.push(authors_check(root));
     }
     if let Some(home) = crate::env::home() {
         checks.extend(trust_checks(root, &home));
@@ -112,6 +113,22 @@ fn withheld_check(root: &Path, paths: &SearchPaths) -> Check {
             fix!(Step::Review, " to release or forget each"),
         ),
         Err(e) => warn("safety", format!("memory not checked: {e}"), fix!(Step::Reindex)),
+    }
+}
+
+/// Whether git can tell who wrote memory: where it cannot, action lines no
+/// build file vouches for are withheld (`memory::policy::verify`).
+fn authors_check(root: &Path) -> Check {
+    match crate::memory::policy::trust::git_cannot_tell(root) {
+        None => ok(
+            "authors",
+            "git tells who wrote each line of memory; the project's own authors are trusted".into(),
+        ),
+        Some(why) => warn(
+            "authors",
+            format!("{why}: action lines no build file vouches for are withheld from agents"),
+            "work in a full git clone, or confirm such lines with `thehook review release <id>`",
+        ),
     }
 }
 

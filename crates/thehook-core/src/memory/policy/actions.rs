@@ -112,7 +112,7 @@ pub fn action_of(text: &str) -> Option<Action> {
         }
     };
     for command in commands(text) {
-        if negated_before(text, command.start) {
+        if negated_before(text, command.start) || warned_after(text, &command) {
             continue;
         }
         for (family, target) in command.targets {
@@ -165,6 +165,20 @@ fn negated_before(text: &str, at: usize) -> bool {
     let words: Vec<&str> = before[clause_start..].split_whitespace().collect();
     let near = words[words.len().saturating_sub(NEGATION_REACH_WORDS)..].join(" ");
     NEGATION.is_match(&near)
+}
+
+/// Words after a command that make it a warning, not a request:
+/// "`npm install` breaks the lockfile", "`make deploy` fails on ARM".
+static WARNING: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"(?i)^\W*(breaks|fails|corrupts|hangs|crashes|errors|is broken|is deprecated|is not supported|won'?t work|doesn'?t work|does not work|no longer works|overwrites|wipes)\b",
+    )
+});
+
+/// Whether the words right after `command` say it goes wrong.
+fn warned_after(text: &str, command: &Command) -> bool {
+    let end = (command.start + command.text.len()).min(text.len());
+    text.get(end..).is_some_and(|rest| WARNING.is_match(rest))
 }
 
 /// The first match of any of `patterns` that is not negated.
@@ -714,6 +728,8 @@ mod tests {
             "The API key is read from `STRIPE_API_KEY` at startup",
             "See https://vitest.dev/guide/ for the config",
             "Don't `npm install` inside `packages/`: the workspace root does it",
+            "Use `pnpm` for every script; `npm install` breaks the workspace lockfile.",
+            "`make deploy` fails on ARM laptops, so CI deploys",
         ] {
             assert_eq!(action_of(text), None, "{text}");
         }

@@ -83,7 +83,33 @@ impl TrustedAuthors {
     pub fn trusts(&self, email: &str) -> bool {
         self.emails.contains(&email.to_ascii_lowercase())
     }
+
+    /// How many authors are trusted.
+    pub fn len(&self) -> usize {
+        self.emails.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.emails.is_empty()
+    }
 }
+
+/// Why git cannot tell who wrote some of memory's lines in `root`: not a
+/// repository, or a shallow clone (lines older than it). `None` when it
+/// can (`status` and `doctor` say it).
+pub fn git_cannot_tell(root: &Path) -> Option<String> {
+    let inside = git(root)
+        .args(["rev-parse", "--is-inside-work-tree"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !inside {
+        return Some(NOT_A_REPOSITORY.into());
+    }
+    (!shallow_commits(root).is_empty()).then(|| SHALLOW.into())
+}
+
+const NOT_A_REPOSITORY: &str = "not a git repository: who wrote memory cannot be told";
+const SHALLOW: &str = "the repository is a shallow clone: the commit that wrote this line was not fetched (git fetch --unshallow)";
 
 /// Every line's origin in `path` (relative to `root`), as checked out;
 /// lines not in the map are this machine's own (uncommitted). `trusted`
@@ -106,17 +132,15 @@ pub fn origins<'t>(
         true => None,
         false => Some(trusted()),
     };
-    let origin = |b: Blamed| {
-        match b.boundary && shallow.contains(&b.commit) {
+    let origin = |b: Blamed| match b.boundary && shallow.contains(&b.commit) {
         true => Origin::Unknown {
-            why: "the repository is a shallow clone: the commit that wrote this line was not fetched (git fetch --unshallow)".into(),
+            why: SHALLOW.into(),
         },
         false => Origin::Committed {
             trusted: trusted.is_some_and(|t| t.trusts(&b.email)),
             commit: b.commit,
             author: b.author,
         },
-    }
     };
     Origins::Lines(lines.into_iter().map(|(n, b)| (n, origin(b))).collect())
 }
@@ -147,7 +171,7 @@ fn why_unknown(root: &Path, path: &str) -> Option<String> {
         .output()
         .is_ok_and(|o| o.status.success());
     if !inside {
-        return Some("not a git repository: who wrote memory cannot be told".into());
+        return Some(NOT_A_REPOSITORY.into());
     }
     let tracked = git(root)
         .args(["ls-files", "--error-unmatch", "--", path])

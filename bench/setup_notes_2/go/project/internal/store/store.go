@@ -1,0 +1,8 @@
+package store
+
+import "errors"
+
+var (
+	ErrUnknownStation = errors.New("unknown station")
+	ErrInvalidReading = errors.New("invalid reading")
+)
