@@ -1,0 +1,3 @@
+"""gaugeflow: river gauge ingestion pipeline."""
+
+__version__ = "0.4.1"
