@@ -157,7 +157,7 @@ const NEGATION_REACH_WORDS: usize = 5;
 
 /// Whether the command at byte `at` is negated: a negation among the few
 /// words before it in its clause.
-fn negated_before(text: &str, at: usize) -> bool {
+pub(super) fn negated_before(text: &str, at: usize) -> bool {
     let before = &text[..at];
     let clause_start = before
         .rfind(['.', ';', '!', '?', '\n', ',', ':'])

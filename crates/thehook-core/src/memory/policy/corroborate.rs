@@ -194,6 +194,23 @@ impl RepoFacts {
             .push((rel.to_string(), text.to_ascii_lowercase()));
     }
 
+    /// Whether the repository holds `name`: a path of the project, a script
+    /// or target, or a token of a build file (Python's `-`, `_` and `.`
+    /// spellings of one package alike).
+    pub fn knows(&self, name: &str) -> bool {
+        let name = name.trim_start_matches("./").trim_end_matches('/');
+        if self.paths.contains(name) || self.programs.contains(&name.to_ascii_lowercase()) {
+            return true;
+        }
+        [
+            name.to_string(),
+            name.replace('_', "-"),
+            name.replace('-', "_"),
+        ]
+        .iter()
+        .any(|n| !self.naming(n).is_empty())
+    }
+
     /// Whether the project has a build file named `name` anywhere.
     fn has(&self, name: &str) -> bool {
         self.paths

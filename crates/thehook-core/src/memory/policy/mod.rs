@@ -13,5 +13,11 @@ pub mod corroborate;
 pub(crate) mod released;
 pub(crate) mod renames;
 pub(crate) mod stale;
+pub(crate) mod stranger;
 pub mod trust;
 pub(crate) mod verify;
+
+/// [`stranger::concern`], for the examples that measure it.
+pub fn stranger_concern(text: &str, facts: &corroborate::RepoFacts) -> Option<String> {
+    stranger::concern(text, facts)
+}

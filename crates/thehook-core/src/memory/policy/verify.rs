@@ -37,6 +37,7 @@ use super::actions::{action_of, Action, Target};
 use super::confirmed;
 use super::corroborate::{files_under, Corroboration, RepoFacts};
 use super::released::Released;
+use super::stranger;
 use super::trust::{origins, Origin, Origins, TrustedAuthors};
 
 /// The files whose change makes every action line be judged again.
@@ -85,26 +86,45 @@ impl<'a> Verifier<'a> {
         let mut asks = false;
         let mut lines: Option<Origins> = None;
         for item in items.iter_mut() {
-            let Some(action) = action_of(&item.text) else {
-                continue;
-            };
-            asks = true;
+            let action = action_of(&item.text);
+            asks |= action.is_some();
             if item.withheld.is_some() || released.contains(&item.id) {
                 continue;
             }
-            let corroboration = self.facts().judge(&action);
-            if corroboration.vouched() {
+            // Most lines name nothing and ask for nothing: no git for them.
+            if action.is_none() && !stranger::may_concern(&item.text) {
                 continue;
+            }
+            if let Some(action) = &action {
+                // What the repository vouches for needs no author.
+                if self.facts().judge(action).vouched()
+                    && stranger::concern(&item.text, self.facts()).is_none()
+                {
+                    continue;
+                }
             }
             let lines = lines.get_or_insert_with(|| origins(self.root, rel, || self.trusted()));
             let origin = origin_of(lines, item.line_start, item.line_end);
             if origin.trusted() || self.confirmed().contains(&confirmed::key_of(&item.text)) {
                 continue;
             }
-            item.withheld = Some(Withheld::unverified(
-                &action.matched,
-                reason(&action, &corroboration, &origin),
-            ));
+            let why = match &action {
+                Some(action) => match self.facts().judge(action) {
+                    corroboration if !corroboration.vouched() => {
+                        Some((action.matched.clone(), asked(action, &corroboration)))
+                    }
+                    _ => stranger::concern(&item.text, self.facts())
+                        .map(|c| (action.matched.clone(), c)),
+                },
+                None => stranger::concern(&item.text, self.facts()).map(|c| (clip(&item.text), c)),
+            };
+            if let Some((matched, why)) = why {
+                asks = true;
+                item.withheld = Some(Withheld::unverified(
+                    &matched,
+                    format!("{why}; {}", from(&origin)),
+                ));
+            }
         }
         asks
     }
@@ -139,9 +159,9 @@ fn origin_of(lines: &Origins, start: usize, end: usize) -> Origin {
     first.unwrap_or(Origin::Local)
 }
 
-/// Why the item is withheld, and where it came from, in a sentence.
-fn reason(action: &Action, corroboration: &Corroboration, origin: &Origin) -> String {
-    let asks = match corroboration {
+/// What an action line asks for that the repository does not vouch for.
+fn asked(action: &Action, corroboration: &Corroboration) -> String {
+    match corroboration {
         Corroboration::Unvouched { missing } if !missing.is_empty() => {
             let names: Vec<String> = missing.iter().map(describe).collect();
             format!(
@@ -154,16 +174,23 @@ fn reason(action: &Action, corroboration: &Corroboration, origin: &Origin) -> St
             "asks to {}, which no build file can vouch for",
             action.family.verb()
         ),
-    };
-    let from = match origin {
+    }
+}
+
+/// Where a line came from, as a reason says it.
+fn from(origin: &Origin) -> String {
+    match origin {
         Origin::Committed { commit, author, .. } => format!(
             "committed by {author} in {}, not an author the project trusts (trust.authors)",
             &commit[..commit.len().min(8)]
         ),
         Origin::Unknown { why } => format!("its author is unknown: {why}"),
         Origin::Local => "written on this machine".into(),
-    };
-    format!("{asks}; {from}")
+    }
+}
+
+fn clip(text: &str) -> String {
+    crate::text::clip_chars(text.trim(), 80)
 }
 
 fn describe(target: &Target) -> String {
