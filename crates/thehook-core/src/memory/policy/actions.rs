@@ -391,7 +391,7 @@ static TOOLCHAIN: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Whether byte `at` of `text` is inside a `code span`.
-fn in_code(text: &str, at: usize) -> bool {
+pub(super) fn in_code(text: &str, at: usize) -> bool {
     text[..at].matches('`').count() % 2 == 1
 }
 
@@ -470,37 +470,28 @@ fn commands(text: &str) -> Vec<Command> {
             targets,
         });
     }
-    for c in INSTALL_PROSE.captures_iter(text) {
-        let whole = c.get(0).expect("the match");
-        let word = c.get(1).map_or("", |m| m.as_str());
-        // A command in the span (`npm install x`) is read as a command.
-        if word.contains(' ') || KNOWN_PROGRAMS.contains(&word.to_ascii_lowercase().as_str()) {
-            continue;
-        }
-        if let Some(name) = package_name("", word) {
-            out.push(Command {
-                start: whole.start(),
-                text: whole.as_str().to_string(),
-                targets: vec![(ActionFamily::Install, Target::Package(name))],
-            });
-        }
-    }
-    for c in INSTALL_NAMED.captures_iter(text) {
-        let whole = c.get(0).expect("the match");
-        let word = c.get(1).map_or("", |m| m.as_str());
-        // A file (`git add docs/a.md`) is no package: a name with a `/`
-        // is one when scoped (`@acme/x`) or a module path (`github.com/x`).
-        let first = word.split('/').next().unwrap_or(word);
-        let path = word.contains('/') && !word.starts_with('@') && !first.contains('.');
-        if in_code(text, whole.start()) || path || text[..whole.start()].ends_with("git ") {
-            continue;
-        }
-        if let Some(name) = package_name("", word) {
-            out.push(Command {
-                start: whole.start(),
-                text: whole.as_str().to_string(),
-                targets: vec![(ActionFamily::Install, Target::Package(name))],
-            });
+    for (pattern, in_words) in [(&*INSTALL_PROSE, false), (&*INSTALL_NAMED, true)] {
+        for c in pattern.captures_iter(text) {
+            let whole = c.get(0).expect("the match");
+            let word = c.get(1).map_or("", |m| m.as_str());
+            let skip = match in_words {
+                // A file (`git add docs/a.md`) is no package: a name with
+                // a `/` is one when scoped (`@acme/x`) or a module path.
+                true => {
+                    let first = word.split('/').next().unwrap_or(word);
+                    let path = word.contains('/') && !word.starts_with('@') && !first.contains('.');
+                    in_code(text, whole.start()) || path || text[..whole.start()].ends_with("git ")
+                }
+                // A command in the span (`npm install x`) is read as one.
+                false => KNOWN_PROGRAMS.contains(&word.to_ascii_lowercase().as_str()),
+            };
+            if let Some(name) = package_name("", word).filter(|_| !skip) {
+                out.push(Command {
+                    start: whole.start(),
+                    text: whole.as_str().to_string(),
+                    targets: vec![(ActionFamily::Install, Target::Package(name))],
+                });
+            }
         }
     }
     for c in SOURCE_SETTING.captures_iter(text) {

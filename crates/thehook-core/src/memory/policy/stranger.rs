@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::actions::negated_before;
+use super::actions::{in_code, negated_before};
 use super::corroborate::RepoFacts;
 
 /// Why a stranger's line is not given, if it is not: what it names that
@@ -135,11 +135,6 @@ fn names(text: &str) -> Vec<(usize, String)> {
         }
     }
     out
-}
-
-/// Whether byte `at` of `text` is inside a `code span`.
-fn in_code(text: &str, at: usize) -> bool {
-    text[..at].matches('`').count() % 2 == 1
 }
 
 /// Parts of English compounds that a package name seldom is made of alone.

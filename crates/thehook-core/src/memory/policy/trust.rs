@@ -98,11 +98,7 @@ impl TrustedAuthors {
 /// repository, or a shallow clone (lines older than it). `None` when it
 /// can (`status` and `doctor` say it).
 pub fn git_cannot_tell(root: &Path) -> Option<String> {
-    let inside = git(root)
-        .args(["rev-parse", "--is-inside-work-tree"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !inside {
+    if !inside_work_tree(root) {
         return Some(NOT_A_REPOSITORY.into());
     }
     (!shallow_commits(root).is_empty()).then(|| SHALLOW.into())
@@ -166,11 +162,7 @@ impl Origins {
 /// Why git could not say who wrote `path`; `None` when nobody did yet
 /// (git does not track it).
 fn why_unknown(root: &Path, path: &str) -> Option<String> {
-    let inside = git(root)
-        .args(["rev-parse", "--is-inside-work-tree"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !inside {
+    if !inside_work_tree(root) {
         return Some(NOT_A_REPOSITORY.into());
     }
     let tracked = git(root)
@@ -178,6 +170,13 @@ fn why_unknown(root: &Path, path: &str) -> Option<String> {
         .output()
         .is_ok_and(|o| o.status.success());
     tracked.then(|| format!("git blame failed on {path}"))
+}
+
+fn inside_work_tree(root: &Path) -> bool {
+    git(root)
+        .args(["rev-parse", "--is-inside-work-tree"])
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 /// The commits a shallow clone stops at (`.git/shallow`); none otherwise.
