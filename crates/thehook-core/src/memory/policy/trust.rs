@@ -36,6 +36,9 @@ pub enum Origin {
         author: String,
         trusted: bool,
     },
+    /// Committed, by authors the project trusts only (the file's history
+    /// says so; no blame was read).
+    TrustedHistory,
     /// Git cannot tell.
     Unknown { why: String },
 }
@@ -44,7 +47,7 @@ impl Origin {
     /// Whether the line may be taken on its author's word.
     pub fn trusted(&self) -> bool {
         match self {
-            Origin::Local => true,
+            Origin::Local | Origin::TrustedHistory => true,
             Origin::Committed { trusted, .. } => *trusted,
             Origin::Unknown { .. } => false,
         }
@@ -93,6 +96,93 @@ impl TrustedAuthors {
         self.emails.is_empty()
     }
 }
+
+/// Who committed to each file of memory, read once from the history: a
+/// file only trusted authors ever changed needs no `git blame` (a team's
+/// year is thousands of session files, and a blame a file is a process).
+#[derive(Debug, Default)]
+pub struct MemoryHistory {
+    /// Files git tracks under `.thehook/`, relative to the project.
+    tracked: HashSet<String>,
+    /// The e-mails of the authors of each file's commits.
+    authors: HashMap<String, HashSet<String>>,
+    /// A shallow clone: older authors are unknown, so blame decides.
+    shallow: bool,
+}
+
+impl MemoryHistory {
+    /// `None` outside a git repository.
+    pub fn read(root: &Path) -> Option<MemoryHistory> {
+        if !inside_work_tree(root) {
+            return None;
+        }
+        let listed = git(root)
+            .args(["ls-files", "-z", "--", THEHOOK])
+            .output()
+            .ok()?;
+        let tracked = String::from_utf8_lossy(&listed.stdout)
+            .split('\0')
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect();
+        // Oldest first, renames followed: a line a stranger wrote keeps
+        // its author when a trusted one renames the file.
+        let log = git(root)
+            .args([
+                "log",
+                "--reverse",
+                "--relative",
+                "-M",
+                "-C",
+                "--format=%x00%ae",
+            ])
+            .args(["--name-status", "--", THEHOOK])
+            .output()
+            .ok()?;
+        let mut authors: HashMap<String, HashSet<String>> = HashMap::new();
+        for commit in String::from_utf8_lossy(&log.stdout).split('\0') {
+            let mut lines = commit.lines();
+            let Some(email) = lines.next() else { continue };
+            let email = email.trim().to_ascii_lowercase();
+            for change in lines.filter(|l| !l.is_empty()) {
+                let fields: Vec<&str> = change.split('\t').collect();
+                let (from, to) = match fields.as_slice() {
+                    [status, from, to] if status.starts_with(['R', 'C']) => (Some(*from), *to),
+                    [_, path] => (None, *path),
+                    _ => continue,
+                };
+                let mut set = from
+                    .and_then(|f| authors.get(f).cloned())
+                    .unwrap_or_default();
+                set.insert(email.clone());
+                authors.entry(to.to_string()).or_default().extend(set);
+            }
+        }
+        Some(MemoryHistory {
+            tracked,
+            authors,
+            shallow: !shallow_commits(root).is_empty(),
+        })
+    }
+
+    /// Every line's origin in `rel` when the history alone tells it: not
+    /// tracked (this machine's own), or only trusted authors ever changed
+    /// it. `None`: blame must say, line by line.
+    pub fn whole_file<'t>(
+        &self,
+        rel: &str,
+        trusted: impl FnOnce() -> &'t TrustedAuthors,
+    ) -> Option<Origins> {
+        if !self.tracked.contains(rel) {
+            return Some(Origins::Lines(HashMap::new()));
+        }
+        let authors = self.authors.get(rel)?;
+        let trusted = trusted();
+        (!self.shallow && authors.iter().all(|a| trusted.trusts(a))).then(|| Origins::Trusted)
+    }
+}
+
+const THEHOOK: &str = crate::project::THEHOOK_DIR;
 
 /// Why git cannot tell who wrote some of memory's lines in `root`: not a
 /// repository, or a shallow clone (lines older than it). `None` when it
@@ -146,6 +236,8 @@ pub fn origins<'t>(
 pub enum Origins {
     /// By line; a line not here is uncommitted.
     Lines(HashMap<usize, Origin>),
+    /// Only trusted authors ever changed the file (its history says so).
+    Trusted,
     /// Git could not blame the file: every line's origin is unknown.
     Unknown(String),
 }
@@ -154,6 +246,7 @@ impl Origins {
     pub fn of_line(&self, line: usize) -> Origin {
         match self {
             Origins::Lines(lines) => lines.get(&line).cloned().unwrap_or(Origin::Local),
+            Origins::Trusted => Origin::TrustedHistory,
             Origins::Unknown(why) => Origin::Unknown { why: why.clone() },
         }
     }
@@ -336,5 +429,73 @@ mod tests {
             Origin::Unknown { why } => assert!(why.contains("shallow"), "{why}"),
             other => panic!("{other:?}"),
         }
+    }
+}
+
+#[cfg(test)]
+mod history_tests {
+    use super::*;
+    use crate::test_git::git_as;
+
+    fn commit(root: &Path, who: &str, day: &str, file: &str, text: &str) {
+        let path = root.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        git_as(root, who, Some(day), &["add", "-A"]);
+        git_as(root, who, Some(day), &["commit", "-qm", "change"]);
+    }
+
+    /// A file only trusted authors changed is told whole, without blame; a
+    /// stranger's line keeps its author through a trusted author's rename.
+    #[test]
+    fn the_history_tells_a_file_whole_only_when_no_stranger_ever_changed_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        git_as(root, "ann", None, &["init", "-q"]);
+        for day in ["2026-01-01", "2026-01-02", "2026-01-03"] {
+            commit(root, "ann", day, "src/a.rs", day);
+        }
+        commit(
+            root,
+            "ann",
+            "2026-01-04",
+            ".thehook/knowledge/a.md",
+            "- ann's\n",
+        );
+        commit(
+            root,
+            "eve",
+            "2026-01-05",
+            ".thehook/knowledge/b.md",
+            "- eve's\n",
+        );
+        git_as(
+            root,
+            "ann",
+            Some("2026-01-06"),
+            &["mv", ".thehook/knowledge/b.md", ".thehook/knowledge/c.md"],
+        );
+        git_as(
+            root,
+            "ann",
+            Some("2026-01-06"),
+            &["commit", "-qm", "rename"],
+        );
+        std::fs::write(root.join(".thehook/knowledge/d.md"), "- mine\n").unwrap();
+
+        let trusted = TrustedAuthors::of(root, &[]);
+        let history = MemoryHistory::read(root).unwrap();
+        let whole = |rel: &str| history.whole_file(rel, || &trusted);
+        assert_eq!(whole(".thehook/knowledge/a.md"), Some(Origins::Trusted));
+        assert_eq!(
+            whole(".thehook/knowledge/d.md"),
+            Some(Origins::Lines(HashMap::new()))
+        );
+        assert_eq!(
+            whole(".thehook/knowledge/c.md"),
+            None,
+            "eve wrote it before the rename"
+        );
+        assert!(MemoryHistory::read(&root.join("..").join("no-such")).is_none());
     }
 }

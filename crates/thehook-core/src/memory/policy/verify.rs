@@ -38,7 +38,7 @@ use super::confirmed;
 use super::corroborate::{files_under, Corroboration, RepoFacts};
 use super::released::Released;
 use super::stranger;
-use super::trust::{origins, Origin, Origins, TrustedAuthors};
+use super::trust::{origins, MemoryHistory, Origin, Origins, TrustedAuthors};
 
 /// The files whose change makes every action line be judged again.
 const TRUST_INPUTS: [&str; 2] = [CONFIG_FILE, confirmed::FILE];
@@ -65,6 +65,8 @@ pub(crate) struct Verifier<'a> {
     trusted: OnceLock<TrustedAuthors>,
     facts: OnceLock<RepoFacts>,
     confirmed: OnceLock<HashSet<String>>,
+    /// Who committed to each file of memory; `None` outside git.
+    history: OnceLock<Option<MemoryHistory>>,
 }
 
 impl<'a> Verifier<'a> {
@@ -75,6 +77,7 @@ impl<'a> Verifier<'a> {
             trusted: OnceLock::new(),
             facts: OnceLock::new(),
             confirmed: OnceLock::new(),
+            history: OnceLock::new(),
         }
     }
 
@@ -103,20 +106,26 @@ impl<'a> Verifier<'a> {
                     continue;
                 }
             }
-            let lines = lines.get_or_insert_with(|| origins(self.root, rel, || self.trusted()));
+            let lines = lines.get_or_insert_with(|| self.origins(rel));
             let origin = origin_of(lines, item.line_start, item.line_end);
             if origin.trusted() || self.confirmed().contains(&confirmed::key_of(&item.text)) {
                 continue;
             }
+            // Where git cannot tell, the patterns of actions decide: a line
+            // is read for all it names only when a stranger committed it.
+            let stranger = matches!(origin, Origin::Committed { .. });
+            let concern = |text: &str| match stranger {
+                true => stranger::concern(text, self.facts()),
+                false => None,
+            };
             let why = match &action {
                 Some(action) => match self.facts().judge(action) {
                     corroboration if !corroboration.vouched() => {
                         Some((action.matched.clone(), asked(action, &corroboration)))
                     }
-                    _ => stranger::concern(&item.text, self.facts())
-                        .map(|c| (action.matched.clone(), c)),
+                    _ => concern(&item.text).map(|c| (action.matched.clone(), c)),
                 },
-                None => stranger::concern(&item.text, self.facts()).map(|c| (clip(&item.text), c)),
+                None => concern(&item.text).map(|c| (clip(&item.text), c)),
             };
             if let Some((matched, why)) = why {
                 asks = true;
@@ -127,6 +136,19 @@ impl<'a> Verifier<'a> {
             }
         }
         asks
+    }
+
+    /// The origins of `rel`'s lines: from the history of memory when it
+    /// tells them whole, else from `git blame`.
+    fn origins(&self, rel: &str) -> Origins {
+        let history = self.history.get_or_init(|| MemoryHistory::read(self.root));
+        match history
+            .as_ref()
+            .and_then(|h| h.whole_file(rel, || self.trusted()))
+        {
+            Some(whole) => whole,
+            None => origins(self.root, rel, || self.trusted()),
+        }
     }
 
     fn trusted(&self) -> &TrustedAuthors {
@@ -186,6 +208,7 @@ fn from(origin: &Origin) -> String {
         ),
         Origin::Unknown { why } => format!("its author is unknown: {why}"),
         Origin::Local => "written on this machine".into(),
+        Origin::TrustedHistory => "committed by authors the project trusts".into(),
     }
 }
 
