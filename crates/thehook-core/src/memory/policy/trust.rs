@@ -194,7 +194,7 @@ pub fn git_cannot_tell(root: &Path) -> Option<String> {
     (!shallow_commits(root).is_empty()).then(|| SHALLOW.into())
 }
 
-const NOT_A_REPOSITORY: &str = "not a git repository: who wrote memory cannot be told";
+pub(crate) const NOT_A_REPOSITORY: &str = "not a git repository: who wrote memory cannot be told";
 const SHALLOW: &str = "the repository is a shallow clone: the commit that wrote this line was not fetched (git fetch --unshallow)";
 
 /// Every line's origin in `path` (relative to `root`), as checked out;

@@ -38,7 +38,7 @@ use super::confirmed;
 use super::corroborate::{files_under, Corroboration, RepoFacts};
 use super::released::Released;
 use super::stranger;
-use super::trust::{origins, MemoryHistory, Origin, Origins, TrustedAuthors};
+use super::trust::{origins, MemoryHistory, Origin, Origins, TrustedAuthors, NOT_A_REPOSITORY};
 
 /// The files whose change makes every action line be judged again.
 const TRUST_INPUTS: [&str; 2] = [CONFIG_FILE, confirmed::FILE];
@@ -142,10 +142,11 @@ impl<'a> Verifier<'a> {
     /// tells them whole, else from `git blame`.
     fn origins(&self, rel: &str) -> Origins {
         let history = self.history.get_or_init(|| MemoryHistory::read(self.root));
-        match history
-            .as_ref()
-            .and_then(|h| h.whole_file(rel, || self.trusted()))
-        {
+        let Some(history) = history else {
+            // Outside git: no process a file to learn what is known.
+            return Origins::Unknown(NOT_A_REPOSITORY.into());
+        };
+        match history.whole_file(rel, || self.trusted()) {
             Some(whole) => whole,
             None => origins(self.root, rel, || self.trusted()),
         }
