@@ -620,6 +620,7 @@
       ['Given / used', `given to ${plural(r.given, 'session')}, used by ${fmtInt(r.used)}`],
       ['Stale', r.stale ? el('span', { class: 'badge stale' }, r.stale) : null],
       ['Withheld', d.withheld ? el('span', null, el('span', { class: 'badge withheld' }, d.withheld.rule), ' matched: ', mono(d.withheld.matched)) : null],
+      ['Why', d.withheld && d.withheld.reason ? d.withheld.reason : null],
       ['Learned check', d.withheld && d.withheld.score != null ? learnedNote(d.withheld) : null],
       ['Id', mono(r.id)],
     ]));
@@ -638,6 +639,7 @@
         el('p', { class: 'text' }, w.text),
         el('p', { class: 'small' }, 'matched: ', mono(w.withheld.matched),
           w.committed_by ? el('span', null, ' · committed by ', w.committed_by) : null),
+        w.withheld.reason ? el('p', { class: 'small' }, w.withheld.reason) : null,
         el('div', { class: 'row-foot' }, citation(w.citation),
           el('span', { class: 'actions' },
             actionButton('release', w.id, 'Release', () => review('release', w.id)),
