@@ -178,7 +178,7 @@ impl MemoryHistory {
         }
         let authors = self.authors.get(rel)?;
         let trusted = trusted();
-        (!self.shallow && authors.iter().all(|a| trusted.trusts(a))).then(|| Origins::Trusted)
+        (!self.shallow && authors.iter().all(|a| trusted.trusts(a))).then_some(Origins::Trusted)
     }
 }
 
