@@ -82,9 +82,11 @@ impl<'a> Verifier<'a> {
     }
 
     /// Withholds the items of the file `rel` that ask for an action no one
-    /// vouches for. Items a rule withholds already, or a person released,
-    /// are left as they are. Says whether any item asks for an action (the
-    /// file is then judged again when the trust inputs change).
+    /// vouches for, and a stranger's lines that name what the repository
+    /// does not hold ([`stranger`]). Items a rule withholds already, or a
+    /// person released, are left as they are. Says whether any item asks
+    /// for an action or is withheld here (the file is then judged again
+    /// when the trust inputs change).
     pub(crate) fn judge_file(&self, rel: &str, items: &mut [Item], released: &Released) -> bool {
         let mut asks = false;
         let mut lines: Option<Origins> = None;
