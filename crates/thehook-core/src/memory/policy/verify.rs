@@ -106,13 +106,12 @@ impl<'a> Verifier<'a> {
             if action.is_none() && !stranger::may_concern(&item.text) {
                 continue;
             }
-            if let Some(action) = &action {
-                // What the repository vouches for needs no author.
-                if self.facts().judge(action).vouched()
-                    && stranger::concern(&item.text, self.facts()).is_none()
-                {
-                    continue;
-                }
+            let corroboration = action.as_ref().map(|a| self.facts().judge(a));
+            // What the repository vouches for needs no author.
+            if corroboration.as_ref().is_some_and(Corroboration::vouched)
+                && stranger::concern(&item.text, self.facts()).is_none()
+            {
+                continue;
             }
             let lines = lines.get_or_insert_with(|| self.origins(rel));
             let origin = origin_of(lines, item.line_start, item.line_end);
@@ -126,14 +125,12 @@ impl<'a> Verifier<'a> {
                 true => stranger::concern(text, self.facts()),
                 false => None,
             };
-            let why = match &action {
-                Some(action) => match self.facts().judge(action) {
-                    corroboration if !corroboration.vouched() => {
-                        Some((action.matched.clone(), asked(action, &corroboration)))
-                    }
-                    _ => concern(&item.text).map(|c| (action.matched.clone(), c)),
-                },
-                None => concern(&item.text).map(|c| (clip(&item.text), c)),
+            let why = match (&action, &corroboration) {
+                (Some(action), Some(corroboration)) if !corroboration.vouched() => {
+                    Some((action.matched.clone(), asked(action, corroboration)))
+                }
+                (Some(action), _) => concern(&item.text).map(|c| (action.matched.clone(), c)),
+                (None, _) => concern(&item.text).map(|c| (clip(&item.text), c)),
             };
             if let Some((matched, why)) = why {
                 asks = true;
