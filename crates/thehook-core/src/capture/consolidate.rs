@@ -92,7 +92,8 @@ pub fn consolidate(worker: &mut Worker) -> Result<Option<Consolidated>> {
         .iter()
         .filter_map(|s| {
             let text = std::fs::read_to_string(&s.path).ok()?;
-            Some((project.relative(&s.path), body_of(&text).to_string()))
+            let body = crate::memory::outside::without_marked(body_of(&text));
+            Some((project.relative(&s.path), body))
         })
         .collect();
     let answer = crate::capture::call::ask(

@@ -6,6 +6,8 @@
 //! - [`sweep`]: sessions whose end hook never fired, found in the agents' stores;
 //! - [`paths`]: paths made relative, home folders never written;
 //! - [`extract`]: the LLM prompt, its answer checked, or a heuristic file;
+//! - [`provenance`]: each distilled line's source in the transcript, and
+//!   the mark of a line only something outside the project said;
 //! - [`llm`]: the user's headless LLM CLI as a child process;
 //! - [`bill`] and [`budget`]: every call recorded, and a daily limit on them;
 //! - [`worker`]: the queue drained, each job through [`steps`] (one file a
@@ -29,6 +31,7 @@ pub(crate) mod llm;
 pub(crate) mod locked;
 pub mod outcome;
 pub(crate) mod paths;
+pub(crate) mod provenance;
 pub(crate) mod queue;
 pub(crate) mod retry;
 pub(crate) mod run;

@@ -98,6 +98,12 @@ pub struct Item {
     /// model judges it, seconds later (`text::safety::learned`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub awaiting_check: bool,
+    /// Captured from what only something outside the project said (a
+    /// fetched page, a search, an MCP server, a file outside the project):
+    /// which tool and what it read, from the line's mark
+    /// ([`crate::memory::outside`]). Such a line is read as a stranger's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outside: Option<String>,
 }
 
 impl Item {

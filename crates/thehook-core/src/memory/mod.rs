@@ -18,6 +18,7 @@ pub(crate) mod analysis;
 pub(crate) mod files;
 pub(crate) mod index;
 pub mod item;
+pub mod outside;
 pub mod policy;
 pub mod rank;
 mod requests;

@@ -106,6 +106,7 @@ impl Memory {
             session_id: None,
             withheld: Some(entry.withheld),
             awaiting_check: false,
+            outside: None,
         })
     }
 

@@ -5,6 +5,8 @@
 //! 2. [`read`]: the transcript read into the common model, secrets redacted;
 //! 3. [`condense`]: what the LLM is given, and the facts read off the transcript;
 //! 4. [`distil`]: the LLM's answer, checked, or the heuristic one and why;
+//!    a line only a source outside the project said is marked so
+//!    (`capture/provenance.rs`);
 //! 5. [`session`]: the session file's text, no home folder in it;
 //! 6. [`write`]: the file written and indexed under the project lock;
 //! 7. [`used`]: what the hooks gave the session, marked used or not;
@@ -55,7 +57,7 @@ fn through(worker: &mut Context, job: &Job, stem: &str) -> Result<write::Written
     let transcript = locate::transcript(job, stem, &worker.project, worker.around.home.as_deref())?;
     let mut read = read::read(&transcript, redacting)?;
     let input = condense::condense(&mut read, redacting);
-    let distilled = distil::distil(&input, redacting, |prompt| {
+    let mut distilled = distil::distil(&input, redacting, |prompt| {
         crate::capture::call::ask(
             &worker.project,
             &worker.config.llm,
@@ -67,8 +69,16 @@ fn through(worker: &mut Context, job: &Job, stem: &str) -> Result<write::Written
             },
         )
     });
+    let outside =
+        crate::capture::provenance::mark_outside(&mut distilled.distilled, &read.transcript);
     let session = session::render(job, &read, input, distilled);
     let mut written = write::write(worker, stem, transcript, &read, session)?;
+    if outside > 0 {
+        written.notes.push(format!(
+            "{}: {outside} line(s) only a source outside the project said, marked \"from outside\" and read as a stranger's",
+            job.session_id
+        ));
+    }
     written
         .notes
         .extend(used::keep(worker, &job.session_id, &read));

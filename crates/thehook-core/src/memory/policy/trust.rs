@@ -41,6 +41,10 @@ pub enum Origin {
     TrustedHistory,
     /// Git cannot tell.
     Unknown { why: String },
+    /// Captured from what only something outside the project said (the
+    /// line's mark, [`crate::memory::outside`]), whoever committed it: a
+    /// stranger's word.
+    Outside { source: String },
 }
 
 impl Origin {
@@ -49,7 +53,7 @@ impl Origin {
         match self {
             Origin::Local | Origin::TrustedHistory => true,
             Origin::Committed { trusted, .. } => *trusted,
-            Origin::Unknown { .. } => false,
+            Origin::Unknown { .. } | Origin::Outside { .. } => false,
         }
     }
 }

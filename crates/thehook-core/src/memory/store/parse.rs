@@ -195,6 +195,9 @@ impl FileParser<'_> {
             raw.to_string()
         };
         let (tag_kind, body) = take_type_tag(&body);
+        // Where the line came from is not what it says: the mark is kept
+        // apart, and an agent given the line is not handed its URL.
+        let (body, outside) = crate::memory::outside::take(&body);
         // The id covers the date (the same words on two dates are two facts);
         // the searchable text does not (a date is metadata, not content).
         let n = self
@@ -233,6 +236,7 @@ impl FileParser<'_> {
             session_id: None,
             withheld,
             awaiting_check: false,
+            outside,
         });
         let this = self.out.items.len() - 1;
         if let Some(previous) = self.previous_in_section.replace(this) {

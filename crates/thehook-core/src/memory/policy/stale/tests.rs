@@ -14,6 +14,7 @@ fn item(id: &str, text: &str) -> Item {
         session_id: None,
         withheld: None,
         awaiting_check: false,
+        outside: None,
     }
 }
 

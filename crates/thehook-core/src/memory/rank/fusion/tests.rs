@@ -13,6 +13,7 @@ fn item(id: &str, text: &str, date: &str) -> Item {
         session_id: None,
         withheld: None,
         awaiting_check: false,
+        outside: None,
     }
 }
 

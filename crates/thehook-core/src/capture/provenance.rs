@@ -1,0 +1,283 @@
+//! Where each distilled line came from, read off the transcript rather than
+//! the line: the person's words, what the agent found in the project (the
+//! results of its reads, runs and edits there), or what a tool brought in
+//! from outside it: a fetched page, a web search, an MCP server, a file
+//! outside the project or in a dependency folder, a command that downloads.
+//!
+//! The agent's own text is no source: it says what it found or what it was
+//! told, and a line it repeats from a page is the page's. A line is *from
+//! outside* when one outside result holds most of its words, and what it
+//! names (a package, a host, a version, a flag: [`names`]) comes from
+//! nowhere else: not from anything the person said in the session, nor
+//! from the project's own results before that page was read (what the
+//! agent did after may be the page's doing). A line that names nothing
+//! needs two such words. Such a line is
+//! marked in the session file ([`crate::memory::outside`]) and read as a
+//! stranger's from then on (`memory/policy/verify.rs`).
+
+use std::collections::HashSet;
+
+use crate::capture::extract::Distilled;
+use crate::capture::paths;
+use crate::memory::analysis::lexical::Analyzer;
+use crate::memory::outside;
+use crate::transcript::{path_argument, Block, Role, ToolCall, ToolShape, Transcript};
+
+/// Share of a line's words one outside result must hold.
+const HELD: f32 = 0.5;
+/// Words of a line that names nothing that only the outside result
+/// holds, at least (a line that names something: one of its names).
+const ONLY_THERE: usize = 2;
+/// A line of fewer words tells too little to say where it came from.
+const FEWEST_WORDS: usize = 3;
+
+/// Folders whose files are other people's code, even inside the project.
+const DEPENDENCY_FOLDERS: [&str; 9] = [
+    "node_modules",
+    "vendor",
+    "site-packages",
+    "dist-packages",
+    ".venv",
+    "venv",
+    "bower_components",
+    ".cargo",
+    "pkg/mod",
+];
+
+/// Who said a span of the transcript.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Said {
+    User,
+    Project,
+    /// The tool and what it read.
+    Outside(String),
+}
+
+struct Span {
+    said: Said,
+    terms: HashSet<String>,
+}
+
+/// Marks the items of `distilled` that only an outside source said; says
+/// how many it marked. A transcript with no outside result costs nothing.
+pub(crate) fn mark_outside(distilled: &mut Distilled, t: &Transcript) -> usize {
+    let spans = spans(t);
+    if !spans.iter().any(|s| matches!(s.said, Said::Outside(_))) {
+        return 0;
+    }
+    let analyzer = Analyzer::default();
+    let user: HashSet<&String> = spans
+        .iter()
+        .filter(|s| s.said == Said::User)
+        .flat_map(|s| &s.terms)
+        .collect();
+    let mut marked = 0;
+    let mut judge = |line: &mut String, also: &str| {
+        let text = format!("{line}\n{also}");
+        let words = terms(&analyzer, &text);
+        let named = terms(&analyzer, &names(&text).join(" "));
+        if let Some(source) = told(&words, &named, &spans, &user) {
+            *line = outside::mark(line, &source);
+            marked += 1;
+        }
+    };
+    for line in distilled
+        .summary
+        .iter_mut()
+        .chain(distilled.conventions.iter_mut())
+        .chain(distilled.gotchas.iter_mut())
+    {
+        judge(line, "");
+    }
+    for decision in &mut distilled.decisions {
+        let details = decision.details.join("\n");
+        judge(&mut decision.text, &details);
+    }
+    marked
+}
+
+/// The outside source that alone says most of `words`, and what the line
+/// names (`named`, among `words`), if one does.
+fn told(
+    words: &HashSet<String>,
+    named: &HashSet<String>,
+    spans: &[Span],
+    user: &HashSet<&String>,
+) -> Option<String> {
+    if words.len() < FEWEST_WORDS {
+        return None;
+    }
+    let held = |s: &Span| words.intersection(&s.terms).count();
+    let (at, span) = spans
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| matches!(s.said, Said::Outside(_)))
+        .max_by_key(|(at, s)| (held(s), std::cmp::Reverse(*at)))?;
+    if (held(span) as f32) < HELD * words.len() as f32 {
+        return None;
+    }
+    let said_by_user = words.iter().filter(|w| user.contains(w)).count();
+    if said_by_user as f32 >= HELD * words.len() as f32 {
+        return None;
+    }
+    let found_before: HashSet<&String> = spans[..at]
+        .iter()
+        .filter(|s| s.said == Said::Project)
+        .flat_map(|s| &s.terms)
+        .collect();
+    let only_there = |of: &HashSet<String>| {
+        of.intersection(&span.terms)
+            .filter(|w| !user.contains(w) && !found_before.contains(w))
+            .count()
+    };
+    let alone = match named.is_empty() {
+        true => only_there(words) >= ONLY_THERE,
+        false => only_there(named) >= 1,
+    };
+    match &span.said {
+        Said::Outside(source) if alone => Some(source.clone()),
+        _ => None,
+    }
+}
+
+/// What a line names rather than says: its code spans, and the words that
+/// hold a digit or a character a name has and prose does not (`-`, `.`,
+/// `/`, `_`, `@`, `=`, `:` inside a word).
+fn names(text: &str) -> Vec<&str> {
+    let mut out: Vec<&str> = text.split('`').skip(1).step_by(2).collect();
+    for word in text.split_whitespace() {
+        let word = word.trim_matches(|c: char| !c.is_alphanumeric());
+        let named = word
+            .chars()
+            .any(|c| c.is_ascii_digit() || "-./_@=:".contains(c));
+        if named && word.chars().count() >= 3 {
+            out.push(word);
+        }
+    }
+    out
+}
+
+/// The transcript's spans in order, subagents' after the main thread's.
+fn spans(t: &Transcript) -> Vec<Span> {
+    let analyzer = Analyzer::default();
+    let cwd = t.cwd.as_deref();
+    let mut out = Vec::new();
+    let entries = t
+        .entries
+        .iter()
+        .chain(t.subagents.iter().flat_map(|s| s.entries.iter()));
+    for entry in entries {
+        for block in &entry.blocks {
+            let (said, text) = match (entry.role, block) {
+                (Role::User, Block::Text { text }) => (Said::User, text.clone()),
+                (_, Block::ToolCall(call)) => {
+                    let result = call.result.as_ref().map_or("", |r| r.text.as_str());
+                    match outside_source(call, cwd) {
+                        Some(source) => (Said::Outside(source), result.to_string()),
+                        // What the agent wrote or ran is the project's too.
+                        None => (Said::Project, format!("{}\n{result}", call.input)),
+                    }
+                }
+                (_, Block::ToolResult { result, .. }) => (Said::Project, result.text.clone()),
+                _ => continue,
+            };
+            out.push(Span {
+                said,
+                terms: terms(&analyzer, &text),
+            });
+        }
+    }
+    out
+}
+
+fn terms(analyzer: &Analyzer, text: &str) -> HashSet<String> {
+    analyzer
+        .terms(text)
+        .into_iter()
+        .filter(|w| w.chars().count() >= 3)
+        .collect()
+}
+
+/// The tool and target of a call that read from outside the project.
+/// The agents name their web tools in many ways (`WebFetch`, `web_fetch`,
+/// `google_web_search`, `webfetch`), so the name decides.
+fn outside_source(call: &ToolCall, cwd: Option<&str>) -> Option<String> {
+    let name: String = call
+        .name
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    let arg = |keys: &[&str]| {
+        keys.iter()
+            .find_map(|k| call.input.get(*k)?.as_str().map(str::to_string))
+            .unwrap_or_default()
+    };
+    if call.name.starts_with("mcp__") || call.name.starts_with("mcp_") {
+        return Some(call.name.clone());
+    }
+    if name.contains("web") || name.contains("fetch") || name.contains("browse") {
+        let target = arg(&["url", "query", "prompt", "q"]);
+        return Some(format!("{} {target}", call.name).trim().to_string());
+    }
+    match call.kind.shape {
+        ToolShape::Read => {
+            let path = path_argument(&call.input)?;
+            outside_file(&path, cwd).map(|f| format!("{} {f}", call.name))
+        }
+        ToolShape::Shell => {
+            let command = arg(&["command", "cmd"]);
+            let command = match &call.input {
+                serde_json::Value::String(s) if command.is_empty() => s.clone(),
+                serde_json::Value::Array(parts) if command.is_empty() => parts
+                    .iter()
+                    .filter_map(|p| p.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                _ => command,
+            };
+            downloads(&command).map(|what| format!("{} {what}", call.name))
+        }
+        _ => None,
+    }
+}
+
+/// A file outside the project, or in a dependency folder, as the mark may
+/// name it: never a home folder (only the file's name is kept).
+fn outside_file(path: &str, cwd: Option<&str>) -> Option<String> {
+    let inside = match cwd {
+        Some(cwd) => !path.starts_with('/') || path.starts_with(cwd.trim_end_matches('/')),
+        None => !path.starts_with('/'),
+    };
+    if !inside {
+        let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+        return Some(format!("a file outside the project, {name}"));
+    }
+    let relative = paths::scrub(path, cwd);
+    let in_dependency = DEPENDENCY_FOLDERS
+        .iter()
+        .any(|d| relative.split('/').any(|p| p == *d) || relative.contains(&format!("/{d}/")));
+    in_dependency.then_some(relative)
+}
+
+/// What a shell command downloads: its first URL not on this machine, or
+/// the GitHub CLI reading an issue or a pull request others wrote.
+fn downloads(command: &str) -> Option<String> {
+    let url = command
+        .split_whitespace()
+        .map(|w| w.trim_matches(['"', '\'']))
+        .find(|w| w.starts_with("http://") || w.starts_with("https://"));
+    if let Some(url) = url {
+        let local = ["//localhost", "//127.0.0.1", "//0.0.0.0", "//[::1]"]
+            .iter()
+            .any(|l| url.contains(l));
+        return (!local).then(|| url.to_string());
+    }
+    let gh = ["gh issue view", "gh pr view", "gh api", "gh search"];
+    gh.iter()
+        .find(|g| command.contains(*g))
+        .map(|g| g.to_string())
+}
+
+#[cfg(test)]
+mod tests;
