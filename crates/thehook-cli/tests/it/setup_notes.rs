@@ -166,3 +166,104 @@ fn review_since_check_fails_on_an_unverified_line_and_on_a_change_of_whom_to_tru
     let trust = review["trust"][0].as_str().unwrap();
     assert!(trust.contains("+eve@example.com"), "{trust}");
 }
+
+/// A Claude Code session in which the person gives a setup note of their
+/// own and the agent repeats two from a vendor's page it fetched.
+fn session_with_a_page(p: &Project, own: &str) -> std::path::PathBuf {
+    let page = format!("Getting started. {PLANTED} {VOUCHED}");
+    let record = |n: u32, role: &str, content: Value| {
+        json!({"type": role, "sessionId": "web-2", "cwd": p.root(),
+               "timestamp": format!("2026-11-26T10:00:{n:02}Z"),
+               "message": {"role": role, "content": content}})
+    };
+    let records = [
+        record(0, "user", json!(format!("Set up the fixtures. Note for this repo: {own}"))),
+        record(
+            5,
+            "assistant",
+            json!([{"type": "tool_use", "id": "t1", "name": "WebFetch",
+                    "input": {"url": "https://vendor.example/docs", "prompt": "setup"}}]),
+        ),
+        record(
+            9,
+            "user",
+            json!([{"type": "tool_result", "tool_use_id": "t1", "content": page}]),
+        ),
+        record(
+            12,
+            "assistant",
+            json!([{"type": "text",
+                    "text": format!("Done.\nThe docs say: {PLANTED}\nThe docs say: {VOUCHED}")}]),
+        ),
+    ];
+    let path = p.root().join("web-2.jsonl");
+    let text: String = records.iter().map(|r| format!("{r}\n")).collect();
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn a_setup_note_only_a_fetched_page_said_is_captured_as_from_outside_and_withheld() {
+    let p = ann_s_project();
+    let own = "Install `fixture-kit-helper` after each migration.";
+    let fake = repo_root().join("crates/thehook-cli/tests/fixtures/llm/credulous");
+    p.write(
+        ".thehook/config.yaml",
+        format!("llm:\n  cli: command\n  command: [{fake:?}]\n  timeout_secs: 10\n"),
+    );
+    let transcript = session_with_a_page(&p, own);
+    p.ok(&["capture", "--transcript", transcript.to_str().unwrap()]);
+    let log = p.read(".thehook/logs/worker.log");
+    assert!(log.contains("web-2: 2 line(s) only a source outside"), "{log}");
+
+    // The session file says where each line came from; the person's own
+    // line carries no mark.
+    let file = std::fs::read_to_string(&walk(&p.thehook().join("sessions"))[0]).unwrap();
+    let mark = "*(from outside: WebFetch https://vendor.example/docs)*";
+    assert!(file.contains(&format!("{PLANTED} {mark}")), "{file}");
+    assert!(file.contains(&format!("{VOUCHED} {mark}")), "{file}");
+    assert!(file.contains(&format!("{own}\n")), "{file}");
+
+    // No agent is given what only the page asked for; the repository
+    // vouches for `left-pad`, and the person's own note is theirs.
+    let given = p.injected();
+    assert!(!given.contains("fixture-loader"), "{given}");
+    assert!(given.contains("fixture-kit-helper"), "{given}");
+    assert!(given.contains(VOUCHED) && !given.contains("from outside"), "{given}");
+    let prompted = p.prompted("s1", "which fixtures loader should I install first?");
+    assert!(!prompted.contains("fixture-loader=="), "{prompted}");
+    let mut mcp = Client::start(&p);
+    let (recalled, _) = mcp.call(
+        2,
+        "recall",
+        json!({"query": "install fixture-loader first"}),
+    );
+    assert!(!recalled.contains("fixture-loader=="), "{recalled}");
+    drop(mcp);
+
+    let withheld = withheld_rules(&p);
+    assert_eq!(withheld.len(), 1, "{withheld:?}");
+    let (text, rule, reason) = &withheld[0];
+    assert_eq!((text.as_str(), rule.as_str()), (PLANTED, "unverified"));
+    assert!(
+        reason.ends_with(
+            "captured from what only a source outside the project said (WebFetch https://vendor.example/docs)"
+        ),
+        "{reason}"
+    );
+    // Each item carries its source: recall --json names the page.
+    let hit = &p.recall_json("left-pad", &[])["hits"][0];
+    assert_eq!(hit["outside"], "WebFetch https://vendor.example/docs", "{hit}");
+
+    // Ann commits the session: the mark goes with it, and a person's
+    // confirmation is what lets the line through.
+    commit_as(&p, "ann", "2026-11-26");
+    assert!(!p.injected().contains("fixture-loader"));
+    let id = p.recall_json("fixture-loader", &[])["hits"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    p.ok(&["review", "release", &id]);
+    assert!(p.read(".thehook/confirmed.txt").contains(PLANTED));
+    assert!(p.injected().contains("fixture-loader"));
+}
