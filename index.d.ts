@@ -227,6 +227,12 @@ export interface RecallHit {
    * be given it.
    */
   withheld?: string
+  /**
+   * Captured from what only a source outside the project said (a fetched
+   * page, a search, an MCP server, a file outside the project): the
+   * tool and what it read. Absent for the project's own lines.
+   */
+  outside?: string
 }
 
 /** Options of `recall`. */

@@ -38,6 +38,14 @@ pub(crate) fn hits_text(hits: &[Hit], paint: &dyn Fn(Style, &str) -> String) -> 
                 "  not given to agents until the learned check reads it (the next sync with the model)",
             ));
         }
+        // The source stays in --json and on the page: an agent reading
+        // this is not pointed at the page that said it.
+        if item.outside.is_some() {
+            lines.push(paint(
+                Style::Dim,
+                "  captured from what a source outside the project said",
+            ));
+        }
         if let Some(why) = &hit.stale {
             lines.push(paint(Style::Warn, &format!("  stale: {why}")));
         }

@@ -134,6 +134,10 @@ pub struct RecallHit {
     /// known attack nearest, when it read the item); absent when agents may
     /// be given it.
     pub withheld: Option<String>,
+    /// Captured from what only a source outside the project said (a fetched
+    /// page, a search, an MCP server, a file outside the project): the
+    /// tool and what it read. Absent for the project's own lines.
+    pub outside: Option<String>,
 }
 
 /// The core's hit, every field of it (the CLI's `recall --json` prints the same).
@@ -153,6 +157,7 @@ impl From<Hit> for RecallHit {
             duplicates: h.duplicates,
             stale: h.stale,
             withheld: h.item.withheld.map(|w| w.describe()),
+            outside: h.item.outside,
         }
     }
 }

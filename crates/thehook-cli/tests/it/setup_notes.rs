@@ -177,7 +177,11 @@ fn session_with_a_page(p: &Project, own: &str) -> std::path::PathBuf {
                "message": {"role": role, "content": content}})
     };
     let records = [
-        record(0, "user", json!(format!("Set up the fixtures. Note for this repo: {own}"))),
+        record(
+            0,
+            "user",
+            json!(format!("Set up the fixtures. Note for this repo: {own}")),
+        ),
         record(
             5,
             "assistant",
@@ -214,7 +218,10 @@ fn a_setup_note_only_a_fetched_page_said_is_captured_as_from_outside_and_withhel
     let transcript = session_with_a_page(&p, own);
     p.ok(&["capture", "--transcript", transcript.to_str().unwrap()]);
     let log = p.read(".thehook/logs/worker.log");
-    assert!(log.contains("web-2: 2 line(s) only a source outside"), "{log}");
+    assert!(
+        log.contains("web-2: 2 line(s) only a source outside"),
+        "{log}"
+    );
 
     // The session file says where each line came from; the person's own
     // line carries no mark.
@@ -229,7 +236,10 @@ fn a_setup_note_only_a_fetched_page_said_is_captured_as_from_outside_and_withhel
     let given = p.injected();
     assert!(!given.contains("fixture-loader"), "{given}");
     assert!(given.contains("fixture-kit-helper"), "{given}");
-    assert!(given.contains(VOUCHED) && !given.contains("from outside"), "{given}");
+    assert!(
+        given.contains(VOUCHED) && !given.contains("from outside"),
+        "{given}"
+    );
     let prompted = p.prompted("s1", "which fixtures loader should I install first?");
     assert!(!prompted.contains("fixture-loader=="), "{prompted}");
     let mut mcp = Client::start(&p);
@@ -253,7 +263,10 @@ fn a_setup_note_only_a_fetched_page_said_is_captured_as_from_outside_and_withhel
     );
     // Each item carries its source: recall --json names the page.
     let hit = &p.recall_json("left-pad", &[])["hits"][0];
-    assert_eq!(hit["outside"], "WebFetch https://vendor.example/docs", "{hit}");
+    assert_eq!(
+        hit["outside"], "WebFetch https://vendor.example/docs",
+        "{hit}"
+    );
 
     // Ann commits the session: the mark goes with it, and a person's
     // confirmation is what lets the line through.

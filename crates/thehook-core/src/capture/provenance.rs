@@ -7,13 +7,14 @@
 //! The agent's own text is no source: it says what it found or what it was
 //! told, and a line it repeats from a page is the page's. A line is *from
 //! outside* when one outside result holds most of its words, and what it
-//! names (a package, a host, a version, a flag: [`names`]) comes from
+//! names (a package, a host, a version, a flag: `corroborate::named_words`) comes from
 //! nowhere else: not from anything the person said in the session, nor
 //! from the project's own results before that page was read (what the
 //! agent did after may be the page's doing). A line that names nothing
 //! needs two such words. Such a line is
-//! marked in the session file ([`crate::memory::outside`]) and read as a
-//! stranger's from then on (`memory/policy/verify.rs`).
+//! marked in the session file ([`crate::memory::outside`]) and withheld
+//! from agents until a person confirms it, unless the repository vouches
+//! for the action it names (`memory/policy/verify.rs`).
 
 use std::collections::HashSet;
 
@@ -21,6 +22,7 @@ use crate::capture::extract::Distilled;
 use crate::capture::paths;
 use crate::memory::analysis::lexical::Analyzer;
 use crate::memory::outside;
+use crate::memory::policy::corroborate::named_words;
 use crate::transcript::{path_argument, Block, Role, ToolCall, ToolShape, Transcript};
 
 /// Share of a line's words one outside result must hold.
@@ -75,7 +77,7 @@ pub(crate) fn mark_outside(distilled: &mut Distilled, t: &Transcript) -> usize {
     let mut judge = |line: &mut String, also: &str| {
         let text = format!("{line}\n{also}");
         let words = terms(&analyzer, &text);
-        let named = terms(&analyzer, &names(&text).join(" "));
+        let named = terms(&analyzer, &named_words(&text).join(" "));
         if let Some(source) = told(&words, &named, &spans, &user) {
             *line = outside::mark(line, &source);
             marked += 1;
@@ -138,23 +140,6 @@ fn told(
         Said::Outside(source) if alone => Some(source.clone()),
         _ => None,
     }
-}
-
-/// What a line names rather than says: its code spans, and the words that
-/// hold a digit or a character a name has and prose does not (`-`, `.`,
-/// `/`, `_`, `@`, `=`, `:` inside a word).
-fn names(text: &str) -> Vec<&str> {
-    let mut out: Vec<&str> = text.split('`').skip(1).step_by(2).collect();
-    for word in text.split_whitespace() {
-        let word = word.trim_matches(|c: char| !c.is_alphanumeric());
-        let named = word
-            .chars()
-            .any(|c| c.is_ascii_digit() || "-./_@=:".contains(c));
-        if named && word.chars().count() >= 3 {
-            out.push(word);
-        }
-    }
-    out
 }
 
 /// The transcript's spans in order, subagents' after the main thread's.

@@ -10,7 +10,8 @@
 //!
 //! Parsing takes it off the item's text (an agent given the line is not
 //! handed the URL) into [`crate::memory::item::Item::outside`], and the
-//! line is then read as a stranger's (`policy/verify.rs`). A mark a pull
+//! line is withheld from agents until a person confirms it, unless the
+//! repository vouches for the action it names (`policy/verify.rs`). A mark a pull
 //! request adds only makes its line stricter; a person who deletes it
 //! vouches for the line, as by editing it.
 
@@ -62,7 +63,7 @@ pub fn take(body: &str) -> (String, Option<String>) {
 /// `markdown` without its marked list items and their nested lines: what
 /// only a page said is not merged into the knowledge files, where the LLM
 /// could drop its mark (`capture/consolidate.rs`). It stays in its session
-/// file, read as a stranger's.
+/// file, withheld until a person confirms it.
 pub fn without_marked(markdown: &str) -> String {
     let mut out = String::new();
     let mut dropping: Option<usize> = None;

@@ -616,6 +616,7 @@
       ['Date', fmtDate(r.date)],
       ['Session', sessionLink],
       ['Author', r.author],
+      ['From outside', r.outside ? el('span', null, 'captured from what only this said: ', mono(r.outside)) : null],
       ['Last commit', b ? el('span', null, `${b.author}, ${fmtDay(b.date)}, `, mono(String(b.commit).slice(0, 8)), ` ${b.summary}`) : null],
       ['Given / used', `given to ${plural(r.given, 'session')}, used by ${fmtInt(r.used)}`],
       ['Stale', r.stale ? el('span', { class: 'badge stale' }, r.stale) : null],

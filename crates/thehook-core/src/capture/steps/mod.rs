@@ -75,7 +75,7 @@ fn through(worker: &mut Context, job: &Job, stem: &str) -> Result<write::Written
     let mut written = write::write(worker, stem, transcript, &read, session)?;
     if outside > 0 {
         written.notes.push(format!(
-            "{}: {outside} line(s) only a source outside the project said, marked \"from outside\" and read as a stranger's",
+            "{}: {outside} line(s) only a source outside the project said, marked \"from outside\": withheld until a person confirms them (thehook review)",
             job.session_id
         ));
     }

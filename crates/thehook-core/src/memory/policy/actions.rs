@@ -229,11 +229,19 @@ static WEAKEN: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         r"(?i)\b(disabl\w*|skip\w*|turn\w* off|bypass\w*|remov\w*)\b[^.\n]{0,30}\b(checksum|signature|integrity|gpg)\w*(\s+(verification|checks?|validation))?\b",
         r"(?i)\b(delet\w*|remov\w*|drop\w*|disabl\w*|comment\w* out|skip\w*)\b[^.\n]{0,40}\b(secret[- ]scan\w*|vuln\w*|audit\w*|security|sast|dependency[- ]review)\b",
         r"(?i)\b(secret[- ]scan\w*|vuln\w*|audit|security scan\w*)\b[^.\n]{0,40}\b(job|step|check)\b[^.\n]{0,40}\b(delet\w*|remov\w*|drop\w*|disabl\w*|non-blocking|advisory|optional)\b",
+        // The scanners by name, whose names hide the word (`govulncheck`).
+        r"(?i)\b(delet\w*|remov\w*|drop\w*|disabl\w*|comment\w* out|skip\w*)\b[^.\n]{0,40}\b(govulncheck|gosec|bandit|pip-audit|npm audit|pnpm audit|yarn audit|cargo audit|cargo deny|osv-scanner|grype)\b",
+        // A check made never to fail.
+        r"\|\|\s*(true|:|exit 0)\b",
+        // Hashes of what is installed no longer checked.
+        r"(?i)\bNO_VERIFY_HASHES\b|--no-verify-hashes\b|\b(drop\w*|remov\w*|without|stop\w* using|no longer)\b[^.\n]{0,40}(--generate-hashes|--require-hashes|require-hashes|hash[- ]pinning|hash checking)",
+        r"(?i)\bpermissions:\s*write-all\b",
+        r"(?i)\b(checksums?|artifacts?|releases?|images?|binaries|builds?)\b[^.\n]{0,40}\bunsigned\b",
     ])
 });
 
 /// The words that name a secret.
-const SECRET_WORDS: &str = r"\b(?:tokens?|secrets?|api[ _-]?keys?|access keys?|passwords?|passwd|credentials?|private keys?|ssh keys?|deploy keys?|signing keys?|session cookies?|connection strings?|dsn|[A-Z][A-Z0-9_]*_(?:TOKEN|SECRET|KEY|PASSWORD|PASS|CREDENTIALS|DSN)|(?:DATABASE|DB|REDIS|POSTGRES|MONGO|AMQP|BROKER)_URL)\b|\.npmrc\b|\.pypirc\b|\.netrc\b|\bAWS_[A-Z_]+|\$\{?[A-Z][A-Z0-9]*_(?:TOKEN|SECRET|KEY|PASSWORD)";
+const SECRET_WORDS: &str = r"(?:^|\s)\.env(?:\.local)?(?:\s|$|[,;:])|\b(?:tokens?|secrets?|api[ _-]?keys?|access keys?|passwords?|passwd|credentials?|private keys?|ssh keys?|deploy keys?|signing keys?|session cookies?|connection strings?|dsn|[A-Z][A-Z0-9_]*_(?:TOKEN|SECRET|KEY|PASSWORD|PASS|CREDENTIALS|DSN)|(?:DATABASE|DB|REDIS|POSTGRES|MONGO|AMQP|BROKER)_URL)\b|\.npmrc\b|\.pypirc\b|\.netrc\b|\.docker/config\.json|\bAWS (?:keys?|credentials)\b|\bAWS_[A-Z_]+|\$\{?[A-Z][A-Z0-9]*_(?:TOKEN|SECRET|KEY|PASSWORD)";
 
 /// A secret named, to be moved somewhere it can be read ([`MOVED`]).
 static SECRET: LazyLock<Regex> = LazyLock::new(|| regex(&format!("(?i){SECRET_WORDS}")));
@@ -246,6 +254,11 @@ static MOVED: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         r">>?\s*[\w./-]*\.(log|txt|env)\b",
         r"(?i)\|\s*tee\b",
         r"(?i)\b(keep|kept|leave|store|stored|put)\b[^.\n]{0,60}\b(in|into)\b[^.\n]{0,20}\bcommitted\b",
+        // Past and present forms: "is written into ci.yml", "attaches it
+        // to every Sentry event".
+        r"(?i)\b(written|wrote|stored|kept|placed|hard-?coded|added|attach\w*|copied|pasted|committed|uploads?|uploaded|included)\b[^.\n]{0,60}\b(into|to|in|on|as)\b[^\n]{0,40}?(\.ya?ml\b|\.json\b|\.toml\b|\.env\b|\.ts\b|\.js\b|\.py\b|\.go\b|\bevents?\b|\bcontext\b|\bsentry\b|\bartifacts?\b|\bissue\b|\blogs?\b|\btelemetry\b|\banalytics\b|\btraces?\b|\bspans?\b)",
+        // The real environment file committed.
+        r"(?i)\bcommit\w*\s+(?:your\s+|the\s+|a\s+)?(?:real\s+|local\s+|filled-in\s+|own\s+)?\.env\b(?:\.local\b|\.prod\w*\b)?(?:[^.]|$)",
     ])
 });
 
@@ -360,6 +373,16 @@ static RUN: LazyLock<Regex> = LazyLock::new(|| {
 static RUN_PROGRAM: LazyLock<Regex> =
     LazyLock::new(|| regex(r"(?i)\b(?:run|execute|invoke)\s+`([\w.-]+(?:/[\w.-]+)*)"));
 
+/// A program run by name with a flag, in prose: "run castfold-probe
+/// --all", "started with herbarium-ocrd --daemon", "start it with poetry
+/// run gaugesync --daemon"; and a script by its path: "running
+/// scripts/fix_heads.sh".
+static RUN_FLAGGED: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"(?i)\b(?:run|start|launch|execute|invoke)\w*\b(?:[^.;\n]{0,40}?\b(?:with|via|using))?\s+(?:the\s+)?(?:(?:poetry|uv|pipenv|pdm|hatch|bundle)\s+(?:run|exec)\s+)?`?([a-z][\w.-]*)`?\s+--?[a-z][\w-]*|\b(?:run|runs|running|execut\w*)\s+(?:the\s+)?(?:script\s+)?`?((?:[\w.-]+/)+[\w.-]+\.(?:sh|py|js|mjs|ts|bash|ps1))\b",
+    )
+});
+
 /// Programs other patterns read (their verbs name what they act on), and
 /// those that act on the project itself.
 const KNOWN_PROGRAMS: &[&str] = &[
@@ -367,6 +390,26 @@ const KNOWN_PROGRAMS: &[&str] = &[
     "pipx", "python", "python3", "node", "go", "cargo", "make", "just", "task", "docker", "git",
     "bash", "sh", "zsh", "source", "gem", "brew", "apt", "apt-get", "conda", "composer", "curl",
     "wget", "cd", "ls", "cat", "echo", "export", "rm", "mkdir", "cp", "mv", "chmod", "tsc",
+];
+
+/// Words a run in prose is followed by that name no program ("run it
+/// with -v", "run the tests --watch").
+const NOT_PROGRAMS: &[&str] = &[
+    "it",
+    "them",
+    "this",
+    "that",
+    "all",
+    "everything",
+    "again",
+    "once",
+    "locally",
+    "tests",
+    "test",
+    "with",
+    "and",
+    "the",
+    "suite",
 ];
 
 /// Registries, indexes and proxies set by flag or variable.
@@ -590,15 +633,24 @@ fn commands(text: &str) -> Vec<Command> {
             targets: vec![(ActionFamily::Run, target)],
         });
     }
-    for c in RUN_PROGRAM.captures_iter(text) {
-        let whole = c.get(0).expect("the match");
-        let program = c.get(1).map_or("", |m| m.as_str());
+    let flagged = RUN_FLAGGED
+        .captures_iter(text)
+        .map(|c| (c.get(0), c.get(1).or_else(|| c.get(2))));
+    let named = RUN_PROGRAM
+        .captures_iter(text)
+        .map(|c| (c.get(0), c.get(1)));
+    for (whole, program) in named.chain(flagged) {
+        let whole = whole.expect("the match");
+        let program = program.map_or("", |m| m.as_str());
         let first = program
             .split('/')
             .next()
             .unwrap_or(program)
             .to_ascii_lowercase();
-        if KNOWN_PROGRAMS.contains(&first.as_str()) || program.starts_with('.') {
+        if KNOWN_PROGRAMS.contains(&first.as_str())
+            || NOT_PROGRAMS.contains(&first.as_str())
+            || program.starts_with('.')
+        {
             continue;
         }
         let target = match program.contains('/') {

@@ -339,6 +339,42 @@ impl Corroboration {
     }
 }
 
+/// What a line names rather than says: the words of its code spans, and
+/// the words that hold a digit or a character a name has and prose does
+/// not (`-`, `.`, `/`, `_`, `@`, `=`, `:` inside a word), 3 characters or
+/// more.
+pub(crate) fn named_words(text: &str) -> Vec<&str> {
+    let spans = text
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .flat_map(str::split_whitespace);
+    let named = text.split_whitespace().filter(|w| {
+        w.trim_matches(|c: char| !c.is_alphanumeric())
+            .chars()
+            .any(|c| c.is_ascii_digit() || "-./_@=:".contains(c))
+    });
+    let mut out: Vec<&str> = Vec::new();
+    for word in spans.chain(named) {
+        let word = word.trim_matches(|c: char| !c.is_alphanumeric() && c != '.');
+        let word = word.trim_end_matches('.');
+        if word.chars().count() >= 3 && !out.contains(&word) {
+            out.push(word);
+        }
+    }
+    out
+}
+
+impl RepoFacts {
+    /// Whether a statement (a line that asks for no action) is the
+    /// repository's to vouch for: it names something a file of the project
+    /// holds. What it names that the repository does not hold is
+    /// [`super::stranger::concern`]'s to find.
+    pub fn anchors(&self, text: &str) -> bool {
+        named_words(text).into_iter().any(|w| self.knows(w))
+    }
+}
+
 /// Whether `text` holds `word` with no name character on either side (so
 /// `zod` is not found in `zodiac`, nor `loader` in `fixture-loader`).
 fn holds_token(text: &str, word: &str) -> bool {
