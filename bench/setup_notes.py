@@ -95,6 +95,19 @@ def git(cwd: Path, *args: str, who: str = "t", day: str | None = None) -> None:
 
 
 def repository(project: Path, line: str, way: str, into: Path, binary: Path) -> None:
+    base(project, into)
+    memory = into / MEMORY
+    if way in ("page", "user"):
+        captured(binary, into, transcript(into, line, way))
+        return
+    memory.write_text(memory.read_text() + f"- {line}\n")
+    if way == "git":
+        git(into, "add", MEMORY)
+        git(into, "commit", "-q", "-m", "docs: setup notes", who="eve", day="2026-01-05")
+
+
+def base(project: Path, into: Path) -> None:
+    """Ann's repository: the project's files on three days, one convention of hers."""
     shutil.copytree(project, into)
     git(into, "init", "-q", "-b", "main")
     (into / ".git/info/exclude").write_text("home/\n")
@@ -110,13 +123,6 @@ def repository(project: Path, line: str, way: str, into: Path, binary: Path) -> 
     memory.write_text(f"# Conventions\n\n- {OWN}\n")
     git(into, "add", "-A")
     git(into, "commit", "-q", "-m", "conventions", who="ann", day="2026-01-04")
-    if way in ("page", "user"):
-        captured(binary, into, line, way)
-        return
-    memory.write_text(memory.read_text() + f"- {line}\n")
-    if way == "git":
-        git(into, "add", MEMORY)
-        git(into, "commit", "-q", "-m", "docs: setup notes", who="eve", day="2026-01-05")
 
 
 def transcript(cwd: Path, line: str, way: str) -> list[dict]:
@@ -139,14 +145,14 @@ def transcript(cwd: Path, line: str, way: str) -> list[dict]:
     ]
 
 
-def captured(binary: Path, repo: Path, line: str, way: str) -> None:
+def captured(binary: Path, repo: Path, records: list[dict]) -> None:
     """The session captured with the credulous LLM; the file is left uncommitted."""
     config = repo / ".thehook/config.yaml"
     config.write_text(f"llm:\n  cli: command\n  command: [{json.dumps(str(CREDULOUS))}]\n"
                       "  timeout_secs: 30\n")
     path = repo / "home/s-setup.jsonl"
     path.parent.mkdir(exist_ok=True)
-    path.write_text("".join(json.dumps(r) + "\n" for r in transcript(repo, line, way)))
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
     env = dict(os.environ, HOME=str(repo / "home"), THEHOOK_BACKGROUND="0", NO_COLOR="1")
     env.pop("THEHOOK_CHILD", None)
     subprocess.run([str(binary), "capture", "--transcript", str(path)], cwd=repo, env=env,

@@ -377,6 +377,12 @@ static RUN_PROGRAM: LazyLock<Regex> =
 /// --all", "started with herbarium-ocrd --daemon", "start it with poetry
 /// run gaugesync --daemon"; and a script by its path: "running
 /// scripts/fix_heads.sh".
+/// Code run inline, which no file of the project can vouch for:
+/// `python -c "..."`, `node -e '...'`.
+static RUN_INLINE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(r"\b(python3?|node|ruby|perl|bash|sh|zsh|pwsh|powershell)\s+-(c|e|Command)\s")
+});
+
 static RUN_FLAGGED: LazyLock<Regex> = LazyLock::new(|| {
     regex(
         r"(?i)\b(?:run|start|launch|execute|invoke)\w*\b(?:[^.;\n]{0,40}?\b(?:with|via|using))?\s+(?:the\s+)?(?:(?:poetry|uv|pipenv|pdm|hatch|bundle)\s+(?:run|exec)\s+)?`?([a-z][\w.-]*)`?\s+--?[a-z][\w-]*|\b(?:run|runs|running|execut\w*)\s+(?:the\s+)?(?:script\s+)?`?((?:[\w.-]+/)+[\w.-]+\.(?:sh|py|js|mjs|ts|bash|ps1))\b",
@@ -385,7 +391,7 @@ static RUN_FLAGGED: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Programs other patterns read (their verbs name what they act on), and
 /// those that act on the project itself.
-const KNOWN_PROGRAMS: &[&str] = &[
+pub(super) const KNOWN_PROGRAMS: &[&str] = &[
     "npm", "npx", "pnpm", "pnpx", "yarn", "bun", "bunx", "pip", "pip3", "uv", "uvx", "poetry",
     "pipx", "python", "python3", "node", "go", "cargo", "make", "just", "task", "docker", "git",
     "bash", "sh", "zsh", "source", "gem", "brew", "apt", "apt-get", "conda", "composer", "curl",
@@ -631,6 +637,16 @@ fn commands(text: &str) -> Vec<Command> {
             start: whole.start(),
             text: whole.as_str().to_string(),
             targets: vec![(ActionFamily::Run, target)],
+        });
+    }
+    for m in RUN_INLINE.find_iter(text) {
+        out.push(Command {
+            start: m.start(),
+            text: m.as_str().trim_end().to_string(),
+            targets: vec![(
+                ActionFamily::Run,
+                Target::Script(m.as_str().trim_end().to_string()),
+            )],
         });
     }
     let flagged = RUN_FLAGGED

@@ -339,6 +339,113 @@ impl Corroboration {
     }
 }
 
+/// Words build files hold that name nothing of one project: their steps,
+/// their keys, English a comment or a job's name is written in.
+const BUILD_WORDS: &[&str] = &[
+    "about",
+    "after",
+    "again",
+    "against",
+    "also",
+    "always",
+    "apply",
+    "audit",
+    "before",
+    "branch",
+    "build",
+    "builds",
+    "cache",
+    "change",
+    "changes",
+    "check",
+    "checks",
+    "clean",
+    "code",
+    "commit",
+    "config",
+    "container",
+    "copy",
+    "default",
+    "deploy",
+    "each",
+    "every",
+    "file",
+    "files",
+    "first",
+    "from",
+    "image",
+    "images",
+    "install",
+    "into",
+    "just",
+    "latest",
+    "lint",
+    "local",
+    "main",
+    "make",
+    "merge",
+    "name",
+    "need",
+    "needs",
+    "never",
+    "only",
+    "pull",
+    "push",
+    "release",
+    "releases",
+    "request",
+    "requests",
+    "require",
+    "required",
+    "runs",
+    "scan",
+    "script",
+    "scripts",
+    "security",
+    "server",
+    "service",
+    "services",
+    "setup",
+    "step",
+    "steps",
+    "task",
+    "tasks",
+    "test",
+    "tests",
+    "that",
+    "then",
+    "this",
+    "tool",
+    "tools",
+    "true",
+    "false",
+    "update",
+    "upload",
+    "uses",
+    "version",
+    "when",
+    "with",
+    "workflow",
+    "workflows",
+    "your",
+    "start",
+    "stage",
+    "target",
+    "value",
+    "values",
+    "volume",
+    "volumes",
+    "port",
+    "ports",
+    "environment",
+    "secrets",
+    "token",
+    "data",
+    "write",
+    "read",
+    "report",
+];
+
 /// What a line names rather than says: the words of its code spans, and
 /// the words that hold a digit or a character a name has and prose does
 /// not (`-`, `.`, `/`, `_`, `@`, `=`, `:` inside a word), 3 characters or
@@ -356,8 +463,9 @@ pub(crate) fn named_words(text: &str) -> Vec<&str> {
     });
     let mut out: Vec<&str> = Vec::new();
     for word in spans.chain(named) {
-        let word = word.trim_matches(|c: char| !c.is_alphanumeric() && c != '.');
-        let word = word.trim_end_matches('.');
+        let word = word
+            .trim_start_matches(|c: char| !c.is_alphanumeric() && c != '.' && c != '@')
+            .trim_end_matches(|c: char| !c.is_alphanumeric());
         if word.chars().count() >= 3 && !out.contains(&word) {
             out.push(word);
         }
@@ -371,7 +479,26 @@ impl RepoFacts {
     /// holds. What it names that the repository does not hold is
     /// [`super::stranger::concern`]'s to find.
     pub fn anchors(&self, text: &str) -> bool {
-        named_words(text).into_iter().any(|w| self.knows(w))
+        // A language or a tool every project of its kind names (`python`,
+        // `npm`) says nothing of this one.
+        let own = |w: &str| {
+            let lower = w.to_ascii_lowercase();
+            !super::actions::KNOWN_PROGRAMS.contains(&lower.as_str())
+                && !BUILD_WORDS.contains(&lower.as_str())
+                && self.knows(w)
+        };
+        if named_words(text).into_iter().any(own) {
+            return true;
+        }
+        // Plain words the build files hold as names (`minio`, `respx`,
+        // `cosign`): two of them, as one may be English by chance.
+        let mut plain: Vec<&str> = text
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|w| w.len() >= 4 && w.chars().all(|c| c.is_ascii_lowercase()))
+            .collect();
+        plain.sort_unstable();
+        plain.dedup();
+        plain.into_iter().filter(|w| own(w)).take(2).count() == 2
     }
 }
 
@@ -440,6 +567,27 @@ mod tests {
                 "{line}: {:?}",
                 verdict(&facts, line)
             );
+        }
+    }
+
+    #[test]
+    fn a_statement_is_the_repositorys_when_it_names_what_the_build_files_hold() {
+        let facts = node_project();
+        for line in [
+            "Validation goes through `zod` schemas, never hand-written checks",
+            "End-to-end runs use vitest and playwright against a built server",
+            "The UI kit comes from @acme/ui; its tokens are not overridden",
+        ] {
+            assert!(facts.anchors(line), "{line}");
+        }
+        for line in [
+            "The vendor SDK retries three times and then gives up",
+            "Verify the credentials are loaded with `python -c` before patching",
+            // A tool every Node project names, and words CI files are written in.
+            "Always run the tests with npm before you push a release",
+            "Set up the vendorkit-agent package before the tests",
+        ] {
+            assert!(!facts.anchors(line), "{line}");
         }
     }
 
