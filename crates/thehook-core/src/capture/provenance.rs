@@ -16,6 +16,7 @@
 //! from agents until a person confirms it, unless the repository vouches
 //! for the action it names (`memory/policy/verify.rs`).
 
+use std::cell::OnceCell;
 use std::collections::HashSet;
 
 use crate::capture::extract::Distilled;
@@ -57,7 +58,17 @@ enum Said {
 
 struct Span {
     said: Said,
-    terms: HashSet<String>,
+    text: String,
+    /// Read when first asked for: the project's own results, most of a
+    /// long transcript, are read only when a line is held by a page.
+    terms: OnceCell<HashSet<String>>,
+}
+
+impl Span {
+    fn terms(&self) -> &HashSet<String> {
+        self.terms
+            .get_or_init(|| terms(&Analyzer::default(), &self.text))
+    }
 }
 
 /// Marks the items of `distilled` that only an outside source said; says
@@ -71,7 +82,7 @@ pub(crate) fn mark_outside(distilled: &mut Distilled, t: &Transcript) -> usize {
     let user: HashSet<&String> = spans
         .iter()
         .filter(|s| s.said == Said::User)
-        .flat_map(|s| &s.terms)
+        .flat_map(|s| s.terms())
         .collect();
     let mut marked = 0;
     let mut judge = |line: &mut String, also: &str| {
@@ -109,7 +120,7 @@ fn told(
     if words.len() < FEWEST_WORDS {
         return None;
     }
-    let held = |s: &Span| words.intersection(&s.terms).count();
+    let held = |s: &Span| words.intersection(s.terms()).count();
     let (at, span) = spans
         .iter()
         .enumerate()
@@ -125,10 +136,10 @@ fn told(
     let found_before: HashSet<&String> = spans[..at]
         .iter()
         .filter(|s| s.said == Said::Project)
-        .flat_map(|s| &s.terms)
+        .flat_map(|s| s.terms())
         .collect();
     let only_there = |of: &HashSet<String>| {
-        of.intersection(&span.terms)
+        of.intersection(span.terms())
             .filter(|w| !user.contains(w) && !found_before.contains(w))
             .count()
     };
@@ -144,7 +155,6 @@ fn told(
 
 /// The transcript's spans in order, subagents' after the main thread's.
 fn spans(t: &Transcript) -> Vec<Span> {
-    let analyzer = Analyzer::default();
     let cwd = t.cwd.as_deref();
     let mut out = Vec::new();
     let entries = t
@@ -168,7 +178,8 @@ fn spans(t: &Transcript) -> Vec<Span> {
             };
             out.push(Span {
                 said,
-                terms: terms(&analyzer, &text),
+                text,
+                terms: OnceCell::new(),
             });
         }
     }
