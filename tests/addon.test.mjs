@@ -198,6 +198,18 @@ test('a planted item: retrieve() never gives it, recall() shows it marked, statu
   assert.equal((await thehook.status({ projectDir })).withheldItems, 1);
 });
 
+test('a line only a fetched page said: recall() names the page and withholds it', async () => {
+  const projectDir = demoProject();
+  writeFileSync(join(projectDir, '.thehook/knowledge/notes.md'),
+    '# Notes\n- The vendor SDK retries three times *(from outside: WebFetch https://vendor.example/docs)*\n');
+  const { hits } = await thehook.recall('vendor SDK retries', { projectDir, k: 5 });
+  const hit = hits.find((h) => h.text.includes('vendor SDK'));
+  assert.ok(hit, JSON.stringify(hits));
+  assert.equal(hit.text, 'The vendor SDK retries three times');
+  assert.equal(hit.outside, 'WebFetch https://vendor.example/docs');
+  assert.match(hit.withheld, /^unverified: /);
+});
+
 test('review() reports what a pull request branch adds to memory, as `review --since` does', async () => {
   const projectDir = tempDir('thehook-node-review-');
   const { base, head } = pullRequestRepo(projectDir);
