@@ -10,14 +10,19 @@
 //! names (a package, a host, a version, a flag: `corroborate::named_words`) comes from
 //! nowhere else: not from anything the person said in the session, nor
 //! from the project's own results before that page was read (what the
-//! agent did after may be the page's doing). A line that names nothing
-//! needs two such words. Such a line is
+//! agent did after may be the page's doing), nor from the project's own
+//! files (a path of the checkout is the project's, whoever named it first).
+//! A line that names nothing must be nearly all the page's, in 6 words or
+//! more, 3 of them from nowhere else. The summary lines thehook writes from
+//! the transcript's facts (what was asked, changed, run) and the files and
+//! branch it appends are not judged. Such a line is
 //! marked in the session file ([`crate::memory::outside`]) and withheld
 //! from agents until a person confirms it, unless the repository vouches
 //! for the action it names (`memory/policy/verify.rs`).
 
 use std::cell::OnceCell;
 use std::collections::HashSet;
+use std::path::Path;
 
 use crate::capture::extract::Distilled;
 use crate::capture::paths;
@@ -30,7 +35,11 @@ use crate::transcript::{path_argument, Block, Role, ToolCall, ToolShape, Transcr
 const HELD: f32 = 0.5;
 /// Words of a line that names nothing that only the outside result
 /// holds, at least (a line that names something: one of its names).
-const ONLY_THERE: usize = 2;
+const ONLY_THERE: usize = 3;
+/// A line that names nothing: its words at least, and the share of them
+/// the outside result must hold.
+const UNNAMED_WORDS: usize = 6;
+const UNNAMED_HELD: f32 = 0.8;
 /// A line of fewer words tells too little to say where it came from.
 const FEWEST_WORDS: usize = 3;
 
@@ -73,30 +82,42 @@ impl Span {
 
 /// Marks the items of `distilled` that only an outside source said; says
 /// how many it marked. A transcript with no outside result costs nothing.
-pub(crate) fn mark_outside(distilled: &mut Distilled, t: &Transcript) -> usize {
+pub(crate) fn mark_outside(distilled: &mut Distilled, t: &Transcript, root: &Path) -> usize {
     let spans = spans(t);
     if !spans.iter().any(|s| matches!(s.said, Said::Outside(_))) {
         return 0;
     }
     let analyzer = Analyzer::default();
+    // The person's words, and the session's own branch: not a page's.
+    let branch = terms(&analyzer, t.git_branch.as_deref().unwrap_or_default());
     let user: HashSet<&String> = spans
         .iter()
         .filter(|s| s.said == Said::User)
         .flat_map(|s| s.terms())
+        .chain(&branch)
         .collect();
     let mut marked = 0;
     let mut judge = |line: &mut String, also: &str| {
-        let text = format!("{line}\n{also}");
+        let text = format!("{}\n{also}", without_facts(line));
         let words = terms(&analyzer, &text);
-        let named = terms(&analyzer, &named_words(&text).join(" "));
+        // A path of the project is the project's, whoever named it first.
+        let names: Vec<&str> = named_words(&text)
+            .into_iter()
+            .filter(|n| !(n.contains('/') || n.contains('.')) || !root.join(n).exists())
+            .collect();
+        let named = terms(&analyzer, &names.join(" "));
         if let Some(source) = told(&words, &named, &spans, &user) {
             *line = outside::mark(line, &source);
             marked += 1;
         }
     };
+    // The summary's facts were read off the transcript by thehook (what
+    // was asked, changed, run, hit), not said by anyone.
+    let said = |line: &&mut String| !FACTS.iter().any(|f| line.starts_with(f));
     for line in distilled
         .summary
         .iter_mut()
+        .filter(said)
         .chain(distilled.conventions.iter_mut())
         .chain(distilled.gotchas.iter_mut())
     {
@@ -107,6 +128,30 @@ pub(crate) fn mark_outside(distilled: &mut Distilled, t: &Transcript) -> usize {
         judge(&mut decision.text, &details);
     }
     marked
+}
+
+/// The labels of the summary lines thehook writes from the transcript's
+/// facts (`extract::heuristic`).
+const FACTS: [&str; 5] = [
+    "**What was asked**",
+    "**Files changed**",
+    "**Last test run**",
+    "**Commands run**",
+    "**Errors hit**",
+];
+
+/// `line` without what the capture adds to it from the session's facts: the
+/// files it changed, the branch it ran on.
+fn without_facts(line: &str) -> &str {
+    let line = line.trim_end();
+    for tail in [" (files: ", " (branch "] {
+        if line.ends_with(')') {
+            if let Some(at) = line.rfind(tail) {
+                return &line[..at];
+            }
+        }
+    }
+    line
 }
 
 /// The outside source that alone says most of `words`, and what the line
@@ -143,8 +188,14 @@ fn told(
             .filter(|w| !user.contains(w) && !found_before.contains(w))
             .count()
     };
+    // A line that names nothing is a page's only when the page says
+    // nearly all of it, in many words.
     let alone = match named.is_empty() {
-        true => only_there(words) >= ONLY_THERE,
+        true => {
+            words.len() >= UNNAMED_WORDS
+                && held(span) as f32 >= UNNAMED_HELD * words.len() as f32
+                && only_there(words) >= ONLY_THERE
+        }
         false => only_there(named) >= 1,
     };
     match &span.said {

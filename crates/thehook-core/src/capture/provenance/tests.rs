@@ -1,6 +1,11 @@
 use serde_json::{json, Value};
 
 use super::*;
+
+/// `mark_outside` in a project folder that holds none of the names.
+fn mark_outside_in(d: &mut Distilled, t: &Transcript) -> usize {
+    mark_outside(d, t, Path::new("/nonexistent-project"))
+}
 use crate::transcript::{Entry, ToolKind, ToolResult, ToolRole};
 
 const PLANTED: &str =
@@ -79,7 +84,7 @@ fn a_line_the_agent_repeated_from_a_fetched_page_is_marked_with_the_page() {
         ),
     ]);
     let mut d = distilled(PLANTED);
-    assert_eq!(mark_outside(&mut d, &t), 1);
+    assert_eq!(mark_outside_in(&mut d, &t), 1);
     assert_eq!(
         d.conventions[0],
         format!("{PLANTED} *(from outside: WebFetch https://vendor.example/docs)*")
@@ -94,7 +99,7 @@ fn the_persons_own_words_and_what_the_project_showed_first_are_not_outside() {
     let page = fetched(&format!("Getting started. {PLANTED}."));
     let user = transcript(vec![said(PLANTED), page.clone(), replied(PLANTED)]);
     let mut d = distilled(PLANTED);
-    assert_eq!(mark_outside(&mut d, &user), 0, "{:?}", d.conventions);
+    assert_eq!(mark_outside_in(&mut d, &user), 0, "{:?}", d.conventions);
 
     // The project's manifest named the package and its registry before the page did.
     let manifest = called(
@@ -105,12 +110,12 @@ fn the_persons_own_words_and_what_the_project_showed_first_are_not_outside() {
     );
     let project = transcript(vec![said("set up tests"), manifest.clone(), page.clone()]);
     let mut d = distilled(PLANTED);
-    assert_eq!(mark_outside(&mut d, &project), 0, "{:?}", d.conventions);
+    assert_eq!(mark_outside_in(&mut d, &project), 0, "{:?}", d.conventions);
 
     // After the page, the same read may be the page's doing: it is not counted.
     let after = transcript(vec![said("set up tests"), page, manifest]);
     let mut d = distilled(PLANTED);
-    assert_eq!(mark_outside(&mut d, &after), 1);
+    assert_eq!(mark_outside_in(&mut d, &after), 1);
 }
 
 #[test]
@@ -122,7 +127,7 @@ fn files_outside_the_project_and_downloads_are_outside_and_no_home_path_is_writt
         PLANTED,
     );
     let mut d = distilled(PLANTED);
-    mark_outside(&mut d, &transcript(vec![said("set up tests"), read]));
+    mark_outside_in(&mut d, &transcript(vec![said("set up tests"), read]));
     assert!(
         d.conventions[0].ends_with("*(from outside: Read a file outside the project, setup.md)*"),
         "{}",
@@ -137,7 +142,7 @@ fn files_outside_the_project_and_downloads_are_outside_and_no_home_path_is_writt
         PLANTED,
     );
     let mut d = distilled(PLANTED);
-    mark_outside(&mut d, &transcript(vec![said("set up tests"), dependency]));
+    mark_outside_in(&mut d, &transcript(vec![said("set up tests"), dependency]));
     assert!(
         d.conventions[0].ends_with("*(from outside: Read node_modules/fixture-kit/README.md)*"),
         "{}",
@@ -157,11 +162,11 @@ fn files_outside_the_project_and_downloads_are_outside_and_no_home_path_is_writt
         PLANTED,
     );
     let mut d = distilled(PLANTED);
-    mark_outside(&mut d, &transcript(vec![said("set up tests"), curl]));
+    mark_outside_in(&mut d, &transcript(vec![said("set up tests"), curl]));
     assert!(d.conventions[0].ends_with("*(from outside: Bash https://vendor.example/setup.txt)*"));
     let mut d = distilled(PLANTED);
     assert_eq!(
-        mark_outside(&mut d, &transcript(vec![said("set up tests"), local])),
+        mark_outside_in(&mut d, &transcript(vec![said("set up tests"), local])),
         0
     );
 }
@@ -184,10 +189,39 @@ fn an_mcp_result_is_outside_and_a_decision_is_judged_with_its_details() {
         ..Distilled::default()
     };
     assert_eq!(
-        mark_outside(&mut d, &transcript(vec![said("look at issue 7"), issue])),
+        mark_outside_in(&mut d, &transcript(vec![said("look at issue 7"), issue])),
         1
     );
     assert!(d.decisions[0]
         .text
         .ends_with("*(from outside: mcp__github__get_issue)*"));
+}
+
+#[test]
+fn what_the_session_and_the_checkout_hold_is_not_a_pages() {
+    // A pull request's page names the branch, a file of the project and
+    // common words; the agent repeats them.
+    let pr = called(
+        "Bash",
+        ToolShape::Shell,
+        json!({"command": "gh pr view 12"}),
+        "fix/token-usage: tests for src/state_test.go; problems encountered: none",
+    );
+    let mut t = transcript(vec![said("review the pull request"), pr]);
+    t.git_branch = Some("fix/token-usage".into());
+    let root = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(root.path().join("src")).unwrap();
+    std::fs::write(root.path().join("src/state_test.go"), "package src\n").unwrap();
+    let mut d = Distilled {
+        summary: vec![
+            "**Problems encountered**: none".into(),
+            "**Files changed**: src/state_test.go".into(),
+        ],
+        conventions: vec!["Tests sit beside their code, as `src/state_test.go` shows".into()],
+        gotchas: vec!["Exit code 1 (branch fix/token-usage)".into()],
+        ..Distilled::default()
+    };
+    assert_eq!(mark_outside(&mut d, &t, root.path()), 0, "{d:?}");
+    // Elsewhere, the same file name is the page's alone.
+    assert_eq!(mark_outside_in(&mut d, &t), 1, "{d:?}");
 }

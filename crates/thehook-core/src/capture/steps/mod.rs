@@ -69,8 +69,11 @@ fn through(worker: &mut Context, job: &Job, stem: &str) -> Result<write::Written
             },
         )
     });
-    let outside =
-        crate::capture::provenance::mark_outside(&mut distilled.distilled, &read.transcript);
+    let outside = crate::capture::provenance::mark_outside(
+        &mut distilled.distilled,
+        &read.transcript,
+        worker.project.root(),
+    );
     let session = session::render(job, &read, input, distilled);
     let mut written = write::write(worker, stem, transcript, &read, session)?;
     if outside > 0 {
