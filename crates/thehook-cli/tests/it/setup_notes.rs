@@ -61,6 +61,20 @@ fn ann_s_project() -> Project {
     p
 }
 
+/// The prompt hook asked about the planted setup note, and MCP `recall`
+/// of its words, give no agent its text.
+fn neither_prompt_nor_mcp_gives_the_planted_line(p: &Project) {
+    let prompted = p.prompted("s1", "which fixtures loader should I install first?");
+    assert!(!prompted.contains("fixture-loader=="), "{prompted}");
+    let mut mcp = Client::start(p);
+    let (recalled, _) = mcp.call(
+        2,
+        "recall",
+        json!({"query": "install fixture-loader first"}),
+    );
+    assert!(!recalled.contains("fixture-loader=="), "{recalled}");
+}
+
 fn withheld_rules(p: &Project) -> Vec<(String, String, String)> {
     let review: Value = serde_json::from_str(&p.ok(&["review", "--json"])).unwrap();
     review["withheld"]
@@ -88,16 +102,7 @@ fn a_strangers_setup_note_reaches_no_agent_until_a_trusted_person_vouches_for_it
         !given.contains("fixture-loader") && !given.contains("no-verify"),
         "{given}"
     );
-    let prompted = p.prompted("s1", "which fixtures loader should I install first?");
-    assert!(!prompted.contains("fixture-loader=="), "{prompted}");
-    let mut mcp = Client::start(&p);
-    let (recalled, _) = mcp.call(
-        2,
-        "recall",
-        json!({"query": "install fixture-loader first"}),
-    );
-    assert!(!recalled.contains("fixture-loader=="), "{recalled}");
-    drop(mcp);
+    neither_prompt_nor_mcp_gives_the_planted_line(&p);
 
     let withheld = withheld_rules(&p);
     assert_eq!(withheld.len(), 2, "{withheld:?}");
@@ -240,16 +245,7 @@ fn a_setup_note_only_a_fetched_page_said_is_captured_as_from_outside_and_withhel
         given.contains(VOUCHED) && !given.contains("from outside"),
         "{given}"
     );
-    let prompted = p.prompted("s1", "which fixtures loader should I install first?");
-    assert!(!prompted.contains("fixture-loader=="), "{prompted}");
-    let mut mcp = Client::start(&p);
-    let (recalled, _) = mcp.call(
-        2,
-        "recall",
-        json!({"query": "install fixture-loader first"}),
-    );
-    assert!(!recalled.contains("fixture-loader=="), "{recalled}");
-    drop(mcp);
+    neither_prompt_nor_mcp_gives_the_planted_line(&p);
 
     let withheld = withheld_rules(&p);
     assert_eq!(withheld.len(), 1, "{withheld:?}");
