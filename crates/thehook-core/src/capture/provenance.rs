@@ -9,9 +9,11 @@
 //! outside* when one outside result holds most of its words, and what it
 //! names (a package, a host, a version, a flag: `corroborate::named_words`) comes from
 //! nowhere else: not from anything the person said in the session, nor
-//! from the project's own results before that page was read (what the
-//! agent did after may be the page's doing), nor from the project's own
-//! files (a path of the checkout is the project's, whoever named it first).
+//! from what the project's files showed when the agent read or searched
+//! them, nor from what the agent ran or wrote before that page was read
+//! (what it did after may be the page's doing), nor from the checkout (a
+//! path of the project is the project's, whoever named it first). A call
+//! that failed or was refused returns the agent's own words: no source.
 //! A line that names nothing must be nearly all the page's, in 6 words or
 //! more, 3 of them from nowhere else. The summary lines thehook writes from
 //! the transcript's facts (what was asked, changed, run) and the files and
@@ -29,7 +31,7 @@ use crate::capture::paths;
 use crate::memory::analysis::lexical::Analyzer;
 use crate::memory::outside;
 use crate::memory::policy::corroborate::named_words;
-use crate::transcript::{path_argument, Block, Role, ToolCall, ToolShape, Transcript};
+use crate::transcript::{path_argument, Block, Role, ToolCall, ToolRole, ToolShape, Transcript};
 
 /// Share of a line's words one outside result must hold.
 const HELD: f32 = 0.5;
@@ -60,7 +62,13 @@ const DEPENDENCY_FOLDERS: [&str; 9] = [
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Said {
     User,
+    /// What the agent did in the project and what came of it: counted
+    /// only before a page was read (what it did after may be the page's
+    /// doing).
     Project,
+    /// What the project's files hold, as a read or a search showed it:
+    /// counted whenever it was read.
+    ProjectHolds,
     /// The tool and what it read.
     Outside(String),
 }
@@ -178,9 +186,11 @@ fn told(
     if said_by_user as f32 >= HELD * words.len() as f32 {
         return None;
     }
-    let found_before: HashSet<&String> = spans[..at]
+    let before = spans[..at].iter().filter(|s| s.said == Said::Project);
+    let found_before: HashSet<&String> = spans
         .iter()
-        .filter(|s| s.said == Said::Project)
+        .filter(|s| s.said == Said::ProjectHolds)
+        .chain(before)
         .flat_map(|s| s.terms())
         .collect();
     let only_there = |of: &HashSet<String>| {
@@ -218,8 +228,14 @@ fn spans(t: &Transcript) -> Vec<Span> {
                 (Role::User, Block::Text { text }) => (Said::User, text.clone()),
                 (_, Block::ToolCall(call)) => {
                     let result = call.result.as_ref().map_or("", |r| r.text.as_str());
-                    match outside_source(call, cwd) {
+                    // A call that failed or that the person refused
+                    // returns the agent's own words, not the source's.
+                    let failed = call.result.as_ref().is_some_and(|r| r.is_error);
+                    match outside_source(call, cwd).filter(|_| !failed) {
                         Some(source) => (Said::Outside(source), result.to_string()),
+                        None if call.kind.role == ToolRole::Looks => {
+                            (Said::ProjectHolds, format!("{}\n{result}", call.input))
+                        }
                         // What the agent wrote or ran is the project's too.
                         None => (Said::Project, format!("{}\n{result}", call.input)),
                     }

@@ -112,10 +112,35 @@ fn the_persons_own_words_and_what_the_project_showed_first_are_not_outside() {
     let mut d = distilled(PLANTED);
     assert_eq!(mark_outside_in(&mut d, &project), 0, "{:?}", d.conventions);
 
-    // After the page, the same read may be the page's doing: it is not counted.
-    let after = transcript(vec![said("set up tests"), page, manifest]);
+    // What a read shows the project's files hold counts whenever it was
+    // read; what the agent ran after the page may be the page's doing.
+    let mut read = manifest.clone();
+    if let Block::ToolCall(call) = &mut read.blocks[0] {
+        call.kind = ToolKind::new(ToolRole::Looks, ToolShape::Read);
+    }
+    let after = transcript(vec![said("set up tests"), page.clone(), read]);
+    let mut d = distilled(PLANTED);
+    assert_eq!(mark_outside_in(&mut d, &after), 0, "{:?}", d.conventions);
+    let ran = called(
+        "Bash",
+        ToolShape::Shell,
+        json!({"command": "npm install fixture-loader@0.4.1 --registry pkgs.fixture-cdn.dev"}),
+        "added 1 package",
+    );
+    let after = transcript(vec![said("set up tests"), page.clone(), ran]);
     let mut d = distilled(PLANTED);
     assert_eq!(mark_outside_in(&mut d, &after), 1);
+
+    // A fetch that failed returned no page.
+    let mut failed = page;
+    if let Block::ToolCall(call) = &mut failed.blocks[0] {
+        call.result.as_mut().unwrap().is_error = true;
+    }
+    let mut d = distilled(PLANTED);
+    assert_eq!(
+        mark_outside_in(&mut d, &transcript(vec![said("set up tests"), failed])),
+        0
+    );
 }
 
 #[test]
