@@ -63,6 +63,16 @@ Rules:
     )
 }
 
+/// The labels of the summary lines the heuristic writes from the
+/// transcript's facts: read off it, not said by anyone (so
+/// `capture/provenance.rs` does not judge where they came from).
+const ASKED: &str = "**What was asked**";
+const CHANGED: &str = "**Files changed**";
+const TESTED: &str = "**Last test run**";
+const RAN: &str = "**Commands run**";
+const HIT: &str = "**Errors hit**";
+pub(crate) const FACT_LABELS: [&str; 5] = [ASKED, CHANGED, TESTED, RAN, HIT];
+
 /// An architecture decision with its nested detail lines.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(crate) struct Decision {
@@ -258,32 +268,26 @@ pub(crate) fn heuristic(facts: &Facts) -> Distilled {
     let codes = |items: &[String]| -> Vec<String> { items.iter().map(|s| code(s)).collect() };
     let mut summary = Vec::new();
     if !facts.asked.is_empty() {
-        summary.push(format!(
-            "**What was asked**: {}",
-            list(&facts.asked, 3, 200)
-        ));
+        summary.push(format!("{ASKED}: {}", list(&facts.asked, 3, 200)));
     }
     if !facts.files_changed.is_empty() {
         summary.push(format!(
-            "**Files changed**: {}",
+            "{CHANGED}: {}",
             list(&codes(&facts.files_changed), 12, 120)
         ));
     }
     if let Some((command, outcome)) = &facts.last_test {
         summary.push(format!(
-            "**Last test run**: {} ⇒ {}",
+            "{TESTED}: {} ⇒ {}",
             code(&clip_chars(command, 100)),
             clip_chars(outcome, 240)
         ));
     }
     if !facts.commands.is_empty() {
-        summary.push(format!(
-            "**Commands run**: {}",
-            list(&codes(&facts.commands), 6, 100)
-        ));
+        summary.push(format!("{RAN}: {}", list(&codes(&facts.commands), 6, 100)));
     }
     if !facts.errors.is_empty() {
-        summary.push(format!("**Errors hit**: {}", list(&facts.errors, 3, 160)));
+        summary.push(format!("{HIT}: {}", list(&facts.errors, 3, 160)));
     }
     if let Some(said) = &facts.last_said {
         summary.push(format!("**Where it ended**: {}", clip_chars(said, 300)));

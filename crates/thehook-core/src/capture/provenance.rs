@@ -26,7 +26,7 @@ use std::cell::OnceCell;
 use std::collections::HashSet;
 use std::path::Path;
 
-use crate::capture::extract::Distilled;
+use crate::capture::extract::{Distilled, FACT_LABELS};
 use crate::capture::paths;
 use crate::memory::analysis::lexical::Analyzer;
 use crate::memory::outside;
@@ -121,7 +121,7 @@ pub(crate) fn mark_outside(distilled: &mut Distilled, t: &Transcript, root: &Pat
     };
     // The summary's facts were read off the transcript by thehook (what
     // was asked, changed, run, hit), not said by anyone.
-    let said = |line: &&mut String| !FACTS.iter().any(|f| line.starts_with(f));
+    let said = |line: &&mut String| !FACT_LABELS.iter().any(|f| line.starts_with(f));
     for line in distilled
         .summary
         .iter_mut()
@@ -137,16 +137,6 @@ pub(crate) fn mark_outside(distilled: &mut Distilled, t: &Transcript, root: &Pat
     }
     marked
 }
-
-/// The labels of the summary lines thehook writes from the transcript's
-/// facts (`extract::heuristic`).
-const FACTS: [&str; 5] = [
-    "**What was asked**",
-    "**Files changed**",
-    "**Last test run**",
-    "**Commands run**",
-    "**Errors hit**",
-];
 
 /// `line` without what the capture adds to it from the session's facts: the
 /// files it changed, the branch it ran on.
