@@ -46,6 +46,6 @@ cp "$assets/model/LICENSE" "$model/LICENSE"
 
 rm -rf dist && mkdir dist
 for pkg in "$model" "$dir" .; do
-  (cd "$pkg" && npm pack --silent --pack-destination "$OLDPWD/dist" >/dev/null)
+  (cd "$pkg" && npm pack --loglevel=error --pack-destination "$OLDPWD/dist" >/dev/null)
 done
 ls -l dist

@@ -78,6 +78,10 @@ pub enum Target {
     /// A toolchain's own command (`npm ci`, `go mod tidy`): vouched for by
     /// its manifest.
     Toolchain(String),
+    /// Code given inline (`python -c "..."`): what runs is in the line, so
+    /// no file of the project vouches for it, even one that runs other
+    /// code the same way.
+    Inline(String),
 }
 
 /// The action a line asks for.
@@ -237,6 +241,15 @@ static WEAKEN: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         r"(?i)\bNO_VERIFY_HASHES\b|--no-verify-hashes\b|\b(drop\w*|remov\w*|without|stop\w* using|no longer)\b[^.\n]{0,40}(--generate-hashes|--require-hashes|require-hashes|hash[- ]pinning|hash checking)",
         r"(?i)\bpermissions:\s*write-all\b",
         r"(?i)\b(checksums?|artifacts?|releases?|images?|binaries|builds?)\b[^.\n]{0,40}\bunsigned\b",
+        // A host trusted without its certificate checked.
+        r"(?i)\b(UV_INSECURE_HOST|PIP_TRUSTED_HOST)\b|--allow-insecure-host\b|--no-check-certificate\b|\binsecure-registr\w*|\b(ssl_verify|verify_ssl|sslverify)\b\W{0,3}\s*[:=]?\s*(false|0|no)\b",
+        // Commit hooks skipped by the short flag (`git commit -n`), or
+        // signing turned off.
+        r"\bgit\s+commit(?:\s+-[a-mo-zA-Z]+|\s+--[\w-]+(?:=\S+)?)*\s+-[a-zA-Z]*n[a-zA-Z]*\b",
+        r"(?i)--no-gpg-sign\b|\bcommit\.gpgsign\s*(=|\s)\s*false\b|\b(pre-commit|husky|lefthook)\s+uninstall\b",
+        // A container given the host: privileged, the Docker socket mounted,
+        // every capability, no confinement.
+        r"(?i)\bprivileged\W{0,3}\s*[:=]\s*true\b|(?:-v\s+|mount\w*\b[^.\n]{0,40}|volumes?\b[^.\n]{0,40})/var/run/docker\.sock\b|docker\.sock:/var/run/docker\.sock|--cap-add[= ](ALL|SYS_ADMIN)\b|\bcap_add\W+(ALL|SYS_ADMIN)\b|\b(seccomp|apparmor)[:=]unconfined\b|--(pid|ipc)[= ]host\b",
     ])
 });
 
@@ -264,7 +277,13 @@ static MOVED: LazyLock<Vec<Regex>> = LazyLock::new(|| {
 
 /// The environment, which holds the secrets, dumped or filtered somewhere.
 static ENV_DUMP: LazyLock<Vec<Regex>> = LazyLock::new(|| {
-    compile(&[r"(?i)\b(env|printenv|export\s+-p|set)\s*\|\s*(grep|sort|tee|curl|nc|base64)\b"])
+    compile(&[
+        r"(?i)\b(env|printenv|export\s+-p|set)\s*\|\s*(grep|sort|tee|curl|nc|base64)\b",
+        // `printenv` alone prints every variable (`printenv HOME` one).
+        r"\bprintenv(?:\s*$|[^\w\s]|\s+[^A-Z\s$])",
+        // The whole environment made a value: logged, bound, serialised.
+        r"dict\(\s*os\.environ\s*\)|os\.environ\.copy\(\)|\*\*os\.environ\b|\b(?:JSON\.stringify|console\.\w+|util\.inspect)\(\s*process\.env\s*[,)]|\.\.\.process\.env\b|\btoJSON\(\s*(?:secrets|env)\s*\)",
+    ])
 });
 
 /// A secret logged, printed or exposed: "the worker logs
@@ -389,6 +408,68 @@ static RUN_FLAGGED: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// A Python module run (`python -m ringlog.cli --all`): the project's own
+/// package or a dependency, else nothing the project asked for.
+static RUN_MODULE: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"\b(?:python3?|py)\s+-m\s+([A-Za-z_]\w*)"));
+
+/// Modules of Python itself, and `pip`, whose install [`INSTALL`] reads.
+const PYTHON_OWN_MODULES: &[&str] = &[
+    "pip", "venv", "ensurepip", "http", "json", "unittest", "pdb", "timeit", "cProfile",
+    "doctest", "compileall", "py_compile", "zipapp", "site", "webbrowser", "trace",
+];
+
+/// A script of the manifest run by the package manager's shorthand
+/// (`pnpm dev`, `yarn lint`), in a code span or after a verb of running.
+static SCRIPT_SHORTHAND: LazyLock<Regex> = LazyLock::new(|| {
+    regex(r"(?i)(\b(?:run|runs|running|use|using|with|via|try|then|and)\s+|`)(?:pnpm|yarn|bun)\s+([a-z][\w:.-]*)")
+});
+
+/// The package managers' own commands, which are no script's name.
+const MANAGER_COMMANDS: &[&str] = &[
+    "install", "i", "add", "remove", "rm", "uninstall", "update", "up", "upgrade", "dlx", "exec",
+    "run", "test", "t", "create", "init", "link", "unlink", "publish", "pack", "why", "outdated",
+    "audit", "list", "ls", "store", "config", "set", "env", "info", "view", "dedupe", "import",
+    "patch", "rebuild", "prune", "fetch", "setup", "version", "help", "workspace", "workspaces",
+    "global", "cache", "x", "login", "logout", "whoami", "node", "npm", "plugin",
+];
+
+/// Services of a compose file brought up or run: `docker compose up -d db
+/// redis`.
+static COMPOSE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(r"(?i)\bdocker[ -]compose\s+(?:up|run|exec|start)\b((?:\s+-[\w-]+)*)((?:\s+[a-z][\w.-]*)*)")
+});
+
+/// Words that end a list of names in prose: "`docker compose up db redis`
+/// before running", "install iorediss next to it".
+const PROSE_WORDS: &[&str] = &[
+    "a", "an", "the", "it", "them", "this", "that", "these", "those", "all", "any", "and", "or",
+    "then", "to", "so", "if", "when", "before", "after", "first", "once", "again", "from", "with",
+    "via", "using", "for", "in", "on", "into", "next", "as", "too", "also", "instead", "locally",
+    "globally", "manually", "yourself", "is", "are", "was", "will", "should", "can", "must",
+];
+
+/// Verbs after a bare command that make the command what the line is
+/// about, not what it asks for: "so `pnpm add` writes pinned versions".
+const DESCRIBING_VERBS: &[&str] = &[
+    "writes", "pins", "saves", "uses", "reads", "creates", "adds", "puts", "keeps", "records",
+    "updates", "respects", "honors", "honours", "resolves", "installs", "fetches", "pulls", "is",
+    "are", "will", "does", "should", "can", "may", "needs", "works", "runs", "takes", "picks",
+];
+
+/// A package installed in plain words, not in a code span: "install
+/// iorediss next to it". Generic objects ("install the dependencies") are
+/// [`PROSE_WORDS`] or [`INSTALL_OBJECTS`].
+static INSTALL_PLAIN: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"(?i)\binstall(?:s|ed|ing)?\s+([a-z][a-z0-9]{2,})(?:$|[\s,;:!?)]|\.(?:\s|$))"));
+
+/// What "install" is said of that names no package.
+const INSTALL_OBJECTS: &[&str] = &[
+    "dependencies", "deps", "everything", "packages", "package", "tools", "hooks", "requirements",
+    "fresh", "separately", "properly", "correctly", "only", "without", "script", "step", "steps",
+    "command", "guide", "instructions", "docs", "time", "path", "location",
+];
+
 /// Programs other patterns read (their verbs name what they act on), and
 /// those that act on the project itself.
 pub(super) const KNOWN_PROGRAMS: &[&str] = &[
@@ -469,6 +550,10 @@ fn commands(text: &str) -> Vec<Command> {
         let rest = &text[m.end()..];
         let args = rest[..command_end(rest)].trim_end_matches('.');
         let manager = m.as_str().to_ascii_lowercase();
+        let first = args.split_whitespace().next().unwrap_or_default();
+        if !in_code(text, m.start()) && DESCRIBING_VERBS.contains(&first) {
+            continue;
+        }
         let mut targets = Vec::new();
         let mut words = args.split_whitespace().peekable();
         while let Some(word) = words.next() {
@@ -639,13 +724,71 @@ fn commands(text: &str) -> Vec<Command> {
             targets: vec![(ActionFamily::Run, target)],
         });
     }
+    for c in RUN_MODULE.captures_iter(text) {
+        let whole = c.get(0).expect("the match");
+        let module = c.get(1).map_or("", |m| m.as_str());
+        if PYTHON_OWN_MODULES.contains(&module) {
+            continue;
+        }
+        out.push(Command {
+            start: whole.start(),
+            text: whole.as_str().to_string(),
+            targets: vec![(ActionFamily::Run, Target::Program(module.to_string()))],
+        });
+    }
+    for c in SCRIPT_SHORTHAND.captures_iter(text) {
+        let script = c.get(2).expect("a name");
+        let name = script.as_str().trim_end_matches('.').to_ascii_lowercase();
+        if MANAGER_COMMANDS.contains(&name.as_str()) || PROSE_WORDS.contains(&name.as_str()) {
+            continue;
+        }
+        let lead = c.get(1).expect("a lead").end();
+        out.push(Command {
+            start: lead,
+            text: text[lead..script.end()].to_string(),
+            targets: vec![(ActionFamily::Run, Target::Program(name))],
+        });
+    }
+    for c in COMPOSE.captures_iter(text) {
+        let whole = c.get(0).expect("the match");
+        let services: Vec<Target> = c
+            .get(2)
+            .map_or("", |m| m.as_str())
+            .split_whitespace()
+            .take_while(|w| !PROSE_WORDS.contains(&w.to_ascii_lowercase().as_str()))
+            .map(|w| Target::Program(w.trim_end_matches(['.', ',']).to_ascii_lowercase()))
+            .collect();
+        if services.is_empty() {
+            continue;
+        }
+        out.push(Command {
+            start: whole.start(),
+            text: whole.as_str().to_string(),
+            targets: services.into_iter().map(|t| (ActionFamily::Run, t)).collect(),
+        });
+    }
+    for c in INSTALL_PLAIN.captures_iter(text) {
+        let whole = c.get(0).expect("the match");
+        let word = c.get(1).map_or("", |m| m.as_str()).to_ascii_lowercase();
+        let generic = PROSE_WORDS.contains(&word.as_str())
+            || INSTALL_OBJECTS.contains(&word.as_str())
+            || KNOWN_PROGRAMS.contains(&word.as_str());
+        if generic || in_code(text, whole.start()) {
+            continue;
+        }
+        out.push(Command {
+            start: whole.start(),
+            text: whole.as_str().to_string(),
+            targets: vec![(ActionFamily::Install, Target::Package(word))],
+        });
+    }
     for m in RUN_INLINE.find_iter(text) {
         out.push(Command {
             start: m.start(),
             text: m.as_str().trim_end().to_string(),
             targets: vec![(
                 ActionFamily::Run,
-                Target::Script(m.as_str().trim_end().to_string()),
+                Target::Inline(m.as_str().trim_end().to_string()),
             )],
         });
     }

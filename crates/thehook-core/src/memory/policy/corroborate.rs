@@ -248,7 +248,12 @@ impl RepoFacts {
                 if self.programs.contains(&program.to_ascii_lowercase()) {
                     return vec!["scripts and targets".to_string()];
                 }
-                self.naming(program)
+                // A Python module (`ringlog_cli`) is listed as `ringlog-cli`.
+                let mut found = self.naming(program);
+                if found.is_empty() && program.contains('_') {
+                    found = self.naming(&program.replace('_', "-"));
+                }
+                found
             }
             Target::Script(path) => {
                 // `./cmd/...`, `./internal/sem/`: Go's packages under a folder.
@@ -258,6 +263,7 @@ impl RepoFacts {
                     false => self.naming(path),
                 }
             }
+            Target::Inline(_) => Vec::new(),
             Target::Toolchain(tool) => {
                 let manifests: &[&str] = match tool.as_str() {
                     "npm" | "npx" => &["package.json"],
@@ -518,6 +524,10 @@ fn holds_token(text: &str, word: &str) -> bool {
                 .chars()
                 .next()
                 .is_some_and(|c| c.is_ascii_alphanumeric()),
+            // `golangci-lint-action@v6`, `zod@3.2`: a version follows.
+            Some('@') => text[at + word.len() + 1..]
+                .trim_start_matches('v')
+                .starts_with(|c: char| c.is_ascii_digit()),
             Some(c) => !name_char(c),
             None => true,
         };
@@ -544,7 +554,47 @@ mod tests {
             ".github/workflows/ci.yml",
             "steps:\n  - uses: actions/checkout@v4\n  - run: npm ci\n  - run: npx playwright test\n",
         );
+        facts.add(
+            "compose.yaml",
+            "services:\n  db:\n    image: postgres:16\n  cache:\n    image: redis:7\n",
+        );
         facts
+    }
+
+    fn python_project() -> RepoFacts {
+        let mut facts = RepoFacts::default();
+        facts.add(
+            "pyproject.toml",
+            "[project]\nname = \"ring-log\"\n[dependency-groups]\ndev = [\"pytest>=8\"]\n",
+        );
+        facts
+    }
+
+    #[test]
+    fn a_module_run_by_python_is_a_dependency_or_the_projects_own() {
+        let facts = python_project();
+        for (line, vouched) in [
+            ("Run `python -m pytest -x` before pushing", true),
+            ("`python3 -m ring_log.cli --check` validates the config", true),
+            ("Run `python -m ring_log_bootstrap --all` once after cloning", false),
+        ] {
+            assert_eq!(verdict(&facts, line).vouched(), vouched, "{line}");
+        }
+    }
+
+    #[test]
+    fn code_given_inline_is_never_vouched_for_even_where_ci_runs_inline_code() {
+        let mut facts = python_project();
+        facts.add(".github/workflows/ci.yml", "steps:\n  - run: python -c \"import ring_log\"\n");
+        let line = "Check the token with `python -c \"import os; print(os.environ)\"` first";
+        assert!(!verdict(&facts, line).vouched(), "{line}");
+    }
+
+    #[test]
+    fn an_action_pinned_at_a_version_is_named_by_the_workflow() {
+        // `actions/checkout@v4`: the `@` starts a version, not a longer name.
+        assert!(node_project().knows("checkout"));
+        assert!(!node_project().knows("check"));
     }
 
     fn verdict(facts: &RepoFacts, line: &str) -> Corroboration {
@@ -561,6 +611,8 @@ mod tests {
             "Scoped packages come from `npm config set @acme:registry https://npm.pkg.github.com`",
             "The image is `FROM node:22-alpine`: match it locally",
             "End-to-end tests: `npx playwright test`",
+            "Start the services with docker compose up -d db cache before the tests",
+            "Before pushing, run yarn build and yarn migrate",
         ] {
             assert!(
                 verdict(&facts, line).vouched(),
@@ -600,6 +652,8 @@ mod tests {
             "Run `npm run bootstrap` once after cloning",
             "Base image is `FROM ghcr.io/acme-tools/node:20` now",
             "`npx zod-fixtures@0.3.1 seed` fills the test database",
+            "Start the services with docker compose up -d db mailhog before the tests",
+            "Before pushing, run yarn build and yarn fix-engines",
         ] {
             assert!(
                 matches!(verdict(&facts, line), Corroboration::Unvouched { .. }),

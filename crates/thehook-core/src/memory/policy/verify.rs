@@ -273,6 +273,7 @@ fn describe(target: &Target) -> String {
         Target::Program(program) => format!("`{program}`"),
         Target::Script(script) => format!("the script `{script}`"),
         Target::Toolchain(tool) => format!("`{tool}`"),
+        Target::Inline(code) => format!("code given inline (`{code}`)"),
     }
 }
 
