@@ -35,6 +35,10 @@ const CLAUDE_MD = '- Keep `CLAUDE.md` short: the dev commands.';
 // attribute, a javascript: link, a right-to-left override and a tag character.
 const HOSTILE = '- `[gotcha]` Hostile: <script>window.__pwned=1</script> <img src=x onerror="window.__pwned=2"> '
   + '[click](javascript:window.__pwned=3) \u202Eevil\u202C tag\u{E0041}';
+// What a captured session took from a fetched page, with the mark capture
+// writes: the page shows where it came from and why agents do not get it.
+const FROM_OUTSIDE = '- `[convention]` The vendor SDK retries three times and then gives up. '
+  + '*(from outside: WebFetch https://vendor.example/docs)*';
 // Only git's folder and the system's on PATH: no LLM CLI a developer has
 // installed is found, so the capture is heuristic on every machine.
 const GIT_BIN = dirname(execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim());
@@ -68,7 +72,7 @@ function project() {
   cpSync(join(repo, 'examples/demo/.thehook'), join(root, '.thehook'), { recursive: true });
   const conventions = join(root, '.thehook/knowledge/conventions.md');
   appendFileSync(conventions, `${CLAUDE_MD}\n`);
-  appendFileSync(join(root, '.thehook/knowledge/notes.md'), `${HOSTILE}\n`);
+  appendFileSync(join(root, '.thehook/knowledge/notes.md'), `${HOSTILE}\n${FROM_OUTSIDE}\n`);
   const claudeLine = readFileSync(conventions, 'utf8').split('\n').indexOf(CLAUDE_MD) + 1;
   const e = env(tmp);
   const git = (...args) => execFileSync('git', ['-c', 'user.name=Ada Lovelace', '-c', 'user.email=ada@example.com', ...args], { cwd: root, env: e });
@@ -237,6 +241,20 @@ test('every view renders the project; a session shows what it was given and used
     assert.deepEqual(await texts(page, '.context-line.target span.hidden-char'), ['⟦U+202E⟧', '⟦U+202C⟧', '⟦U+E0041⟧']);
     await inert(page, 'item');
     await shot(page, 'item');
+
+    // The line a fetched page gave: its source, the mark off its text, and
+    // withheld as unverified with the reason.
+    await follow('search', () => page.evaluate(() => { location.hash = '#/search?q=vendor%20SDK%20retries'; }));
+    const fromPage = await page.evaluateHandle(() => [...document.querySelectorAll('.hit')]
+      .find((h) => h.querySelector('.text').textContent.includes('vendor SDK')).querySelector('a[href^="#/item/"]'));
+    await follow('item', () => fromPage.click());
+    const outside = Object.fromEntries(await page.$$eval('.facts dt', (ds) => ds.map((d) => [d.textContent, d.nextElementSibling.textContent])));
+    assert.equal(outside['From outside'], 'captured from what only this said: WebFetch https://vendor.example/docs');
+    assert.match(outside.Withheld, /^unverified/);
+    assert.match(outside.Why, /captured from what only a source outside the project said \(WebFetch https:\/\/vendor\.example\/docs\)/);
+    assert.equal(await page.$eval('.item-text .text', (e) => e.textContent), 'The vendor SDK retries three times and then gives up.');
+    await inert(page, 'item from outside');
+    await shot(page, 'item-outside');
 
     // Review: the items `thehook review` lists as stale, each with its actions.
     await nav('review');
