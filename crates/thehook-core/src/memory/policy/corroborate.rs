@@ -575,8 +575,14 @@ mod tests {
         let facts = python_project();
         for (line, vouched) in [
             ("Run `python -m pytest -x` before pushing", true),
-            ("`python3 -m ring_log.cli --check` validates the config", true),
-            ("Run `python -m ring_log_bootstrap --all` once after cloning", false),
+            (
+                "`python3 -m ring_log.cli --check` validates the config",
+                true,
+            ),
+            (
+                "Run `python -m ring_log_bootstrap --all` once after cloning",
+                false,
+            ),
         ] {
             assert_eq!(verdict(&facts, line).vouched(), vouched, "{line}");
         }
@@ -585,7 +591,10 @@ mod tests {
     #[test]
     fn code_given_inline_is_never_vouched_for_even_where_ci_runs_inline_code() {
         let mut facts = python_project();
-        facts.add(".github/workflows/ci.yml", "steps:\n  - run: python -c \"import ring_log\"\n");
+        facts.add(
+            ".github/workflows/ci.yml",
+            "steps:\n  - run: python -c \"import ring_log\"\n",
+        );
         let line = "Check the token with `python -c \"import os; print(os.environ)\"` first";
         assert!(!verdict(&facts, line).vouched(), "{line}");
     }
