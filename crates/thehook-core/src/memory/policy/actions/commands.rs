@@ -45,6 +45,17 @@ pub(super) struct Command {
     pub(super) targets: Vec<(ActionFamily, Target)>,
 }
 
+impl Command {
+    /// A command of one target, the whole match its words.
+    fn one(whole: regex::Match, family: ActionFamily, target: Target) -> Command {
+        Command {
+            start: whole.start(),
+            text: whole.as_str().to_string(),
+            targets: vec![(family, target)],
+        }
+    }
+}
+
 /// Package managers' install commands: `<manager> <verb>` then names.
 static INSTALL: LazyLock<Regex> = LazyLock::new(|| {
     regex(
@@ -389,11 +400,11 @@ pub(super) fn commands(text: &str) -> Vec<Command> {
                 false => KNOWN_PROGRAMS.contains(&word.to_ascii_lowercase().as_str()),
             };
             if let Some(name) = package_name("", word).filter(|_| !skip) {
-                out.push(Command {
-                    start: whole.start(),
-                    text: whole.as_str().to_string(),
-                    targets: vec![(ActionFamily::Install, Target::Package(name))],
-                });
+                out.push(Command::one(
+                    whole,
+                    ActionFamily::Install,
+                    Target::Package(name),
+                ));
             }
         }
     }
@@ -410,11 +421,11 @@ pub(super) fn commands(text: &str) -> Vec<Command> {
                 .filter(|v| v.contains('.'))
         });
         if let Some(host) = host {
-            out.push(Command {
-                start: whole.start(),
-                text: whole.as_str().to_string(),
-                targets: vec![(ActionFamily::Source, Target::Host(host))],
-            });
+            out.push(Command::one(
+                whole,
+                ActionFamily::Source,
+                Target::Host(host),
+            ));
         }
     }
     for c in IMAGE.captures_iter(text) {
@@ -424,20 +435,20 @@ pub(super) fn commands(text: &str) -> Vec<Command> {
         if image.is_empty() || image.eq_ignore_ascii_case("scratch") {
             continue;
         }
-        out.push(Command {
-            start: whole.start(),
-            text: whole.as_str().to_string(),
-            targets: vec![(ActionFamily::Source, Target::Image(image))],
-        });
+        out.push(Command::one(
+            whole,
+            ActionFamily::Source,
+            Target::Image(image),
+        ));
     }
     for c in SOURCE_HOST.captures_iter(text) {
         let whole = c.get(0).expect("the match");
         let host = c.get(1).map_or("", |m| m.as_str()).to_ascii_lowercase();
-        out.push(Command {
-            start: whole.start(),
-            text: whole.as_str().to_string(),
-            targets: vec![(ActionFamily::Source, Target::Host(host))],
-        });
+        out.push(Command::one(
+            whole,
+            ActionFamily::Source,
+            Target::Host(host),
+        ));
     }
     for c in IMAGE_REF.captures_iter(text) {
         let whole = c.get(0).expect("the match");
@@ -445,28 +456,22 @@ pub(super) fn commands(text: &str) -> Vec<Command> {
         if text[..whole.start()].ends_with("://") {
             continue;
         }
-        out.push(Command {
-            start: whole.start(),
-            text: whole.as_str().to_string(),
-            targets: vec![(
-                ActionFamily::Source,
-                Target::Image(image_name(whole.as_str())),
-            )],
-        });
+        out.push(Command::one(
+            whole,
+            ActionFamily::Source,
+            Target::Image(image_name(whole.as_str())),
+        ));
     }
     for c in TOOLCHAIN.captures_iter(text) {
         let whole = c.get(0).expect("the match");
         let Some(tool) = [1, 3, 5, 7, 9, 11, 13].iter().find_map(|i| c.get(*i)) else {
             continue;
         };
-        out.push(Command {
-            start: whole.start(),
-            text: whole.as_str().to_string(),
-            targets: vec![(
-                ActionFamily::Run,
-                Target::Toolchain(tool.as_str().to_ascii_lowercase()),
-            )],
-        });
+        out.push(Command::one(
+            whole,
+            ActionFamily::Run,
+            Target::Toolchain(tool.as_str().to_ascii_lowercase()),
+        ));
     }
     for c in RUN.captures_iter(text) {
         let whole = c.get(0).expect("the match");
@@ -487,11 +492,7 @@ pub(super) fn commands(text: &str) -> Vec<Command> {
         } else {
             continue;
         };
-        out.push(Command {
-            start: whole.start(),
-            text: whole.as_str().to_string(),
-            targets: vec![(ActionFamily::Run, target)],
-        });
+        out.push(Command::one(whole, ActionFamily::Run, target));
     }
     for c in RUN_MODULE.captures_iter(text) {
         let whole = c.get(0).expect("the match");
@@ -499,11 +500,11 @@ pub(super) fn commands(text: &str) -> Vec<Command> {
         if PYTHON_OWN_MODULES.contains(&module) {
             continue;
         }
-        out.push(Command {
-            start: whole.start(),
-            text: whole.as_str().to_string(),
-            targets: vec![(ActionFamily::Run, Target::Program(module.to_string()))],
-        });
+        out.push(Command::one(
+            whole,
+            ActionFamily::Run,
+            Target::Program(module.to_string()),
+        ));
     }
     for c in SCRIPT_SHORTHAND.captures_iter(text) {
         let script = c.get(2).expect("a name");
@@ -548,11 +549,11 @@ pub(super) fn commands(text: &str) -> Vec<Command> {
         if generic || in_code(text, whole.start()) {
             continue;
         }
-        out.push(Command {
-            start: whole.start(),
-            text: whole.as_str().to_string(),
-            targets: vec![(ActionFamily::Install, Target::Package(word))],
-        });
+        out.push(Command::one(
+            whole,
+            ActionFamily::Install,
+            Target::Package(word),
+        ));
     }
     for m in RUN_INLINE.find_iter(text) {
         out.push(Command {
@@ -588,11 +589,7 @@ pub(super) fn commands(text: &str) -> Vec<Command> {
             true => Target::Script(program.to_string()),
             false => Target::Program(program.to_string()),
         };
-        out.push(Command {
-            start: whole.start(),
-            text: whole.as_str().to_string(),
-            targets: vec![(ActionFamily::Run, target)],
-        });
+        out.push(Command::one(whole, ActionFamily::Run, target));
     }
     out.sort_by_key(|c| c.start);
     out
