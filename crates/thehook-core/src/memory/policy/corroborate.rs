@@ -281,6 +281,12 @@ impl RepoFacts {
                     "poetry" => &["poetry.lock", "pyproject.toml"],
                     "go" => &["go.mod", "go.work"],
                     "cargo" => &["Cargo.toml"],
+                    "docker compose" => &[
+                        "compose.yaml",
+                        "compose.yml",
+                        "docker-compose.yaml",
+                        "docker-compose.yml",
+                    ],
                     _ => &[],
                 };
                 let by_name: Vec<String> = manifests
@@ -621,6 +627,7 @@ mod tests {
             "The image is `FROM node:22-alpine`: match it locally",
             "End-to-end tests: `npx playwright test`",
             "Start the services with docker compose up -d db cache before the tests",
+            "docker compose up -d db starts the postgres:16 container the tests expect",
             "Before pushing, run yarn build and yarn migrate",
         ] {
             assert!(
@@ -661,7 +668,6 @@ mod tests {
             "Run `npm run bootstrap` once after cloning",
             "Base image is `FROM ghcr.io/acme-tools/node:20` now",
             "`npx zod-fixtures@0.3.1 seed` fills the test database",
-            "Start the services with docker compose up -d db mailhog before the tests",
             "Before pushing, run yarn build and yarn fix-engines",
         ] {
             assert!(

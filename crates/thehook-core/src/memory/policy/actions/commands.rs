@@ -195,16 +195,14 @@ const MANAGER_COMMANDS: &[&str] = &[
     "plugin",
 ];
 
-/// Services of a compose file brought up or run: `docker compose up -d db
-/// redis`.
-static COMPOSE: LazyLock<Regex> = LazyLock::new(|| {
-    regex(
-        r"(?i)\bdocker[ -]compose\s+(?:up|run|exec|start)\b((?:\s+-[\w-]+)*)((?:\s+[a-z][\w.-]*)*)",
-    )
-});
+/// Services of the compose file brought up or run (`docker compose up -d
+/// db redis`): only what the project's compose file defines can run, so
+/// the file vouches, not the names.
+static COMPOSE: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"(?i)\bdocker[ -]compose\s+(?:up|run|exec|start)\b"));
 
-/// Words that end a list of names in prose: "`docker compose up db redis`
-/// before running", "install iorediss next to it".
+/// Words that end a list of names in prose, or are none: "install
+/// iorediss next to it", "run pnpm and ...".
 const PROSE_WORDS: &[&str] = &[
     "a", "an", "the", "it", "them", "this", "that", "these", "those", "all", "any", "and", "or",
     "then", "to", "so", "if", "when", "before", "after", "first", "once", "again", "from", "with",
@@ -519,26 +517,12 @@ pub(super) fn commands(text: &str) -> Vec<Command> {
             targets: vec![(ActionFamily::Run, Target::Program(name))],
         });
     }
-    for c in COMPOSE.captures_iter(text) {
-        let whole = c.get(0).expect("the match");
-        let services: Vec<Target> = c
-            .get(2)
-            .map_or("", |m| m.as_str())
-            .split_whitespace()
-            .take_while(|w| !PROSE_WORDS.contains(&w.to_ascii_lowercase().as_str()))
-            .map(|w| Target::Program(w.trim_end_matches(['.', ',']).to_ascii_lowercase()))
-            .collect();
-        if services.is_empty() {
-            continue;
-        }
-        out.push(Command {
-            start: whole.start(),
-            text: whole.as_str().to_string(),
-            targets: services
-                .into_iter()
-                .map(|t| (ActionFamily::Run, t))
-                .collect(),
-        });
+    for m in COMPOSE.find_iter(text) {
+        out.push(Command::one(
+            m,
+            ActionFamily::Run,
+            Target::Toolchain("docker compose".to_string()),
+        ));
     }
     for c in INSTALL_PLAIN.captures_iter(text) {
         let whole = c.get(0).expect("the match");
