@@ -207,7 +207,16 @@ const PROSE_WORDS: &[&str] = &[
     "a", "an", "the", "it", "them", "this", "that", "these", "those", "all", "any", "and", "or",
     "then", "to", "so", "if", "when", "before", "after", "first", "once", "again", "from", "with",
     "via", "using", "for", "in", "on", "into", "next", "as", "too", "also", "instead", "locally",
-    "globally", "manually", "yourself", "is", "are", "was", "will", "should", "can", "must",
+    "globally", "manually", "yourself", "is", "are", "was", "will", "should", "can", "must", "per",
+    "of", "by", "at", "through", "across", "inside", "within", "under", "over", "without",
+    "behind", "onto", "during", "until", "unless", "because", "since", "while", "where",
+];
+
+/// Words that start a noun phrase: after a bare command's first word they
+/// make that word a verb ("npm install triggers the prepare script").
+const DETERMINERS: &[&str] = &[
+    "the", "a", "an", "its", "your", "our", "their", "this", "that", "these", "those", "every",
+    "each", "any",
 ];
 
 /// Verbs after a bare command that make the command what the line is
@@ -317,8 +326,12 @@ const RUNNERS: &[&str] = &[
 
 /// Where a shell command ends.
 fn command_end(text: &str) -> usize {
+    let clause = [text.find(". "), text.find(", ")]
+        .into_iter()
+        .flatten()
+        .min();
     text.find(['`', ';', '|', '&', '\n', ')', '\'', '"'])
-        .or_else(|| text.find(". ").map(|i| i + 1))
+        .or(clause.map(|i| i + 1))
         .unwrap_or(text.len())
 }
 
@@ -328,8 +341,11 @@ pub(super) fn commands(text: &str) -> Vec<Command> {
         let rest = &text[m.end()..];
         let args = rest[..command_end(rest)].trim_end_matches('.');
         let manager = m.as_str().to_ascii_lowercase();
-        let first = args.split_whitespace().next().unwrap_or_default();
-        if !in_code(text, m.start()) && DESCRIBING_VERBS.contains(&first) {
+        let mut words = args.split_whitespace();
+        let (first, second) = (words.next().unwrap_or_default(), words.next());
+        let described = DESCRIBING_VERBS.contains(&first)
+            || second.is_some_and(|w| DETERMINERS.contains(&w.to_ascii_lowercase().as_str()));
+        if !in_code(text, m.start()) && described {
             continue;
         }
         let mut targets = Vec::new();
@@ -527,9 +543,12 @@ pub(super) fn commands(text: &str) -> Vec<Command> {
     for c in INSTALL_PLAIN.captures_iter(text) {
         let whole = c.get(0).expect("the match");
         let word = c.get(1).map_or("", |m| m.as_str()).to_ascii_lowercase();
+        let next = text[whole.end()..].split_whitespace().next();
         let generic = PROSE_WORDS.contains(&word.as_str())
             || INSTALL_OBJECTS.contains(&word.as_str())
-            || KNOWN_PROGRAMS.contains(&word.as_str());
+            || KNOWN_PROGRAMS.contains(&word.as_str())
+            || DESCRIBING_VERBS.contains(&word.as_str())
+            || next.is_some_and(|w| DETERMINERS.contains(&w.to_ascii_lowercase().as_str()));
         if generic || in_code(text, whole.start()) {
             continue;
         }
