@@ -111,6 +111,17 @@ fn a_full_disk_is_said_on_every_write_and_nothing_is_lost() {
     assert_eq!(p.markdown_snapshot(), markdown, "a write half done");
     std::fs::remove_file(filler).unwrap();
 
+    // More to index than the pages an earlier build freed can hold, so the
+    // reindex below needs the file to grow however its earlier writes were
+    // batched (under load a rebuild of the same items fit in freed pages).
+    let notes: String = (0..400)
+        .map(|i| format!("- `[note]` Batch job {i} retries twice on a timeout of {i} s\n"))
+        .collect();
+    std::fs::write(
+        p.thehook().join("knowledge/batch-jobs.md"),
+        format!("# Batch jobs\n\n{notes}"),
+    )
+    .unwrap();
     // Room for a small file, not for a batch of the index's pages.
     let filler = disk.fill(40);
     // The index: the disk named, and no advice to delete it.
