@@ -219,6 +219,14 @@ const DETERMINERS: &[&str] = &[
     "each", "any",
 ];
 
+/// Whether `word`, read where a package name would be, is a verb of the
+/// sentence instead: one of [`DESCRIBING_VERBS`], or followed by a
+/// determiner ("npm install triggers the prepare script").
+fn a_verb(word: &str, next: Option<&str>) -> bool {
+    DESCRIBING_VERBS.contains(&word)
+        || next.is_some_and(|w| DETERMINERS.contains(&w.to_ascii_lowercase().as_str()))
+}
+
 /// Verbs after a bare command that make the command what the line is
 /// about, not what it asks for: "so `pnpm add` writes pinned versions".
 const DESCRIBING_VERBS: &[&str] = &[
@@ -343,9 +351,7 @@ pub(super) fn commands(text: &str) -> Vec<Command> {
         let manager = m.as_str().to_ascii_lowercase();
         let mut words = args.split_whitespace();
         let (first, second) = (words.next().unwrap_or_default(), words.next());
-        let described = DESCRIBING_VERBS.contains(&first)
-            || second.is_some_and(|w| DETERMINERS.contains(&w.to_ascii_lowercase().as_str()));
-        if !in_code(text, m.start()) && described {
+        if !in_code(text, m.start()) && a_verb(first, second) {
             continue;
         }
         let mut targets = Vec::new();
@@ -547,8 +553,7 @@ pub(super) fn commands(text: &str) -> Vec<Command> {
         let generic = PROSE_WORDS.contains(&word.as_str())
             || INSTALL_OBJECTS.contains(&word.as_str())
             || KNOWN_PROGRAMS.contains(&word.as_str())
-            || DESCRIBING_VERBS.contains(&word.as_str())
-            || next.is_some_and(|w| DETERMINERS.contains(&w.to_ascii_lowercase().as_str()));
+            || a_verb(&word, next);
         if generic || in_code(text, whole.start()) {
             continue;
         }
