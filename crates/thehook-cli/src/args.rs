@@ -53,6 +53,10 @@ pub enum Command {
     /// File hook: reads the agent's payload for a tool call that reads or edits a file,
     /// prints what memory knows about that file that the session was not given yet.
     File(HookArgs),
+    /// Subagent hook: reads the agent's payload when a subagent starts, prints what memory
+    /// holds on its task (and, by its type, what a session start gives); for the tool call
+    /// that starts one, keeps the task it hands over.
+    Subagent(HookArgs),
     /// Session-end hook: queues the session and starts the capture worker.
     /// By hand: `--retry` redoes failed captures, `--transcript PATH` captures a file.
     Capture(CaptureArgs),

@@ -38,9 +38,45 @@ pub struct Retrieval {
     /// At each file the agent reads or edits, add what memory knows about
     /// that file that the session was not given yet (the file hook).
     pub on_file: bool,
-    /// The file hook answers a subagent's tool calls too.
+    /// The file hook answers a subagent's tool calls too, once per
+    /// subagent (the agent reports which subagent makes a call).
     pub on_file_subagents: bool,
+    /// What a subagent is given when it starts, by its type (`Explore`,
+    /// `general-purpose`, `worker`), with `default` for the others.
+    pub subagents: std::collections::BTreeMap<String, SubagentMode>,
+    /// The most tokens a subagent is given when it starts.
+    pub subagent_token_budget: usize,
 }
+
+/// What a subagent is given when it starts (`retrieval.subagents`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SubagentMode {
+    /// What memory holds on its task, then what a session start gives.
+    Full,
+    /// What memory holds on its task only.
+    Task,
+    /// Nothing.
+    None,
+}
+
+impl Retrieval {
+    /// The mode for a subagent of type `agent_type`: its own entry (any
+    /// case), else `default`, else [`SubagentMode::Full`].
+    pub fn subagent_mode(&self, agent_type: Option<&str>) -> SubagentMode {
+        let own = agent_type.and_then(|t| {
+            self.subagents
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case(t))
+                .map(|(_, mode)| *mode)
+        });
+        own.or_else(|| self.subagents.get(SUBAGENT_DEFAULT_KEY).copied())
+            .unwrap_or(SubagentMode::Full)
+    }
+}
+
+/// The key of `retrieval.subagents` for every type not named.
+pub const SUBAGENT_DEFAULT_KEY: &str = "default";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -219,7 +255,13 @@ impl Default for Retrieval {
     fn default() -> Self {
         Retrieval {
             auto_inject: true,
-            inject_on: vec![SessionSource::Startup],
+            // After a compaction or /clear, what was given is summarised
+            // away or gone: the session is given memory again.
+            inject_on: vec![
+                SessionSource::Startup,
+                SessionSource::Clear,
+                SessionSource::Compact,
+            ],
             token_budget: 2000,
             max_results: 8,
             include: vec![
@@ -232,7 +274,15 @@ impl Default for Retrieval {
             left_off: 5,
             on_prompt: true,
             on_file: true,
-            on_file_subagents: false,
+            on_file_subagents: true,
+            // Claude Code's Explore subagent searches the code read-only,
+            // on a small model: its task's memory, not the conventions.
+            subagents: [
+                (SUBAGENT_DEFAULT_KEY.to_string(), SubagentMode::Full),
+                ("Explore".to_string(), SubagentMode::Task),
+            ]
+            .into(),
+            subagent_token_budget: 1_000,
         }
     }
 }
@@ -402,6 +452,21 @@ impl Config {
                     TOKEN_BUDGETS.start(),
                     TOKEN_BUDGETS.end(),
                     Retrieval::default().token_budget
+                ),
+            ));
+        }
+        if !TOKEN_BUDGETS.contains(&self.retrieval.subagent_token_budget) {
+            return Err(bad(
+                "retrieval.subagent_token_budget",
+                &format!(
+                    "{} tokens is out of range",
+                    self.retrieval.subagent_token_budget
+                ),
+                &format!(
+                    "use a number between {} and {} (default {})",
+                    TOKEN_BUDGETS.start(),
+                    TOKEN_BUDGETS.end(),
+                    Retrieval::default().subagent_token_budget
                 ),
             ));
         }
@@ -619,6 +684,10 @@ fn strip_location(problem: &str) -> String {
 fn fix_for(key: &str) -> String {
     match key.split('[').next().unwrap_or(key) {
         "retrieval.inject_on" => "use a list of: startup, resume, clear, compact, fork".into(),
+        "retrieval.subagents" => {
+            "use a map of subagent type to full, task or none, e.g. {default: full, Explore: task}"
+                .into()
+        }
         "retrieval.include" => {
             "use a list of: conventions, architecture, history, sessions, notes".into()
         }

@@ -1,5 +1,5 @@
 //! The one hook protocol. An agent's hook event (session start, a prompt,
-//! a file tool call, session end) comes in: which event, the
+//! a file tool call, a subagent's start, session end) comes in: which event, the
 //! agent the hook was written for, the payload's bytes, where it runs. The
 //! answer goes out: what to print, the exit code, the log line, the detached
 //! half to start. Reading the payload, finding the project, checking its
@@ -15,7 +15,7 @@ use crate::agents::{Agent, HookEvent, HookPayload};
 use crate::capture::hook::{session_end, HOOK_LOG};
 use crate::capture::Surroundings;
 use crate::inject::background::session_start_background;
-use crate::inject::{file, prompt, retrieve, Added};
+use crate::inject::{file, prompt, retrieve, subagent, Added};
 use crate::model::SearchPaths;
 use crate::project::Project;
 use crate::{env, logs};
@@ -82,6 +82,7 @@ pub fn answer(call: &HookCall) -> HookAnswer {
         HookEvent::SessionStart => "retrieve ",
         HookEvent::Prompt => "prompt: ",
         HookEvent::FileTouch => "file: ",
+        HookEvent::SubagentStart => "subagent: ",
         HookEvent::SessionEnd => "capture: ",
     };
     let log = format!(
@@ -187,6 +188,7 @@ fn decide(call: &HookCall) -> Decided {
         },
         HookEvent::Prompt => added(prompt::on_prompt(&payload, &project, call.paths)),
         HookEvent::FileTouch => added(file::on_file(&payload, &project, call.paths)),
+        HookEvent::SubagentStart => added(subagent::on_subagent(&payload, &project, call.paths)),
         HookEvent::SessionEnd => {
             let ended = session_end(&payload, &project);
             Decided {

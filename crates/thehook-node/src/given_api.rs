@@ -15,10 +15,13 @@ use crate::task::CoreTask;
 /// What one hook gave a session.
 #[napi(object)]
 pub struct GivenBlock {
-    /// start, prompt, file or unknown (a record older than the hook's name).
+    /// start, prompt, file, subagent or unknown (a record older than the
+    /// hook's name).
     pub hook: String,
     /// For the file hook: the file touched.
     pub path: Option<String>,
+    /// For the subagent hook: the subagent's type.
+    pub agent_type: Option<String>,
     /// When (RFC 3339), when known.
     pub at: Option<String>,
     pub lines: Vec<GivenLineResult>,
@@ -63,15 +66,17 @@ fn line(l: GivenLine) -> GivenLineResult {
 }
 
 fn block(b: UsedBlock) -> GivenBlock {
-    let (hook, path) = match b.hook {
-        Hook::Start => ("start", None),
-        Hook::Prompt => ("prompt", None),
-        Hook::File { path } => ("file", Some(path)),
-        Hook::Unknown => ("unknown", None),
+    let (hook, path, agent_type) = match b.hook {
+        Hook::Start => ("start", None, None),
+        Hook::Prompt => ("prompt", None, None),
+        Hook::File { path } => ("file", Some(path), None),
+        Hook::Subagent { agent_type } => ("subagent", None, Some(agent_type)),
+        Hook::Unknown => ("unknown", None, None),
     };
     GivenBlock {
         hook: hook.into(),
         path,
+        agent_type,
         at: b.at,
         lines: b.lines.into_iter().map(line).collect(),
     }

@@ -1,6 +1,6 @@
 //! The hook commands agents run: `retrieve` at session start, `prompt` at
-//! each prompt, `file` at each file a tool reads or edits and `capture` at
-//! session end. The core decides what each
+//! each prompt, `file` at each file a tool reads or edits, `subagent` when
+//! a subagent starts and `capture` at session end. The core decides what each
 //! payload means (`thehook_core::hook`); this carries stdin to it, prints
 //! the answer, and starts the detached half. Whatever happens, a hook exits
 //! 0 and prints valid JSON or nothing on stdout.
@@ -17,7 +17,7 @@ use crate::args::{CaptureRole, HookArgs};
 use crate::exit::Exit;
 use crate::output::Output;
 
-/// Whether `args` run a hook command (`thehook [-C DIR] retrieve|prompt|file|capture ...`).
+/// Whether `args` run a hook command (`thehook [-C DIR] retrieve|prompt|file|subagent|capture ...`).
 pub(crate) fn is_hook_invocation(args: &[std::ffi::OsString]) -> bool {
     let mut rest = args.iter().skip(1).map(|a| a.to_string_lossy());
     while let Some(arg) = rest.next() {

@@ -52,6 +52,13 @@ pub(crate) fn dispatch(cli: Cli, out: &mut Output) -> CommandResult {
         )),
         Command::Prompt(args) => Ok(hooks::run(HookEvent::Prompt, &start, &paths, args, out)),
         Command::File(args) => Ok(hooks::run(HookEvent::FileTouch, &start, &paths, args, out)),
+        Command::Subagent(args) => Ok(hooks::run(
+            HookEvent::SubagentStart,
+            &start,
+            &paths,
+            args,
+            out,
+        )),
         Command::Capture(args) => match args.role() {
             CaptureRole::Worker => Ok(capture::worker(&start, &paths)),
             CaptureRole::ByHand => capture::by_hand(&project, &paths, args, out),

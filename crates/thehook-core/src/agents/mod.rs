@@ -21,7 +21,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-pub use payload::{session_start_output, BadPayload, HookEvent, HookPayload, TouchedFile};
+pub use payload::{
+    session_start_output, BadPayload, HandedTask, HookEvent, HookPayload, TouchedFile,
+    SUBAGENT_TOOLS,
+};
 pub use spec::StoredTranscript;
 
 use spec::AgentSpec;
@@ -207,8 +210,8 @@ pub fn is_thehook_command(command: &str) -> bool {
 }
 
 /// The commands agents' hooks run: session start, each prompt, each file
-/// a tool reads or edits, session end.
-pub const HOOK_COMMANDS: [&str; 4] = ["retrieve", "prompt", "file", "capture"];
+/// a tool reads or edits, each subagent, session end.
+pub const HOOK_COMMANDS: [&str; 5] = ["retrieve", "prompt", "file", "subagent", "capture"];
 
 /// Whether a command's program is thehook: the native binary (`.exe` on
 /// Windows) or the npm shim (`thehook.cmd` is npm's launcher of it on

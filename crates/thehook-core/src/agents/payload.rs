@@ -22,8 +22,23 @@ pub struct HookPayload {
     pub prompt: Option<String>,
     /// The file a tool call reads or edits (file-hook payloads).
     pub touched: Option<TouchedFile>,
-    /// The tool call is a subagent's, not the main thread's.
-    pub in_subagent: bool,
+    /// The subagent the payload comes from, when not the main thread: its
+    /// id where the agent says one (the payload's own field,
+    /// `Protocol::subagent_field`), else its type.
+    pub subagent: Option<String>,
+    /// The subagent's type (`Explore`, `general-purpose`): Claude Code's and
+    /// Codex's `agent_type`, Copilot CLI's `agentName`.
+    pub agent_type: Option<String>,
+    /// The task a tool call hands to a new subagent (Claude Code's `Agent`
+    /// tool: its `prompt` and `subagent_type`).
+    pub handed: Option<HandedTask>,
+}
+
+/// The task a main thread hands a subagent it starts, read from the tool call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HandedTask {
+    pub agent_type: Option<String>,
+    pub task: String,
 }
 
 /// The file one tool call reads or edits, as the agent named it.
@@ -90,10 +105,14 @@ impl HookPayload {
             hook_event_name: event.map(str::to_string),
             prompt: s("prompt").map(str::to_string),
             touched: agent.spec().touched_file(o),
-            in_subagent: o
+            subagent: o
                 .get(agent.description().protocol.subagent_field)
                 .and_then(Value::as_str)
-                .is_some_and(|id| !id.is_empty()),
+                .filter(|id| !id.is_empty())
+                .or_else(|| s("agentName"))
+                .map(str::to_string),
+            agent_type: s("agent_type").or_else(|| s("agentName")).map(str::to_string),
+            handed: handed_task(o),
         })
     }
 
@@ -130,6 +149,28 @@ impl HookPayload {
     }
 }
 
+/// The task of a tool call that starts a subagent: Claude Code's `Agent`
+/// (formerly `Task`) with `tool_input.prompt` and `subagent_type`.
+fn handed_task(o: &serde_json::Map<String, Value>) -> Option<HandedTask> {
+    let tool = o.get("tool_name")?.as_str()?;
+    if !SUBAGENT_TOOLS.contains(&tool) {
+        return None;
+    }
+    let input = o.get("tool_input")?;
+    let task = input.get("prompt")?.as_str().filter(|t| !t.trim().is_empty())?;
+    Some(HandedTask {
+        agent_type: input
+            .get("subagent_type")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        task: task.to_string(),
+    })
+}
+
+/// The tools that start a subagent with a task, whose calls the subagent
+/// hook reads the task from (a `PreToolUse` matcher).
+pub const SUBAGENT_TOOLS: [&str; 2] = ["Agent", "Task"];
+
 /// The moments agents run thehook's hooks at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HookEvent {
@@ -137,6 +178,9 @@ pub enum HookEvent {
     Prompt,
     /// A tool call that reads or edits a file.
     FileTouch,
+    /// A subagent starts (and, for Claude Code, the tool call that starts
+    /// it, which says its task).
+    SubagentStart,
     SessionEnd,
 }
 
@@ -148,6 +192,7 @@ impl HookEvent {
             HookEvent::SessionStart => "retrieve",
             HookEvent::Prompt => "prompt",
             HookEvent::FileTouch => "file",
+            HookEvent::SubagentStart => "subagent",
             HookEvent::SessionEnd => "capture",
         }
     }
@@ -171,7 +216,12 @@ mod tests {
     /// Each agent names a subagent's tool call by its own field.
     #[test]
     fn a_subagents_tool_call_is_told_by_the_agents_own_field() {
-        let sub = |stdin: &str, agent| HookPayload::parse(stdin, Some(agent)).unwrap().in_subagent;
+        let sub = |stdin: &str, agent| {
+            HookPayload::parse(stdin, Some(agent))
+                .unwrap()
+                .subagent
+                .is_some()
+        };
         let claude = r#"{"session_id":"s","cwd":"/p","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/p/a.rs"}"#;
         assert!(!sub(&format!("{claude}}}"), Agent::ClaudeCode));
         assert!(sub(

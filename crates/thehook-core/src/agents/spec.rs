@@ -73,6 +73,9 @@ pub(crate) struct Protocol {
     /// How its tool hook adds context after the tool's result (else init
     /// wires no file hook for it).
     pub(crate) file: Output,
+    /// How its subagent-start hook adds context to the subagent's first
+    /// request (else init wires none: the agent has no such event).
+    pub(crate) subagent: Output,
     /// Its session-start `source` words that `retrieval.inject_on` says
     /// otherwise: (its word, thehook's).
     pub(crate) sources: &'static [(&'static str, &'static str)],
@@ -93,6 +96,7 @@ impl Protocol {
         session_start: Output::HookSpecific("SessionStart"),
         prompt: Output::HookSpecific("UserPromptSubmit"),
         file: Output::None,
+        subagent: Output::None,
         sources: &[],
         subagent_field: "agent_id",
         runs_hooks_of: None,
@@ -315,6 +319,9 @@ pub(crate) struct HookCommands<'a> {
     /// The file hook's command; `None` when `retrieval.on_file` is off or
     /// the agent's tool hook cannot add context.
     pub(crate) file: Option<String>,
+    /// The subagent hook's command; `None` when the agent has no
+    /// subagent-start event that adds context.
+    pub(crate) subagent: Option<String>,
     pub(crate) inject_on: Vec<&'a str>,
     /// The program, as a path, and the agent's name, for commands written
     /// for another shell than the agent's own ([`HookCommands::command`]).
@@ -337,6 +344,7 @@ impl<'a> HookCommands<'a> {
             capture: String::new(),
             prompt: None,
             file: None,
+            subagent: None,
             inject_on,
             hook_bin,
             agent: agent.as_str(),
@@ -347,6 +355,8 @@ impl<'a> HookCommands<'a> {
         c.prompt = on.prompt.then(|| c.command(shell, "prompt"));
         let takes_file = agent.description().protocol.file.adds_context();
         c.file = (on.file && takes_file).then(|| c.command(shell, "file"));
+        let takes_subagent = agent.description().protocol.subagent.adds_context();
+        c.subagent = takes_subagent.then(|| c.command(shell, "subagent"));
         c
     }
 
@@ -363,12 +373,15 @@ impl<'a> HookCommands<'a> {
 
 /// Claude Code's hook entries (which Codex copied): SessionStart for the
 /// sources that inject, with a 10 s timeout, SessionEnd with
-/// `session_end_timeout` seconds, UserPromptSubmit, and PreToolUse on the
-/// `file_tools` (a matcher) when there are; all `{"type": "command", ...}`.
+/// `session_end_timeout` seconds, UserPromptSubmit, PreToolUse on the
+/// `file_tools` (a matcher) when there are, and SubagentStart (with
+/// PreToolUse on `task_tools`, the tools whose call says a subagent's task,
+/// when there are); all `{"type": "command", ...}`.
 pub(crate) fn command_hooks(
     c: &HookCommands,
     session_end_timeout: u64,
     file_tools: Option<&str>,
+    task_tools: Option<&str>,
 ) -> Vec<HookSpec> {
     let mut hooks = vec![
         HookSpec {
@@ -393,6 +406,18 @@ pub(crate) fn command_hooks(
             matcher: Some(tools.to_string()),
             handler: json!({"type": "command", "command": file, "timeout": 10}),
         });
+    }
+    if let Some(subagent) = &c.subagent {
+        hooks.push(HookSpec {
+            event: "SubagentStart",
+            matcher: None,
+            handler: json!({"type": "command", "command": subagent, "timeout": 10}),
+        });
+        hooks.extend(task_tools.map(|tools| HookSpec {
+            event: "PreToolUse",
+            matcher: Some(tools.to_string()),
+            handler: json!({"type": "command", "command": subagent, "timeout": 10}),
+        }));
     }
     hooks
 }

@@ -38,6 +38,9 @@ pub struct UseCounts {
     pub start: Share,
     pub prompt: Share,
     pub file: Share,
+    /// Given to subagents when they started.
+    #[serde(default)]
+    pub subagent: Share,
 }
 
 /// Lines given by one hook, and how many of them were used.
@@ -59,6 +62,7 @@ impl UseCounts {
                 Hook::Start => &mut self.start,
                 Hook::Prompt => &mut self.prompt,
                 Hook::File { .. } => &mut self.file,
+                Hook::Subagent { .. } => &mut self.subagent,
                 Hook::Unknown => continue,
             };
             share.given += given;
@@ -83,7 +87,7 @@ pub(crate) fn keep(
     transcript: &Transcript,
 ) -> Result<Option<SessionUse>> {
     let project = memory.project();
-    let blocks = Given::of(project, session_id).blocks();
+    let blocks = Given::of(project, session_id).blocks_with_subagents();
     if blocks.is_empty() {
         return Ok(None);
     }

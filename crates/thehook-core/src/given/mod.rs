@@ -2,6 +2,8 @@
 //!
 //! - [`record`]: what a live session was given so far, written by each hook
 //!   (kept a week), so nothing is given twice;
+//! - [`handed`]: the tasks a live session hands its subagents, for the
+//!   subagent hook;
 //! - [`used`]: at capture, each line given marked used or not by the tool
 //!   calls that came after it in the session's own transcript;
 //! - [`kept`]: that marked record, kept beside the index for as long as
@@ -10,6 +12,7 @@
 //! It reads memory and transcripts; the hooks (`inject`) and the capture
 //! write through it.
 
+pub(crate) mod handed;
 pub mod kept;
 pub(crate) mod record;
 pub mod used;

@@ -13,6 +13,7 @@ use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
+use crate::agents::HookPayload;
 use crate::error::{IoContext, Result};
 use crate::project::{file_stem, Project};
 
@@ -22,6 +23,15 @@ const KEPT_FOR: Duration = Duration::from_secs(7 * 24 * 3600);
 /// What the file hook records beside its lines, so it tells a session about
 /// a file once: `file <path>`.
 pub(crate) const FILE_MARK: &str = "file ";
+/// What the subagent hook records beside its lines: `subagent <type>`.
+const SUBAGENT_MARK: &str = "subagent ";
+/// The hook field of the line that starts a record over, after the context
+/// that held what was given is gone (a compaction, `/clear`): what came
+/// before is no longer given, for [`Given::load`]; it stays in the blocks.
+const START_OVER: &str = "start-over";
+/// Between a session's file name and a subagent's, for the record of what
+/// that subagent's own context was given: `<session>.sub.<subagent>.txt`.
+const SUBAGENT_FILE: &str = ".sub.";
 
 /// The hook that gave something.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -33,6 +43,8 @@ pub enum Hook {
     Prompt,
     /// What touching `path` added.
     File { path: String },
+    /// What a subagent of `agent_type` was given when it started.
+    Subagent { agent_type: String },
     /// A line recorded before the hook was (an older thehook).
     Unknown,
 }
@@ -43,6 +55,7 @@ impl Hook {
             Hook::Start => "start".into(),
             Hook::Prompt => "prompt".into(),
             Hook::File { path } => format!("{FILE_MARK}{path}"),
+            Hook::Subagent { agent_type } => format!("{SUBAGENT_MARK}{agent_type}"),
             Hook::Unknown => "unknown".into(),
         }
     }
@@ -51,10 +64,17 @@ impl Hook {
         match field {
             "start" => Hook::Start,
             "prompt" => Hook::Prompt,
-            _ => match field.strip_prefix(FILE_MARK) {
-                Some(path) => Hook::File { path: path.into() },
-                None => Hook::Unknown,
-            },
+            _ => {
+                if let Some(path) = field.strip_prefix(FILE_MARK) {
+                    Hook::File { path: path.into() }
+                } else if let Some(agent_type) = field.strip_prefix(SUBAGENT_MARK) {
+                    Hook::Subagent {
+                        agent_type: agent_type.into(),
+                    }
+                } else {
+                    Hook::Unknown
+                }
+            }
         }
     }
 }
@@ -83,12 +103,41 @@ impl Given {
         }
     }
 
-    /// The citations given so far, and a `file <path>` mark for each file
-    /// the file hook spoke of (none for a session never seen).
+    /// The record of what the subagent `subagent` (its id, else its type)
+    /// of session `session_id` was given: its context is its own, so what
+    /// the session's main thread was given is not in it.
+    pub(crate) fn of_subagent(project: &Project, session_id: &str, subagent: &str) -> Given {
+        let name = format!(
+            "{}{SUBAGENT_FILE}{}.txt",
+            file_stem(session_id),
+            file_stem(subagent)
+        );
+        Given {
+            path: folder(project).join(name),
+        }
+    }
+
+    /// The record of the context a hook payload comes from: its subagent's
+    /// when it names one, else its session's; `None` without a session id.
+    pub(crate) fn of_payload(project: &Project, payload: &HookPayload) -> Option<Given> {
+        let session = payload.session_id.as_deref()?;
+        Some(match payload.subagent.as_deref() {
+            Some(subagent) => Given::of_subagent(project, session, subagent),
+            None => Given::of(project, session),
+        })
+    }
+
+    /// The citations given since the record last started over, and a
+    /// `file <path>` mark for each file the file hook spoke of since (none
+    /// for a session never seen).
     pub(crate) fn load(&self) -> HashSet<String> {
         let mut given = HashSet::new();
         for line in self.lines() {
             let (hook, cited) = match line.split('\t').collect::<Vec<_>>()[..] {
+                [_, START_OVER, _] => {
+                    given.clear();
+                    continue;
+                }
                 [_, hook, cited] => (Hook::parse(hook), cited),
                 _ => (Hook::Unknown, line.as_str()),
             };
@@ -100,12 +149,70 @@ impl Given {
         given
     }
 
+    /// The files the file hook spoke of since the record last started over
+    /// and before, in the order first told: what the session worked on.
+    pub(crate) fn files_told(&self) -> Vec<String> {
+        let mut files: Vec<String> = Vec::new();
+        for line in self.lines() {
+            if let [_, hook, _] = line.split('\t').collect::<Vec<_>>()[..] {
+                if let Hook::File { path } = Hook::parse(hook) {
+                    if !files.contains(&path) {
+                        files.push(path);
+                    }
+                }
+            }
+        }
+        files
+    }
+
+    /// Starts the record over (`why`: the session-start source that lost
+    /// the context): what was given before may be given again.
+    pub(crate) fn start_over(&self, why: &str) -> Result<()> {
+        if !self.path.exists() {
+            return Ok(());
+        }
+        let at = jiff::Timestamp::now().to_string();
+        let line = format!("{at}\t{START_OVER}\t{}\n", one_line(why));
+        crate::append::append_whole(&self.path, line.as_bytes()).at("cannot write", &self.path)
+    }
+
+    /// What each hook gave this session, its subagents included, in the
+    /// order given (the subagents' blocks after the main thread's of the
+    /// same time).
+    pub(crate) fn blocks_with_subagents(&self) -> Vec<GivenBlock> {
+        let mut blocks = self.blocks();
+        let Some(stem) = self.path.file_stem().and_then(|s| s.to_str()) else {
+            return blocks;
+        };
+        let prefix = format!("{stem}{SUBAGENT_FILE}");
+        let dir = self.path.parent().expect("the record has a folder");
+        let mut subagents: Vec<PathBuf> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with(&prefix))
+            })
+            .collect();
+        subagents.sort();
+        for path in subagents {
+            blocks.extend(Given { path }.blocks());
+        }
+        // Stable: blocks of one time keep the main thread's first.
+        blocks.sort_by(|a, b| a.at.cmp(&b.at));
+        blocks
+    }
+
     /// What each hook gave, in the order given; lines of one hook at one
     /// time form one block.
     pub(crate) fn blocks(&self) -> Vec<GivenBlock> {
         let mut blocks: Vec<GivenBlock> = Vec::new();
         for line in self.lines() {
             let (hook, at, cited) = match line.split('\t').collect::<Vec<_>>()[..] {
+                [_, START_OVER, _] => continue,
                 [at, hook, cited] => (Hook::parse(hook), Some(at.to_string()), cited),
                 // An older record's file marks are not lines given.
                 _ if line.starts_with(FILE_MARK) => continue,

@@ -112,7 +112,10 @@ pub(crate) fn render(
         for line in lines {
             text.push('\n');
             text.push_str(&line.text);
-            cited.push(line.cited.clone());
+            // A line of the session's own (what it was working on) cites nothing.
+            if !line.cited.is_empty() {
+                cited.push(line.cited.clone());
+            }
         }
     }
     if let Some(n) = notice {

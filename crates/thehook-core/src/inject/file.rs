@@ -14,10 +14,10 @@
 //! the file under an earlier name count), and nothing else: no git, and a
 //! hook's sync, which stats the memory folders and knowledge files and
 //! does nothing more unless one moved (memory edited since the last hook
-//! is what it answers from, sessions of this file first). A subagent's calls get
-//! nothing unless `retrieval.on_file_subagents` is set: it cannot act on
-//! what its parent was told, and the same block would reach the session
-//! twice.
+//! is what it answers from, sessions of this file first). A subagent's calls
+//! are answered once per subagent (`retrieval.on_file_subagents`): its
+//! context is its own, so what its parent was told of the file is not in it,
+//! and its record is its own ([`Given::of_payload`]).
 
 use std::collections::HashSet;
 use std::io::Read;
@@ -78,18 +78,15 @@ pub fn on_file(payload: &HookPayload, project: &Project, paths: &SearchPaths) ->
     if !retrieval.on_file {
         return said("retrieval.on_file is off".into());
     }
-    if payload.in_subagent && !retrieval.on_file_subagents {
+    if payload.subagent.is_some() && !retrieval.on_file_subagents {
         return said(format!("{} {rel}: a subagent's call", touched.tool));
     }
-    let given = payload
-        .session_id
-        .as_deref()
-        .map(|id| Given::of(project, id));
+    // A subagent's context is its own: it is told of a file once too.
+    let given = Given::of_payload(project, payload);
     let already = given.as_ref().map(Given::load).unwrap_or_default();
     // Told of this file once: later calls on it say nothing, whatever did
     // not fit.
-    let marker = format!("{FILE_MARK}{rel}");
-    if already.contains(&marker) {
+    if already.contains(&format!("{FILE_MARK}{rel}")) {
         return said(format!("{} {rel}: told already", touched.tool));
     }
     let focus = Focus {
@@ -97,25 +94,8 @@ pub fn on_file(payload: &HookPayload, project: &Project, paths: &SearchPaths) ->
         files: vec![rel.clone()],
     };
     let synced = super::sync_for_hook(&mut memory, &focus)?;
-    // A file most sessions changed says nothing about which of them matters.
-    let sessions = memory.index().file_count()? as f32;
-    let most = ((sessions * RARE_FILE_SHARE).ceil() as usize).max(MIN_RARE);
-    let source = head_of(&project.root().join(&rel));
-    let renames = Renames::load(project);
-    let names = FileNames {
-        path: &rel,
-        earlier: renames.earlier_names(&rel),
-        defines: files::defined(&source),
-    };
     let current = payload.session_id.as_deref();
-    let about = memory.index().about_file(&names, READ_AT_MOST, most)?;
-    let mut lines = fit(&rel, &choose(about, project, current, &already));
-    // A session file edited in place since the last sync: read again.
-    let cited: Vec<String> = lines.iter().map(|(_, cited)| cited.clone()).collect();
-    if super::recheck_for_hook(&mut memory, &cited)? {
-        let about = memory.index().about_file(&names, READ_AT_MOST, most)?;
-        lines = fit(&rel, &choose(about, project, current, &already));
-    }
+    let lines = lines_about(&mut memory, &rel, current, &already)?;
     if lines.is_empty() {
         return said(format!("{} {rel}: nothing new{synced}", touched.tool));
     }
@@ -136,6 +116,38 @@ pub fn on_file(payload: &HookPayload, project: &Project, paths: &SearchPaths) ->
     })
 }
 
+/// What memory, synced, knows about the project file `rel` that the
+/// context (`already`) of session `current` was not given: its lines with
+/// their citations, within [`MAX_CHARS`] with [`block`]'s heading. The
+/// file hook's answer, and the prompt hook's for a file it names with `@`.
+pub(crate) fn lines_about(
+    memory: &mut Memory,
+    rel: &str,
+    current: Option<&str>,
+    already: &HashSet<String>,
+) -> Result<Vec<(String, String)>> {
+    let project = memory.project().clone();
+    // A file most sessions changed says nothing about which of them matters.
+    let sessions = memory.index().file_count()? as f32;
+    let most = ((sessions * RARE_FILE_SHARE).ceil() as usize).max(MIN_RARE);
+    let source = head_of(&project.root().join(rel));
+    let renames = Renames::load(&project);
+    let names = FileNames {
+        path: rel,
+        earlier: renames.earlier_names(rel),
+        defines: files::defined(&source),
+    };
+    let about = memory.index().about_file(&names, READ_AT_MOST, most)?;
+    let lines = fit(rel, &choose(about, &project, current, already));
+    // A session file edited in place since the last sync: read again.
+    let cited: Vec<String> = lines.iter().map(|(_, cited)| cited.clone()).collect();
+    if super::recheck_for_hook(memory, &cited)? {
+        let about = memory.index().about_file(&names, READ_AT_MOST, most)?;
+        return Ok(fit(rel, &choose(about, &project, current, already)));
+    }
+    Ok(lines)
+}
+
 /// The first [`files::DEFINITIONS_READ`] bytes of `file` as text; empty for
 /// a file not there yet (a Write's), a folder, or one that cannot be read.
 fn head_of(file: &Path) -> String {
@@ -150,7 +162,7 @@ fn head_of(file: &Path) -> String {
 
 /// `path` (absolute, or relative to `cwd`) relative to `root`, with `/`
 /// between its parts; `None` outside it.
-fn relative(root: &Path, cwd: &Path, path: &Path) -> Option<String> {
+pub(crate) fn relative(root: &Path, cwd: &Path, path: &Path) -> Option<String> {
     let full = cwd.join(path);
     let inside = |root: &Path| {
         let rest = full.strip_prefix(root).ok()?;
@@ -233,7 +245,7 @@ fn fit(rel: &str, lines: &[(String, String)]) -> Vec<(String, String)> {
 
 /// The text added: a heading naming the file, the line that says memory is
 /// data, the lines.
-fn block(rel: &str, lines: &[(String, String)]) -> String {
+pub(crate) fn block(rel: &str, lines: &[(String, String)]) -> String {
     let mut text = format!(
         "# Project memory (thehook) on {rel}\n{}",
         crate::text::MEMORY_IS_DATA

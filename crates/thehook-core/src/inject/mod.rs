@@ -2,7 +2,8 @@
 //! (which payloads inject, the fast path, the background half); [`context`]
 //! reads the branch and the files in play from git; [`left_off`] ranks the
 //! earlier sessions a new one likely continues; [`prompt`] is the prompt
-//! hook; [`file`] the file hook. What each hook gives is recorded
+//! hook; [`file`] the file hook; [`subagent`] what a subagent is given
+//! when it starts. What each hook gives is recorded
 //! ([`crate::given`]), so nothing is given twice.
 
 pub mod background;
@@ -13,6 +14,7 @@ pub mod file;
 pub(crate) mod left_off;
 pub mod prompt;
 pub mod retrieve;
+pub mod subagent;
 pub(crate) mod tokens;
 
 use crate::error::{ErrorCode, Result};

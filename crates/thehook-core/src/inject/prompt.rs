@@ -10,10 +10,13 @@
 //! a prompt about nothing memory knows adds nothing.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::Path;
 
 use crate::agents::HookPayload;
 use crate::error::Result;
-use crate::given::{Given, Hook};
+use crate::given::handed::Handed;
+use crate::given::{Given, Hook, FILE_MARK};
+use crate::inject::file;
 use crate::inject::context::Context;
 use crate::inject::left_off::{self, RARE_FILE_SHARE};
 use crate::inject::Added;
@@ -55,12 +58,15 @@ const NAMED_FILE_SESSIONS: usize = 2;
 /// At most this many sessions found by a file whose name the prompt says.
 const FILE_WORD_SESSIONS: usize = 2;
 
+/// At most this many files named with `@` are answered at one prompt.
+const MAX_MENTIONED: usize = 3;
+
 /// Claude Code's prompt sources that no person typed (a wake-up, a
 /// scheduled or system prompt): nothing new to search for.
 const NOT_TYPED: [&str; 4] = ["system", "loop_wakeup", "schedule_wakeup", "poll_event"];
 
 /// The heading of what the prompt hook adds.
-const HEADING: &str = "# Project memory (thehook): earlier work on what this prompt is about";
+pub(crate) const HEADING: &str = "# Project memory (thehook): earlier work on what this prompt is about";
 
 /// Answers a prompt payload in `project`, which has memory (the hook
 /// protocol, `crate::hook`, checked).
@@ -75,17 +81,46 @@ pub fn on_prompt(payload: &HookPayload, project: &Project, paths: &SearchPaths) 
     if let Some(source) = payload.source.as_deref().filter(|s| NOT_TYPED.contains(s)) {
         return said(format!("not typed by a person (source `{source}`)"));
     }
+    let mut notes = String::new();
+    // The task of a subagent it starts, where the agent says none.
+    if let (Some(id), None) = (payload.session_id.as_deref(), &payload.subagent) {
+        if let Err(e) = Handed::of(project, id).prompted(prompt) {
+            notes += &format!("; could not keep the prompt for its subagents: {e}");
+        }
+    }
     let mut memory = Memory::open(project, paths, false)?;
     if !memory.config().retrieval.on_prompt {
         return said("retrieval.on_prompt is off".into());
     }
     let context = Context::cached(project);
-    let mut notes = super::sync_for_hook(&mut memory, &super::focus_of(&context))?;
-    let given = payload
-        .session_id
-        .as_deref()
-        .map(|id| Given::of(project, id));
-    let already = given.as_ref().map(Given::load).unwrap_or_default();
+    notes += &super::sync_for_hook(&mut memory, &super::focus_of(&context))?;
+    let given = Given::of_payload(project, payload);
+    let mut already = given.as_ref().map(Given::load).unwrap_or_default();
+    // Files named with `@`, which the agent reads without a tool call
+    // (Claude Code), so the file hook never hears of them: answered here,
+    // once each, as the file hook would.
+    let mut text = String::new();
+    let mut told = 0;
+    let current = payload.session_id.as_deref();
+    for rel in mentioned_files(prompt, project, payload.cwd.as_deref()) {
+        let mark = format!("{FILE_MARK}{rel}");
+        if told == MAX_MENTIONED || already.contains(&mark) {
+            continue;
+        }
+        let lines = file::lines_about(&mut memory, &rel, current, &already)?;
+        if lines.is_empty() {
+            continue;
+        }
+        told += 1;
+        already.insert(mark);
+        already.extend(lines.iter().map(|(_, cited)| cited.clone()));
+        if let Some(given) = &given {
+            let cited: Vec<&str> = lines.iter().map(|(_, cited)| cited.as_str()).collect();
+            notes += &given.record(&Hook::File { path: rel.clone() }, &cited);
+        }
+        text += &file::block(&rel, &lines);
+        text.push_str("\n\n");
+    }
     let mut found = relevant(&memory, prompt, &context, &already)?;
     // A session file edited in place since the last sync: found again.
     let cited: Vec<String> = fit(&found).iter().map(|f| f.cited.clone()).collect();
@@ -93,7 +128,7 @@ pub fn on_prompt(payload: &HookPayload, project: &Project, paths: &SearchPaths) 
         found = relevant(&memory, prompt, &context, &already)?;
     }
     let lines = fit(&found);
-    if lines.is_empty() {
+    if lines.is_empty() && told == 0 {
         return said(format!(
             "{}: nothing new cleared the floor{notes}",
             payload.agent
@@ -103,14 +138,18 @@ pub fn on_prompt(payload: &HookPayload, project: &Project, paths: &SearchPaths) 
         let cited: Vec<&str> = lines.iter().map(|f| f.cited.as_str()).collect();
         notes += &given.record(&Hook::Prompt, &cited);
     }
-    let mut text = format!("{HEADING}\n{}", crate::text::MEMORY_IS_DATA);
-    for found in &lines {
-        text.push('\n');
-        text.push_str(&found.line);
+    if !lines.is_empty() {
+        text += &block(&lines);
     }
+    let text = text.trim_end().to_string();
+    let files = if told > 0 {
+        format!(", {told} files named with @")
+    } else {
+        String::new()
+    };
     Ok(Added {
         log: format!(
-            "{}: {} items, {} chars{notes}",
+            "{}: {} items{files}, {} chars{notes}",
             payload.agent,
             lines.len(),
             text.len()
@@ -119,18 +158,77 @@ pub fn on_prompt(payload: &HookPayload, project: &Project, paths: &SearchPaths) 
     })
 }
 
+/// The prompt hook's text: its heading, the line that says memory is data,
+/// the lines.
+pub(crate) fn block(lines: &[&Found]) -> String {
+    let mut text = format!("{HEADING}\n{}", crate::text::MEMORY_IS_DATA);
+    for found in lines {
+        text.push('\n');
+        text.push_str(&found.line);
+    }
+    text
+}
+
+/// The project files a prompt names with `@` (`@src/a.rs`, `@"my file.md"`,
+/// `@src/a.rs#L10-20`, `@./a.rs`), relative to the project root, that exist
+/// and are not memory itself, in the order named, each once.
+fn mentioned_files(prompt: &str, project: &Project, cwd: Option<&Path>) -> Vec<String> {
+    let cwd = cwd.unwrap_or(project.root());
+    let mut files: Vec<String> = Vec::new();
+    for mention in mentions(prompt) {
+        let Some(rel) = file::relative(project.root(), cwd, Path::new(mention)) else {
+            continue;
+        };
+        let is_file = project.root().join(&rel).is_file();
+        if is_file && !rel.starts_with(".thehook/") && !files.contains(&rel) {
+            files.push(rel);
+        }
+    }
+    files
+}
+
+/// What follows each `@` that starts a word: a quoted path, or the word up
+/// to a space, with a line range (`#L10-20`) and trailing punctuation cut.
+fn mentions(prompt: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = prompt;
+    while let Some(at) = rest.find('@') {
+        let starts_word = rest[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| c.is_whitespace() || matches!(c, '(' | '[' | '"' | '\''));
+        let after = &rest[at + 1..];
+        rest = after;
+        if !starts_word {
+            continue;
+        }
+        let path = match after.strip_prefix('"') {
+            Some(quoted) => quoted.split('"').next().unwrap_or_default(),
+            None => {
+                let word = after.split(char::is_whitespace).next().unwrap_or_default();
+                let word = word.split('#').next().unwrap_or_default();
+                word.trim_end_matches([',', '.', ':', ';', '?', '!', ')', ']', '\'', '"'])
+            }
+        };
+        if !path.is_empty() {
+            out.push(path);
+        }
+    }
+    out
+}
+
 /// One thing to add: its line and the citation it gives.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Found {
-    line: String,
-    cited: String,
+pub(crate) struct Found {
+    pub(crate) line: String,
+    pub(crate) cited: String,
 }
 
 /// What is relevant to `prompt`, best first, none of it given already:
 /// first the sessions that changed a file the prompt names (newest first),
 /// then items found by the prompt's words. One per file: the prompt gets
 /// several pieces of earlier work rather than several lines of one.
-fn relevant(
+pub(crate) fn relevant(
     memory: &Memory,
     prompt: &str,
     context: &Context,
@@ -332,7 +430,7 @@ fn by_words(
 }
 
 /// The lines to add, with their citations, within [`MAX_CHARS`].
-fn fit(found: &[Found]) -> Vec<&Found> {
+pub(crate) fn fit(found: &[Found]) -> Vec<&Found> {
     let mut used = HEADING.len();
     let mut out = Vec::new();
     for f in found.iter().take(MAX_ITEMS) {
@@ -375,5 +473,26 @@ mod tests {
             ["src/auth.rs", "parse.rs"]
         );
         assert!(named_files("why is it slow? e.g. no idea").is_empty());
+    }
+
+    #[test]
+    fn files_named_with_at_are_read_in_each_form() {
+        assert_eq!(
+            mentions(
+                "See @src/auth.rs, @\"docs/my notes.md\" and (@lib/a.rs#L10-20). Mail a@b.io @"
+            ),
+            ["src/auth.rs", "docs/my notes.md", "lib/a.rs"]
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let project = Project::at(dir.path());
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/a.rs"), "fn a() {}\n").unwrap();
+        std::fs::create_dir_all(dir.path().join(".thehook/knowledge")).unwrap();
+        std::fs::write(dir.path().join(".thehook/knowledge/notes.md"), "x\n").unwrap();
+        let prompt = "Fix @src/a.rs and @./src/a.rs, not @src/gone.rs or @.thehook/knowledge/notes.md or @/etc/passwd";
+        assert_eq!(mentioned_files(prompt, &project, None), ["src/a.rs"]);
+        // Relative to where the agent runs.
+        let from_src = mentioned_files("@a.rs", &project, Some(&dir.path().join("src")));
+        assert_eq!(from_src, ["src/a.rs"]);
     }
 }

@@ -129,11 +129,28 @@ pub fn retrieve(
     let context = Context::cached(memory.project());
     let mut notes = super::sync_for_hook(&mut memory, &super::focus_of(&context))?;
     let current = payload.session_id.as_deref();
-    let mut composed = compose(&memory, context, &config, current, payload.agent)?;
+    let record = current.map(|id| Given::of(memory.project(), id));
+    let mut so_far = Vec::new();
+    // What the session was given is summarised away (a compaction) or gone
+    // (`/clear`): its record starts over, so the hooks give it again; after
+    // a compaction the block says what the session was working on.
+    if let (Some(record), true) = (&record, LOST_CONTEXT.contains(&source)) {
+        if source == "compact" {
+            so_far = so_far_lines(record, &context);
+        }
+        if let Err(e) = record.start_over(source) {
+            notes += &format!("; could not start the record over: {e}");
+        }
+    }
+    let shape = Shape {
+        so_far,
+        ..Shape::default()
+    };
+    let mut composed = compose(&memory, context, &config, current, payload.agent, &shape)?;
     // A session file edited in place since the last sync: made again.
     if super::recheck_for_hook(&mut memory, &composed.block.cited)? {
         let context = std::mem::take(&mut composed.context);
-        composed = compose(&memory, context, &config, current, payload.agent)?;
+        composed = compose(&memory, context, &config, current, payload.agent, &shape)?;
     }
     let Composed {
         query,
@@ -142,10 +159,10 @@ pub fn retrieve(
         waiting,
         ..
     } = composed;
-    if let Some(id) = payload.session_id.as_deref() {
+    if let Some(record) = &record {
         // The prompt hook gives this session only what it was not given.
         let cited: Vec<&str> = block.cited.iter().map(String::as_str).collect();
-        notes += &Given::of(memory.project(), id).record(&Hook::Start, &cited);
+        notes += &record.record(&Hook::Start, &cited);
     }
     out.log = format!(
         "{}: {} items, {} chars, query {} words{}{notes}",
@@ -159,6 +176,77 @@ pub fn retrieve(
         out.output = Some(session_start_output(payload.agent, &block.text));
     }
     Ok(out)
+}
+
+/// The session-start sources after which what the session was given is
+/// no longer in its context.
+const LOST_CONTEXT: [&str; 2] = ["compact", "clear"];
+/// The section after a compaction: what the session was working on.
+const SO_FAR_TITLE: &str = "This session so far (before its context was compacted)";
+/// At most this many files, and this many citations, in that section.
+const SO_FAR_FILES: usize = 12;
+const SO_FAR_CITED: usize = 8;
+
+/// What a block holds besides the session-start choice.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Shape {
+    /// Lines of [`SO_FAR_TITLE`], which go first into the budget.
+    pub(crate) so_far: Vec<String>,
+    /// Citations not to give (given already beside the block).
+    pub(crate) skip: HashSet<String>,
+}
+
+/// What the session was working on before its context was compacted: the
+/// branch, the files in play and those the file hook spoke of, and the
+/// memory the prompt and file hooks gave it (cited, to reread).
+fn so_far_lines(record: &Given, context: &Context) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(branch) = &context.branch {
+        lines.push(format!("- Branch: `{branch}`"));
+    }
+    let mut files: Vec<String> = context.changed_files.clone();
+    for told in record.files_told() {
+        if !files.contains(&told) {
+            files.push(told);
+        }
+    }
+    if !files.is_empty() {
+        let shown: Vec<String> = files
+            .iter()
+            .take(SO_FAR_FILES)
+            .map(|f| format!("`{f}`"))
+            .collect();
+        let more = files.len().saturating_sub(SO_FAR_FILES);
+        let more = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        lines.push(format!("- Files it worked on: {}{more}", shown.join(", ")));
+    }
+    let mut cited: Vec<String> = Vec::new();
+    for block in record.blocks() {
+        if matches!(block.hook, Hook::Prompt | Hook::File { .. }) {
+            for c in block.cited {
+                if !cited.contains(&c) {
+                    cited.push(c);
+                }
+            }
+        }
+    }
+    if !cited.is_empty() {
+        let shown: Vec<String> = cited
+            .iter()
+            .rev()
+            .take(SO_FAR_CITED)
+            .map(|c| format!("`{c}`"))
+            .collect();
+        lines.push(format!(
+            "- Memory it was given on its work, newest first (reread where it matters): {}",
+            shown.join(", ")
+        ));
+    }
+    lines
 }
 
 /// A session-start block as composed, before it is given.
@@ -183,6 +271,7 @@ fn compose(
     config: &crate::config::Retrieval,
     current: Option<&str>,
     agent: crate::agents::Agent,
+    shape: &Shape,
 ) -> Result<Composed> {
     let project = memory.project();
     let query = context.query();
@@ -213,8 +302,18 @@ fn compose(
         queued,
         budget_spent,
     };
-    let lines = block_lines(&sessions, &picked);
-    let titles: Vec<&str> = section_titles().collect();
+    let so_far = shape.so_far.iter().map(|text| BlockLine {
+        section: GROUPS.len() + 1,
+        text: text.clone(),
+        cited: String::new(),
+    });
+    let lines: Vec<BlockLine> = so_far
+        .chain(block_lines(&sessions, &picked))
+        .filter(|l| !shape.skip.contains(&l.cited))
+        .collect();
+    let titles: Vec<&str> = section_titles()
+        .chain(std::iter::once(SO_FAR_TITLE))
+        .collect();
     let block = render(
         &titles,
         &lines,
@@ -266,11 +365,33 @@ pub struct PreviewLine {
     pub fits: bool,
 }
 
+/// The session-start block for a subagent of `agent` in session
+/// `current`, within `token_budget`, without the citations of `skip`
+/// (given beside it), recorded nowhere: its text (`None` when it holds no
+/// line) and what it cites.
+pub(crate) fn block_for_subagent(
+    memory: &Memory,
+    current: Option<&str>,
+    agent: crate::agents::Agent,
+    token_budget: usize,
+    skip: HashSet<String>,
+) -> Result<Option<(String, Vec<String>)>> {
+    let mut config = memory.config().retrieval.clone();
+    config.token_budget = token_budget;
+    let context = Context::cached(memory.project());
+    let shape = Shape {
+        skip,
+        ..Shape::default()
+    };
+    let block = compose(memory, context, &config, current, agent, &shape)?.block;
+    Ok((block.items > 0).then_some((block.text, block.cited)))
+}
+
 /// What a session of `agent` starting now in `memory`'s project is given.
 pub fn preview(memory: &Memory, agent: crate::agents::Agent) -> Result<Preview> {
     let config = memory.config().retrieval.clone();
     let context = Context::cached(memory.project());
-    let composed = compose(memory, context, &config, None, agent)?;
+    let composed = compose(memory, context, &config, None, agent, &Shape::default())?;
     let fits: HashSet<&str> = composed.block.cited.iter().map(String::as_str).collect();
     let files = composed.context.changed_files.len();
     let sections = section_titles()

@@ -109,7 +109,7 @@ fn live(memory: &Memory, id: &str) -> Vec<UsedBlock> {
         return Vec::new();
     }
     Given::of(memory.project(), id)
-        .blocks()
+        .blocks_with_subagents()
         .into_iter()
         .map(|b| UsedBlock {
             hook: b.hook,

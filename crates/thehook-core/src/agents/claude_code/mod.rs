@@ -33,6 +33,9 @@ const DESCRIPTION: Description = Description {
         // `additionalContext` of a `PreToolUse` hook reaches the model
         // beside the tool's result.
         file: Output::HookSpecific("PreToolUse"),
+        // `additionalContext` of `SubagentStart` reaches the subagent's
+        // first request (2.1.332).
+        subagent: Output::HookSpecific("SubagentStart"),
         ..Protocol::COMMON
     },
     install: Install {
@@ -105,6 +108,10 @@ const TOOLS: &[(&str, ToolKind)] = &[
 /// The tools its file hook runs on (a `PreToolUse` matcher): those that
 /// read or change one file.
 const FILE_TOOLS: &str = "Read|Edit|Write|MultiEdit|NotebookEdit";
+/// The tools whose call starts a subagent and says its task
+/// ([`crate::agents::SUBAGENT_TOOLS`]), for the subagent hook to read it
+/// (`SubagentStart` names only the subagent's type).
+const TASK_TOOLS: &str = "Agent|Task";
 
 impl AgentSpec for ClaudeCode {
     fn description(&self) -> &'static Description {
@@ -113,7 +120,7 @@ impl AgentSpec for ClaudeCode {
 
     fn hooks(&self, c: &HookCommands) -> Vec<HookSpec> {
         // The timeout raises SessionEnd's default budget of 1.5 s.
-        command_hooks(c, 30, Some(FILE_TOOLS))
+        command_hooks(c, 30, Some(FILE_TOOLS), Some(TASK_TOOLS))
     }
 
     /// Sessions started in a subfolder have a longer slug; the records' cwd

@@ -70,6 +70,9 @@ const DESCRIPTION: Description = Description {
         // (`additionalContextLimit`); the budget is counted with the
         // embedding model's tokenizer, so leave room.
         context_token_cap: Some(2_000),
+        // `SubagentStart` (0.171.0) takes `additionalContext` into the
+        // child's first request; its task is not in the payload.
+        subagent: Output::HookSpecific("SubagentStart"),
         ..Protocol::COMMON
     },
     install: Install {
@@ -106,7 +109,7 @@ impl AgentSpec for Codex {
 
     fn hooks(&self, c: &HookCommands) -> Vec<HookSpec> {
         // Codex clamps SessionEnd's timeout to 3 s; capture returns in ms.
-        command_hooks(c, 3, Some(FILE_TOOLS))
+        command_hooks(c, 3, Some(FILE_TOOLS), None)
     }
     /// Codex has no read tool: a read is a shell command (`Bash`) naming
     /// one file (`cat F`, `sed -n '1,80p' F`, `nl -ba F`, `head`/`tail`);

@@ -69,6 +69,9 @@ const DESCRIPTION: Description = Description {
         // message after the tool's result. A hook that fails denies the
         // tool: thehook's exit 0 whatever happens.
         file: Output::Field("additionalContext"),
+        // `subagentStart` (1.0.102) names the subagent (`agentName`) and
+        // prepends `additionalContext` to its first request.
+        subagent: Output::Field("additionalContext"),
         // It says `new` for what the others call `startup`.
         sources: &[("new", "startup")],
         // A subagent's hooks carry its `agentId` (and its own `sessionId`).
@@ -146,6 +149,13 @@ impl AgentSpec for Copilot {
                 event: "userPromptSubmitted",
                 matcher: None,
                 handler: handler("prompt", TIMEOUT_SECS),
+            });
+        }
+        if c.subagent.is_some() {
+            hooks.push(HookSpec {
+                event: "subagentStart",
+                matcher: None,
+                handler: handler("subagent", TIMEOUT_SECS),
             });
         }
         if c.file.is_some() {

@@ -21,6 +21,20 @@ pub(super) fn commands(agent: Agent, o: &InitOptions) -> HookCommands<'_> {
     HookCommands::new(agent, &o.hook_bin, on, inject_on)
 }
 
+/// A hook's entry in the settings: in a matcher group when the agent
+/// `nested` its handlers, else the handler itself.
+fn entry(spec: &HookSpec, nested: bool) -> Value {
+    if !nested {
+        return spec.handler.clone();
+    }
+    let mut group = Map::new();
+    if let Some(m) = &spec.matcher {
+        group.insert("matcher".into(), json!(m));
+    }
+    group.insert("hooks".into(), json!([spec.handler]));
+    Value::Object(group)
+}
+
 /// The hooks init writes for `agent`, with the command each runs.
 fn specs(agent: Agent, o: &InitOptions) -> Vec<HookSpec> {
     agent.spec().hooks(&commands(agent, o))
@@ -129,33 +143,36 @@ pub(super) fn wire(path: &Path, agent: Agent, o: &InitOptions) -> Result<Change>
         }
     }
     hooks.retain(|_, list| list.as_array().is_none_or(|l| !l.is_empty()));
-    for spec in specs {
-        let list = hooks.entry(spec.event).or_insert_with(|| json!([]));
+    // An event may hold several of thehook's handlers (Claude Code's
+    // PreToolUse: the file tools, and the tools that start a subagent).
+    let mut events: Vec<&'static str> = Vec::new();
+    for spec in &specs {
+        if !events.contains(&spec.event) {
+            events.push(spec.event);
+        }
+    }
+    for event in events {
+        let list = hooks.entry(event).or_insert_with(|| json!([]));
         let Some(list) = list.as_array_mut() else {
             return Err(Error::Settings {
                 path: path.to_path_buf(),
-                problem: format!("`hooks.{}` is not a list", spec.event),
+                problem: format!("`hooks.{event}` is not a list"),
                 source: None,
                 fix: "make it a list of hooks, then run the command again".into(),
             });
         };
-        let wanted = if agent.description().install.nests_handlers {
-            let mut group = Map::new();
-            if let Some(m) = &spec.matcher {
-                group.insert("matcher".into(), json!(m));
-            }
-            group.insert("hooks".into(), json!([spec.handler]));
-            Value::Object(group)
-        } else {
-            spec.handler.clone()
-        };
-        let ours = count_ours(list, agent.description().install.nests_handlers);
-        if ours == 1 && list.contains(&wanted) {
+        let wanted: Vec<Value> = specs
+            .iter()
+            .filter(|spec| spec.event == event)
+            .map(|spec| entry(spec, nested))
+            .collect();
+        let ours = count_ours(list, nested);
+        if ours == wanted.len() && wanted.iter().all(|w| list.contains(w)) {
             continue;
         }
-        remove_ours(list, agent.description().install.nests_handlers);
-        list.push(wanted);
-        added.push(spec.event.to_string());
+        remove_ours(list, nested);
+        list.extend(wanted);
+        added.push(event.to_string());
     }
     let rules = allow_rules(agent, o);
     if !rules.is_empty() {

@@ -1,0 +1,154 @@
+//! The subagent hook: what a subagent is given when it starts. A subagent
+//! starts with a context of its own, which holds nothing the main thread
+//! was given, so it is answered on its own: what memory holds on its task
+//! (the prompt hook's search, on the task's words and the files it names),
+//! then, for the types `retrieval.subagents` gives `full`, what a session
+//! start gives, within `retrieval.subagent_token_budget` together. What it
+//! is given is recorded as its own context's ([`Given::of_subagent`]), so
+//! its file hook answers once per subagent.
+//!
+//! Only Claude Code says a subagent's task, in the `Agent` tool call that
+//! starts it (its `SubagentStart` names only the type): that call runs this
+//! hook too, which keeps the task for the subagent to claim
+//! ([`crate::given::handed`]). A subagent of Codex or Copilot CLI, whose
+//! start says no task, is answered on the session's latest prompt.
+
+use std::collections::HashSet;
+
+use crate::agents::HookPayload;
+use crate::config::SubagentMode;
+use crate::error::Result;
+use crate::given::handed::{Handed, Task};
+use crate::given::{Given, Hook};
+use crate::inject::context::Context;
+use crate::inject::{prompt, retrieve, Added};
+use crate::memory::Memory;
+use crate::model::SearchPaths;
+use crate::project::Project;
+
+/// The heading of what memory holds on the subagent's task.
+const HEADING: &str = "# Project memory (thehook): earlier work on this subagent's task";
+/// A token is about this many characters of English, for the share of the
+/// budget the task's lines take before the session-start block is cut.
+const CHARS_PER_TOKEN: usize = 4;
+/// The session-start block is given at least this many tokens in `full`.
+const LEAST_START_TOKENS: usize = 100;
+
+/// Answers a subagent-hook payload in `project`, which has memory (the
+/// hook protocol, `crate::hook`, checked): keeps the task a tool call hands
+/// a subagent, or answers a subagent's start.
+pub fn on_subagent(
+    payload: &HookPayload,
+    project: &Project,
+    paths: &SearchPaths,
+) -> Result<Added> {
+    let said = |log: String| Ok(Added::nothing(log));
+    let Some(session) = payload.session_id.as_deref() else {
+        return said(format!("{}: the payload names no session", payload.agent));
+    };
+    if let Some(handed) = &payload.handed {
+        Handed::of(project, session).hand(handed)?;
+        let of_type = handed.agent_type.as_deref().unwrap_or("subagent");
+        return said(format!("kept the task handed to a {of_type} subagent"));
+    }
+    let output = payload.agent.description().protocol.subagent;
+    if !output.adds_context() {
+        return said(format!(
+            "{} cannot add context to a subagent",
+            payload.agent
+        ));
+    }
+    let mut memory = Memory::open(project, paths, false)?;
+    let retrieval = memory.config().retrieval.clone();
+    let agent_type = payload.agent_type.as_deref();
+    let of_type = agent_type.unwrap_or("subagent");
+    let mode = retrieval.subagent_mode(agent_type);
+    if mode == SubagentMode::None {
+        return said(format!("a {of_type} subagent: retrieval.subagents says none"));
+    }
+    let subagent = payload.subagent.as_deref().unwrap_or(of_type);
+    let record = Given::of_subagent(project, session, subagent);
+    let already = record.load();
+    let task = Handed::of(project, session).claim(agent_type, subagent)?;
+    let context = Context::cached(project);
+    let mut notes = super::sync_for_hook(&mut memory, &super::focus_of(&context))?;
+    let on_task = task_lines(&memory, task.as_ref(), &context, &already)?;
+    let mut text = String::new();
+    let mut cited: Vec<String> = on_task.iter().map(|f| f.cited.clone()).collect();
+    if !on_task.is_empty() {
+        text = prompt::block(&on_task.iter().collect::<Vec<_>>()).replacen(
+            prompt::HEADING,
+            HEADING,
+            1,
+        );
+    }
+    if mode == SubagentMode::Full {
+        let left = retrieval
+            .subagent_token_budget
+            .saturating_sub(text.len() / CHARS_PER_TOKEN)
+            .max(LEAST_START_TOKENS);
+        let skip: HashSet<String> = cited.iter().chain(&already).cloned().collect();
+        let current = Some(session);
+        if let Some((block, its)) =
+            retrieve::block_for_subagent(&memory, current, payload.agent, left, skip)?
+        {
+            if !text.is_empty() {
+                text.push_str("\n\n");
+            }
+            text.push_str(&block);
+            cited.extend(its);
+        }
+    }
+    let from = match &task {
+        Some(t) if t.handed => "its task",
+        Some(_) => "the session's latest prompt",
+        None => "no task",
+    };
+    if cited.is_empty() {
+        return said(format!(
+            "{}: a {of_type} subagent ({from}): nothing cleared the floor{notes}",
+            payload.agent
+        ));
+    }
+    let refs: Vec<&str> = cited.iter().map(String::as_str).collect();
+    notes += &record.record(
+        &Hook::Subagent {
+            agent_type: of_type.to_string(),
+        },
+        &refs,
+    );
+    Ok(Added {
+        log: format!(
+            "{}: a {of_type} subagent ({from}, {}): {} items, {} on its task, {} chars{notes}",
+            payload.agent,
+            mode_name(mode),
+            cited.len(),
+            on_task.len(),
+            text.len()
+        ),
+        output: output.with(&text),
+    })
+}
+
+/// What memory holds on the task, as the prompt hook finds it, within its
+/// budget; nothing without a task.
+fn task_lines(
+    memory: &Memory,
+    task: Option<&Task>,
+    context: &Context,
+    already: &HashSet<String>,
+) -> Result<Vec<prompt::Found>> {
+    let Some(task) = task else {
+        return Ok(Vec::new());
+    };
+    let found = prompt::relevant(memory, &task.text, context, already)?;
+    Ok(prompt::fit(&found).into_iter().cloned().collect())
+}
+
+fn mode_name(mode: SubagentMode) -> &'static str {
+    match mode {
+        SubagentMode::Full => "full",
+        SubagentMode::Task => "task",
+        SubagentMode::None => "none",
+    }
+}
