@@ -1,5 +1,6 @@
 //! The file hook, through the binary: what memory knows about a file the
-//! agent reads or edits, once a session, main thread only.
+//! agent reads or edits, once a session (and once in each subagent's own
+//! context).
 
 use serde_json::{json, Value};
 
@@ -139,22 +140,35 @@ fn what_session_start_gave_is_not_given_again_at_a_file() {
 }
 
 #[test]
-fn a_subagents_calls_get_nothing_unless_asked_and_the_setting_turns_it_off() {
+fn a_subagent_is_told_of_a_file_once_in_its_own_context_and_the_settings_turn_it_off() {
     let p = repository();
-    let subagent = json!({"agent_id": "a1b2", "agent_type": "Explore"});
+    let subagent = |id: &str| json!({"agent_id": id, "agent_type": "Explore"});
+    // The main thread was told: its subagent's context does not hold that.
+    let main = context(&p.touched("a", "Read", "src/parser.rs", json!({})));
+    let sub = context(&p.touched("a", "Read", "src/parser.rs", subagent("a1b2")));
+    assert_eq!(sub, main, "the subagent is told what its parent was");
+    // Once per subagent; another subagent of the session is told afresh.
     assert_eq!(
-        p.touched("a", "Read", "src/parser.rs", subagent.clone()),
+        p.touched("a", "Read", "src/parser.rs", subagent("a1b2")),
         ""
     );
+    assert_eq!(
+        context(&p.touched("a", "Edit", "src/parser.rs", subagent("c3d4"))),
+        main
+    );
+    // `on_file_subagents: false`: nothing for a subagent's calls.
     p.write(
         ".thehook/config.yaml",
-        "retrieval:\n  on_file_subagents: true\n",
+        "retrieval:\n  on_file_subagents: false\n",
     );
-    assert!(!p.touched("a", "Read", "src/parser.rs", subagent).is_empty());
-    // Off: nothing, init leaves the hook out and doctor says so.
+    assert_eq!(
+        p.touched("b", "Read", "src/parser.rs", subagent("e5f6")),
+        ""
+    );
+    // Off: nothing, init leaves the file hook out and doctor says so.
     p.ok(&["init", "--agent", "claude"]);
     let settings = p.read(".claude/settings.json");
-    assert!(settings.contains("\"PreToolUse\""), "{settings}");
+    assert!(settings.contains("Read|Edit|Write"), "{settings}");
     p.write(".thehook/config.yaml", "retrieval:\n  on_file: false\n");
     assert_eq!(p.touched("b", "Read", "src/parser.rs", json!({})), "");
     let (_, doctor, _) = p.run(&["doctor"]);
@@ -164,7 +178,10 @@ fn a_subagents_calls_get_nothing_unless_asked_and_the_setting_turns_it_off() {
     );
     p.ok(&["init", "--agent", "claude"]);
     let settings = p.read(".claude/settings.json");
-    assert!(!settings.contains("\"PreToolUse\""), "{settings}");
+    // What stays on PreToolUse is the subagent hook's, on the Agent tool.
+    assert!(!settings.contains("Read|Edit|Write"), "{settings}");
+    assert!(!settings.contains(" file --agent"), "{settings}");
+    assert!(settings.contains("\"Agent|Task\""), "{settings}");
     // Bad stdin, or a file outside the project: exit 0, nothing said.
     p.cmd(&["file", "--agent", "claude-code"])
         .write_stdin("{not json")

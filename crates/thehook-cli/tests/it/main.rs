@@ -18,6 +18,7 @@ mod agents;
 mod browse;
 mod capture;
 mod cli;
+mod contexts;
 mod docs;
 mod faults;
 mod file_hook;

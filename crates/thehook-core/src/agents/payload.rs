@@ -111,7 +111,9 @@ impl HookPayload {
                 .filter(|id| !id.is_empty())
                 .or_else(|| s("agentName"))
                 .map(str::to_string),
-            agent_type: s("agent_type").or_else(|| s("agentName")).map(str::to_string),
+            agent_type: s("agent_type")
+                .or_else(|| s("agentName"))
+                .map(str::to_string),
             handed: handed_task(o),
         })
     }
@@ -157,7 +159,10 @@ fn handed_task(o: &serde_json::Map<String, Value>) -> Option<HandedTask> {
         return None;
     }
     let input = o.get("tool_input")?;
-    let task = input.get("prompt")?.as_str().filter(|t| !t.trim().is_empty())?;
+    let task = input
+        .get("prompt")?
+        .as_str()
+        .filter(|t| !t.trim().is_empty())?;
     Some(HandedTask {
         agent_type: input
             .get("subagent_type")

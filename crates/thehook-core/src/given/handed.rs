@@ -95,7 +95,9 @@ impl Handed {
             _ => true,
         };
         let handed = events.iter().enumerate().find_map(|(n, e)| match e {
-            Event::Handed { agent_type, task } if !claimed.contains(&n) && same_type(agent_type) => {
+            Event::Handed { agent_type, task }
+                if !claimed.contains(&n) && same_type(agent_type) =>
+            {
                 Some((n, task.clone()))
             }
             _ => None,
@@ -162,11 +164,11 @@ mod tests {
             .hand(&handed(Some("Explore"), "list the callers of refresh()"))
             .unwrap();
         let take = |t: &str, by: &str| tasks.claim(Some(t), by).unwrap().unwrap();
+        assert_eq!(take("general-purpose", "a1").text, "rewrite the retry loop");
         assert_eq!(
-            take("general-purpose", "a1").text,
-            "rewrite the retry loop"
+            take("explore", "a2").text,
+            "find where tokens are refreshed"
         );
-        assert_eq!(take("explore", "a2").text, "find where tokens are refreshed");
         assert_eq!(take("Explore", "a3").text, "list the callers of refresh()");
         // Nothing handed is left: the session's latest prompt.
         let fourth = take("Explore", "a4");

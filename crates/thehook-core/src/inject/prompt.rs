@@ -16,8 +16,8 @@ use crate::agents::HookPayload;
 use crate::error::Result;
 use crate::given::handed::Handed;
 use crate::given::{Given, Hook, FILE_MARK};
-use crate::inject::file;
 use crate::inject::context::Context;
+use crate::inject::file;
 use crate::inject::left_off::{self, RARE_FILE_SHARE};
 use crate::inject::Added;
 use crate::memory::index::Filter;
@@ -66,7 +66,8 @@ const MAX_MENTIONED: usize = 3;
 const NOT_TYPED: [&str; 4] = ["system", "loop_wakeup", "schedule_wakeup", "poll_event"];
 
 /// The heading of what the prompt hook adds.
-pub(crate) const HEADING: &str = "# Project memory (thehook): earlier work on what this prompt is about";
+pub(crate) const HEADING: &str =
+    "# Project memory (thehook): earlier work on what this prompt is about";
 
 /// Answers a prompt payload in `project`, which has memory (the hook
 /// protocol, `crate::hook`, checked).

@@ -37,11 +37,7 @@ const LEAST_START_TOKENS: usize = 100;
 /// Answers a subagent-hook payload in `project`, which has memory (the
 /// hook protocol, `crate::hook`, checked): keeps the task a tool call hands
 /// a subagent, or answers a subagent's start.
-pub fn on_subagent(
-    payload: &HookPayload,
-    project: &Project,
-    paths: &SearchPaths,
-) -> Result<Added> {
+pub fn on_subagent(payload: &HookPayload, project: &Project, paths: &SearchPaths) -> Result<Added> {
     let said = |log: String| Ok(Added::nothing(log));
     let Some(session) = payload.session_id.as_deref() else {
         return said(format!("{}: the payload names no session", payload.agent));
@@ -49,7 +45,9 @@ pub fn on_subagent(
     if let Some(handed) = &payload.handed {
         Handed::of(project, session).hand(handed)?;
         let of_type = handed.agent_type.as_deref().unwrap_or("subagent");
-        return said(format!("kept the task handed to a {of_type} subagent"));
+        return said(format!(
+            "kept the task handed to a subagent of type {of_type}"
+        ));
     }
     let output = payload.agent.description().protocol.subagent;
     if !output.adds_context() {
@@ -64,7 +62,9 @@ pub fn on_subagent(
     let of_type = agent_type.unwrap_or("subagent");
     let mode = retrieval.subagent_mode(agent_type);
     if mode == SubagentMode::None {
-        return said(format!("a {of_type} subagent: retrieval.subagents says none"));
+        return said(format!(
+            "a subagent of type {of_type}: retrieval.subagents says none"
+        ));
     }
     let subagent = payload.subagent.as_deref().unwrap_or(of_type);
     let record = Given::of_subagent(project, session, subagent);
@@ -106,7 +106,7 @@ pub fn on_subagent(
     };
     if cited.is_empty() {
         return said(format!(
-            "{}: a {of_type} subagent ({from}): nothing cleared the floor{notes}",
+            "{}: a subagent of type {of_type} ({from}): nothing cleared the floor{notes}",
             payload.agent
         ));
     }
@@ -119,7 +119,7 @@ pub fn on_subagent(
     );
     Ok(Added {
         log: format!(
-            "{}: a {of_type} subagent ({from}, {}): {} items, {} on its task, {} chars{notes}",
+            "{}: a subagent of type {of_type} ({from}, {}): {} items, {} on its task, {} chars{notes}",
             payload.agent,
             mode_name(mode),
             cited.len(),

@@ -404,8 +404,9 @@ struct OptionalHook {
     takes: fn(crate::agents::Agent) -> bool,
 }
 
-/// For each agent wired here that can take them: are the prompt and file
-/// hooks there, as `retrieval.on_prompt` and `retrieval.on_file` want them?
+/// For each agent wired here that can take them: are the prompt, file and
+/// subagent hooks there, as `retrieval.on_prompt` and `retrieval.on_file`
+/// want them (the subagent hook always)?
 fn optional_hook_checks(root: &Path, retrieval: &crate::config::Retrieval) -> Vec<Check> {
     let hooks = [
         OptionalHook {
@@ -423,6 +424,16 @@ fn optional_hook_checks(root: &Path, retrieval: &crate::config::Retrieval) -> Ve
             on: retrieval.on_file,
             when: "at each file it reads or edits",
             takes: |a| a.description().protocol.file.adds_context(),
+        },
+        // Wired wherever the agent has the event; `retrieval.subagents`
+        // decides per type what it gives.
+        OptionalHook {
+            name: "subagent hook",
+            sub: "subagent",
+            key: "retrieval.subagents",
+            on: true,
+            when: "when a subagent starts",
+            takes: |a| a.description().protocol.subagent.adds_context(),
         },
     ];
     let mut checks = Vec::new();
