@@ -506,7 +506,7 @@ fn init_keeps_foreign_hooks_is_idempotent_and_uninstall_is_exact() {
     );
     let start = settings["hooks"]["SessionStart"].as_array().unwrap();
     assert_eq!(start.len(), 2, "the foreign SessionStart hook stays");
-    assert_eq!(start[1]["matcher"], "startup");
+    assert_eq!(start[1]["matcher"], "startup|clear|compact");
     assert_eq!(
         start[1]["hooks"][0]["command"],
         format!("{} retrieve --agent claude-code", bin())
@@ -572,7 +572,10 @@ fn files_init_created_are_removed_by_uninstall() {
         format!("{} retrieve --agent cursor", bin())
     );
     let codex: Value = serde_json::from_str(&p.read(".codex/hooks.json")).unwrap();
-    assert_eq!(codex["hooks"]["SessionStart"][0]["matcher"], "startup");
+    assert_eq!(
+        codex["hooks"]["SessionStart"][0]["matcher"],
+        "startup|clear|compact"
+    );
     // Codex clamps SessionEnd's timeout to 3 s: init writes what Codex runs.
     let end = &codex["hooks"]["SessionEnd"][0]["hooks"][0];
     assert_eq!(end["command"], format!("{} capture --agent codex", bin()));
@@ -582,7 +585,7 @@ fn files_init_created_are_removed_by_uninstall() {
     let config = p.read("home/.codex/config.toml");
     assert_eq!(
         config.matches("trusted_hash = \"sha256:").count(),
-        4,
+        5,
         "{config}"
     );
     assert!(config.contains(":session_end:0:0\"]"), "{config}");
