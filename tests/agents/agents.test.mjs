@@ -590,3 +590,134 @@ for (const [name, reader] of Object.entries(FILE_AGENTS)) {
     assert.match(log[1], /told already/);
   });
 }
+
+// Subagents (issue 61): a subagent starts with a context of its own, so the
+// subagent hook gives it what memory holds on its task. Session start and
+// the prompt hook add nothing here (both off), so the fact can only reach
+// a request through it. Claude Code's `Agent` call hands the subagent its
+// task (kept by the same hook, on PreToolUse); Codex's and Copilot CLI's
+// subagents say none, and get the session's latest prompt's memory.
+const SUBAGENT_TASK = 'SUBTASK: find why the token refresh logs users out';
+const TOKEN_FACT = 'The token refresh retries three times with jittered backoff before it logs the user out';
+const SUBAGENT_HEADING = "# Project memory (thehook): earlier work on this subagent's task";
+const SUBAGENT_AGENTS = {
+  claude: (text, body) => {
+    const results = JSON.stringify(body.messages ?? []).includes('tool_result');
+    return results || text.includes(SUBAGENT_TASK) ? 'Noted.'
+      : { tool: 'Agent', input: { description: 'look', prompt: SUBAGENT_TASK, subagent_type: 'general-purpose' } };
+  },
+  // `spawn_agent` in the `multi_agent_v1` namespace, then `wait_agent`, so
+  // the child runs before `codex exec` ends.
+  codex: (text, body) => {
+    const outputs = (body.input ?? []).filter((i) => i.type === 'function_call_output');
+    if (outputs.length === 0 && !text.includes(SUBAGENT_TASK)) {
+      return { tool: 'spawn_agent', namespace: 'multi_agent_v1', input: { message: SUBAGENT_TASK } };
+    }
+    if (outputs.length === 1) {
+      const id = JSON.stringify(outputs[0]).match(/agent_id[^0-9a-f]*([0-9a-f-]{8,})/)?.[1];
+      return { tool: 'wait_agent', namespace: 'multi_agent_v1', input: { targets: [id] } };
+    }
+    return 'Noted.';
+  },
+  copilot: (text, body) => {
+    const results = (body.messages ?? []).some((m) => m.role === 'tool');
+    return results || text.includes(SUBAGENT_TASK) ? 'Noted.'
+      : { tool: 'task', input: { description: 'look', prompt: SUBAGENT_TASK, agent_type: 'explore', name: 'looker' } };
+  },
+};
+for (const [name, answerAs] of Object.entries(SUBAGENT_AGENTS)) {
+  test(`${name}: a subagent's first request carries what memory holds on its task`, { timeout: 300_000 }, async (t) => {
+    const agent = AGENTS[name];
+    const mock = await startMockModel({
+      answer: (text, api, body) => (text.includes(DISTILL) ? answer(text) : api === agent.api ? answerAs(text, body) : 'Noted.'),
+    });
+    t.after(() => mock.close());
+    const ws = workspace(`${name}-subagent`);
+    const ctx = { cwd: ws.repo, env: environment(ws.home, mock.url), repo: ws.repo };
+    agent.prepare(ws, mock.url);
+    await thehook(['init', '--agent', name, '--bin', THEHOOK], ctx);
+    writeFileSync(join(ws.repo, '.thehook/config.yaml'), 'retrieval:\n  auto_inject: false\n  on_prompt: false\n');
+    await thehook(['remember', TOKEN_FACT, '--type', 'gotcha'], ctx);
+
+    const from = mock.requests.length;
+    const session = await run(...agent.session('Have a subagent find out why the token refresh logs users out'), ctx);
+    assert.equal(session.code, 0, session.stderr);
+    const sent = agentRequests(mock, agent.api, from);
+    const carrying = sent.filter((r) => r.text.includes(SUBAGENT_HEADING));
+    const log = readFileSync(join(ws.repo, '.thehook/logs/hooks.log'), 'utf8').split('\n').filter((l) => l.includes(' subagent: '));
+    t.diagnostic(log.join('\n'));
+    assert.equal(carrying.length, 1, `one request carries the subagent's block (${sent.length} requests):\n${log.join('\n')}`);
+    const [first] = carrying;
+    assert.ok(first.text.includes(TOKEN_FACT), first.text.slice(-2000));
+    // It is the subagent's first request: it holds the task, and no
+    // request before it was the subagent's.
+    assert.ok(first.text.includes(SUBAGENT_TASK), 'the request is the subagent\'s, on its task');
+    assert.ok(sent.indexOf(first) >= 1, 'the main thread asked first');
+    assert.ok(!sent[0].text.includes(TOKEN_FACT), 'the main thread was given nothing');
+    // Copilot CLI's explore subagent gets its task's memory only (the
+    // `Explore` default), the others what a session start gives too.
+    assert.match(log.join('\n'), /a subagent of type \S+ \((its task|the session's latest prompt), (full|task)\): \d+ items, 1 on its task/);
+  });
+}
+
+// Compaction (Claude Code's `/compact`): what the session was given is
+// summarised away, so the session start that follows it (`source:
+// compact`) gives memory again, with what the session was working on.
+// Session start does not inject at startup here, so the fact can only
+// reach a request through that.
+test('claude: after a compaction, the next request carries memory again and what the session was doing', { timeout: 300_000 }, async (t) => {
+  const agent = AGENTS.claude;
+  const mock = await startMockModel({ answer });
+  t.after(() => mock.close());
+  const ws = workspace('claude-compact');
+  const ctx = { cwd: ws.repo, env: environment(ws.home, mock.url), repo: ws.repo };
+  agent.prepare(ws, mock.url);
+  await thehook(['init', '--agent', 'claude', '--bin', THEHOOK], ctx);
+  writeFileSync(join(ws.repo, '.thehook/config.yaml'), 'retrieval:\n  inject_on: [compact]\n  on_prompt: false\n');
+  await thehook(['remember', FACT, '--type', 'convention'], ctx);
+
+  let from = mock.requests.length;
+  const first = await run(...agent.session('How do deploys work here?'), ctx);
+  assert.equal(first.code, 0, first.stderr);
+  assert.ok(!agentRequests(mock, agent.api, from).some((r) => r.text.includes(FACT)), 'not given at startup');
+  const compact = await run(...agent.resume('/compact'), ctx);
+  assert.equal(compact.code, 0, compact.stderr);
+  from = mock.requests.length;
+  const next = await run(...agent.resume('What should I do next?'), ctx);
+  assert.equal(next.code, 0, next.stderr);
+  const sent = agentRequests(mock, agent.api, from);
+  assert.ok(sent.length > 0, 'the agent made a model request');
+  const text = sent[0].text;
+  assert.ok(text.includes(FACT), `the fact is not in the request after the compaction:\n${text.slice(-3000)}`);
+  assert.ok(text.includes('## This session so far (before its context was compacted)\n- Branch: `main`'), text.slice(-3000));
+  const log = readFileSync(join(ws.repo, '.thehook/logs/hooks.log'), 'utf8').split('\n').filter((l) => l.includes(' retrieve '));
+  t.diagnostic(log.join('\n'));
+});
+
+// Files named with `@`: Claude Code reads such a file itself, without a
+// tool call, so the file hook never hears of it; the prompt hook answers
+// for it as the file hook would. Session start adds nothing here.
+test('claude: a file named with @ brings what memory knows about it with the prompt', { timeout: 300_000 }, async (t) => {
+  const agent = AGENTS.claude;
+  const mock = await startMockModel({ answer });
+  t.after(() => mock.close());
+  const ws = workspace('claude-at');
+  mkdirSync(join(ws.repo, 'src'));
+  writeFileSync(join(ws.repo, 'src/parser.js'), 'export function parse(text) { return text; }\n');
+  const ctx = { cwd: ws.repo, env: environment(ws.home, mock.url), repo: ws.repo };
+  agent.prepare(ws, mock.url);
+  await thehook(['init', '--agent', 'claude', '--bin', THEHOOK], ctx);
+  writeFileSync(join(ws.repo, '.thehook/config.yaml'), 'retrieval:\n  auto_inject: false\n');
+  await thehook(['remember', `\`${FILE_GOTCHA.split(' ')[0]}\` ${FILE_GOTCHA.split(' ').slice(1).join(' ')}`, '--type', 'gotcha'], ctx);
+
+  const from = mock.requests.length;
+  const session = await run(...agent.session('Tidy up @src/parser.js please'), ctx);
+  assert.equal(session.code, 0, session.stderr);
+  const sent = agentRequests(mock, agent.api, from);
+  assert.ok(sent.length > 0, 'the agent made a model request');
+  const heading = '# Project memory (thehook) on src/parser.js';
+  assert.ok(sent[0].text.includes(heading) && sent[0].text.includes('drops a list nested in a quote'), sent[0].text.slice(-3000));
+  const log = readFileSync(join(ws.repo, '.thehook/logs/hooks.log'), 'utf8').split('\n').filter((l) => l.includes(' prompt: '));
+  t.diagnostic(log.join('\n'));
+  assert.match(log[0], /1 files named with @/);
+});

@@ -13,7 +13,8 @@ import http from 'node:http';
 /**
  * Starts the server. `answer(text, api, body)` returns the reply to a request
  * whose messages read `text` (`api` is 'anthropic', 'openai', 'gemini' or 'chat'):
- * a string, or `{ tool: name, input }` for a tool call.
+ * a string, or `{ tool: name, input }` for a tool call (with `namespace`, a
+ * tool of an OpenAI Responses namespace, as Codex's `multi_agent_v1`).
  * Resolves to { url, requests, close() }; `requests` grows as they arrive:
  * { api, path, body, text }.
  */
@@ -137,7 +138,7 @@ function anthropicToolUse(res, body, message, usage, { tool, input }) {
 let calls = 0;
 function openai(res, body, reply) {
   const item = typeof reply === 'object'
-    ? { type: 'function_call', id: `fc_mock_${++calls}`, call_id: `call_mock_${calls}`, name: reply.tool, arguments: JSON.stringify(reply.input), status: 'completed' }
+    ? { type: 'function_call', id: `fc_mock_${++calls}`, call_id: `call_mock_${calls}`, name: reply.tool, ...(reply.namespace && { namespace: reply.namespace }), arguments: JSON.stringify(reply.input), status: 'completed' }
     : {
       type: 'message', id: 'msg_mock', role: 'assistant', status: 'completed',
       content: [{ type: 'output_text', text: reply, annotations: [] }],
