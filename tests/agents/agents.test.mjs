@@ -660,39 +660,57 @@ for (const [name, answerAs] of Object.entries(SUBAGENT_AGENTS)) {
   });
 }
 
-// Compaction (Claude Code's `/compact`): what the session was given is
-// summarised away, so the session start that follows it (`source:
-// compact`) gives memory again, with what the session was working on.
-// Session start does not inject at startup here, so the fact can only
-// reach a request through that.
-test('claude: after a compaction, the next request carries memory again and what the session was doing', { timeout: 300_000 }, async (t) => {
-  const agent = AGENTS.claude;
-  const mock = await startMockModel({ answer });
-  t.after(() => mock.close());
-  const ws = workspace('claude-compact');
-  const ctx = { cwd: ws.repo, env: environment(ws.home, mock.url), repo: ws.repo };
-  agent.prepare(ws, mock.url);
-  await thehook(['init', '--agent', 'claude', '--bin', THEHOOK], ctx);
-  writeFileSync(join(ws.repo, '.thehook/config.yaml'), 'retrieval:\n  inject_on: [compact]\n  on_prompt: false\n');
-  await thehook(['remember', FACT, '--type', 'convention'], ctx);
+// Compaction: what the session was given is summarised away, so the
+// session start that follows it (`source: compact`) gives memory again,
+// with what the session was working on. Session start does not inject at
+// startup here, so the fact can only reach a request through that. Claude
+// Code compacts on `/compact`; Codex when its context passes
+// `model_auto_compact_token_limit`, here at once, before the resumed turn.
+const COMPACTING = {
+  claude: {
+    async compact(ctx) {
+      const compact = await run(...AGENTS.claude.resume('/compact'), ctx);
+      assert.equal(compact.code, 0, compact.stderr);
+    },
+  },
+  codex: {
+    prepare({ home }) {
+      const config = join(home, '.codex/config.toml');
+      writeFileSync(config, readFileSync(config, 'utf8').replace('model = "gpt-mock"\n', 'model = "gpt-mock"\nmodel_auto_compact_token_limit = 12\n'));
+    },
+    async compact() {},
+  },
+};
+for (const [name, compacting] of Object.entries(COMPACTING)) {
+  test(`${name}: after a compaction, the next request carries memory again and what the session was doing`, { timeout: 300_000 }, async (t) => {
+    const agent = AGENTS[name];
+    const mock = await startMockModel({ answer });
+    t.after(() => mock.close());
+    const ws = workspace(`${name}-compact`);
+    const ctx = { cwd: ws.repo, env: environment(ws.home, mock.url), repo: ws.repo };
+    agent.prepare(ws, mock.url);
+    compacting.prepare?.(ws);
+    await thehook(['init', '--agent', name, '--bin', THEHOOK], ctx);
+    writeFileSync(join(ws.repo, '.thehook/config.yaml'), 'retrieval:\n  inject_on: [compact]\n  on_prompt: false\n');
+    await thehook(['remember', FACT, '--type', 'convention'], ctx);
 
-  let from = mock.requests.length;
-  const first = await run(...agent.session('How do deploys work here?'), ctx);
-  assert.equal(first.code, 0, first.stderr);
-  assert.ok(!agentRequests(mock, agent.api, from).some((r) => r.text.includes(FACT)), 'not given at startup');
-  const compact = await run(...agent.resume('/compact'), ctx);
-  assert.equal(compact.code, 0, compact.stderr);
-  from = mock.requests.length;
-  const next = await run(...agent.resume('What should I do next?'), ctx);
-  assert.equal(next.code, 0, next.stderr);
-  const sent = agentRequests(mock, agent.api, from);
-  assert.ok(sent.length > 0, 'the agent made a model request');
-  const text = sent[0].text;
-  assert.ok(text.includes(FACT), `the fact is not in the request after the compaction:\n${text.slice(-3000)}`);
-  assert.ok(text.includes('## This session so far (before its context was compacted)\n- Branch: `main`'), text.slice(-3000));
-  const log = readFileSync(join(ws.repo, '.thehook/logs/hooks.log'), 'utf8').split('\n').filter((l) => l.includes(' retrieve '));
-  t.diagnostic(log.join('\n'));
-});
+    let from = mock.requests.length;
+    const first = await run(...agent.session('How do deploys work here?'), ctx);
+    assert.equal(first.code, 0, first.stderr);
+    assert.ok(!agentRequests(mock, agent.api, from).some((r) => r.text.includes(FACT)), 'not given at startup');
+    await compacting.compact(ctx);
+    from = mock.requests.length;
+    const next = await run(...agent.resume('What should I do next?'), ctx);
+    assert.equal(next.code, 0, next.stderr);
+    const sent = agentRequests(mock, agent.api, from).filter((r) => r.text.includes('What should I do next?'));
+    assert.ok(sent.length > 0, 'the agent made a model request for the prompt');
+    const text = sent[0].text;
+    assert.ok(text.includes(FACT), `the fact is not in the request after the compaction:\n${text.slice(-3000)}`);
+    assert.ok(text.includes('## This session so far (before its context was compacted)\n- Branch: `main`'), text.slice(-3000));
+    const log = readFileSync(join(ws.repo, '.thehook/logs/hooks.log'), 'utf8').split('\n').filter((l) => l.includes(' retrieve '));
+    t.diagnostic(log.join('\n'));
+  });
+}
 
 // Files named with `@`: Claude Code reads such a file itself, without a
 // tool call, so the file hook never hears of it; the prompt hook answers
