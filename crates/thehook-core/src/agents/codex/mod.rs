@@ -193,12 +193,13 @@ impl AgentSpec for Codex {
                 continue;
             }
             let head = head_records(path);
-            let meta = head.iter().find_map(|r| {
-                (r.value.get("type")?.as_str()? == "session_meta")
-                    .then(|| r.value.get("payload"))
-                    .flatten()
-            });
-            let Some(meta) = meta else { continue };
+            let Some(meta) = session_meta(&head) else {
+                continue;
+            };
+            // A subagent's rollout is read with its parent's session.
+            if parent_thread(meta).is_some() {
+                continue;
+            }
             let cwd = meta.get("cwd").and_then(|v| v.as_str()).map(PathBuf::from);
             let id = meta
                 .get("id")
@@ -215,6 +216,31 @@ impl AgentSpec for Codex {
         }
         found
     }
+    /// A subagent runs as a thread of its own, written to a rollout of its
+    /// own beside its parent's (0.171.0), whose `session_meta` names the
+    /// parent: `parent_thread_id`.
+    fn subagent_transcripts(&self, session: &Path, session_id: &str) -> Vec<PathBuf> {
+        let Some(dir) = session.parent() else {
+            return Vec::new();
+        };
+        let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p != session
+                    && p.file_name()
+                        .is_some_and(|n| n.to_string_lossy().starts_with("rollout-"))
+            })
+            .filter(|p| {
+                let head = head_records(p);
+                session_meta(&head).and_then(parent_thread) == Some(session_id)
+            })
+            .collect();
+        found.sort();
+        found
+    }
     fn sniffs(&self, record: &Map<String, Value>) -> bool {
         let ty = record.get("type").and_then(Value::as_str);
         record.contains_key("payload")
@@ -229,6 +255,22 @@ impl AgentSpec for Codex {
 }
 
 /// The user's Codex config, parsed (`None` when missing or unreadable).
+/// The `payload` of a rollout's `session_meta` record, among its first records.
+fn session_meta(head: &[Record]) -> Option<&Value> {
+    head.iter().find_map(|r| {
+        (r.value.get("type")?.as_str()? == "session_meta")
+            .then(|| r.value.get("payload"))
+            .flatten()
+    })
+}
+
+/// The thread a subagent's rollout was spawned from, from its `session_meta`.
+fn parent_thread(meta: &Value) -> Option<&str> {
+    meta.get("parent_thread_id")
+        .or_else(|| meta.pointer("/source/subagent/thread_spawn/parent_thread_id"))
+        .and_then(Value::as_str)
+}
+
 fn read_config(home: &Path) -> Option<toml_edit::DocumentMut> {
     let path = codex_home(home).join("config.toml");
     std::fs::read_to_string(path).ok()?.parse().ok()

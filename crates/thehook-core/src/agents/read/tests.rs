@@ -381,6 +381,48 @@ fn claude_subagent_files_are_read_with_their_session() {
     assert_eq!(ids, ["a1", "b2"]);
 }
 
+/// Codex 0.171.0 runs a subagent (`spawn_agent`) as a thread of its own,
+/// in a rollout beside its parent's that names the parent: read with it,
+/// and not listed as a session of its own (the real CLI's rollouts, paths
+/// replaced).
+#[test]
+fn codex_subagent_rollouts_are_read_with_their_parent_session() {
+    let dir = fixtures().join("codex/subagent-0.171.0");
+    let parent = dir.join("rollout-2026-12-07T07-49-41-01a24f7a-dcb4-7d62-8668-5914ed091bb7.jsonl");
+    let t = load(&parent).unwrap();
+    assert_eq!(
+        t.session_id.as_deref(),
+        Some("01a24f7a-dcb4-7d62-8668-5914ed091bb7")
+    );
+    assert_eq!(t.subagents.len(), 1, "the spawned thread's rollout");
+    let child = &t.subagents[0];
+    let said: String = user_text(child);
+    assert!(
+        said.contains("SUBTASK: find why the token refresh logs users out"),
+        "{said}"
+    );
+    // The store lists the parent only.
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join(".codex/sessions/2026/12/07");
+    std::fs::create_dir_all(&store).unwrap();
+    for f in std::fs::read_dir(&dir).unwrap().flatten() {
+        std::fs::copy(f.path(), store.join(f.file_name())).unwrap();
+    }
+    let keep = |_: &Path| true;
+    let scope = crate::agents::spec::StoreScope {
+        root: Path::new("/p"),
+        home: home.path(),
+        keep: &keep,
+    };
+    let listed: Vec<String> = Agent::Codex
+        .spec()
+        .transcripts(&scope)
+        .into_iter()
+        .map(|s| s.session_id)
+        .collect();
+    assert_eq!(listed, ["01a24f7a-dcb4-7d62-8668-5914ed091bb7"]);
+}
+
 /// The text the user is said to have typed, across the transcript.
 fn user_text(t: &Transcript) -> String {
     t.entries
