@@ -177,9 +177,16 @@ WRAPPER = re.compile(
     r"Base directory for this skill:|Operation stopped by hook|# AGENTS\.md instructions)"
 )
 FAKE_LLM = Path(__file__).resolve().parent / "replay_fake_llm.py"
+# `--llm fake`: the LLM CLI is the fake, with no daily budget.
+FAKE_LLM_YAML = ("\nllm:\n  cli: command\n"
+                 f"  command: [{json.dumps(sys.executable)}, {json.dumps(str(FAKE_LLM))}]\n"
+                 "  timeout_secs: 90\n  daily_budget:\n    calls: null\n    usd: null\n")
 # Claude Code's file tools, as its transcripts name them: the ones the file hook runs on.
 FILE_TOOLS = {"Read": False, "Edit": True, "Write": True, "MultiEdit": True, "NotebookEdit": True}
 MAX_FILE_CALLS = 400  # file-hook calls replayed per session, at most
+MAX_CONTEXT_EVENTS = 50  # subagent starts and compactions replayed per session, at most
+# The tools that start a Claude Code subagent (its task in `prompt`, its type in `subagent_type`).
+SUBAGENT_TOOLS = ("Agent", "Task")
 # A Codex shell command that only reads one file: `cat F`, `sed -n '1,80p' F`, `nl -ba F`.
 CODEX_READ = re.compile(r"""^\s*(?:cat|nl -ba|sed -n ['"]?[0-9,$]+p['"]?)\s+(['"]?)([^\s|;&<>'"]+)\1\s*$""")
 CODEX_NL_SED = re.compile(r"""^\s*nl -ba\s+(['"]?)([^\s|;&<>'"]+)\1\s*\|\s*sed -n ['"]?[0-9,$]+p['"]?\s*$""")
@@ -187,6 +194,9 @@ CODEX_NL_SED = re.compile(r"""^\s*nl -ba\s+(['"]?)([^\s|;&<>'"]+)\1\s*\|\s*sed -
 PATCH_FILE = re.compile(r"^\*\*\* (Update|Add|Delete) File: (.+)$", re.M)
 PATCH_TOOL = {"Update": "Edit", "Add": "Write", "Delete": "Edit"}
 ANY_CITE = re.compile(r"\.thehook/[^\s:()\[\]`]+:\d+")
+# The method with every block a session's contexts were given: start, prompt, file
+# calls, and the subagent starts and compactions ("contexts").
+WITH_CONTEXTS = "start+prompt+file+contexts"
 
 
 def log(*a):
@@ -291,6 +301,8 @@ class Session:
     agent: str = ""
     codex_commit: str = ""
     file_calls: list = field(default_factory=list)  # {tool, path, cwd, edit, line[, rel]}, main thread, in order
+    # subagent starts and compactions, in order: {kind: subagent|compact, line, id, agent_type, prompt}
+    context_events: list = field(default_factory=list)
 
 
 def normalise(path: str, repo_names: set) -> str:
@@ -363,7 +375,9 @@ def retime_given(tree: Path, s, fired: list) -> None:
         at = next((f for f in pending if f[0] == kind), None)
         if at:
             pending.remove(at)
-        when = first - dt.timedelta(seconds=1) if kind == "start" or not at else \
+        # The first session start just before the session; one after a compaction
+        # (and the record's start-over) at the compaction's record.
+        when = first - dt.timedelta(seconds=1) if not at or at[1] is None and kind != "prompt" else \
             times.get(s.ask_line if kind == "prompt" else at[1], first)
         stamp = when.astimezone(dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
         out += [f"{stamp}\t{hook}\t{c}" for c in cited]
@@ -535,6 +549,47 @@ def file_calls(path: Path) -> list[dict]:
     return out
 
 
+def context_events(path: Path) -> list[dict]:
+    """The main thread's subagent starts and compactions, in transcript order: Claude
+    Code's `Agent`/`Task` tool_use blocks (`{kind: "subagent", id, agent_type:
+    subagent_type or "general-purpose", prompt, line}`, each id once) and its
+    `compact_boundary` system records; Codex's `spawn_agent` function calls (`message`,
+    `agent_type` or "default") and its `compacted` records (`{kind: "compact", line}`).
+    At most MAX_CONTEXT_EVENTS a session (the first)."""
+    out: list[dict] = []
+    seen: set = set()
+    marks = ('"tool_use"', '"compact_boundary"', '"compacted"', '"spawn_agent"')
+    for i, r in records(path, lambda line: any(m in line for m in marks)):
+        kind = r.get("type")
+        if kind == "system" and r.get("subtype") == "compact_boundary":
+            out.append({"kind": "compact", "line": i})
+        elif kind == "compacted":
+            out.append({"kind": "compact", "line": i})
+        elif kind == "assistant" and r.get("isSidechain") is not True:
+            content = (r.get("message") or {}).get("content")
+            for b in content if isinstance(content, list) else []:
+                if not (isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") in SUBAGENT_TOOLS):
+                    continue
+                if b.get("id") in seen:
+                    continue
+                seen.add(b.get("id"))
+                inp = b.get("input") if isinstance(b.get("input"), dict) else {}
+                out.append({"kind": "subagent", "id": b.get("id") or f"agent-{i}", "line": i,
+                            "agent_type": inp.get("subagent_type") or "general-purpose",
+                            "prompt": inp.get("prompt") or "", "description": inp.get("description") or ""})
+        elif kind == "response_item":
+            p = r.get("payload") or {}
+            if p.get("type") == "function_call" and p.get("name") == "spawn_agent":
+                try:
+                    args = json.loads(p.get("arguments") or "{}")
+                except ValueError:
+                    args = {}
+                out.append({"kind": "subagent", "id": p.get("call_id") or f"agent-{i}", "line": i,
+                            "agent_type": (args or {}).get("agent_type") or "default",
+                            "prompt": (args or {}).get("message") or "", "description": ""})
+    return out[:MAX_CONTEXT_EVENTS]
+
+
 def repo_rel(path: str, cwd: str, tree: set, repo_names: set) -> str:
     """A transcript's file path as a path relative to the repository, or "" when it is
     outside. `tree`: the repository's paths (files and folders) at the session's start
@@ -634,6 +689,7 @@ def load_sessions(name: str, root: Path, repo_names: set) -> tuple[list[Session]
         s.ask, s.ask_line, s.agent, s.codex_commit = t["ask"], t["ask_line"], t["agent"], t["commit"]
         s.aliases = {s.sid, *t["ids"]}
         s.file_calls = file_calls(s.transcript)
+        s.context_events = context_events(s.transcript)
         sessions.append(s)
     sessions.sort(key=lambda s: (s.start, s.sid))
     stats.update(sessions_total=len(by_id), sessions_without_transcript=no_transcript,
@@ -769,10 +825,7 @@ class Replayer:
         if self.llm == "fake":
             text = cfg.read_text() if cfg.exists() else ""
             text = re.sub(r"(?m)^llm:\n(?:[ \t#].*\n|\n)*", "", text)
-            text += ("\nllm:\n  cli: command\n"
-                     f"  command: [{json.dumps(sys.executable)}, {json.dumps(str(FAKE_LLM))}]\n"
-                     "  timeout_secs: 90\n  daily_budget:\n    calls: null\n    usd: null\n")
-            cfg.write_text(text)
+            cfg.write_text(text + FAKE_LLM_YAML)
         # init may have written tracked-looking files (.claude/, CLAUDE.md): checkout -f overwrites them.
 
     def checkout(self, s: Session) -> bool:
@@ -859,6 +912,56 @@ class Replayer:
                                       "block": block, "cited": cited, "other_cites": other,
                                       "error": "; ".join(errs)})
 
+    def walk(self, s: Session, calls: list[dict], events: list[dict], base: dict, rec: dict,
+             alias: dict) -> None:
+        """Runs the file calls and the context events (subagent starts, compactions) in
+        transcript order, a call before an event of the same line."""
+        items = [(c["line"], 0, c) for c in calls] + [(e["line"], 1, e) for e in events]
+        for _, is_event, item in sorted(items, key=lambda x: (x[0], x[1])):
+            if is_event:
+                self.context_hooks([item], base, rec, alias)
+            else:
+                self.file_hooks(s, [item], base, rec, alias)
+
+    def takes_compact(self) -> bool:
+        """Whether the SessionStart hook init wrote runs after a compaction."""
+        return matcher_takes(self.matchers.get("SessionStart", ""), "compact")
+
+    def context_hooks(self, events: list[dict], base: dict, rec: dict, alias: dict) -> None:
+        """Runs, for each event in order, what Claude Code runs: for a subagent start,
+        the PreToolUse commands init wrote whose matcher takes its tool (`Agent`, which
+        keeps its task) and then the SubagentStart hook (`agent_id`: the tool call's id,
+        `agent_type`); for a compaction, the SessionStart hook with `source: compact` when
+        its matcher takes it. Appends `{kind, line, agent_type, ms, chars, block, cited,
+        other_cites, error}` to rec["context_events"]; an event with no hook to run is
+        counted in rec["context_events_unhooked"]."""
+        for e in events:
+            blocks, ms, errs = [], 0.0, []
+            if e["kind"] == "subagent" and "SubagentStart" in self.hooks:
+                call = {**base, "hook_event_name": "PreToolUse", "tool_name": "Agent",
+                        "tool_input": {"description": e["description"], "prompt": e["prompt"],
+                                       "subagent_type": e["agent_type"]}, "tool_use_id": e["id"]}
+                for cmd in [c for m, c in self.file_hooks_cfg if matcher_takes(m, "Agent")]:
+                    _, t, err = self.hook("PreToolUse", call, cmd)
+                    ms += t
+                    errs += [err] if err else []
+                start = {**base, "hook_event_name": "SubagentStart", "agent_id": e["id"],
+                         "agent_type": e["agent_type"]}
+                block, t, err = self.hook("SubagentStart", start)
+            elif e["kind"] == "compact" and self.takes_compact():
+                block, t, err = self.hook("SessionStart", {**base, "hook_event_name": "SessionStart",
+                                                           "source": "compact"})
+            else:
+                rec["context_events_unhooked"] = rec.get("context_events_unhooked", 0) + 1
+                continue
+            ms += t
+            errs += [err] if err else []
+            cited, other = self.cited(block, alias)
+            rec["context_events"].append({"kind": e["kind"], "line": e["line"],
+                                          "agent_type": e.get("agent_type", ""), "ms": round(ms, 1),
+                                          "chars": len(block), "block": block, "cited": cited,
+                                          "other_cites": other, "error": "; ".join(errs)})
+
     def capture(self, s: Session) -> tuple[dict, float]:
         t0 = time.perf_counter()
         r = self.run([str(self.bin), "capture", "--transcript", str(s.transcript), "--json"], timeout=600)
@@ -905,9 +1008,14 @@ class Replayer:
         return out, other
 
 
-def replay(name, gitdir, root, binary, llm, sessions, alias, eval_history):
+def replay(name, gitdir, root, binary, llm, sessions, alias, eval_history, config=""):
     rp = Replayer(name, gitdir, root, binary, llm)
     rp.setup()
+    if config:
+        # The variant replaces the defaults init wrote (every key is optional).
+        cfg = rp.tree / ".thehook" / "config.yaml"
+        cfg.write_text(config + "\n" + (FAKE_LLM_YAML if llm == "fake" else ""))
+        log(f"[{name}] config.yaml: {config!r}")
     records, captured = [], []
     t_all = time.perf_counter()
     for i, s in enumerate(sessions):
@@ -930,7 +1038,9 @@ def replay(name, gitdir, root, binary, llm, sessions, alias, eval_history):
         rec["file_hook"] = bool(rp.file_hooks_cfg)
         rec["file_calls_in_transcript"] = len(s.file_calls)
         rec["file_calls_capped"] = len(s.file_calls) > MAX_FILE_CALLS
-        rp.file_hooks(s, early, base, rec, alias)
+        rec["context_events"] = []
+        events = s.context_events
+        rp.walk(s, early, [e for e in events if not s.ask or e["line"] < s.ask_line], base, rec, alias)
         rec["file_calls_before_prompt"] = len(rec["file_calls"])
         if "UserPromptSubmit" in rp.hooks and not s.ask:  # the prompt hook would add nothing
             rec.update(prompt_block="", prompt_ms=0.0, prompt_error="", prompt_cited=[], prompt_other_cites=0,
@@ -947,10 +1057,14 @@ def replay(name, gitdir, root, binary, llm, sessions, alias, eval_history):
             rec["prompt_cited"], rec["prompt_other_cites"] = rp.cited(block, alias)
             if block.strip():
                 fired.append(("prompt", None))
-        rp.file_hooks(s, calls[len(early):], base, rec, alias)
+        late = [e for e in events if s.ask and e["line"] >= s.ask_line]
+        rp.walk(s, calls[len(early):], late, base, rec, alias)
         # Early file calls ran before the prompt hook; the order of kinds is all
         # retime_given needs (it matches start, prompt and file records apart).
         fired += [("file", c["transcript_line"]) for c in rec["file_calls"] if c["chars"]]
+        for e in rec["context_events"]:
+            if e["kind"] == "compact":
+                fired += [("start-over", e["line"])] + ([("start", e["line"])] if e["chars"] else [])
         retime_given(rp.tree, s, fired)
         out, ms = rp.capture(s)
         rec.update(capture_ms=round(ms, 1), capture=out)
@@ -1015,6 +1129,10 @@ def score(sessions: list[Session], records: list[dict], eval_history: bool) -> l
             union = list(dict.fromkeys(r["start_cited"] + r.get("prompt_cited", []) + files_cited))
             chars = len(r["start_block"]) + len(r.get("prompt_block", "")) + sum(c["chars"] for c in calls)
             methods["start+prompt+file"] = (union, chars)
+            events = r.get("context_events")
+            if events is not None:
+                union = list(dict.fromkeys(union + [x for e in events for x in e["cited"]]))
+                methods[WITH_CONTEXTS] = (union, chars + sum(e["chars"] for e in events))
         row = {"sid": s.sid, "start": iso(s.start), "relevant": relevant, "back": back,
                "split": "evaluation" if eval_history and s.start >= cutoff else "tuning", "methods": {}}
         rel = set(relevant)
@@ -1027,6 +1145,25 @@ def score(sessions: list[Session], records: list[dict], eval_history: bool) -> l
             row["work"] = work_of(s, r, mine, rel, row["methods"])
         scored.append(row)
     return scored
+
+
+def contexts_of(r: dict, ask_line: int) -> list[list[str]]:
+    """The blocks of each context the session built, in order: the main thread's from
+    its start up to a compaction (whose start block opens the next), and each
+    subagent's start block on its own."""
+    events = r.get("context_events") or []
+    # (line, 0: a block of the main thread | 1: a compaction's, block)
+    items = [(0, 0, r["start_block"]), (ask_line, 0, r.get("prompt_block", ""))]
+    items += [(c["transcript_line"], 0, c["block"]) for c in r.get("file_calls", [])]
+    items += [(e["line"], 1, e["block"]) for e in events if e["kind"] == "compact"]
+    contexts, current = [], []
+    for _, compaction, block in sorted(items, key=lambda x: (x[0], x[1])):
+        if compaction:
+            contexts.append(current)
+            current = []
+        current.append(block)
+    contexts.append(current)
+    return contexts + [[e["block"]] for e in events if e["kind"] == "subagent"]
 
 
 def work_of(s: Session, r: dict, rare_mine: set, rel: set, methods: dict) -> dict:
@@ -1056,6 +1193,21 @@ def work_of(s: Session, r: dict, rare_mine: set, rel: set, methods: dict) -> dic
         for c in set(ANY_CITE.findall(b)):
             seen[c] = seen.get(c, 0) + 1
     twice = sorted(c for c, n in seen.items() if n > 1)
+    # Given twice within one context: a compaction starts the main thread's over, and
+    # each subagent's context is its own.
+    in_context = 0
+    for blocks_of in contexts_of(r, s.ask_line):
+        counts: dict[str, int] = {}
+        for b in blocks_of:
+            for c in set(ANY_CITE.findall(b)):
+                counts[c] = counts.get(c, 0) + 1
+        in_context += sum(1 for n in counts.values() if n > 1)
+    events = r.get("context_events") or []
+    upto_events = events if edit is None else [e for e in events if e["line"] <= edit["line"]]
+    with_contexts = {}
+    if WITH_CONTEXTS in methods:
+        cited_ctx = cited | {x for e in upto_events for x in e["cited"]}
+        with_contexts = {WITH_CONTEXTS: int(bool(rel & cited_ctx))}
     return {"rare_edit": edit is not None,
             "rare_edit_at": None if edit is None else {"tool": edit["tool"], "rel": edit["rel"],
                                                         "transcript_line": edit["line"],
@@ -1063,8 +1215,11 @@ def work_of(s: Session, r: dict, rare_mine: set, rel: set, methods: dict) -> dic
                                                         "file_calls_up_to_it": len(upto)},
             "hit_by_edit": {**{m: methods[m]["hit"] for m in methods},
                             **({"start+prompt": int(bool(rel & before))} if "start+prompt" in methods else {}),
-                            "start+prompt+file": int(bool(rel & cited))},
+                            "start+prompt+file": int(bool(rel & cited)), **with_contexts},
             "given_twice": len(twice), "given_twice_items": twice,
+            "given_twice_in_a_context": in_context,
+            "subagents": sum(1 for e in events if e["kind"] == "subagent"),
+            "compactions": sum(1 for e in events if e["kind"] == "compact"),
             "calls": len(calls), "said": sum(1 for c in calls if c["chars"]),
             "ms": [c["ms"] for c in calls]}
 
@@ -1081,7 +1236,7 @@ def work_table(rows: list[dict], title: str) -> str:
     rows = [r for r in rows if "work" in r]
     if not rows:
         return ""
-    order = ["start", "start+prompt", "start+prompt+file", "latest5", "branch5"]
+    order = ["start", "start+prompt", "start+prompt+file", WITH_CONTEXTS, "latest5", "branch5"]
     methods = [m for m in order if m in rows[0]["methods"]]
     mean = lambda xs: sum(xs) / len(xs) if xs else 0.0
     base_p = mean([r["methods"]["latest5"]["precision"] for r in rows])
@@ -1105,7 +1260,19 @@ def work_table(rows: list[dict], title: str) -> str:
     calls = [r["work"]["calls"] for r in rows]
     said = sum(r["work"]["said"] for r in rows)
     ms = [x for r in rows for x in r["work"]["ms"]]
-    lines += ["", f"items given twice in one session: {sum(twice)} (in {sum(1 for t in twice if t)} sessions); "
+    in_context = [r["work"].get("given_twice_in_a_context", 0) for r in rows]
+    subagents = [r for r in rows if r["work"].get("subagents")]
+    if subagents and WITH_CONTEXTS in methods:
+        # The sessions that started subagents, whose work the file hook never sees.
+        hit = lambda m: mean([r["work"]["hit_by_edit"][m] for r in subagents])
+        lines += ["", f"sessions that started subagents: {len(subagents)} "
+                  f"({sum(r['work']['subagents'] for r in rows)} subagent starts, "
+                  f"{sum(r['work'].get('compactions', 0) for r in rows)} compactions in all sessions); "
+                  f"their hit by the first rare edit: start+prompt+file {hit('start+prompt+file'):.3f}, "
+                  f"{WITH_CONTEXTS} {hit(WITH_CONTEXTS):.3f}, latest5 {hit('latest5'):.3f}"]
+    lines += ["", f"items given twice in one context (a compaction starts the main thread's over; each "
+              f"subagent's is its own): {sum(in_context)}",
+              f"items given twice in one session: {sum(twice)} (in {sum(1 for t in twice if t)} sessions); "
               f"file-hook calls: {sum(calls)} (median {statistics.median(calls) if calls else 0} a session), "
               f"{said / sum(calls) if sum(calls) else 0:.3f} of them printed something; "
               f"file hook ms p50 {statistics.median(ms) if ms else 0:.1f}, p90 {pct(ms, 0.9):.1f}", ""]
@@ -1113,7 +1280,7 @@ def work_table(rows: list[dict], title: str) -> str:
 
 
 def table(rows: list[dict], title: str) -> str:
-    order = ["start", "start+prompt", "start+prompt+file", "latest5", "branch5"]
+    order = ["start", "start+prompt", "start+prompt+file", WITH_CONTEXTS, "latest5", "branch5"]
     methods = [m for m in order if rows and m in rows[0]["methods"]]
     if not rows:
         return f"### {title}\n\n(no scored sessions)\n"
@@ -1169,6 +1336,8 @@ def main(argv=None) -> int:
     ap.add_argument("--llm", choices=["none", "fake"], default="none")
     ap.add_argument("--limit", type=int, default=0, help="at most N sessions per history (0: all)")
     ap.add_argument("--json", type=Path, help="also write the results here")
+    ap.add_argument("--config", default="", help="the work trees' .thehook/config.yaml instead of the defaults "
+                    "init writes (a variant to compare, e.g. 'retrieval:\\n  subagents: {default: task}')")
     ap.add_argument("--no-bin-copy", action="store_true",
                     help="run --bin in place (default: a copy in the cache, safe from rebuilds)")
     a = ap.parse_args(argv)
@@ -1203,7 +1372,8 @@ def main(argv=None) -> int:
         alias = {x: s.sid for s in sessions for x in s.aliases}
         log(f"[{name}] {len(sessions)} sessions to replay; start commits: {rules}")
         t0 = time.perf_counter()
-        records, secs, hooks = replay(name, gitdir, root, binary, a.llm, sessions, alias, eval_history)
+        records, secs, hooks = replay(name, gitdir, root, binary, a.llm, sessions, alias, eval_history,
+                                      a.config.replace("\\n", "\n"))
         rows = score(sessions, records, eval_history)
         elapsed = time.perf_counter() - t0
         h = {"gitdir": str(gitdir), "extraction": info, "stats": stats, "start_commit_rules": rules,

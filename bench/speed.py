@@ -22,6 +22,10 @@ Measures, with whole-process timings of the release binary:
       a new session each run, so nothing was given yet),
     - ``file`` (the file hook: Claude Code's PreToolUse for a Read of a file
       the corpus names, a new session each run, so nothing was given yet),
+    - ``subagent (task kept)`` and ``subagent`` (the subagent hook: Claude
+      Code's `Agent` call handing a general-purpose subagent its task, then
+      the subagent's start, answered with its task's memory and a session
+      start's block; a new session each run),
     - ``capture`` (session end: queue the session, start the detached
       worker, return),
     - ``capture --worker`` (the detached worker capturing one real Claude
@@ -721,6 +725,23 @@ def file_payload(root: Path, i: int) -> bytes:
                        "tool_use_id": f"toolu_bench_{i}"}).encode()
 
 
+SUBAGENT_TASK = "Find where session tokens are refreshed and why Redis expires them early"
+
+
+def subagent_payloads(root: Path, i: int) -> tuple[bytes, bytes]:
+    """Claude Code's two subagent-hook payloads of a new session: the `Agent`
+    call that hands a general-purpose subagent its task (PreToolUse), then
+    the subagent's start (SubagentStart)."""
+    base = {"session_id": f"bench-subagent-{i}", "transcript_path": str(root / "no-transcript.jsonl"),
+            "cwd": str(root), "permission_mode": "default"}
+    handed = {**base, "hook_event_name": "PreToolUse", "tool_name": "Agent",
+              "tool_input": {"description": "look", "prompt": SUBAGENT_TASK, "subagent_type": "general-purpose"},
+              "tool_use_id": f"toolu_bench_agent_{i}"}
+    start = {**base, "hook_event_name": "SubagentStart", "agent_id": f"a{i:04d}",
+             "agent_type": "general-purpose"}
+    return json.dumps(handed).encode(), json.dumps(start).encode()
+
+
 def wait_for_worker(lock: Path, timeout: float = 10.0) -> None:
     """Waits until no capture worker holds `lock`."""
     import fcntl
@@ -788,6 +809,7 @@ def measure_hooks(binary: str, root: Path, env: dict[str, str], runs: int) -> di
     capture = [binary, "-C", str(root), "capture", "--agent", "claude-code"]
     prompt = [binary, "-C", str(root), "prompt", "--agent", "claude-code"]
     touched = [binary, "-C", str(root), "file", "--agent", "claude-code"]
+    subagent = [binary, "-C", str(root), "subagent", "--agent", "claude-code"]
     worker = [binary, "-C", str(root), "capture", "--worker"]
     # The session-end hook starts its worker: that spawn is part of what it
     # costs, so it stays on (the worker finds no transcript and is done in
@@ -806,7 +828,8 @@ def measure_hooks(binary: str, root: Path, env: dict[str, str], runs: int) -> di
         sys.exit(f"retrieve --background did not fill its caches: {last_log()}")
     cached_bytes = [c.read_bytes() for c in caches]
     cold, warm = "retrieve (cold)", "retrieve (warm)"
-    samples: dict[str, list[Run]] = {cold: [], warm: [], "prompt": [], "file": [], "capture": []}
+    samples: dict[str, list[Run]] = {cold: [], warm: [], "prompt": [], "file": [], "subagent (task kept)": [],
+                                     "subagent": [], "capture": []}
     ranked: dict[str, set[str]] = {cold: set(), warm: set()}
     meter = CpuMeter()
     for i in range(runs):
@@ -820,6 +843,9 @@ def measure_hooks(binary: str, root: Path, env: dict[str, str], runs: int) -> di
         ranked[warm].add(last_log().split(", ")[-1].split(" ")[0])
         samples["prompt"].append(run(prompt, env, prompt_payload(root, i)))
         samples["file"].append(run(touched, env, file_payload(root, i)))
+        handed, started = subagent_payloads(root, i)
+        samples["subagent (task kept)"].append(run(subagent, env, handed))
+        samples["subagent"].append(run(subagent, env, started))
         samples["capture"].append(run(capture, capture_env, end_payload))
         wait_for_worker(worker_lock)
     for _ in range(max(3, runs // 5)):
@@ -840,7 +866,8 @@ def measure_hooks(binary: str, root: Path, env: dict[str, str], runs: int) -> di
         bad = [r for r in rs if r.code != 0]
         if bad:
             sys.exit(f"{name} failed with exit code {bad[0].code}:\n{bad[0].stderr}")
-        if (name.startswith("retrieve (") or name in ("prompt", "file")) and not all("additionalContext" in r.stdout for r in rs):
+        if (name.startswith("retrieve (") or name in ("prompt", "file", "subagent")) \
+                and not all("additionalContext" in r.stdout for r in rs):
             sys.exit(f"{name} printed no context: {rs[0].stdout[:200]!r} (log: {last_log()})")
         out[name] = {
             "wall_ms": summarize([r.wall_ms for r in rs]),
@@ -1079,6 +1106,8 @@ def checks(result: dict) -> list[dict]:
                              ("retrieve (warm)", TARGET_RETRIEVE_P50_MS),
                              ("prompt", TARGET_PROMPT_P50_MS),
                              ("file", TARGET_FILE_P50_MS),
+                             # A subagent's start is a session start of its own.
+                             ("subagent", TARGET_RETRIEVE_P50_MS),
                              ("capture", TARGET_CAPTURE_P50_MS)]:
             p50 = hooks[name]["wall_ms"]["p50"]
             out.append({"target": f"{name} p50 at 10,000 items <= {target} ms{note}",
