@@ -62,6 +62,18 @@ PATH without claude/codex/gemini/cursor-agent. `--llm fake` configures
 `--llm none` (the default) leaves `cli: auto` with no LLM CLI on PATH, i.e. thehook's
 heuristic extraction. Codex sessions go through the same Claude Code hooks.
 
+Subagent starts and compactions ("contexts"): each of the session's main-thread
+`Agent`/`Task` tool_use blocks (Claude Code; Codex: a `spawn_agent` function call), in
+transcript order with the file calls (at most MAX_CONTEXT_EVENTS (50) a session), runs
+what Claude Code runs when init wrote a SubagentStart hook: the PreToolUse commands whose
+matcher takes `Agent` (payload: `tool_name: "Agent"`, `tool_input: {description, prompt,
+subagent_type}`), then SubagentStart (`agent_id`: the tool_use id, `agent_type`: its
+`subagent_type`, else "general-purpose"; Codex: "default"); each `compact_boundary` system
+record (Codex: a `compacted` record) runs SessionStart with `source: "compact"` when its
+matcher takes it. The histories' transcripts hold no subagent's own records
+(`isSidechain`), so a subagent's tool calls are not replayed: what a subagent is given
+at its start is. Events with no hook to run are counted (`context_events_unhooked`).
+
 First real ask: the first user record whose typed text is not a tool result, not marked
 `isMeta`/`isCompactSummary`, and not a wrapper (`<command-name>`, `<local-command-...>`,
 `Caveat:`, `<system-reminder>`, `<task-notification>`, `[Request interrupted ...`,
@@ -105,6 +117,11 @@ Scoring (definitions fixed before any score was looked at)
   recently started earlier sessions that were captured) and `branch5` (earlier captured
   sessions whose branches include s's branch at start, newest first, then the latest,
   5 in all). Baselines have no text, so their chars are not reported.
+* Contexts (`start+prompt+file+contexts`): as `start+prompt+file`, with the blocks of
+  the session's subagent starts and compactions added to the union and the characters
+  (their hit by the first rare edit: those up to the edit's line). Items given twice in
+  one context: as below, per context: the main thread's blocks split at each compaction
+  (its block opens the next context), and each subagent's block on its own.
 * File hook (`start+prompt+file`, only when init wrote a PreToolUse hook): sessions
   cited = the union over the start block, the prompt block and every file block of the
   session; precision = relevant cited / that union (0 when none); chars = start + prompt

@@ -62,7 +62,7 @@ pub enum SubagentMode {
 
 impl Retrieval {
     /// The mode for a subagent of type `agent_type`: its own entry (any
-    /// case), else `default`, else [`SubagentMode::Full`].
+    /// case), else `default`, else [`SubagentMode::Task`].
     pub fn subagent_mode(&self, agent_type: Option<&str>) -> SubagentMode {
         let own = agent_type.and_then(|t| {
             self.subagents
@@ -71,7 +71,7 @@ impl Retrieval {
                 .map(|(_, mode)| *mode)
         });
         own.or_else(|| self.subagents.get(SUBAGENT_DEFAULT_KEY).copied())
-            .unwrap_or(SubagentMode::Full)
+            .unwrap_or(SubagentMode::Task)
     }
 }
 
@@ -275,13 +275,9 @@ impl Default for Retrieval {
             on_prompt: true,
             on_file: true,
             on_file_subagents: true,
-            // Claude Code's Explore subagent searches the code read-only,
-            // on a small model: its task's memory, not the conventions.
-            subagents: [
-                (SUBAGENT_DEFAULT_KEY.to_string(), SubagentMode::Full),
-                ("Explore".to_string(), SubagentMode::Task),
-            ]
-            .into(),
+            // On the replayed histories (tuning half), `full` for every
+            // type cost 2.1 times the characters of `task` for the same hit.
+            subagents: [(SUBAGENT_DEFAULT_KEY.to_string(), SubagentMode::Task)].into(),
             subagent_token_budget: 1_000,
         }
     }

@@ -89,55 +89,64 @@ fn a_subagent_is_given_memory_on_the_task_its_parent_handed_it_once() {
     let p = repository();
     // The main thread was given the start block: its subagents were not.
     assert!(started(&p, "startup").contains(CONVENTION));
-    hand(
-        &p,
-        "general-purpose",
-        "Find why the token refresh logs users out",
-    );
+    let task = "Find why the token refresh logs users out";
+    hand(&p, "general-purpose", task);
     hand(
         &p,
         "Explore",
         "List every caller of parse in the repository",
     );
-    let full = subagent_started(&p, "a1", "general-purpose");
-    // Its task's memory first, then what a session start gives.
-    let task_at = full.find(TOKEN_GOTCHA).expect(&full);
-    let start_at = full.find(CONVENTION).expect(&full);
-    assert!(task_at < start_at, "{full}");
+    let first = subagent_started(&p, "a1", "general-purpose");
+    // Its task's memory (`task`, the default), not the session start's.
     assert!(
-        full.starts_with("# Project memory (thehook): earlier work on this subagent's task\n"),
-        "{full}"
+        first.starts_with("# Project memory (thehook): earlier work on this subagent's task\n"),
+        "{first}"
     );
-    assert_eq!(full.matches(TOKEN_GOTCHA).count(), 1, "given once: {full}");
-    // An Explore subagent gets its task's memory only (the default), and
-    // took the task handed to its type, not the other's.
+    assert_eq!(
+        first.matches(TOKEN_GOTCHA).count(),
+        1,
+        "given once: {first}"
+    );
+    assert!(!first.contains(CONVENTION), "{first}");
+    // The Explore subagent took the task handed to its type, not the other's.
     let explore = subagent_started(&p, "a2", "Explore");
     assert!(!explore.contains(TOKEN_GOTCHA), "{explore}");
-    assert!(!explore.contains(CONVENTION), "{explore}");
     let log = p.hook_log();
     assert!(
-        log.contains("a subagent of type general-purpose (its task, full): 3 items, 1 on its task"),
+        log.contains("a subagent of type general-purpose (its task, task): 1 items, 1 on its task"),
         "{log}"
     );
     assert!(
         log.contains("a subagent of type Explore (its task)"),
         "{log}"
     );
-    // Once per subagent: its own file hook does not repeat what it was given.
+    // Its own file hook does not repeat what it was given; a sibling on the
+    // same task is not given the same lines again.
     let read = json!({"agent_id": "a1", "agent_type": "general-purpose"});
     let at_file = context(&p.touched(SESSION, "Read", "src/parser.rs", read));
-    assert_eq!(at_file, "", "the gotcha on the parser came at its start");
-    // The type's mode, from the settings: none.
+    assert!(
+        at_file.contains("drops a list nested in a quote"),
+        "{at_file}"
+    );
+    hand(&p, "general-purpose", task);
+    assert_eq!(subagent_started(&p, "a3", "general-purpose"), "");
+    // `full` for the type: then what a session start gives, after its task's.
     p.write(
         ".thehook/config.yaml",
-        "retrieval:\n  subagents:\n    default: full\n    general-purpose: none\n",
+        "retrieval:\n  subagents:\n    default: task\n    general-purpose: full\n",
     );
-    hand(
-        &p,
-        "general-purpose",
-        "Find why the token refresh logs users out",
+    hand(&p, "general-purpose", "Tidy up the wording of the README");
+    let full = subagent_started(&p, "a4", "general-purpose");
+    let start_at = full.find("# Project memory (thehook)\n").expect(&full);
+    assert!(full[start_at..].contains(CONVENTION), "{full}");
+    assert!(p.hook_log().contains("(its task, full)"));
+    // `none`: nothing.
+    p.write(
+        ".thehook/config.yaml",
+        "retrieval:\n  subagents:\n    general-purpose: none\n",
     );
-    assert_eq!(subagent_started(&p, "a3", "general-purpose"), "");
+    hand(&p, "general-purpose", task);
+    assert_eq!(subagent_started(&p, "a5", "general-purpose"), "");
     assert!(p.hook_log().contains("retrieval.subagents says none"));
 }
 
@@ -165,7 +174,7 @@ fn a_subagent_whose_start_says_no_task_is_given_the_latest_prompt_s_memory() {
     let given = context(&String::from_utf8_lossy(&answer.stdout));
     assert!(given.contains(TOKEN_GOTCHA), "{given}");
     assert!(
-        p.hook_log().contains("(the session's latest prompt, full)"),
+        p.hook_log().contains("(the session's latest prompt, task)"),
         "{}",
         p.hook_log()
     );
@@ -202,15 +211,29 @@ fn after_a_compaction_the_session_is_given_memory_again_and_what_it_was_doing() 
         so_far.contains("- Files it worked on: `src/auth.rs`, `src/parser.rs`\n"),
         "{so_far}"
     );
-    // The memory the prompt and file hooks gave, newest first.
+    // The memory the prompt and file hooks gave, newest first, with its text.
+    let parser_at = so_far
+        .find("- `src/parser.rs` drops a list nested in a quote: test with tests/nested.md, ");
+    let token_at = so_far.find(&format!("- {TOKEN_GOTCHA}"));
     assert!(
-        so_far.contains("`.thehook/knowledge/gotchas.md:4`, `.thehook/knowledge/gotchas.md:3`"),
+        matches!((parser_at, token_at), (Some(p), Some(t)) if p < t),
         "{so_far}"
     );
-    // The record started over: the prompt and file hooks give again, once.
-    assert!(context(&p.prompted(SESSION, prompt)).contains(TOKEN_GOTCHA));
+    assert_eq!(after.matches(TOKEN_GOTCHA).count(), 1, "once: {after}");
+    // Given in this context again, so not repeated by the prompt hook; the
+    // file hook may speak of the file again, but has nothing new on it.
     assert_eq!(context(&p.prompted(SESSION, prompt)), "");
-    assert!(!context(&p.touched(SESSION, "Read", "src/parser.rs", json!({}))).is_empty());
+    assert_eq!(
+        context(&p.touched(SESSION, "Read", "src/parser.rs", json!({}))),
+        ""
+    );
+    // Not "told already": the record started over at the compaction.
+    let log = p.hook_log();
+    let last = log.lines().last().unwrap_or_default();
+    assert!(
+        last.contains("file: Read src/parser.rs: nothing new"),
+        "{log}"
+    );
     // After /clear too, without what the cleared context was doing.
     let cleared = started(&p, "clear");
     assert!(

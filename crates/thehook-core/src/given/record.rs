@@ -165,6 +165,37 @@ impl Given {
         files
     }
 
+    /// The citations given to the subagents of this record's session (the
+    /// session's record, not a subagent's), each in its own context.
+    pub(crate) fn given_to_subagents(&self) -> HashSet<String> {
+        self.subagent_records()
+            .into_iter()
+            .flat_map(|record| record.load())
+            .collect()
+    }
+
+    /// The records of this session's subagents, by file name.
+    fn subagent_records(&self) -> Vec<Given> {
+        let Some(stem) = self.path.file_stem().and_then(|s| s.to_str()) else {
+            return Vec::new();
+        };
+        let prefix = format!("{stem}{SUBAGENT_FILE}");
+        let dir = self.path.parent().expect("the record has a folder");
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with(&prefix))
+            })
+            .collect();
+        paths.sort();
+        paths.into_iter().map(|path| Given { path }).collect()
+    }
+
     /// Starts the record over (`why`: the session-start source that lost
     /// the context): what was given before may be given again.
     pub(crate) fn start_over(&self, why: &str) -> Result<()> {
@@ -181,25 +212,8 @@ impl Given {
     /// same time).
     pub(crate) fn blocks_with_subagents(&self) -> Vec<GivenBlock> {
         let mut blocks = self.blocks();
-        let Some(stem) = self.path.file_stem().and_then(|s| s.to_str()) else {
-            return blocks;
-        };
-        let prefix = format!("{stem}{SUBAGENT_FILE}");
-        let dir = self.path.parent().expect("the record has a folder");
-        let mut subagents: Vec<PathBuf> = std::fs::read_dir(dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| {
-                p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with(&prefix))
-            })
-            .collect();
-        subagents.sort();
-        for path in subagents {
-            blocks.extend(Given { path }.blocks());
+        for record in self.subagent_records() {
+            blocks.extend(record.blocks());
         }
         // Stable: blocks of one time keep the main thread's first.
         blocks.sort_by(|a, b| a.at.cmp(&b.at));

@@ -131,12 +131,17 @@ pub fn retrieve(
     let current = payload.session_id.as_deref();
     let record = current.map(|id| Given::of(memory.project(), id));
     let mut so_far = Vec::new();
+    let mut only_so_far = false;
     // What the session was given is summarised away (a compaction) or gone
     // (`/clear`): its record starts over, so the hooks give it again; after
     // a compaction the block says what the session was working on.
     if let (Some(record), true) = (&record, LOST_CONTEXT.contains(&source)) {
         if source == "compact" {
-            so_far = so_far_lines(record, &context);
+            so_far = so_far_lines(&memory, record, &context)?;
+            // A session given a block at its start is given what it was
+            // given, not the block again: on the replayed histories (tuning
+            // half) the whole block again cost 3,110 characters a compaction.
+            only_so_far = record.blocks().iter().any(|b| b.hook == Hook::Start);
         }
         if let Err(e) = record.start_over(source) {
             notes += &format!("; could not start the record over: {e}");
@@ -144,6 +149,7 @@ pub fn retrieve(
     }
     let shape = Shape {
         so_far,
+        only_so_far,
         ..Shape::default()
     };
     let mut composed = compose(&memory, context, &config, current, payload.agent, &shape)?;
@@ -183,26 +189,39 @@ pub fn retrieve(
 const LOST_CONTEXT: [&str; 2] = ["compact", "clear"];
 /// The section after a compaction: what the session was working on.
 const SO_FAR_TITLE: &str = "This session so far (before its context was compacted)";
-/// At most this many files, and this many citations, in that section.
+/// At most this many files, and this many items, in that section.
 const SO_FAR_FILES: usize = 12;
-const SO_FAR_CITED: usize = 8;
+const SO_FAR_CITED: usize = 4;
 
 /// What a block holds besides the session-start choice.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Shape {
     /// Lines of [`SO_FAR_TITLE`], which go first into the budget.
-    pub(crate) so_far: Vec<String>,
+    pub(crate) so_far: Vec<BlockLine>,
     /// Citations not to give (given already beside the block).
     pub(crate) skip: HashSet<String>,
+    /// The block holds the lines of [`SO_FAR_TITLE`] only.
+    pub(crate) only_so_far: bool,
 }
 
 /// What the session was working on before its context was compacted: the
-/// branch, the files in play and those the file hook spoke of, and the
-/// memory the prompt and file hooks gave it (cited, to reread).
-fn so_far_lines(record: &Given, context: &Context) -> Vec<String> {
+/// branch, the files in play and those the file hook spoke of, then the
+/// memory it was given, now summarised away (the prompt and file hooks'
+/// first, what its work needed, then the session start's; newest first),
+/// each line citing its item, so it is recorded as given again and the
+/// hooks do not repeat it.
+fn so_far_lines(memory: &Memory, record: &Given, context: &Context) -> Result<Vec<BlockLine>> {
+    let section = GROUPS.len() + 1;
     let mut lines = Vec::new();
+    let mut line = |text: String, cited: String| {
+        lines.push(BlockLine {
+            section,
+            text,
+            cited,
+        })
+    };
     if let Some(branch) = &context.branch {
-        lines.push(format!("- Branch: `{branch}`"));
+        line(format!("- Branch: `{branch}`"), String::new());
     }
     let mut files: Vec<String> = context.changed_files.clone();
     for told in record.files_told() {
@@ -216,37 +235,44 @@ fn so_far_lines(record: &Given, context: &Context) -> Vec<String> {
             .take(SO_FAR_FILES)
             .map(|f| format!("`{f}`"))
             .collect();
-        let more = files.len().saturating_sub(SO_FAR_FILES);
-        let more = if more > 0 {
-            format!(" and {more} more")
-        } else {
-            String::new()
+        let more = match files.len().saturating_sub(SO_FAR_FILES) {
+            0 => String::new(),
+            n => format!(" and {n} more"),
         };
-        lines.push(format!("- Files it worked on: {}{more}", shown.join(", ")));
+        line(
+            format!("- Files it worked on: {}{more}", shown.join(", ")),
+            String::new(),
+        );
     }
+    // The prompt's and the files' first (what the work itself needed), then
+    // the session start's, each newest first.
+    let blocks = record.blocks();
     let mut cited: Vec<String> = Vec::new();
-    for block in record.blocks() {
-        if matches!(block.hook, Hook::Prompt | Hook::File { .. }) {
-            for c in block.cited {
-                if !cited.contains(&c) {
-                    cited.push(c);
+    for start in [false, true] {
+        for block in blocks.iter().rev() {
+            if matches!(block.hook, Hook::Start) == start {
+                for c in block.cited.iter().rev() {
+                    if !cited.contains(c) {
+                        cited.push(c.clone());
+                    }
                 }
             }
         }
     }
-    if !cited.is_empty() {
-        let shown: Vec<String> = cited
-            .iter()
-            .rev()
-            .take(SO_FAR_CITED)
-            .map(|c| format!("`{c}`"))
-            .collect();
-        lines.push(format!(
-            "- Memory it was given on its work, newest first (reread where it matters): {}",
-            shown.join(", ")
-        ));
+    cited.truncate(SO_FAR_CITED * 2);
+    let staleness = Staleness::load(memory.project());
+    let items = memory.index().items_cited(&cited)?;
+    for item in items
+        .iter()
+        .filter(|i| i.for_agents() && staleness.reason(i).is_none())
+        .take(SO_FAR_CITED)
+    {
+        line(
+            crate::inject::block::cited_line(item, true, MAX_ITEM_CHARS),
+            item.citation(),
+        );
     }
-    lines
+    Ok(lines)
 }
 
 /// A session-start block as composed, before it is given.
@@ -302,13 +328,21 @@ fn compose(
         queued,
         budget_spent,
     };
-    let so_far = shape.so_far.iter().map(|text| BlockLine {
-        section: GROUPS.len() + 1,
-        text: text.clone(),
-        cited: String::new(),
-    });
-    let lines: Vec<BlockLine> = so_far
-        .chain(block_lines(&sessions, &picked))
+    // What the session was given before a compaction, once: not again
+    // among the block's own lines.
+    let again: HashSet<&str> = shape.so_far.iter().map(|l| l.cited.as_str()).collect();
+    let own = match shape.only_so_far {
+        true => Vec::new(),
+        false => block_lines(&sessions, &picked),
+    };
+    let lines: Vec<BlockLine> = shape
+        .so_far
+        .iter()
+        .cloned()
+        .chain(
+            own.into_iter()
+                .filter(|l| !again.contains(l.cited.as_str())),
+        )
         .filter(|l| !shape.skip.contains(&l.cited))
         .collect();
     let titles: Vec<&str> = section_titles()

@@ -3,9 +3,10 @@
 //! was given, so it is answered on its own: what memory holds on its task
 //! (the prompt hook's search, on the task's words and the files it names),
 //! then, for the types `retrieval.subagents` gives `full`, what a session
-//! start gives, within `retrieval.subagent_token_budget` together. What it
-//! is given is recorded as its own context's ([`Given::of_subagent`]), so
-//! its file hook answers once per subagent.
+//! start gives, within `retrieval.subagent_token_budget` together; nothing
+//! an earlier subagent of the session was given. What it is given is
+//! recorded as its own context's ([`Given::of_subagent`]), so its file hook
+//! answers once per subagent.
 //!
 //! Only Claude Code says a subagent's task, in the `Agent` tool call that
 //! starts it (its `SubagentStart` names only the type): that call runs this
@@ -68,7 +69,12 @@ pub fn on_subagent(payload: &HookPayload, project: &Project, paths: &SearchPaths
     }
     let subagent = payload.subagent.as_deref().unwrap_or(of_type);
     let record = Given::of_subagent(project, session, subagent);
-    let already = record.load();
+    // What an earlier subagent of the session was given is not given to
+    // its siblings: on the replayed histories (tuning half) a session that
+    // starts subagents starts 3.5 on average, and repeating each line to
+    // each of them cost 1.9 times the characters.
+    let mut already = record.load();
+    already.extend(Given::of(project, session).given_to_subagents());
     let task = Handed::of(project, session).claim(agent_type, subagent)?;
     let context = Context::cached(project);
     let mut notes = super::sync_for_hook(&mut memory, &super::focus_of(&context))?;

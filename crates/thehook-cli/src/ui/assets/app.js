@@ -428,7 +428,7 @@
     }, 3000);
   }
 
-  const HOOKS = { start: 'At session start', prompt: 'At a prompt', file: 'On touching a file', unknown: 'Hook not recorded' };
+  const HOOKS = { start: 'At session start', prompt: 'At a prompt', file: 'On touching a file', subagent: 'At a subagent\'s start', unknown: 'Hook not recorded' };
 
   function evidence(u) {
     return `${u.how} ${u.target}${u.tool ? ' with ' + u.tool : ''}${u.at ? ' at ' + fmtTime(u.at) : ''}`;
@@ -461,7 +461,8 @@
       const g = s.given;
       given.append(el('p', { class: 'lede' },
         `${plural(g.given, 'line')} given, ${fmtInt(g.used)} used — `,
-        `at start ${g.start.given}/${g.start.used}, at prompts ${g.prompt.given}/${g.prompt.used}, on files ${g.file.given}/${g.file.used} (given/used).`));
+        `at start ${g.start.given}/${g.start.used}, at prompts ${g.prompt.given}/${g.prompt.used}, on files ${g.file.given}/${g.file.used}` +
+        (g.subagent && g.subagent.given ? `, to subagents ${g.subagent.given}/${g.subagent.used}` : '') + ' (given/used).'));
     }
     if (!d.marked) {
       given.append(el('p', { class: 'note' }, 'not marked: this session was not captured since thehook began marking use'));
@@ -474,6 +475,8 @@
       const block = el('div', { class: 'block hook-' + b.hook },
         el('h3', null, HOOKS[b.hook] || b.hook, b.hook === 'file' && b.path ? ' ' : null,
           b.hook === 'file' && b.path ? mono(b.path) : null,
+          b.hook === 'subagent' && b.agent_type ? ' ' : null,
+          b.hook === 'subagent' && b.agent_type ? mono(b.agent_type) : null,
           b.at ? el('span', { class: 'muted time' }, ' · ' + fmtTime(b.at)) : null));
       const ol = el('ol', { class: 'lines' });
       for (const line of b.lines) {
@@ -802,7 +805,8 @@
         ['Captures queued', fmtInt(st.queued_captures)],
         ['Captures failed', fmtInt(st.failed_captures)],
         ['Given, last 30 days', g ? `${plural(g.given, 'line')} given, ${fmtInt(g.used)} used${share}; ` +
-          `start ${g.start.given}/${g.start.used}, prompts ${g.prompt.given}/${g.prompt.used}, files ${g.file.given}/${g.file.used}` : null],
+          `start ${g.start.given}/${g.start.used}, prompts ${g.prompt.given}/${g.prompt.used}, files ${g.file.given}/${g.file.used}` +
+          (g.subagent && g.subagent.given ? `, subagents ${g.subagent.given}/${g.subagent.used}` : '') : null],
         ['LLM today', st.llm && st.llm.today ? spendText(st.llm.today) : null],
         ['LLM budget', st.llm && st.llm.budget_spent ? 'spent: ' + st.llm.budget_spent : null],
       ])));

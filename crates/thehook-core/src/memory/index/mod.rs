@@ -492,6 +492,31 @@ impl Index {
         Ok(out)
     }
 
+    /// The items `cited` (`path:line`, as [`Item::citation`] writes them),
+    /// in that order; a citation no item has now is passed over.
+    pub(crate) fn items_cited(&self, cited: &[String]) -> Result<Vec<Item>> {
+        let rtxn = self.env.read_txn()?;
+        let mut out = Vec::with_capacity(cited.len());
+        for citation in cited {
+            let Some((path, line)) = citation.rsplit_once(':') else {
+                continue;
+            };
+            let Some(record) = self.dbs.files.get(&rtxn, path)? else {
+                continue;
+            };
+            for key in record.keys {
+                match self.dbs.items.get(&rtxn, &key)? {
+                    Some(item) if item.line_start.to_string() == line => {
+                        out.push(item);
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// Items whose id starts with `prefix` (at most `limit`).
     pub(crate) fn items_by_id_prefix(&self, prefix: &str, limit: usize) -> Result<Vec<Item>> {
         let rtxn = self.env.read_txn()?;
