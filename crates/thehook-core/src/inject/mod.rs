@@ -3,7 +3,7 @@
 //! reads the branch and the files in play from git; [`left_off`] ranks the
 //! earlier sessions a new one likely continues; [`prompt`] is the prompt
 //! hook; [`file`] the file hook; [`subagent`] what a subagent is given
-//! when it starts. What each hook gives is recorded
+//! when it starts; [`so_far`] what a session was doing before a compaction. What each hook gives is recorded
 //! ([`crate::given`]), so nothing is given twice.
 
 pub mod background;
@@ -14,6 +14,7 @@ pub mod file;
 pub(crate) mod left_off;
 pub mod prompt;
 pub mod retrieve;
+pub(crate) mod so_far;
 pub mod subagent;
 pub(crate) mod tokens;
 

@@ -24,8 +24,8 @@ use crate::given::{Given, Hook};
 use crate::inject::block::{cited_line, render, Block, BlockLine, Waiting};
 use crate::inject::cache::SideFile;
 use crate::inject::context::Context;
-use crate::inject::left_off;
 use crate::inject::tokens::{load_tokenizer, TokenCounts};
+use crate::inject::{left_off, so_far};
 use crate::memory::index::{Candidates, Filter};
 use crate::memory::item::{Item, ItemKind};
 use crate::memory::policy::stale::Staleness;
@@ -85,6 +85,9 @@ const GROUPS: [Group; 5] = [
     },
 ];
 
+// The section after a compaction comes after every group.
+const _: () = assert!(so_far::SECTION == GROUPS.len() + 1);
+
 /// The section of earlier sessions, before every group.
 const LEFT_OFF_TITLE: &str = "Where you left off";
 
@@ -135,9 +138,9 @@ pub fn retrieve(
     // What the session was given is summarised away (a compaction) or gone
     // (`/clear`): its record starts over, so the hooks give it again; after
     // a compaction the block says what the session was working on.
-    if let (Some(record), true) = (&record, LOST_CONTEXT.contains(&source)) {
+    if let (Some(record), true) = (&record, so_far::LOST_CONTEXT.contains(&source)) {
         if source == "compact" {
-            so_far = so_far_lines(&memory, record, &context)?;
+            so_far = so_far::lines(&memory, record, &context, MAX_ITEM_CHARS)?;
             // A session given a block at its start is given what it was
             // given, not the block again: on the replayed histories (tuning
             // half) the whole block again cost 3,110 characters a compaction.
@@ -184,95 +187,15 @@ pub fn retrieve(
     Ok(out)
 }
 
-/// The session-start sources after which what the session was given is
-/// no longer in its context.
-const LOST_CONTEXT: [&str; 2] = ["compact", "clear"];
-/// The section after a compaction: what the session was working on.
-const SO_FAR_TITLE: &str = "This session so far (before its context was compacted)";
-/// At most this many files, and this many items, in that section.
-const SO_FAR_FILES: usize = 12;
-const SO_FAR_CITED: usize = 4;
-
 /// What a block holds besides the session-start choice.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Shape {
-    /// Lines of [`SO_FAR_TITLE`], which go first into the budget.
+    /// Lines of [`so_far::TITLE`], which go first into the budget.
     pub(crate) so_far: Vec<BlockLine>,
     /// Citations not to give (given already beside the block).
     pub(crate) skip: HashSet<String>,
-    /// The block holds the lines of [`SO_FAR_TITLE`] only.
+    /// The block holds the lines of [`so_far::TITLE`] only.
     pub(crate) only_so_far: bool,
-}
-
-/// What the session was working on before its context was compacted: the
-/// branch, the files in play and those the file hook spoke of, then the
-/// memory it was given, now summarised away (the prompt and file hooks'
-/// first, what its work needed, then the session start's; newest first),
-/// each line citing its item, so it is recorded as given again and the
-/// hooks do not repeat it.
-fn so_far_lines(memory: &Memory, record: &Given, context: &Context) -> Result<Vec<BlockLine>> {
-    let section = GROUPS.len() + 1;
-    let mut lines = Vec::new();
-    let mut line = |text: String, cited: String| {
-        lines.push(BlockLine {
-            section,
-            text,
-            cited,
-        })
-    };
-    if let Some(branch) = &context.branch {
-        line(format!("- Branch: `{branch}`"), String::new());
-    }
-    let mut files: Vec<String> = context.changed_files.clone();
-    for told in record.files_told() {
-        if !files.contains(&told) {
-            files.push(told);
-        }
-    }
-    if !files.is_empty() {
-        let shown: Vec<String> = files
-            .iter()
-            .take(SO_FAR_FILES)
-            .map(|f| format!("`{f}`"))
-            .collect();
-        let more = match files.len().saturating_sub(SO_FAR_FILES) {
-            0 => String::new(),
-            n => format!(" and {n} more"),
-        };
-        line(
-            format!("- Files it worked on: {}{more}", shown.join(", ")),
-            String::new(),
-        );
-    }
-    // The prompt's and the files' first (what the work itself needed), then
-    // the session start's, each newest first.
-    let blocks = record.blocks();
-    let mut cited: Vec<String> = Vec::new();
-    for start in [false, true] {
-        for block in blocks.iter().rev() {
-            if matches!(block.hook, Hook::Start) == start {
-                for c in block.cited.iter().rev() {
-                    if !cited.contains(c) {
-                        cited.push(c.clone());
-                    }
-                }
-            }
-        }
-    }
-    cited.truncate(SO_FAR_CITED * 2);
-    let staleness = Staleness::load(memory.project());
-    let items = memory.index().items_cited(&cited)?;
-    for item in items
-        .iter()
-        .filter(|i| i.for_agents() && staleness.reason(i).is_none())
-        .take(SO_FAR_CITED)
-    {
-        line(
-            crate::inject::block::cited_line(item, true, MAX_ITEM_CHARS),
-            item.citation(),
-        );
-    }
-    Ok(lines)
 }
 
 /// A session-start block as composed, before it is given.
@@ -346,7 +269,7 @@ fn compose(
         .filter(|l| !shape.skip.contains(&l.cited))
         .collect();
     let titles: Vec<&str> = section_titles()
-        .chain(std::iter::once(SO_FAR_TITLE))
+        .chain(std::iter::once(so_far::TITLE))
         .collect();
     let block = render(
         &titles,

@@ -223,11 +223,8 @@ impl AgentSpec for Codex {
         let Some(dir) = session.parent() else {
             return Vec::new();
         };
-        let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        crate::transcript::jsonl_files(dir)
             .into_iter()
-            .flatten()
-            .flatten()
-            .map(|e| e.path())
             .filter(|p| {
                 p != session
                     && p.file_name()
@@ -237,9 +234,7 @@ impl AgentSpec for Codex {
                 let head = head_records(p);
                 session_meta(&head).and_then(parent_thread) == Some(session_id)
             })
-            .collect();
-        found.sort();
-        found
+            .collect()
     }
     fn sniffs(&self, record: &Map<String, Value>) -> bool {
         let ty = record.get("type").and_then(Value::as_str);
