@@ -678,6 +678,11 @@ fn strip_location(problem: &str) -> String {
 
 /// What to write instead, for keys whose valid values are a closed set.
 fn fix_for(key: &str) -> String {
+    // A type's mode is keyed under the map: `retrieval.subagents.Explore`.
+    let key = match key.starts_with("retrieval.subagents.") {
+        true => "retrieval.subagents",
+        false => key,
+    };
     match key.split('[').next().unwrap_or(key) {
         "retrieval.inject_on" => "use a list of: startup, resume, clear, compact, fork".into(),
         "retrieval.subagents" => {

@@ -182,3 +182,37 @@ fn a_wrapped_yaml_error_is_the_source() {
     let err = parse("retrieval: [unclosed\n").unwrap_err();
     assert!(err.source().is_some(), "{err}");
 }
+
+#[test]
+fn a_subagent_type_s_mode_is_its_own_else_the_default_in_any_case() {
+    let yaml = "retrieval:\n  subagents:\n    default: full\n    Explore: none\n";
+    let c = Config::parse(std::path::Path::new("c.yaml"), yaml)
+        .unwrap()
+        .config;
+    let mode = |t| c.retrieval.subagent_mode(t);
+    assert_eq!(mode(Some("explore")), SubagentMode::None);
+    assert_eq!(mode(Some("general-purpose")), SubagentMode::Full);
+    assert_eq!(mode(None), SubagentMode::Full);
+    // The defaults: `task` for every type, even one a map leaves out.
+    assert_eq!(
+        Config::default().retrieval.subagent_mode(Some("Plan")),
+        SubagentMode::Task
+    );
+    let only = Config::parse(
+        std::path::Path::new("c.yaml"),
+        "retrieval:\n  subagents:\n    Plan: full\n",
+    )
+    .unwrap()
+    .config;
+    assert_eq!(
+        only.retrieval.subagent_mode(Some("Explore")),
+        SubagentMode::Task
+    );
+    let bad = Config::parse(
+        std::path::Path::new("c.yaml"),
+        "retrieval:\n  subagents:\n    Plan: all\n",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(bad.contains("full, task or none"), "{bad}");
+}

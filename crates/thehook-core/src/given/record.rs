@@ -361,6 +361,66 @@ mod tests {
     }
 
     #[test]
+    fn a_record_started_over_gives_again_and_keeps_its_blocks() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = Project::at(dir.path());
+        let given = Given::of(&project, "s");
+        given.add(&Hook::Prompt, &["a.md:1"]).unwrap();
+        let file = Hook::File {
+            path: "src/x.rs".into(),
+        };
+        given.add(&file, &["b.md:2"]).unwrap();
+        given.start_over("compact").unwrap();
+        assert!(
+            given.load().is_empty(),
+            "nothing is given in the new context"
+        );
+        given.add(&Hook::Start, &["c.md:3"]).unwrap();
+        assert_eq!(given.load(), HashSet::from(["c.md:3".to_string()]));
+        // What the session was given, for the page and the used marking,
+        // and the files it worked on, still read whole.
+        let hooks: Vec<Hook> = given.blocks().into_iter().map(|b| b.hook).collect();
+        assert_eq!(hooks, [Hook::Prompt, file, Hook::Start]);
+        assert_eq!(given.files_told(), ["src/x.rs"]);
+        // A session never seen has nothing to start over.
+        Given::of(&project, "new").start_over("clear").unwrap();
+        assert!(!folder(&project).join("new.txt").exists());
+    }
+
+    #[test]
+    fn each_subagent_has_a_record_of_its_own_read_with_its_sessions() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = Project::at(dir.path());
+        let main = Given::of(&project, "s1");
+        main.add(&Hook::Start, &["a.md:1"]).unwrap();
+        let explore = Hook::Subagent {
+            agent_type: "Explore".into(),
+        };
+        let first = Given::of_subagent(&project, "s1", "agent/1");
+        first.add(&explore, &["b.md:2"]).unwrap();
+        Given::of_subagent(&project, "s1", "agent-2")
+            .add(&explore, &["c.md:3"])
+            .unwrap();
+        Given::of_subagent(&project, "s10", "agent-3")
+            .add(&explore, &["d.md:4"])
+            .unwrap();
+        // Its own context: not the main thread's, not a sibling's.
+        assert_eq!(first.load(), HashSet::from(["b.md:2".to_string()]));
+        assert_eq!(main.load(), HashSet::from(["a.md:1".to_string()]));
+        // The session's: every subagent of it, not another session's.
+        assert_eq!(
+            main.given_to_subagents(),
+            HashSet::from(["b.md:2".to_string(), "c.md:3".to_string()])
+        );
+        let cited: Vec<String> = main
+            .blocks_with_subagents()
+            .into_iter()
+            .flat_map(|b| b.cited)
+            .collect();
+        assert_eq!(cited, ["a.md:1", "b.md:2", "c.md:3"]);
+    }
+
+    #[test]
     fn an_older_record_of_bare_citations_still_reads() {
         let dir = tempfile::tempdir().unwrap();
         let project = Project::at(dir.path());

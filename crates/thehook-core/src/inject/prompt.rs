@@ -124,11 +124,14 @@ pub fn on_prompt(payload: &HookPayload, project: &Project, paths: &SearchPaths) 
     }
     let mut found = relevant(&memory, prompt, &context, &already)?;
     // A session file edited in place since the last sync: found again.
-    let cited: Vec<String> = fit(&found).iter().map(|f| f.cited.clone()).collect();
+    let cited: Vec<String> = fit(&found, MAX_ITEMS)
+        .iter()
+        .map(|f| f.cited.clone())
+        .collect();
     if super::recheck_for_hook(&mut memory, &cited)? {
         found = relevant(&memory, prompt, &context, &already)?;
     }
-    let lines = fit(&found);
+    let lines = fit(&found, MAX_ITEMS);
     if lines.is_empty() && told == 0 {
         return said(format!(
             "{}: nothing new cleared the floor{notes}",
@@ -430,11 +433,12 @@ fn by_words(
     Ok(scored.into_iter().map(|(_, item)| item).collect())
 }
 
-/// The lines to add, with their citations, within [`MAX_CHARS`].
-pub(crate) fn fit(found: &[Found]) -> Vec<&Found> {
+/// The lines to add, at most `max_items`, with their citations, within
+/// [`MAX_CHARS`].
+pub(crate) fn fit(found: &[Found], max_items: usize) -> Vec<&Found> {
     let mut used = HEADING.len();
     let mut out = Vec::new();
-    for f in found.iter().take(MAX_ITEMS) {
+    for f in found.iter().take(max_items) {
         if used + f.line.len() + 1 > MAX_CHARS {
             continue;
         }

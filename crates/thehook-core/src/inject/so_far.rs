@@ -21,8 +21,8 @@ pub(crate) const LOST_CONTEXT: [&str; 2] = ["compact", "clear"];
 /// The section after a compaction: what the session was working on.
 pub(crate) const TITLE: &str = "This session so far (before its context was compacted)";
 /// At most this many files, and this many items, in that section.
-const FILES: usize = 12;
-const CITED: usize = 4;
+const FILES: usize = 8;
+const CITED: usize = 3;
 
 /// What the session was working on before its context was compacted: the
 /// branch, the files in play and those the file hook spoke of, then the

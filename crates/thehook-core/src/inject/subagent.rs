@@ -29,6 +29,9 @@ use crate::project::Project;
 
 /// The heading of what memory holds on the subagent's task.
 const HEADING: &str = "# Project memory (thehook): earlier work on this subagent's task";
+/// At most this many lines on its task: fewer than a prompt's 3, as a
+/// session may start several subagents.
+const MAX_ITEMS: usize = 2;
 /// A token is about this many characters of English, for the share of the
 /// budget the task's lines take before the session-start block is cut.
 const CHARS_PER_TOKEN: usize = 4;
@@ -70,15 +73,15 @@ pub fn on_subagent(payload: &HookPayload, project: &Project, paths: &SearchPaths
     let subagent = payload.subagent.as_deref().unwrap_or(of_type);
     let record = Given::of_subagent(project, session, subagent);
     // What an earlier subagent of the session was given is not given to
-    // its siblings: on the replayed histories (tuning half) a session that
-    // starts subagents starts 3.5 on average, and repeating each line to
-    // each of them cost 1.9 times the characters.
+    // its siblings (a session that starts subagents starts 3.5 on average
+    // on the replayed histories' tuning half).
+    let siblings = Given::of(project, session).given_to_subagents();
     let mut already = record.load();
-    already.extend(Given::of(project, session).given_to_subagents());
+    already.extend(siblings.iter().cloned());
     let task = Handed::of(project, session).claim(agent_type, subagent)?;
     let context = Context::cached(project);
     let mut notes = super::sync_for_hook(&mut memory, &super::focus_of(&context))?;
-    let on_task = task_lines(&memory, task.as_ref(), &context, &already)?;
+    let on_task = task_lines(&memory, task.as_ref(), &context, &already, &siblings)?;
     let mut text = String::new();
     let mut cited: Vec<String> = on_task.iter().map(|f| f.cited.clone()).collect();
     if !on_task.is_empty() {
@@ -136,19 +139,34 @@ pub fn on_subagent(payload: &HookPayload, project: &Project, paths: &SearchPaths
     })
 }
 
-/// What memory holds on the task, as the prompt hook finds it, within its
-/// budget; nothing without a task.
+/// What memory holds on the task, as the prompt hook finds it, at most
+/// [`MAX_ITEMS`] lines; nothing without a task.
 fn task_lines(
     memory: &Memory,
     task: Option<&Task>,
     context: &Context,
     already: &HashSet<String>,
+    siblings: &HashSet<String>,
 ) -> Result<Vec<prompt::Found>> {
     let Some(task) = task else {
         return Ok(Vec::new());
     };
-    let found = prompt::relevant(memory, &task.text, context, already)?;
-    Ok(prompt::fit(&found).into_iter().cloned().collect())
+    // One line per file, as at a prompt, and none from a file a sibling
+    // was given a line of (its other lines are of the same earlier work).
+    let siblings: HashSet<&str> = siblings.iter().map(|c| file_of(c)).collect();
+    let found: Vec<prompt::Found> = prompt::relevant(memory, &task.text, context, already)?
+        .into_iter()
+        .filter(|f| !siblings.contains(file_of(&f.cited)))
+        .collect();
+    Ok(prompt::fit(&found, MAX_ITEMS)
+        .into_iter()
+        .cloned()
+        .collect())
+}
+
+/// The file a citation (`path:line`) is in.
+fn file_of(cited: &str) -> &str {
+    cited.rsplit_once(':').map_or(cited, |(path, _)| path)
 }
 
 fn mode_name(mode: SubagentMode) -> &'static str {
