@@ -599,7 +599,7 @@ for (const [name, reader] of Object.entries(FILE_AGENTS)) {
 // subagents say none, and get the session's latest prompt's memory.
 const SUBAGENT_TASK = 'SUBTASK: find why the token refresh logs users out';
 const TOKEN_FACT = 'The token refresh retries three times with jittered backoff before it logs the user out';
-const SUBAGENT_HEADING = "# Project memory (thehook): earlier work on this subagent's task";
+const SUBAGENT_HEADING = "# Project memory (thehook) on this task";
 const SUBAGENT_AGENTS = {
   claude: (text, body) => {
     const results = JSON.stringify(body.messages ?? []).includes('tool_result');

@@ -143,7 +143,8 @@ pub fn retrieve(
             so_far = so_far::lines(&memory, record, &context, MAX_ITEM_CHARS)?;
             // A session given a block at its start is given what it was
             // given, not the block again: on the replayed histories (tuning
-            // half) the whole block again cost 3,110 characters a compaction.
+            // half) the whole block again cost 3,110 characters a
+            // compaction, the section alone 880.
             only_so_far = record.blocks().iter().any(|b| b.hook == Hook::Start);
         }
         if let Err(e) = record.start_over(source) {

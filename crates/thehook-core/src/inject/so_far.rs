@@ -20,9 +20,12 @@ pub(crate) const SECTION: usize = 6;
 pub(crate) const LOST_CONTEXT: [&str; 2] = ["compact", "clear"];
 /// The section after a compaction: what the session was working on.
 pub(crate) const TITLE: &str = "This session so far (before its context was compacted)";
-/// At most this many files, and this many items, in that section.
-const FILES: usize = 8;
-const CITED: usize = 3;
+/// At most this many files, and this many lines of memory, in that
+/// section: what the replayed histories' compactions (tuning half) could
+/// be given within the 25% more characters subagents and compactions may
+/// add together (3 lines and 8 files: 37%, with 2 lines per subagent).
+const FILES: usize = 4;
+const CITED: usize = 1;
 
 /// What the session was working on before its context was compacted: the
 /// branch, the files in play and those the file hook spoke of, then the

@@ -28,10 +28,13 @@ use crate::model::SearchPaths;
 use crate::project::Project;
 
 /// The heading of what memory holds on the subagent's task.
-const HEADING: &str = "# Project memory (thehook): earlier work on this subagent's task";
-/// At most this many lines on its task: fewer than a prompt's 3, as a
-/// session may start several subagents.
-const MAX_ITEMS: usize = 2;
+const HEADING: &str = "# Project memory (thehook) on this task";
+/// At most this many lines on its task, against a prompt's 3: a session
+/// may start several subagents. On the replayed histories (tuning half),
+/// with the section after a compaction, 2 lines put what sessions were
+/// given 37% over what they were given before subagents and compactions
+/// were answered, 1 line 25% (docs/benchmarks.md).
+const MAX_ITEMS: usize = 1;
 /// A token is about this many characters of English, for the share of the
 /// budget the task's lines take before the session-start block is cut.
 const CHARS_PER_TOKEN: usize = 4;
