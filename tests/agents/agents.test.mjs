@@ -714,28 +714,33 @@ for (const [name, compacting] of Object.entries(COMPACTING)) {
 
 // Files named with `@`: Claude Code reads such a file itself, without a
 // tool call, so the file hook never hears of it; the prompt hook answers
-// for it as the file hook would. Session start adds nothing here.
-test('claude: a file named with @ brings what memory knows about it with the prompt', { timeout: 300_000 }, async (t) => {
-  const agent = AGENTS.claude;
-  const mock = await startMockModel({ answer });
-  t.after(() => mock.close());
-  const ws = workspace('claude-at');
-  mkdirSync(join(ws.repo, 'src'));
-  writeFileSync(join(ws.repo, 'src/parser.js'), 'export function parse(text) { return text; }\n');
-  const ctx = { cwd: ws.repo, env: environment(ws.home, mock.url), repo: ws.repo };
-  agent.prepare(ws, mock.url);
-  await thehook(['init', '--agent', 'claude', '--bin', THEHOOK], ctx);
-  writeFileSync(join(ws.repo, '.thehook/config.yaml'), 'retrieval:\n  auto_inject: false\n');
-  await thehook(['remember', `\`${FILE_GOTCHA.split(' ')[0]}\` ${FILE_GOTCHA.split(' ').slice(1).join(' ')}`, '--type', 'gotcha'], ctx);
+// for it as the file hook would. Gemini CLI reads it into the prompt, Copilot
+// CLI attaches it, and `codex exec` passes the words on: each prompt keeps
+// `@path`. Session start adds nothing here.
+for (const name of ['claude', 'codex', 'gemini', 'copilot']) {
+  test(`${name}: a file named with @ brings what memory knows about it with the prompt`, { timeout: 300_000 }, async (t) => {
+    const agent = AGENTS[name];
+    const mock = await startMockModel({ answer });
+    t.after(() => mock.close());
+    const ws = workspace(`${name}-at`);
+    mkdirSync(join(ws.repo, 'src'));
+    writeFileSync(join(ws.repo, 'src/parser.js'), 'export function parse(text) { return text; }\n');
+    const ctx = { cwd: ws.repo, env: environment(ws.home, mock.url), repo: ws.repo };
+    agent.prepare(ws, mock.url);
+    await thehook(['init', '--agent', name, '--bin', THEHOOK], ctx);
+    writeFileSync(join(ws.repo, '.thehook/config.yaml'), 'retrieval:\n  auto_inject: false\n');
+    await thehook(['remember', `\`${FILE_GOTCHA.split(' ')[0]}\` ${FILE_GOTCHA.split(' ').slice(1).join(' ')}`, '--type', 'gotcha'], ctx);
 
-  const from = mock.requests.length;
-  const session = await run(...agent.session('Tidy up @src/parser.js please'), ctx);
-  assert.equal(session.code, 0, session.stderr);
-  const sent = agentRequests(mock, agent.api, from);
-  assert.ok(sent.length > 0, 'the agent made a model request');
-  const heading = '# Project memory (thehook) on src/parser.js';
-  assert.ok(sent[0].text.includes(heading) && sent[0].text.includes('drops a list nested in a quote'), sent[0].text.slice(-3000));
-  const log = readFileSync(join(ws.repo, '.thehook/logs/hooks.log'), 'utf8').split('\n').filter((l) => l.includes(' prompt: '));
-  t.diagnostic(log.join('\n'));
-  assert.match(log[0], /1 files named with @/);
-});
+    const from = mock.requests.length;
+    const session = await run(...agent.session('Tidy up @src/parser.js please'), ctx);
+    assert.equal(session.code, 0, session.stderr);
+    const sent = agentRequests(mock, agent.api, from);
+    assert.ok(sent.length > 0, 'the agent made a model request');
+    const heading = '# Project memory (thehook) on src/parser.js';
+    const whole = JSON.stringify(sent[0].body);
+    assert.ok(whole.includes(heading) && whole.includes('drops a list nested in a quote'), whole.slice(-3000));
+    const log = readFileSync(join(ws.repo, '.thehook/logs/hooks.log'), 'utf8').split('\n').filter((l) => l.includes(' prompt: '));
+    t.diagnostic(log.join('\n'));
+    assert.match(log[0], /1 files named with @/);
+  });
+}
