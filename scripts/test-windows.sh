@@ -53,8 +53,10 @@ def commands(path):
 bash = "'" + exe.replace("\\", "/") + "'"        # Claude Code: Git Bash
 ps = "& '" + exe + "'"                           # Codex, Gemini: PowerShell
 want = {
-    ".claude/settings.json": [f"{bash} {sub} --agent claude-code" for sub in ("capture", "file", "prompt", "retrieve")],
-    ".codex/hooks.json": [f"{ps} {sub} --agent codex" for sub in ("capture", "file", "prompt", "retrieve")],
+    # The subagent hook twice for Claude Code: SubagentStart, and PreToolUse on Agent|Task.
+    ".claude/settings.json": [f"{bash} {sub} --agent claude-code"
+                              for sub in ("capture", "file", "prompt", "retrieve", "subagent", "subagent")],
+    ".codex/hooks.json": [f"{ps} {sub} --agent codex" for sub in ("capture", "file", "prompt", "retrieve", "subagent")],
     ".gemini/settings.json": [f"{ps} {sub} --agent gemini" for sub in ("capture", "file", "prompt", "retrieve")],
 }
 for path, expected in want.items():
