@@ -70,10 +70,15 @@ export declare function given(sessionId: string, options?: ProjectOptions | unde
 
 /** What one hook gave a session. */
 export interface GivenBlock {
-  /** start, prompt, file or unknown (a record older than the hook's name). */
+  /**
+   * start, prompt, file, subagent or unknown (a record older than the
+   * hook's name).
+   */
   hook: string
   /** For the file hook: the file touched. */
   path?: string
+  /** For the subagent hook: the subagent's type. */
+  agentType?: string
   /** When (RFC 3339), when known. */
   at?: string
   lines: Array<GivenLineResult>
