@@ -149,22 +149,6 @@ impl Given {
         given
     }
 
-    /// The files the file hook spoke of since the record last started over
-    /// and before, in the order first told: what the session worked on.
-    pub(crate) fn files_told(&self) -> Vec<String> {
-        let mut files: Vec<String> = Vec::new();
-        for line in self.lines() {
-            if let [_, hook, _] = line.split('\t').collect::<Vec<_>>()[..] {
-                if let Hook::File { path } = Hook::parse(hook) {
-                    if !files.contains(&path) {
-                        files.push(path);
-                    }
-                }
-            }
-        }
-        files
-    }
-
     /// The citations given to the subagents of this record's session (the
     /// session's record, not a subagent's), each in its own context.
     pub(crate) fn given_to_subagents(&self) -> HashSet<String> {
@@ -381,7 +365,6 @@ mod tests {
         // and the files it worked on, still read whole.
         let hooks: Vec<Hook> = given.blocks().into_iter().map(|b| b.hook).collect();
         assert_eq!(hooks, [Hook::Prompt, file, Hook::Start]);
-        assert_eq!(given.files_told(), ["src/x.rs"]);
         // A session never seen has nothing to start over.
         Given::of(&project, "new").start_over("clear").unwrap();
         assert!(!folder(&project).join("new.txt").exists());

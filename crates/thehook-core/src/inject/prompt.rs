@@ -66,8 +66,7 @@ const MAX_MENTIONED: usize = 3;
 const NOT_TYPED: [&str; 4] = ["system", "loop_wakeup", "schedule_wakeup", "poll_event"];
 
 /// The heading of what the prompt hook adds.
-pub(crate) const HEADING: &str =
-    "# Project memory (thehook): earlier work on what this prompt is about";
+const HEADING: &str = "# Project memory (thehook): earlier work on what this prompt is about";
 
 /// Answers a prompt payload in `project`, which has memory (the hook
 /// protocol, `crate::hook`, checked).
@@ -143,7 +142,7 @@ pub fn on_prompt(payload: &HookPayload, project: &Project, paths: &SearchPaths) 
         notes += &given.record(&Hook::Prompt, &cited);
     }
     if !lines.is_empty() {
-        text += &block(&lines);
+        text += &block(HEADING, &lines);
     }
     let text = text.trim_end().to_string();
     let files = if told > 0 {
@@ -162,10 +161,10 @@ pub fn on_prompt(payload: &HookPayload, project: &Project, paths: &SearchPaths) 
     })
 }
 
-/// The prompt hook's text: its heading, the line that says memory is data,
-/// the lines.
-pub(crate) fn block(lines: &[&Found]) -> String {
-    let mut text = format!("{HEADING}\n{}", crate::text::MEMORY_IS_DATA);
+/// The text added under `heading`: the heading, the line that says memory
+/// is data, the lines.
+pub(crate) fn block(heading: &str, lines: &[&Found]) -> String {
+    let mut text = format!("{heading}\n{}", crate::text::MEMORY_IS_DATA);
     for found in lines {
         text.push('\n');
         text.push_str(&found.line);

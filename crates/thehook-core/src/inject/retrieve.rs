@@ -140,12 +140,13 @@ pub fn retrieve(
     // a compaction the block says what the session was working on.
     if let (Some(record), true) = (&record, so_far::LOST_CONTEXT.contains(&source)) {
         if source == "compact" {
-            so_far = so_far::lines(&memory, record, &context, MAX_ITEM_CHARS)?;
+            let section = so_far::lines(&memory, record, &context, MAX_ITEM_CHARS)?;
+            so_far = section.lines;
             // A session given a block at its start is given what it was
             // given, not the block again: on the replayed histories (tuning
             // half) the whole block again cost 3,110 characters a
             // compaction, the section alone 880.
-            only_so_far = record.blocks().iter().any(|b| b.hook == Hook::Start);
+            only_so_far = section.had_start;
         }
         if let Err(e) = record.start_over(source) {
             notes += &format!("; could not start the record over: {e}");

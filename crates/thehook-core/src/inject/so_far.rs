@@ -27,6 +27,13 @@ pub(crate) const TITLE: &str = "This session so far (before its context was comp
 const FILES: usize = 4;
 const CITED: usize = 1;
 
+/// The section's lines, and whether the session was given a block at its
+/// start (then the section is all it is given again).
+pub(crate) struct SoFar {
+    pub(crate) lines: Vec<BlockLine>,
+    pub(crate) had_start: bool,
+}
+
 /// What the session was working on before its context was compacted: the
 /// branch, the files in play and those the file hook spoke of, then the
 /// memory it was given, now summarised away (the prompt and file hooks'
@@ -38,7 +45,7 @@ pub(crate) fn lines(
     record: &Given,
     context: &Context,
     max_item_chars: usize,
-) -> Result<Vec<BlockLine>> {
+) -> Result<SoFar> {
     let section = SECTION;
     let mut lines = Vec::new();
     let mut line = |text: String, cited: String| {
@@ -51,10 +58,15 @@ pub(crate) fn lines(
     if let Some(branch) = &context.branch {
         line(format!("- Branch: `{branch}`"), String::new());
     }
+    // The record, read once: the files the file hook spoke of and the
+    // lines each hook gave, in the order given.
+    let blocks = record.blocks();
     let mut files: Vec<String> = context.changed_files.clone();
-    for told in record.files_told() {
-        if !files.contains(&told) {
-            files.push(told);
+    for block in &blocks {
+        if let Hook::File { path } = &block.hook {
+            if !files.contains(path) {
+                files.push(path.clone());
+            }
         }
     }
     if !files.is_empty() {
@@ -70,7 +82,6 @@ pub(crate) fn lines(
     }
     // The prompt's and the files' first (what the work itself needed), then
     // the session start's, each newest first.
-    let blocks = record.blocks();
     let mut cited: Vec<String> = Vec::new();
     for start in [false, true] {
         for block in blocks.iter().rev() {
@@ -93,5 +104,6 @@ pub(crate) fn lines(
     {
         line(cited_line(item, true, max_item_chars), item.citation());
     }
-    Ok(lines)
+    let had_start = blocks.iter().any(|b| b.hook == Hook::Start);
+    Ok(SoFar { lines, had_start })
 }

@@ -88,11 +88,7 @@ pub fn on_subagent(payload: &HookPayload, project: &Project, paths: &SearchPaths
     let mut text = String::new();
     let mut cited: Vec<String> = on_task.iter().map(|f| f.cited.clone()).collect();
     if !on_task.is_empty() {
-        text = prompt::block(&on_task.iter().collect::<Vec<_>>()).replacen(
-            prompt::HEADING,
-            HEADING,
-            1,
-        );
+        text = prompt::block(HEADING, &on_task.iter().collect::<Vec<_>>());
     }
     if mode == SubagentMode::Full {
         let left = retrieval
