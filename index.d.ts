@@ -216,10 +216,17 @@ export interface RecallHit {
   date: string
   /** The session the item came from, when it came from one. */
   sessionId?: string
-  /** Fused score in [0, 1]; only the order is meaningful. */
+  /**
+   * Fused score in [0, 1], times what agents' use of the line says (1
+   * for a line never given); only the order is meaningful.
+   */
   score: number
   /** Citations of near-duplicates folded into this hit. */
   duplicates: Array<string>
+  /** In how many captured sessions the line was given; absent when never. */
+  timesGiven?: number
+  /** In how many of those the agent used it. */
+  timesUsed?: number
   /**
    * Why the item may no longer be true (a path or symbol gone from the
    * checkout, a superseded decision); absent when it is not stale.

@@ -13,6 +13,7 @@ pub mod agents;
 mod append;
 pub mod browse;
 pub mod capture;
+pub mod cochange;
 pub mod config;
 pub mod env;
 pub mod error;

@@ -122,10 +122,15 @@ pub struct RecallHit {
     pub date: String,
     /// The session the item came from, when it came from one.
     pub session_id: Option<String>,
-    /// Fused score in [0, 1]; only the order is meaningful.
+    /// Fused score in [0, 1], times what agents' use of the line says (1
+    /// for a line never given); only the order is meaningful.
     pub score: f64,
     /// Citations of near-duplicates folded into this hit.
     pub duplicates: Vec<String>,
+    /// In how many captured sessions the line was given; absent when never.
+    pub times_given: Option<u32>,
+    /// In how many of those the agent used it.
+    pub times_used: Option<u32>,
     /// Why the item may no longer be true (a path or symbol gone from the
     /// checkout, a superseded decision); absent when it is not stale.
     pub stale: Option<String>,
@@ -155,6 +160,8 @@ impl From<Hit> for RecallHit {
             session_id: h.item.session_id,
             score: h.score as f64,
             duplicates: h.duplicates,
+            times_given: h.used.map(|u| u.given),
+            times_used: h.used.map(|u| u.used),
             stale: h.stale,
             withheld: h.item.withheld.map(|w| w.describe()),
             outside: h.item.outside,

@@ -1216,3 +1216,58 @@ fn capture_marks_which_lines_given_the_session_used() {
     let bill = std::fs::read_to_string(p.root().join(".thehook/logs/llm.log")).unwrap();
     assert!(bill.contains(&format!("\"session\":\"{id}\"")), "{bill}");
 }
+
+/// What agents used ranks first: two lines a search finds, given to a real
+/// Claude Code session that then used one (it wrote `CLAUDE.md`). Before
+/// the capture the other ranks first; after it, the used one does, and
+/// `recall --json` says in how many sessions each was given and used.
+#[test]
+fn recall_ranks_a_line_agents_used_above_one_they_did_not() {
+    let p = project("good", 0);
+    p.write(
+        ".thehook/knowledge/notes.md",
+        "# Notes\n\n- Keep `CLAUDE.md` short: the dev commands and the layout.\n- Keep the layout short and the retry layout short: src/net/retry.rs.\n",
+    );
+    let order = |p: &Project| -> Vec<(String, Value)> {
+        let out: Value =
+            serde_json::from_str(&p.ok(&["recall", "short layout", "--mode", "lexical", "--json"]))
+                .unwrap();
+        out["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| {
+                (
+                    h["citation"].as_str().unwrap().to_string(),
+                    h["used"].clone(),
+                )
+            })
+            .collect()
+    };
+    let before = order(&p);
+    assert_eq!(before[0].0, ".thehook/knowledge/notes.md:4", "{before:?}");
+    assert!(before.iter().all(|(_, used)| used.is_null()), "{before:?}");
+    let id = "1af7fc5e-8455-4414-9ccd-011d40f70b2a";
+    p.write(
+        &format!(".thehook/index/given/{id}.txt"),
+        "2025-09-03T00:47:00Z\tstart\t.thehook/knowledge/notes.md:3\n\
+         2025-09-03T00:47:00Z\tstart\t.thehook/knowledge/notes.md:4\n",
+    );
+    let t = transcript("claude-code/d-kimuson-1af7fc5e.jsonl");
+    p.ok(&["capture", "--transcript", t.to_str().unwrap()]);
+    let after = order(&p);
+    assert_eq!(
+        after[..2],
+        [
+            (
+                ".thehook/knowledge/notes.md:3".to_string(),
+                json!({"given": 1, "used": 1})
+            ),
+            (
+                ".thehook/knowledge/notes.md:4".to_string(),
+                json!({"given": 1, "used": 0})
+            ),
+        ],
+        "{after:?}"
+    );
+}

@@ -13,6 +13,7 @@ use super::record::{Given, Hook};
 use super::used::{self, Related, UsedBlock};
 use crate::error::{IoContext, Result};
 use crate::memory::files;
+use crate::memory::rank::tally::Tally;
 use crate::memory::store::write_atomic;
 use crate::memory::Memory;
 use crate::project::{file_stem, Project};
@@ -106,6 +107,8 @@ pub(crate) fn keep(
     let json = serde_json::to_vec(&record).expect("a record serializes");
     write_atomic(&path(project, session_id), &json)?;
     prune(memory, session_id)?;
+    // The hooks rank by what every session kept here used.
+    tally(all(project).values()).store(project)?;
     Ok(Some(record))
 }
 
@@ -125,6 +128,16 @@ pub fn all(project: &Project) -> HashMap<String, SessionUse> {
         .filter_map(|bytes| serde_json::from_slice::<SessionUse>(&bytes).ok())
         .map(|u| (u.session_id.clone(), u))
         .collect()
+}
+
+/// In how many of `records` each line was given and used.
+pub fn tally<'a>(records: impl IntoIterator<Item = &'a SessionUse>) -> Tally {
+    let mut tally = Tally::default();
+    for record in records {
+        let lines = record.blocks.iter().flat_map(|b| &b.lines);
+        tally.add_session(lines.map(|l| (l.cited.as_str(), l.used.is_some())));
+    }
+    tally
 }
 
 /// The lines given and used by the sessions captured in the last `days`.

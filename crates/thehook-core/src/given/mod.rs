@@ -7,7 +7,8 @@
 //! - [`used`]: at capture, each line given marked used or not by the tool
 //!   calls that came after it in the session's own transcript;
 //! - [`kept`]: that marked record, kept beside the index for as long as
-//!   memory keeps the session (never committed), and the share used.
+//!   memory keeps the session (never committed), the share used, and the
+//!   tally the hooks rank by (`memory::rank::tally`).
 //!
 //! It reads memory and transcripts; the hooks (`inject`) and the capture
 //! write through it.

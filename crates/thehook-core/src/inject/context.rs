@@ -1,6 +1,8 @@
 //! What a session is likely about, read from git: the branch, the files
-//! changed recently or not yet committed, and the latest commit subjects.
-//! The session-start hook searches memory with it.
+//! changed recently or not yet committed, the latest commit subjects, and
+//! what the branch itself changed against its base (its commits' subjects
+//! and the functions its diff touches). The session-start hook searches
+//! memory with it.
 
 use std::path::{Path, PathBuf};
 
@@ -14,6 +16,8 @@ use crate::project::{git_common_dir, git_dir, Project};
 const RECENT_COMMITS: usize = 8;
 /// A cap on the query, so a huge diff does not make a huge search.
 const MAX_WORDS: usize = 120;
+/// At most this many names of what the branch's diff touches join the query.
+const MAX_BRANCH_SYMBOLS: usize = 12;
 /// The pathspec of the whole repository but this project's `.thehook/`
 /// (`:(top)`: a project in a subfolder still sees every commit, as before).
 const NOT_MEMORY: [&str; 3] = ["--", ":(top)", ":(exclude).thehook"];
@@ -34,6 +38,13 @@ pub(crate) struct Context {
     /// Files of the latest commits.
     pub recent_files: Vec<String>,
     pub commit_subjects: Vec<String>,
+    /// Subjects of the branch's own commits since its base.
+    #[serde(default)]
+    pub branch_subjects: Vec<String>,
+    /// The functions and types the branch's diff against its base touches
+    /// (the names git puts on its hunks), the most touched first.
+    #[serde(default)]
+    pub branch_symbols: Vec<String>,
 }
 
 /// The last context read, kept for the state of git it was read in
@@ -94,6 +105,15 @@ impl Context {
                 .args(NOT_MEMORY)
                 .spawn()
         });
+        // Hunk headers only (`-U0`): the name git gives each hunk is the
+        // function or type around it.
+        let diff = base.map(|base| {
+            git(root)
+                .args(["diff", "-U0", "--no-color", "--no-ext-diff"])
+                .arg(format!("{base}...HEAD"))
+                .args(NOT_MEMORY)
+                .spawn()
+        });
         let mut context = Context {
             branch,
             ..Context::default()
@@ -109,8 +129,12 @@ impl Context {
             }
         }
         if let Some(Ok(out)) = own.map(|c| c.and_then(|c| c.wait_with_output())) {
-            let (files, _) = commits(&String::from_utf8_lossy(&out.stdout));
+            let (files, subjects) = commits(&String::from_utf8_lossy(&out.stdout));
             context.branch_files = files;
+            context.branch_subjects = subjects;
+        }
+        if let Some(Ok(out)) = diff.map(|c| c.and_then(|c| c.wait_with_output())) {
+            context.branch_symbols = hunk_names(&String::from_utf8_lossy(&out.stdout));
         }
         if let Ok(out) = log.and_then(|c| c.wait_with_output()) {
             let (files, subjects) = commits(&String::from_utf8_lossy(&out.stdout));
@@ -128,16 +152,25 @@ impl Context {
         context
     }
 
-    /// The search query: branch words, file names and commit subjects.
+    /// The search query: branch words, the names the branch's diff
+    /// touches, file names, then the branch's commit subjects and the
+    /// latest ones.
     pub(crate) fn query(&self) -> String {
         let mut words: Vec<String> = Vec::new();
         if let Some(b) = &self.branch {
             words.extend(split_name(b));
         }
+        words.extend(self.branch_symbols.iter().cloned());
         for f in self.changed_files.iter().take(30) {
             words.extend(split_name(f));
         }
-        for s in &self.commit_subjects {
+        let mut subjects: Vec<&String> = Vec::new();
+        for s in self.branch_subjects.iter().chain(&self.commit_subjects) {
+            if !subjects.contains(&s) {
+                subjects.push(s);
+            }
+        }
+        for s in subjects {
             words.extend(s.split_whitespace().map(str::to_string));
         }
         words.truncate(MAX_WORDS);
@@ -158,6 +191,42 @@ fn commits(text: &str) -> (Vec<String>, Vec<String>) {
         }
     }
     (files, subjects)
+}
+
+/// The names git gives the hunks of a `-U0` diff (`@@ -1 +1 @@ func
+/// (s *Server) Rewind(ctx ...) {` → `Rewind`): the word before the first
+/// `(`, or else the last word, most hunks first, at most
+/// [`MAX_BRANCH_SYMBOLS`].
+fn hunk_names(diff: &str) -> Vec<String> {
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for line in diff.lines().filter(|l| l.starts_with("@@ ")) {
+        let Some((_, name)) = line[3..].split_once(" @@") else {
+            continue;
+        };
+        let before_call = name.split('(').next().unwrap_or_default();
+        // `func (s *Server) Rewind(`: the receiver comes before the name.
+        let head = match name.find(") ") {
+            Some(at) if before_call.trim_end().ends_with("func") => &name[at + 2..],
+            _ => name,
+        };
+        let head = head.split('(').next().unwrap_or_default();
+        let word = head
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .rfind(|w| w.len() > 2 && w.chars().any(char::is_alphabetic));
+        if let Some(word) = word {
+            match counts.iter_mut().find(|(w, _)| w == word) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((word.to_string(), 1)),
+            }
+        }
+    }
+    // Most touched first; of equals, the first met.
+    counts.sort_by(|a, b| b.1.cmp(&a.1));
+    counts
+        .into_iter()
+        .take(MAX_BRANCH_SYMBOLS)
+        .map(|(w, _)| w)
+        .collect()
 }
 
 /// Whether the repository has a local branch `name` (a loose ref, or one
@@ -292,6 +361,40 @@ mod tests {
             Context::cached(&project).commit_subjects,
             ["Second", "First"]
         );
+    }
+
+    #[test]
+    fn the_branch_says_what_it_changed_against_its_base() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        run(root, &["init", "-q", "-b", "main"]);
+        let go = "package cmd\n\nfunc (s *Server) Rewind(n int) error {\n\treturn nil\n}\n\nfunc Other() {\n}\n";
+        std::fs::write(root.join("rewind.go"), go).unwrap();
+        run(root, &["add", "."]);
+        run(root, &["commit", "-q", "-m", "Start"]);
+        run(root, &["checkout", "-q", "-b", "feat/rewind"]);
+        std::fs::write(
+            root.join("rewind.go"),
+            go.replace("return nil", "return s.undo(n)"),
+        )
+        .unwrap();
+        run(root, &["commit", "-q", "-am", "Undo on rewind"]);
+        let c = Context::of(root);
+        assert_eq!(c.branch_files, ["rewind.go"]);
+        assert_eq!(c.branch_subjects, ["Undo on rewind"]);
+        assert_eq!(c.branch_symbols, ["Rewind"]);
+        assert!(
+            c.query()
+                .starts_with("feat rewind Rewind rewind go Undo on rewind"),
+            "{}",
+            c.query()
+        );
+    }
+
+    #[test]
+    fn hunk_names_are_the_functions_most_touched_first() {
+        let diff = "@@ -1 +1 @@ fn parse(input: &str) -> Item {\n+x\n@@ -9 +9 @@ impl Parser {\n@@ -20 +20 @@ fn parse(input: &str) -> Item {\n@@ -30 +30 @@\n";
+        assert_eq!(hunk_names(diff), ["parse", "Parser"]);
     }
 
     #[test]

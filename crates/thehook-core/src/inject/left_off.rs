@@ -7,9 +7,11 @@
 //!    slots), unless it is a base branch (`main`), where that would only be
 //!    everyone's latest work;
 //! 2. sessions that changed the files now in play (uncommitted changes, the
-//!    branch's commits since its base, the latest commits), a file counting
-//!    for more the fewer sessions touched it and a session for more the
-//!    fewer sessions back it is;
+//!    branch's commits since its base, the latest commits) or their
+//!    neighbours, the files that change with them in the repository's
+//!    history ([`crate::cochange`]), a file counting for more the fewer
+//!    sessions touched it and a session for more the fewer sessions back it
+//!    is;
 //! 3. the latest sessions, for the rest.
 //!
 //! Nothing here reads a markdown file or loads a model: the sessions come
@@ -19,6 +21,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::error::Result;
 use crate::inject::context::{Context, BASES};
+use crate::inject::learned::Learned;
 use crate::memory::session::SessionRecord;
 use crate::memory::session_lookup::SessionLookup;
 use crate::text::clip_chars;
@@ -41,6 +44,9 @@ const LATEST_KEPT: usize = 1;
 const UNCOMMITTED_WEIGHT: f32 = 3.0;
 const BRANCH_WEIGHT: f32 = 2.0;
 const RECENT_WEIGHT: f32 = 1.0;
+/// A neighbour of a file in play counts this much of the file's weight,
+/// times the share of the file's commits that changed it too.
+const NEIGHBOUR_WEIGHT: f32 = 0.5;
 /// A session this many sessions back has its file overlap counted half.
 const RECENCY_SESSIONS: f32 = 5.0;
 /// Characters kept of a session's line (before its citation).
@@ -53,6 +59,8 @@ const MAX_LINE_CHARS: usize = 260;
 pub(crate) fn rank(
     sessions: &impl SessionLookup,
     context: &Context,
+    learned: &Learned,
+    by_words: &[String],
     current: Option<&str>,
     limit: usize,
 ) -> Result<Vec<SessionRecord>> {
@@ -74,17 +82,48 @@ pub(crate) fn rank(
             take(&s.path, &mut chosen);
         }
     }
+    let exp_before = std::env::var("THEHOOK_EXP_WORDS_AT").is_ok_and(|v| v == "before");
+    if exp_before {
+        for path in by_words.iter().take(2) {
+            if chosen.len() >= ranked_slots {
+                break;
+            }
+            take(path, &mut chosen);
+        }
+    }
     // 2. Sessions on the files in play.
     // At most `ranked_slots` are read: those chosen already take no slot,
     // and there are fewer of them than slots.
-    for path in on_files_in_play(sessions, context, current, ranked_slots)? {
+    for path in on_files_in_play(sessions, context, learned, current, ranked_slots)? {
         if chosen.len() >= ranked_slots {
             break;
         }
         take(&path, &mut chosen);
     }
+    if !exp_before {
+        for path in by_words.iter().take(2) {
+            if chosen.len() >= ranked_slots {
+                break;
+            }
+            take(path, &mut chosen);
+        }
+    }
     // 3. The latest.
-    for s in sessions.newest(limit, current)? {
+    let fill: usize = std::env::var("THEHOOK_EXP_FILL")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(limit);
+    let floor: f32 = std::env::var("THEHOOK_EXP_FLOOR")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0.0);
+    for (n, s) in sessions.newest(limit, current)?.into_iter().enumerate() {
+        if chosen.len() >= fill.max(latest_kept) && !chosen.is_empty() {
+            break;
+        }
+        if n >= latest_kept && learned.tally.file(&s.path).weight() < floor {
+            continue;
+        }
         take(&s.path, &mut chosen);
     }
     let mut out = Vec::with_capacity(chosen.len());
@@ -102,10 +141,11 @@ pub(crate) fn rank(
 fn on_files_in_play(
     sessions: &impl SessionLookup,
     context: &Context,
+    learned: &Learned,
     current: Option<&str>,
     wanted: usize,
 ) -> Result<Vec<String>> {
-    let in_play = files_in_play(context);
+    let in_play = files_in_play(context, &learned.neighbours);
     if in_play.is_empty() || wanted == 0 {
         return Ok(Vec::new());
     }
@@ -125,6 +165,11 @@ fn on_files_in_play(
         for session in on {
             *overlap.entry(session).or_default() += says;
         }
+    }
+    // A session whose lines agents used counts for more, one given often
+    // and never used for less.
+    for (session, score) in overlap.iter_mut() {
+        *score *= learned.tally.file(session).weight();
     }
     overlap.retain(|_, score| *score > 0.0);
     // The best overlap not met yet bounds what any older session can score.
@@ -161,8 +206,12 @@ fn on_files_in_play(
     Ok(scored.into_iter().map(|(_, _, s)| s).collect())
 }
 
-/// Each file in play with the weight of where it is in play (the highest).
-fn files_in_play(context: &Context) -> HashMap<&str, f32> {
+/// Each file in play with the weight of where it is in play (the highest),
+/// and each of their neighbours with a share of it.
+fn files_in_play<'a>(
+    context: &'a Context,
+    neighbours: &'a crate::cochange::Neighbours,
+) -> HashMap<&'a str, f32> {
     let mut out: HashMap<&str, f32> = HashMap::new();
     let sources = [
         (&context.uncommitted, UNCOMMITTED_WEIGHT),
@@ -174,6 +223,21 @@ fn files_in_play(context: &Context) -> HashMap<&str, f32> {
             let w = out.entry(f.as_str()).or_insert(weight);
             *w = w.max(weight);
         }
+    }
+    let mut near: HashMap<&str, f32> = HashMap::new();
+    for (file, weight) in &out {
+        for n in neighbours.of(file) {
+            let w = near.entry(n.file.as_str()).or_default();
+            let nw: f32 = std::env::var("THEHOOK_EXP_NEIGHBOUR")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(NEIGHBOUR_WEIGHT);
+            *w = w.max(weight * n.share * nw);
+        }
+    }
+    for (file, weight) in near {
+        let w = out.entry(file).or_insert(weight);
+        *w = w.max(weight);
     }
     out
 }
@@ -230,13 +294,101 @@ mod tests {
         current: Option<&str>,
         limit: usize,
     ) -> Vec<String> {
+        ids_of(sessions, context, &Learned::default(), current, limit)
+    }
+
+    fn rank_learned(
+        sessions: &[SessionRecord],
+        context: &Context,
+        learned: &Learned,
+        limit: usize,
+    ) -> Vec<String> {
+        ids_of(sessions, context, learned, None, limit)
+    }
+
+    fn ids_of(
+        sessions: &[SessionRecord],
+        context: &Context,
+        learned: &Learned,
+        current: Option<&str>,
+        limit: usize,
+    ) -> Vec<String> {
         let analyzer = crate::memory::analysis::lexical::Analyzer::default();
         let list = crate::memory::session_lookup::SessionList::new(sessions, &analyzer);
-        rank(&list, context, current, limit)
+        rank(&list, context, learned, &[], current, limit)
             .unwrap()
             .into_iter()
             .map(|s| s.session_id.unwrap())
             .collect()
+    }
+
+    #[test]
+    fn a_neighbour_of_a_file_in_play_names_the_sessions_that_changed_it() {
+        let sessions: Vec<SessionRecord> = [&["a_test.go"][..], &["x.go"], &["y.go"], &["z.go"]]
+            .iter()
+            .enumerate()
+            .map(|(n, files)| session(n + 1, "main", files))
+            .collect();
+        let context = Context {
+            branch: Some("main".into()),
+            uncommitted: vec!["a.go".into()],
+            ..Context::default()
+        };
+        // No session changed a.go: the latest.
+        assert_eq!(rank_ids(&sessions, &context, None, 2), ["s4", "s3"]);
+        // Most commits that changed a.go changed a_test.go too.
+        let mut learned = Learned::default();
+        learned.neighbours.of.insert(
+            "a.go".into(),
+            vec![crate::cochange::Neighbour {
+                file: "a_test.go".into(),
+                share: 0.8,
+            }],
+        );
+        assert_eq!(rank_learned(&sessions, &context, &learned, 2), ["s1", "s4"]);
+    }
+
+    #[test]
+    fn a_session_whose_lines_went_unused_ranks_below_one_agents_used() {
+        let sessions: Vec<SessionRecord> = (1..=6)
+            .map(|n| {
+                session(
+                    n,
+                    "main",
+                    if n <= 2 {
+                        &["src/rare.rs"]
+                    } else {
+                        &["src/other.rs"]
+                    },
+                )
+            })
+            .collect();
+        let context = Context {
+            branch: Some("main".into()),
+            uncommitted: vec!["src/rare.rs".into()],
+            ..Context::default()
+        };
+        // Of equal overlap, the newer first.
+        assert_eq!(
+            rank_learned(&sessions, &context, &Learned::default(), 3),
+            ["s2", "s1", "s6"]
+        );
+        // s2's lines were given to 6 sessions and never used; s1's used in 3 of 4.
+        let mut tally = crate::memory::rank::tally::Tally::default();
+        for n in 0..6 {
+            tally.add_session([(".thehook/sessions/s2.md:7", false)]);
+            if n < 4 {
+                tally.add_session([(".thehook/sessions/s1.md:7", n < 3)]);
+            }
+        }
+        let learned = Learned {
+            tally: tally.to_file(),
+            ..Learned::default()
+        };
+        assert_eq!(
+            rank_learned(&sessions, &context, &learned, 3),
+            ["s1", "s2", "s6"]
+        );
     }
 
     #[test]
@@ -329,9 +481,23 @@ mod tests {
                 ..Context::default()
             };
             let current = Some(format!("s{}", 1 + next(400)));
-            let all = on_files_in_play(&list, &context, current.as_deref(), usize::MAX).unwrap();
+            let all = on_files_in_play(
+                &list,
+                &context,
+                &Learned::default(),
+                current.as_deref(),
+                usize::MAX,
+            )
+            .unwrap();
             for wanted in [1, 3, 4] {
-                let first = on_files_in_play(&list, &context, current.as_deref(), wanted).unwrap();
+                let first = on_files_in_play(
+                    &list,
+                    &context,
+                    &Learned::default(),
+                    current.as_deref(),
+                    wanted,
+                )
+                .unwrap();
                 assert_eq!(
                     first[..wanted],
                     all[..wanted],

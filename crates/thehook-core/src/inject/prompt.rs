@@ -22,6 +22,7 @@ use crate::inject::left_off::{self, RARE_FILE_SHARE};
 use crate::inject::Added;
 use crate::memory::index::Filter;
 use crate::memory::item::{Item, ItemKind};
+use crate::memory::rank::tally::TallyFile;
 use crate::memory::session::SessionRecord;
 use crate::memory::session_lookup::{name_terms, SessionKey, SessionLookup};
 use crate::memory::Memory;
@@ -241,7 +242,9 @@ pub(crate) fn relevant(
     let named = files_named(&sessions, &named_files(prompt))?;
     let mut files: HashSet<String> = HashSet::new();
     let mut found: Vec<Found> = Vec::new();
-    let on_words = by_file_words(memory, &sessions, prompt)?;
+    // What agents used of what they were given ranks it up or down.
+    let tally = TallyFile::load(memory.project());
+    let on_words = by_file_words(memory, &sessions, prompt, &tally)?;
     let sessions_found = newest_not_given(&sessions, &named, NAMED_FILE_SESSIONS, already)?
         .into_iter()
         .chain(first_not_given(
@@ -259,7 +262,7 @@ pub(crate) fn relevant(
         }
     }
     let in_play = &context.changed_files;
-    for item in by_words(memory, &sessions, prompt, &named, in_play, already)? {
+    for item in by_words(memory, &sessions, prompt, &named, in_play, already, &tally)? {
         if files.insert(item.path.clone()) {
             found.push(Found {
                 line: crate::inject::block::cited_line(&item, true, MAX_ITEM_CHARS),
@@ -332,10 +335,11 @@ fn first_not_given(
 /// `manual_commit_hooks.go`): every word of the file's name is in the
 /// prompt, and few sessions touched it (a file everyone touches says
 /// nothing). Best first: the rarer the files, the more of them, the newer.
-fn by_file_words(
+pub(crate) fn by_file_words(
     memory: &Memory,
     sessions: &impl SessionLookup,
     prompt: &str,
+    tally: &TallyFile,
 ) -> Result<Vec<String>> {
     let analyzer = memory.analyzer();
     let words: HashSet<String> = analyzer.terms(prompt).into_iter().collect();
@@ -357,6 +361,9 @@ fn by_file_words(
         for session in sessions.touching(file)? {
             *scores.entry(session).or_default() += rarity;
         }
+    }
+    for (session, score) in scores.iter_mut() {
+        *score *= tally.file(session).weight();
     }
     let wanted: HashSet<String> = scores.keys().cloned().collect();
     let mut scored: Vec<(f32, SessionKey)> = sessions
@@ -380,6 +387,7 @@ fn by_words(
     named: &[String],
     in_play: &[String],
     already: &HashSet<String>,
+    tally: &TallyFile,
 ) -> Result<Vec<Item>> {
     let query = clip_chars(prompt, MAX_QUERY_CHARS);
     let query_terms = memory.index().query_terms(&query);
@@ -425,7 +433,8 @@ fn by_words(
         .into_iter()
         .map(|(item, score)| {
             let b = boost(&item.path);
-            (score / best * (1.0 + b), item)
+            let used = tally.line(&item.citation()).weight();
+            (score / best * (1.0 + b) * used, item)
         })
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0));

@@ -24,6 +24,7 @@ use crate::given::{Given, Hook};
 use crate::inject::block::{cited_line, render, Block, BlockLine, Waiting};
 use crate::inject::cache::SideFile;
 use crate::inject::context::Context;
+use crate::inject::learned::Learned;
 use crate::inject::tokens::{load_tokenizer, TokenCounts};
 use crate::inject::{left_off, so_far};
 use crate::memory::index::{Candidates, Filter};
@@ -227,7 +228,8 @@ fn compose(
     let project = memory.project();
     let query = context.query();
     let vector = cached_query_vector(project, &query, memory.availability());
-    let sessions = left_off_sessions(memory, &context, current, config)?;
+    let learned = Learned::load(project);
+    let sessions = left_off_sessions(memory, &context, &learned, current, config)?;
     let picked = pick(
         memory,
         &query,
@@ -235,6 +237,7 @@ fn compose(
         config.max_results,
         &config.include,
         &continued(&sessions),
+        &learned,
     )?;
     let (failed, queued) = crate::capture::queue::counts(project);
     // Only a failed capture can be waiting for the budget: the bill is read
@@ -421,6 +424,7 @@ fn included(item: &Item, include: &[Include]) -> bool {
 fn left_off_sessions(
     memory: &Memory,
     context: &Context,
+    learned: &Learned,
     current: Option<&str>,
     config: &crate::config::Retrieval,
 ) -> Result<Vec<SessionRecord>> {
@@ -428,7 +432,29 @@ fn left_off_sessions(
         return Ok(Vec::new());
     }
     let sessions = memory.index().session_lookup()?;
-    left_off::rank(&sessions, context, current, config.left_off)
+    let mode = std::env::var("THEHOOK_EXP_WORDS").unwrap_or_default();
+    let own = context
+        .branch
+        .as_deref()
+        .filter(|b| !crate::inject::context::BASES.contains(b));
+    let by_words = match (own, mode.as_str()) {
+        (Some(b), "branch") => {
+            crate::inject::prompt::by_file_words(memory, &sessions, b, &learned.tally)?
+        }
+        (Some(b), "subjects") => {
+            let text = format!("{b} {}", context.branch_subjects.join(" "));
+            crate::inject::prompt::by_file_words(memory, &sessions, &text, &learned.tally)?
+        }
+        _ => Vec::new(),
+    };
+    left_off::rank(
+        &sessions,
+        context,
+        learned,
+        &by_words,
+        current,
+        config.left_off,
+    )
 }
 
 /// The files of the sessions "Where you left off" names: their conventions,
@@ -468,6 +494,7 @@ fn pick(
     max: usize,
     include: &[Include],
     prefer: &HashSet<String>,
+    learned: &Learned,
 ) -> Result<Vec<(usize, Item)>> {
     // Both retrievers run once for all groups; each group fuses its share.
     let pool = if query.trim().is_empty() {
@@ -498,7 +525,7 @@ fn pick(
             lexical: mine(&pool.lexical),
             vector: mine(&pool.vector),
         };
-        let relevant: Vec<Item> = fuse(
+        let mut relevant: Vec<(f32, Item)> = fuse(
             candidates,
             mode,
             LEXICAL_WEIGHT,
@@ -507,8 +534,12 @@ fn pick(
             memory.analyzer(),
         )
         .into_iter()
-        .map(|h| h.item)
+        .map(|h| (h.score * learned.tally.line(&h.citation).weight(), h.item))
         .collect();
+        // What agents used rises, what they were given often and never
+        // used sinks; of equals, the fused order (the sort is stable).
+        relevant.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let relevant: Vec<Item> = relevant.into_iter().map(|(_, item)| item).collect();
         let (first, then) = if group.by_recency {
             (recent, relevant)
         } else {
@@ -622,6 +653,13 @@ pub fn warm(project: &Project, paths: &SearchPaths) -> Result<String> {
     if let Err(e) = memory.check_stale_symbols() {
         done.push(format!("symbols not checked: {e}"));
     }
+    // Session start ranks sessions on the neighbours of the files in play.
+    match crate::cochange::update(project) {
+        Ok(crate::cochange::Updated::Added(n)) => done.push(format!("{n} new commits read")),
+        Ok(crate::cochange::Updated::Read(n)) => done.push(format!("{n} commits read")),
+        Ok(_) => {}
+        Err(e) => done.push(format!("history not read: {e}")),
+    }
     // The file hook follows a file's earlier names, read here, not there.
     match memory.follow_renames() {
         Ok(Some(0)) | Ok(None) => {}
@@ -651,7 +689,8 @@ pub fn warm(project: &Project, paths: &SearchPaths) -> Result<String> {
             crate::text::MEMORY_IS_DATA.to_string(),
         ])
         .collect();
-    let sessions = left_off_sessions(&memory, &context, None, &config)?;
+    let learned = Learned::load(project);
+    let sessions = left_off_sessions(&memory, &context, &learned, None, &config)?;
     for v in [None, vector.as_deref()] {
         let picked = pick(
             &memory,
@@ -660,6 +699,7 @@ pub fn warm(project: &Project, paths: &SearchPaths) -> Result<String> {
             config.max_results,
             &config.include,
             &continued(&sessions),
+            &learned,
         )?;
         texts.extend(picked.iter().map(|(g, item)| item_line(item, *g)));
     }

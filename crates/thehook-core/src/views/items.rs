@@ -12,6 +12,7 @@ use crate::error::Result;
 use crate::given::kept;
 use crate::memory::item::{Item, ItemKind};
 use crate::memory::policy::stale::Staleness;
+use crate::memory::rank::tally::Tally;
 use crate::memory::session::SessionRecord;
 use crate::memory::Memory;
 use crate::project::{Project, SESSIONS_PREFIX};
@@ -39,8 +40,12 @@ pub struct ItemRow {
     /// Why it is stale, if it is.
     pub stale: Option<String>,
     /// How many captured sessions were given it, and how many used it.
-    pub given: usize,
-    pub used: usize,
+    pub given: u32,
+    pub used: u32,
+    /// `used in 4 of 6 sessions it was given to`, when it was given.
+    pub use_says: Option<String>,
+    /// What the hooks multiply its score by for that ([`Tally`]).
+    pub use_weight: f32,
 }
 
 /// A value of a facet and how many items have it.
@@ -67,7 +72,7 @@ pub fn items(memory: &Memory, filter: &ItemFilter) -> Result<ItemsPage> {
     let all = memory.index().all_items()?;
     let authors = Authors::read(project, &all);
     let staleness = Staleness::load(project);
-    let uses = uses(project);
+    let uses = kept::tally(kept::all(project).values());
     let (mut kinds, mut files, mut by_author) = (Counter::new(), Counter::new(), Counter::new());
     let mut rows = Vec::new();
     for item in all {
@@ -103,19 +108,16 @@ pub fn items(memory: &Memory, filter: &ItemFilter) -> Result<ItemsPage> {
     })
 }
 
-fn row(
-    item: Item,
-    author: Option<String>,
-    staleness: &Staleness,
-    uses: &HashMap<String, (usize, usize)>,
-) -> ItemRow {
+fn row(item: Item, author: Option<String>, staleness: &Staleness, uses: &Tally) -> ItemRow {
     let citation = item.citation();
-    let (given, used) = uses.get(&citation).copied().unwrap_or_default();
+    let count = uses.line(&citation);
     ItemRow {
         stale: staleness.reason(&item),
         author,
-        given,
-        used,
+        given: count.given,
+        used: count.used,
+        use_says: count.says(),
+        use_weight: count.weight(),
         citation,
         item,
     }
@@ -160,7 +162,7 @@ pub fn item(memory: &Memory, id: &str) -> Result<Option<ItemPage>> {
         item,
         blame.as_ref().map(|b| b.author.clone()),
         &Staleness::load(project),
-        &uses(project),
+        &kept::tally(kept::all(project).values()),
     );
     Ok(Some(ItemPage {
         row,
@@ -169,19 +171,6 @@ pub fn item(memory: &Memory, id: &str) -> Result<Option<ItemPage>> {
         withheld,
         context,
     }))
-}
-
-/// Per citation: how many captured sessions were given it, and used it.
-fn uses(project: &Project) -> HashMap<String, (usize, usize)> {
-    let mut out: HashMap<String, (usize, usize)> = HashMap::new();
-    for record in kept::all(project).values() {
-        for line in record.blocks.iter().flat_map(|b| &b.lines) {
-            let counts = out.entry(line.cited.clone()).or_default();
-            counts.0 += 1;
-            counts.1 += usize::from(line.used.is_some());
-        }
-    }
-    out
 }
 
 /// Who committed what: per line for knowledge files (few, each written by

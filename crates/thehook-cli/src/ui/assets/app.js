@@ -621,7 +621,9 @@
       ['Author', r.author],
       ['From outside', r.outside ? el('span', null, 'captured from what only this said: ', mono(r.outside)) : null],
       ['Last commit', b ? el('span', null, `${b.author}, ${fmtDay(b.date)}, `, mono(String(b.commit).slice(0, 8)), ` ${b.summary}`) : null],
-      ['Given / used', `given to ${plural(r.given, 'session')}, used by ${fmtInt(r.used)}`],
+      ['Given / used', r.use_says
+        ? `${r.use_says}: ranks ×${Number(r.use_weight).toFixed(2)} at the hooks`
+        : 'never given yet: ranks as it is'],
       ['Stale', r.stale ? el('span', { class: 'badge stale' }, r.stale) : null],
       ['Withheld', d.withheld ? el('span', null, el('span', { class: 'badge withheld' }, d.withheld.rule), ' matched: ', mono(d.withheld.matched)) : null],
       ['Why', d.withheld && d.withheld.reason ? d.withheld.reason : null],

@@ -5,6 +5,8 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
+use crate::memory::rank::tally::UseCount;
+
 use crate::memory::analysis::lexical::Analyzer;
 use crate::memory::analysis::when::Period;
 use crate::memory::index::Candidates;
@@ -60,11 +62,16 @@ pub struct Hit {
     pub item: Item,
     /// `path:line` of the item.
     pub citation: String,
-    /// Fused score in [0, 1]; only the order is meaningful.
+    /// Fused score in [0, 1], times what agents' use of the line says
+    /// (`used`; 1 for a line never given); only the order is meaningful.
     pub score: f32,
     /// Citations of near-duplicates folded into this hit.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub duplicates: Vec<String>,
+    /// In how many captured sessions it was given and used
+    /// ([`crate::memory::rank::tally`]); absent when never given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub used: Option<UseCount>,
     /// Why the item may no longer be true ([`crate::memory::policy::stale`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stale: Option<String>,
@@ -153,6 +160,7 @@ fn fold_duplicates(ranked: Vec<(Item, f32)>, k: usize, analyzer: &Analyzer) -> V
             item,
             score,
             duplicates: Vec::new(),
+            used: None,
             stale: None,
         });
     }

@@ -1,0 +1,266 @@
+//! How often each line was given and used, over every session this machine
+//! captured (`given::kept` counts them): what the hooks and `recall` rank
+//! by, so a line agents use rises and one given again and again and never
+//! used sinks.
+//!
+//! Kept in `.thehook/index/use-tally.tsv`, worked out again from the kept
+//! records at each capture ([`Tally::store`]). A hook reads it as it is and
+//! looks up only the lines it ranks, by binary search over its sorted lines
+//! ([`TallyFile`]): nothing is parsed that is not asked for. Like the
+//! records it is this machine's own and never committed: a count that
+//! travelled by git would be a claim nobody can check, and anyone who can
+//! push a file could raise their own line for every agent with it.
+//!
+//! A line is known by its citation (`path:line`). A session file does not
+//! move once written; an item of a knowledge file edited above it gets a
+//! new citation and starts again from the prior, as a new line does.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+use crate::memory::store::write_atomic;
+use crate::project::Project;
+
+/// The prior, as if every line had been given to this many sessions and
+/// used by [`PRIOR_USED`] of them: a line given once and not used is not
+/// buried, and a few sessions move it only a little.
+pub const PRIOR_GIVEN: f32 = 4.0;
+pub const PRIOR_USED: f32 = 2.0;
+
+const FILE: &str = "use-tally.tsv";
+
+/// In how many sessions a line (or a file's lines) was given, and in how
+/// many of those it was used.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UseCount {
+    pub given: u32,
+    pub used: u32,
+}
+
+impl UseCount {
+    /// What ranking multiplies a line's score by: 1 for a line never given,
+    /// above 1 for one used more often than the prior says, below for one
+    /// used less (never 0).
+    pub fn weight(&self) -> f32 {
+        let share = (self.used as f32 + PRIOR_USED) / (self.given as f32 + PRIOR_GIVEN);
+        share / (PRIOR_USED / PRIOR_GIVEN)
+    }
+
+    /// `used in 4 of 6 sessions it was given to`, or `None` when never given.
+    pub fn says(&self) -> Option<String> {
+        (self.given > 0).then(|| {
+            let sessions = if self.given == 1 {
+                "session"
+            } else {
+                "sessions"
+            };
+            format!(
+                "used in {} of {} {sessions} it was given to",
+                self.used, self.given
+            )
+        })
+    }
+}
+
+/// Every citation's count, and every file's (any of its lines).
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Tally {
+    pub lines: HashMap<String, UseCount>,
+    pub files: HashMap<String, UseCount>,
+}
+
+impl Tally {
+    /// Counts one session's lines given, each `(citation, used)`: the
+    /// session counts once per line (or file) however many of its blocks
+    /// gave it, and as used when any of them was used.
+    pub fn add_session<'a>(&mut self, given: impl IntoIterator<Item = (&'a str, bool)>) {
+        let mut lines: HashMap<&str, bool> = HashMap::new();
+        for (cited, used) in given {
+            *lines.entry(cited).or_default() |= used;
+        }
+        let mut files: HashMap<&str, bool> = HashMap::new();
+        for (cited, used) in &lines {
+            let file = cited.rsplit_once(':').map_or(*cited, |(path, _)| path);
+            *files.entry(file).or_default() |= *used;
+        }
+        add(&mut self.lines, lines);
+        add(&mut self.files, files);
+    }
+
+    /// Keeps the tally for the hooks: one line per file (`F`) and per
+    /// citation (`L`), `kind\tkey\tgiven\tused`, sorted, so
+    /// [`TallyFile`] can search it. A key with a tab or a line break in it
+    /// is left out (its line ranks as never given).
+    pub(crate) fn store(&self, project: &Project) -> Result<()> {
+        write_atomic(&project.index_dir().join(FILE), self.text().as_bytes())
+    }
+
+    /// The tally as the hooks read it, without keeping it.
+    pub(crate) fn to_file(&self) -> TallyFile {
+        TallyFile::of(self.text())
+    }
+
+    fn text(&self) -> String {
+        let mut rows: Vec<(&str, &str, UseCount)> = Vec::new();
+        for (kind, map) in [(FILE_ROW, &self.files), (LINE_ROW, &self.lines)] {
+            rows.extend(
+                map.iter()
+                    .filter(|(key, _)| !key.contains(['\t', '\n', '\r']))
+                    .map(|(key, count)| (kind, key.as_str(), *count)),
+            );
+        }
+        rows.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        let mut text = String::new();
+        for (kind, key, count) in rows {
+            text.push_str(&format!("{kind}\t{key}\t{}\t{}\n", count.given, count.used));
+        }
+        text
+    }
+
+    /// The count of the line cited `cited`.
+    pub fn line(&self, cited: &str) -> UseCount {
+        self.lines.get(cited).copied().unwrap_or_default()
+    }
+
+    /// The count of any line of the file at `path`.
+    pub fn file(&self, path: &str) -> UseCount {
+        self.files.get(path).copied().unwrap_or_default()
+    }
+}
+
+const FILE_ROW: &str = "F";
+const LINE_ROW: &str = "L";
+
+/// The tally as the last capture kept it, searched where it lies.
+#[derive(Debug, Default)]
+pub struct TallyFile {
+    text: String,
+    /// Where each line of `text` starts, in order.
+    starts: Vec<usize>,
+}
+
+impl TallyFile {
+    /// The kept tally; empty when there is none or it cannot be read (every
+    /// line then ranks as never given).
+    pub fn load(project: &Project) -> TallyFile {
+        let text = std::fs::read_to_string(project.index_dir().join(FILE)).unwrap_or_default();
+        TallyFile::of(text)
+    }
+
+    fn of(text: String) -> TallyFile {
+        let starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(at, _)| at + 1))
+            .filter(|at| *at < text.len())
+            .collect();
+        TallyFile { text, starts }
+    }
+
+    /// The count of the line cited `cited`.
+    pub fn line(&self, cited: &str) -> UseCount {
+        self.find(LINE_ROW, cited)
+    }
+
+    /// The count of any line of the file at `path`.
+    pub fn file(&self, path: &str) -> UseCount {
+        self.find(FILE_ROW, path)
+    }
+
+    /// The kind, key and counts of the line starting at `start`.
+    fn row(&self, start: usize) -> (&str, &str, &str) {
+        let rest = &self.text[start..];
+        let line = rest.split_once('\n').map_or(rest, |(line, _)| line);
+        let mut fields = line.splitn(3, '\t');
+        let kind = fields.next().unwrap_or_default();
+        let key = fields.next().unwrap_or_default();
+        (kind, key, fields.next().unwrap_or_default())
+    }
+
+    fn find(&self, kind: &str, key: &str) -> UseCount {
+        let found = self.starts.binary_search_by(|&start| {
+            let (k, row_key, _) = self.row(start);
+            (k, row_key).cmp(&(kind, key))
+        });
+        let Ok(n) = found else {
+            return UseCount::default();
+        };
+        let (_, _, counts) = self.row(self.starts[n]);
+        let mut numbers = counts.split('\t').map(|n| n.trim().parse::<u32>().ok());
+        match (numbers.next().flatten(), numbers.next().flatten()) {
+            (Some(given), Some(used)) if used <= given => UseCount { given, used },
+            // A damaged line says nothing: the line ranks as never given.
+            _ => UseCount::default(),
+        }
+    }
+}
+
+fn add(into: &mut HashMap<String, UseCount>, seen: HashMap<&str, bool>) {
+    for (key, used) in seen {
+        let count = into.entry(key.to_string()).or_default();
+        count.given += 1;
+        count.used += u32::from(used);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_used_rises_one_never_used_sinks_and_a_new_one_stays() {
+        let mut tally = Tally::default();
+        // The same line given twice in one session counts once.
+        tally.add_session([("s/1.md:3", true), ("s/2.md:5", false), ("s/1.md:3", false)]);
+        tally.add_session([("s/1.md:3", true), ("s/2.md:5", false)]);
+        tally.add_session([("s/1.md:3", false), ("s/2.md:5", false), ("s/2.md:9", true)]);
+        let used = tally.line("s/1.md:3");
+        assert_eq!(used, UseCount { given: 3, used: 2 });
+        assert_eq!(
+            used.says().as_deref(),
+            Some("used in 2 of 3 sessions it was given to")
+        );
+        assert!(used.weight() > 1.0);
+        assert!(tally.line("s/2.md:5").weight() < 1.0);
+        assert_eq!(tally.line("new.md:1").weight(), 1.0);
+        assert_eq!(tally.line("new.md:1").says(), None);
+        // A file counts a session once, as used when any of its lines was.
+        assert_eq!(tally.file("s/2.md"), UseCount { given: 3, used: 1 });
+    }
+
+    #[test]
+    fn the_kept_file_answers_as_the_tally_does_and_shrugs_off_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = Project::at(dir.path());
+        let mut tally = Tally::default();
+        let keys: Vec<String> = (0..50)
+            .map(|n| format!(".thehook/sessions/s{n}.md:{}", n % 7))
+            .collect();
+        for (n, key) in keys.iter().enumerate() {
+            for session in 0..n % 5 {
+                tally.add_session([(key.as_str(), session % 2 == 0), ("odd\tkey:1", true)]);
+            }
+        }
+        tally.store(&project).unwrap();
+        let kept = TallyFile::load(&project);
+        for key in &keys {
+            assert_eq!(kept.line(key), tally.line(key), "{key}");
+            let file = key.rsplit_once(':').unwrap().0;
+            assert_eq!(kept.file(file), tally.file(file), "{file}");
+        }
+        assert_eq!(kept.line("never.md:1"), UseCount::default());
+        // A key git could never have written is not kept.
+        assert_eq!(kept.line("odd\tkey:1"), UseCount::default());
+        let text =
+            std::fs::read_to_string(dir.path().join(".thehook/index/use-tally.tsv")).unwrap();
+        assert!(
+            text.starts_with("F\t.thehook/sessions/s1.md\t1\t1\n"),
+            "{text}"
+        );
+        // A damaged file: its lines rank as never given, nothing fails.
+        let damaged = TallyFile::of("F\ta.md\t2\n L\tx\t1\t9\nL\ty:1\tmany\t0".into());
+        assert_eq!(damaged.file("a.md"), UseCount::default());
+        assert_eq!(damaged.line("y:1"), UseCount::default());
+        assert_eq!(TallyFile::default().line("y:1"), UseCount::default());
+    }
+}
