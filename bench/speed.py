@@ -683,6 +683,30 @@ def make_git_context(root: Path) -> None:
     (root / "src/auth/session.ts").write_text("// work in progress\n")
 
 
+def write_use_tally(root: Path, seed: int = 1) -> int:
+    """Writes `.thehook/index/use-tally.tsv` as captures leave it after a
+    history of sessions were given lines and marked what they used (the
+    hooks and recall read it on every run): every session file's lines at
+    a few citations, each given to 1-8 sessions and used by some. The same
+    root and seed give the same bytes. Returns how many lines it holds."""
+    rng = random.Random(seed)
+    sessions = sorted(p.relative_to(root).as_posix() for p in (root / ".thehook" / "sessions").glob("*.md"))
+    rows = []
+    for path in sessions:
+        file_given = file_used = 0
+        for line in sorted(rng.sample(range(8, 60), 4)):
+            given = rng.randint(1, 8)
+            used = rng.randint(0, given)
+            rows.append(("L", f"{path}:{line}", given, used))
+            file_given, file_used = max(file_given, given), max(file_used, used)
+        rows.append(("F", path, file_given, file_used))
+    rows.sort(key=lambda r: (r[0], r[1]))
+    out = root / ".thehook" / "index" / "use-tally.tsv"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("".join(f"{k}\t{key}\t{g}\t{u}\n" for k, key, g, u in rows))
+    return len(rows)
+
+
 def hook_payload(root: Path, event: str) -> bytes:
     """A Claude Code hook payload for a session in `root`."""
     payload = {"session_id": "bench-5e41ef2f", "transcript_path": str(root / "no-transcript.jsonl"),
@@ -792,6 +816,8 @@ def measure_hooks(binary: str, root: Path, env: dict[str, str], runs: int) -> di
     timed on its own. The background's caches (query vector, token counts)
     are removed before each cold run and put back before each warm run."""
     make_git_context(root)
+    # A history's record of what agents used, which the hooks rank by.
+    write_use_tally(root)
     # What the hooks gave each session is kept in the index's given/ folder,
     # which reindex leaves alone: after an earlier run in this work folder,
     # the file and prompt hooks' sessions (`bench-file-0`...) would have been

@@ -13,7 +13,6 @@ pub mod agents;
 mod append;
 pub mod browse;
 pub mod capture;
-pub mod cochange;
 pub mod config;
 pub mod env;
 pub mod error;

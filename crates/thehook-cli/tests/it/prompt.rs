@@ -127,6 +127,58 @@ fn session_start_names_the_branchs_sessions_then_those_on_the_files_in_play_then
     );
 }
 
+/// The names "Where you left off" gives, in order.
+fn left_off_names(p: &Project) -> Vec<String> {
+    let block = p.injected();
+    section(&block, "Where you left off")
+        .lines()
+        .skip(1)
+        .map(|l| l.split(": ").nth(1).unwrap_or_default().to_string())
+        .collect()
+}
+
+/// A branch says what it is about in its name and its commits' subjects:
+/// a session that changed a file those words name is named at session
+/// start, however far back, and not on a branch that says something else.
+#[test]
+fn session_start_names_a_session_on_a_file_the_branch_names_in_words() {
+    let p = Project::empty();
+    let root = p.root();
+    git(root, &["init", "-q", "-b", "main"]);
+    for f in ["src/token_usage.rs", "src/cli.rs"] {
+        p.write(f, "// v1\n");
+    }
+    git(root, &["add", "."]);
+    git(root, &["commit", "-q", "-m", "start"]);
+    session(
+        &p,
+        1,
+        2,
+        "main",
+        &["src/token_usage.rs"],
+        "tokens are counted",
+    );
+    for n in 2..12 {
+        session(&p, n, n + 1, "main", &["src/cli.rs"], "cli flags");
+    }
+    p.ok(&["reindex"]);
+    git(root, &["checkout", "-q", "-b", "feat/flags"]);
+    p.write("src/cli.rs", "// v2\n");
+    git(root, &["commit", "-q", "-am", "Wire the counter"]);
+    let names = left_off_names(&p);
+    assert!(!names.contains(&"session 1".to_string()), "{names:?}");
+    git(root, &["checkout", "-q", "main"]);
+    git(root, &["checkout", "-q", "-b", "feat/count"]);
+    p.write("src/cli.rs", "// v3\n");
+    git(root, &["commit", "-q", "-am", "Show the token usage"]);
+    let names = left_off_names(&p);
+    assert_eq!(
+        names.first().map(String::as_str),
+        Some("session 1"),
+        "{names:?}"
+    );
+}
+
 fn prompt_payload(agent: &str, session: &str, prompt: &str, root: &Path) -> String {
     let event = if agent == "gemini" {
         "BeforeAgent"

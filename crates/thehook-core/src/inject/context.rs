@@ -38,12 +38,12 @@ pub(crate) struct Context {
     /// Files of the latest commits.
     pub recent_files: Vec<String>,
     pub commit_subjects: Vec<String>,
+    // No `serde(default)` on these two: a context kept by a version
+    // without them is read as a miss and read again from git.
     /// Subjects of the branch's own commits since its base.
-    #[serde(default)]
     pub branch_subjects: Vec<String>,
     /// The functions and types the branch's diff against its base touches
     /// (the names git puts on its hunks), the most touched first.
-    #[serde(default)]
     pub branch_symbols: Vec<String>,
 }
 

@@ -6,13 +6,17 @@
 //! 1. the current branch's own sessions, newest first (a share of the
 //!    slots), unless it is a base branch (`main`), where that would only be
 //!    everyone's latest work;
-//! 2. sessions that changed the files now in play (uncommitted changes, the
-//!    branch's commits since its base, the latest commits) or their
-//!    neighbours, the files that change with them in the repository's
-//!    history ([`crate::cochange`]), a file counting for more the fewer
-//!    sessions touched it and a session for more the fewer sessions back it
-//!    is;
-//! 3. the latest sessions, for the rest.
+//! 2. sessions that changed a file whose name the branch says in words, in
+//!    its name or its commits' subjects (`soph/track-token-usage` and
+//!    `token_usage.go`), as the prompt hook reads a prompt;
+//! 3. sessions that changed the files now in play (uncommitted changes, the
+//!    branch's commits since its base, the latest commits), a file counting
+//!    for more the fewer sessions touched it and a session for more the
+//!    fewer sessions back it is;
+//! 4. the latest sessions, for the rest.
+//!
+//! Sessions whose lines agents used count for more in 3, and those given
+//! often and never used for less ([`crate::memory::rank::tally`]).
 //!
 //! Nothing here reads a markdown file or loads a model: the sessions come
 //! from the index's keys ([`SessionLookup`]), the context from git.
@@ -44,23 +48,26 @@ const LATEST_KEPT: usize = 1;
 const UNCOMMITTED_WEIGHT: f32 = 3.0;
 const BRANCH_WEIGHT: f32 = 2.0;
 const RECENT_WEIGHT: f32 = 1.0;
-/// A neighbour of a file in play counts this much of the file's weight,
-/// times the share of the file's commits that changed it too.
-const NEIGHBOUR_WEIGHT: f32 = 0.5;
 /// A session this many sessions back has its file overlap counted half.
 const RECENCY_SESSIONS: f32 = 5.0;
+/// At most this many sessions on files the branch names in words: on the
+/// replayed histories' tuning half, 2 before the files in play named a
+/// session that shares a rare file with the new one 0.741 of the time
+/// (0.706 without them).
+const WORD_SESSIONS: usize = 2;
 /// Characters kept of a session's line (before its citation).
 const MAX_LINE_CHARS: usize = 260;
 
-/// The sessions to name, best first, at most `limit`. `current` is the
-/// session starting now (a resumed session's own file is not news to it).
+/// The sessions to name, best first, at most `limit`. `named`: the
+/// sessions on files the branch names in words, best first. `current` is
+/// the session starting now (a resumed session's own file is not news to it).
 /// Reads the sessions it names, the branch's and those on the files in
 /// play: not every record.
 pub(crate) fn rank(
     sessions: &impl SessionLookup,
     context: &Context,
     learned: &Learned,
-    by_words: &[String],
+    named: &[String],
     current: Option<&str>,
     limit: usize,
 ) -> Result<Vec<SessionRecord>> {
@@ -82,16 +89,14 @@ pub(crate) fn rank(
             take(&s.path, &mut chosen);
         }
     }
-    let exp_before = std::env::var("THEHOOK_EXP_WORDS_AT").is_ok_and(|v| v == "before");
-    if exp_before {
-        for path in by_words.iter().take(2) {
-            if chosen.len() >= ranked_slots {
-                break;
-            }
-            take(path, &mut chosen);
+    // 2. Sessions that changed a file whose name the branch says in words.
+    for path in named.iter().take(WORD_SESSIONS) {
+        if chosen.len() >= ranked_slots {
+            break;
         }
+        take(path, &mut chosen);
     }
-    // 2. Sessions on the files in play.
+    // 3. Sessions on the files in play.
     // At most `ranked_slots` are read: those chosen already take no slot,
     // and there are fewer of them than slots.
     for path in on_files_in_play(sessions, context, learned, current, ranked_slots)? {
@@ -100,30 +105,8 @@ pub(crate) fn rank(
         }
         take(&path, &mut chosen);
     }
-    if !exp_before {
-        for path in by_words.iter().take(2) {
-            if chosen.len() >= ranked_slots {
-                break;
-            }
-            take(path, &mut chosen);
-        }
-    }
-    // 3. The latest.
-    let fill: usize = std::env::var("THEHOOK_EXP_FILL")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(limit);
-    let floor: f32 = std::env::var("THEHOOK_EXP_FLOOR")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0.0);
-    for (n, s) in sessions.newest(limit, current)?.into_iter().enumerate() {
-        if chosen.len() >= fill.max(latest_kept) && !chosen.is_empty() {
-            break;
-        }
-        if n >= latest_kept && learned.tally.file(&s.path).weight() < floor {
-            continue;
-        }
+    // 4. The latest.
+    for s in sessions.newest(limit, current)? {
         take(&s.path, &mut chosen);
     }
     let mut out = Vec::with_capacity(chosen.len());
@@ -145,7 +128,7 @@ fn on_files_in_play(
     current: Option<&str>,
     wanted: usize,
 ) -> Result<Vec<String>> {
-    let in_play = files_in_play(context, &learned.neighbours);
+    let in_play = files_in_play(context);
     if in_play.is_empty() || wanted == 0 {
         return Ok(Vec::new());
     }
@@ -206,12 +189,8 @@ fn on_files_in_play(
     Ok(scored.into_iter().map(|(_, _, s)| s).collect())
 }
 
-/// Each file in play with the weight of where it is in play (the highest),
-/// and each of their neighbours with a share of it.
-fn files_in_play<'a>(
-    context: &'a Context,
-    neighbours: &'a crate::cochange::Neighbours,
-) -> HashMap<&'a str, f32> {
+/// Each file in play with the weight of where it is in play (the highest).
+fn files_in_play(context: &Context) -> HashMap<&str, f32> {
     let mut out: HashMap<&str, f32> = HashMap::new();
     let sources = [
         (&context.uncommitted, UNCOMMITTED_WEIGHT),
@@ -223,21 +202,6 @@ fn files_in_play<'a>(
             let w = out.entry(f.as_str()).or_insert(weight);
             *w = w.max(weight);
         }
-    }
-    let mut near: HashMap<&str, f32> = HashMap::new();
-    for (file, weight) in &out {
-        for n in neighbours.of(file) {
-            let w = near.entry(n.file.as_str()).or_default();
-            let nw: f32 = std::env::var("THEHOOK_EXP_NEIGHBOUR")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(NEIGHBOUR_WEIGHT);
-            *w = w.max(weight * n.share * nw);
-        }
-    }
-    for (file, weight) in near {
-        let w = out.entry(file).or_insert(weight);
-        *w = w.max(weight);
     }
     out
 }
@@ -320,32 +284,6 @@ mod tests {
             .into_iter()
             .map(|s| s.session_id.unwrap())
             .collect()
-    }
-
-    #[test]
-    fn a_neighbour_of_a_file_in_play_names_the_sessions_that_changed_it() {
-        let sessions: Vec<SessionRecord> = [&["a_test.go"][..], &["x.go"], &["y.go"], &["z.go"]]
-            .iter()
-            .enumerate()
-            .map(|(n, files)| session(n + 1, "main", files))
-            .collect();
-        let context = Context {
-            branch: Some("main".into()),
-            uncommitted: vec!["a.go".into()],
-            ..Context::default()
-        };
-        // No session changed a.go: the latest.
-        assert_eq!(rank_ids(&sessions, &context, None, 2), ["s4", "s3"]);
-        // Most commits that changed a.go changed a_test.go too.
-        let mut learned = Learned::default();
-        learned.neighbours.of.insert(
-            "a.go".into(),
-            vec![crate::cochange::Neighbour {
-                file: "a_test.go".into(),
-                share: 0.8,
-            }],
-        );
-        assert_eq!(rank_learned(&sessions, &context, &learned, 2), ["s1", "s4"]);
     }
 
     #[test]

@@ -23,10 +23,10 @@ use crate::error::Result;
 use crate::given::{Given, Hook};
 use crate::inject::block::{cited_line, render, Block, BlockLine, Waiting};
 use crate::inject::cache::SideFile;
-use crate::inject::context::Context;
+use crate::inject::context::{Context, BASES};
 use crate::inject::learned::Learned;
 use crate::inject::tokens::{load_tokenizer, TokenCounts};
-use crate::inject::{left_off, so_far};
+use crate::inject::{left_off, prompt, so_far};
 use crate::memory::index::{Candidates, Filter};
 use crate::memory::item::{Item, ItemKind};
 use crate::memory::policy::stale::Staleness;
@@ -432,20 +432,15 @@ fn left_off_sessions(
         return Ok(Vec::new());
     }
     let sessions = memory.index().session_lookup()?;
-    let mode = std::env::var("THEHOOK_EXP_WORDS").unwrap_or_default();
-    let own = context
-        .branch
-        .as_deref()
-        .filter(|b| !crate::inject::context::BASES.contains(b));
-    let by_words = match (own, mode.as_str()) {
-        (Some(b), "branch") => {
-            crate::inject::prompt::by_file_words(memory, &sessions, b, &learned.tally)?
+    // A branch says in words what it is about: its name and its commits'
+    // subjects. On a base branch those are everyone's work.
+    let own = context.branch.as_deref().filter(|b| !BASES.contains(b));
+    let by_words = match own {
+        Some(branch) => {
+            let said = format!("{branch} {}", context.branch_subjects.join(" "));
+            prompt::by_file_words(memory, &sessions, &said, &learned.tally)?
         }
-        (Some(b), "subjects") => {
-            let text = format!("{b} {}", context.branch_subjects.join(" "));
-            crate::inject::prompt::by_file_words(memory, &sessions, &text, &learned.tally)?
-        }
-        _ => Vec::new(),
+        None => Vec::new(),
     };
     left_off::rank(
         &sessions,
@@ -652,13 +647,6 @@ pub fn warm(project: &Project, paths: &SearchPaths) -> Result<String> {
     // must not keep the caches below from being warmed.
     if let Err(e) = memory.check_stale_symbols() {
         done.push(format!("symbols not checked: {e}"));
-    }
-    // Session start ranks sessions on the neighbours of the files in play.
-    match crate::cochange::update(project) {
-        Ok(crate::cochange::Updated::Added(n)) => done.push(format!("{n} new commits read")),
-        Ok(crate::cochange::Updated::Read(n)) => done.push(format!("{n} commits read")),
-        Ok(_) => {}
-        Err(e) => done.push(format!("history not read: {e}")),
     }
     // The file hook follows a file's earlier names, read here, not there.
     match memory.follow_renames() {

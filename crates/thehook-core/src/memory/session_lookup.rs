@@ -284,7 +284,46 @@ pub(crate) fn name_terms(
 ) -> Vec<String> {
     let stem = file.rsplit('/').next().unwrap_or(file);
     let stem = stem.split('.').next().unwrap_or(stem);
-    analyzer.terms(stem)
+    // Its parts as words: the analyzer keeps an identifier whole beside its
+    // parts (`manual_commit_hooks` too), which no prompt says.
+    let mut words = String::with_capacity(stem.len() + 4);
+    let mut prev: Option<char> = None;
+    for c in stem.chars() {
+        if c == '_' || c == '-' {
+            words.push(' ');
+        } else {
+            if c.is_uppercase() && prev.is_some_and(char::is_lowercase) {
+                words.push(' ');
+            }
+            words.push(c);
+        }
+        prev = Some(c);
+    }
+    analyzer.terms(&words)
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::name_terms;
+    use crate::memory::analysis::lexical::Analyzer;
+
+    #[test]
+    fn a_files_name_is_the_words_of_its_parts() {
+        let analyzer = Analyzer::default();
+        assert_eq!(name_terms(&analyzer, "cmd/rewind.go"), ["rewind"]);
+        assert_eq!(
+            name_terms(&analyzer, "cmd/manual_commit_hooks.go"),
+            ["manual", "commit", "hook"]
+        );
+        assert_eq!(
+            name_terms(&analyzer, "src/tokenUsage.ts"),
+            ["token", "usag"]
+        );
+        assert_eq!(
+            name_terms(&analyzer, "a/token-usage.test.ts"),
+            ["token", "usag"]
+        );
+    }
 }
 
 /// A seeded xorshift64: `next(n)` is below `n`, the same on every run and

@@ -9,8 +9,7 @@
 //!    (`capture/provenance.rs`);
 //! 5. [`session`]: the session file's text, no home folder in it;
 //! 6. [`write`]: the file written and indexed under the project lock;
-//! 7. [`used`]: what the hooks gave the session, marked used or not, and
-//!    [`history`]: the files that change together, read up to the new commits;
+//! 7. [`used`]: what the hooks gave the session, marked used or not;
 //! 8. [`keep`]: the outcome: `failed/` cleared, or the job kept there to retry.
 //!
 //! A step that cannot go on says why ([`Stop`]); [`keep`] turns that into
@@ -23,7 +22,6 @@ use crate::capture::queue::{file_stem, Job};
 
 pub(crate) mod condense;
 mod distil;
-mod history;
 pub(crate) mod keep;
 pub(crate) mod locate;
 pub(crate) mod read;
@@ -87,6 +85,5 @@ fn through(worker: &mut Context, job: &Job, stem: &str) -> Result<write::Written
     written
         .notes
         .extend(used::keep(worker, &job.session_id, &read));
-    written.notes.extend(history::update(worker));
     Ok(written)
 }

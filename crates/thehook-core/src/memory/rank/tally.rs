@@ -98,6 +98,7 @@ impl Tally {
     }
 
     /// The tally as the hooks read it, without keeping it.
+    #[cfg(test)]
     pub(crate) fn to_file(&self) -> TallyFile {
         TallyFile::of(self.text())
     }
