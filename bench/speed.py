@@ -701,9 +701,11 @@ def write_use_tally(root: Path, seed: int = 1) -> int:
             file_given, file_used = max(file_given, given), max(file_used, used)
         rows.append(("F", path, file_given, file_used))
     rows.sort(key=lambda r: (r[0], r[1]))
+    # The first line: the most a file's weight is (memory/rank/tally.rs).
+    most = max([1.0] + [(u + 2) / (g + 4) / 0.5 for k, _, g, u in rows if k == "F"])
     out = root / ".thehook" / "index" / "use-tally.tsv"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("".join(f"{k}\t{key}\t{g}\t{u}\n" for k, key, g, u in rows))
+    out.write_text(f"#\t{most}\n" + "".join(f"{k}\t{key}\t{g}\t{u}\n" for k, key, g, u in rows))
     return len(rows)
 
 

@@ -221,7 +221,7 @@ fn hunk_names(diff: &str) -> Vec<String> {
         }
     }
     // Most touched first; of equals, the first met.
-    counts.sort_by(|a, b| b.1.cmp(&a.1));
+    counts.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
     counts
         .into_iter()
         .take(MAX_BRANCH_SYMBOLS)

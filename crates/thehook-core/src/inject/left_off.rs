@@ -149,12 +149,11 @@ fn on_files_in_play(
             *overlap.entry(session).or_default() += says;
         }
     }
-    // A session whose lines agents used counts for more, one given often
-    // and never used for less.
-    for (session, score) in overlap.iter_mut() {
-        *score *= learned.tally.file(session).weight();
-    }
     overlap.retain(|_, score| *score > 0.0);
+    // A session whose lines agents used counts for more, one given often
+    // and never used for less: asked of the sessions the walk meets, the
+    // bound below allowing for the most any session's weight is.
+    let most_weight = learned.tally.most_file_weight();
     // The best overlap not met yet bounds what any older session can score.
     let mut by_overlap: Vec<(&str, f32)> = overlap.iter().map(|(s, o)| (s.as_str(), *o)).collect();
     by_overlap.sort_by(|a, b| b.1.total_cmp(&a.1));
@@ -167,7 +166,7 @@ fn on_files_in_play(
         // Work continues a few sessions back more often than far back.
         let recency = |age: usize| 1.0 / (1.0 + age as f32 / RECENCY_SESSIONS);
         if let Some((session, &o)) = overlap.get_key_value(path) {
-            let score = o * recency(age);
+            let score = o * learned.tally.file(path).weight() * recency(age);
             scored.push((score, age, path.to_string()));
             met.insert(session.as_str());
             let at = top.partition_point(|t| *t >= score);
@@ -180,9 +179,9 @@ fn on_files_in_play(
         let Some(&(_, unmet)) = by_overlap.get(best_unmet) else {
             return false;
         };
-        // An older session scores at most `unmet * recency(age + 1)`; of
-        // equal scores the newer ranks first.
-        !(top.len() == wanted && top[wanted - 1] >= unmet * recency(age + 1))
+        // An older session scores at most `unmet * most_weight *
+        // recency(age + 1)`; of equal scores the newer ranks first.
+        !(top.len() == wanted && top[wanted - 1] >= unmet * most_weight * recency(age + 1))
     })?;
     // Best overlap first; of equals, the newer.
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -321,7 +320,6 @@ mod tests {
         }
         let learned = Learned {
             tally: tally.to_file(),
-            ..Learned::default()
         };
         assert_eq!(
             rank_learned(&sessions, &context, &learned, 3),

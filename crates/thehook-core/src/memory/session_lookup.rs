@@ -302,6 +302,18 @@ pub(crate) fn name_terms(
     analyzer.terms(&words)
 }
 
+/// A seeded xorshift64: `next(n)` is below `n`, the same on every run and
+/// machine (the seeded tests of the hooks' questions).
+#[cfg(test)]
+pub(crate) fn seeded(mut seed: u64) -> impl FnMut(usize) -> usize {
+    move |n| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    }
+}
+
 #[cfg(test)]
 mod name_tests {
     use super::name_terms;
@@ -323,17 +335,5 @@ mod name_tests {
             name_terms(&analyzer, "a/token-usage.test.ts"),
             ["token", "usag"]
         );
-    }
-}
-
-/// A seeded xorshift64: `next(n)` is below `n`, the same on every run and
-/// machine (the seeded tests of the hooks' questions).
-#[cfg(test)]
-pub(crate) fn seeded(mut seed: u64) -> impl FnMut(usize) -> usize {
-    move |n| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed % n as u64) as usize
     }
 }

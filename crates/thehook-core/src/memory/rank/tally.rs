@@ -89,9 +89,9 @@ impl Tally {
         add(&mut self.files, files);
     }
 
-    /// Keeps the tally for the hooks: one line per file (`F`) and per
-    /// citation (`L`), `kind\tkey\tgiven\tused`, sorted, so
-    /// [`TallyFile`] can search it. A key with a tab or a line break in it
+    /// Keeps the tally for the hooks: the most any file's weight is
+    /// (`#\tweight`), then one line per file (`F`) and per citation (`L`),
+    /// `kind\tkey\tgiven\tused`, sorted, so [`TallyFile`] can search it. A key with a tab or a line break in it
     /// is left out (its line ranks as never given).
     pub(crate) fn store(&self, project: &Project) -> Result<()> {
         write_atomic(&project.index_dir().join(FILE), self.text().as_bytes())
@@ -113,7 +113,12 @@ impl Tally {
             );
         }
         rows.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
-        let mut text = String::new();
+        let most = rows
+            .iter()
+            .filter(|(kind, _, _)| *kind == FILE_ROW)
+            .map(|(_, _, count)| count.weight())
+            .fold(1.0, f32::max);
+        let mut text = format!("{MOST_ROW}\t{most}\n");
         for (kind, key, count) in rows {
             text.push_str(&format!("{kind}\t{key}\t{}\t{}\n", count.given, count.used));
         }
@@ -131,31 +136,67 @@ impl Tally {
     }
 }
 
+const MOST_ROW: &str = "#";
 const FILE_ROW: &str = "F";
 const LINE_ROW: &str = "L";
 
-/// The tally as the last capture kept it, searched where it lies.
+/// The tally as the last capture kept it. A line's count is found by
+/// binary search over the file's bytes (every probe lands on the line
+/// around it), so a hook that ranks 60 lines reads 60 times about 16 lines
+/// of a file of any size; the files' counts, which "Where you left off" asks
+/// of the sessions it meets, are found the same way.
 #[derive(Debug, Default)]
 pub struct TallyFile {
-    text: String,
-    /// Where each line of `text` starts, in order.
-    starts: Vec<usize>,
+    text: Bytes,
+}
+
+/// The file's bytes: mapped, so a lookup reads only the pages it probes
+/// (a team's year keeps 2.5 MB), or owned.
+#[derive(Debug)]
+enum Bytes {
+    Mapped(memmap2::Mmap),
+    Owned(Vec<u8>),
+}
+
+impl Default for Bytes {
+    fn default() -> Bytes {
+        Bytes::Owned(Vec::new())
+    }
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Mapped(map) => map,
+            Bytes::Owned(bytes) => bytes,
+        }
+    }
 }
 
 impl TallyFile {
     /// The kept tally; empty when there is none or it cannot be read (every
     /// line then ranks as never given).
     pub fn load(project: &Project) -> TallyFile {
-        let text = std::fs::read_to_string(project.index_dir().join(FILE)).unwrap_or_default();
-        TallyFile::of(text)
+        let Ok(file) = std::fs::File::open(project.index_dir().join(FILE)) else {
+            return TallyFile::default();
+        };
+        // SAFETY: the file is only ever replaced whole, by a rename
+        // (`write_atomic`), never written in place, so the bytes mapped
+        // here do not change while the map lives; it is read only.
+        match unsafe { memmap2::Mmap::map(&file) } {
+            Ok(map) => TallyFile {
+                text: Bytes::Mapped(map),
+            },
+            Err(_) => TallyFile::default(),
+        }
     }
 
-    fn of(text: String) -> TallyFile {
-        let starts = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(at, _)| at + 1))
-            .filter(|at| *at < text.len())
-            .collect();
-        TallyFile { text, starts }
+    #[cfg(test)]
+    fn of(text: impl Into<Vec<u8>>) -> TallyFile {
+        TallyFile {
+            text: Bytes::Owned(text.into()),
+        }
     }
 
     /// The count of the line cited `cited`.
@@ -168,31 +209,65 @@ impl TallyFile {
         self.find(FILE_ROW, path)
     }
 
-    /// The kind, key and counts of the line starting at `start`.
-    fn row(&self, start: usize) -> (&str, &str, &str) {
-        let rest = &self.text[start..];
-        let line = rest.split_once('\n').map_or(rest, |(line, _)| line);
-        let mut fields = line.splitn(3, '\t');
-        let kind = fields.next().unwrap_or_default();
-        let key = fields.next().unwrap_or_default();
-        (kind, key, fields.next().unwrap_or_default())
+    /// The most any file's [`UseCount::weight`] is: 1 with no tally.
+    pub fn most_file_weight(&self) -> f32 {
+        let first = self.text.split(|b| *b == b'\n').next().unwrap_or_default();
+        match row(first) {
+            (kind, weight, _) if kind == MOST_ROW.as_bytes() => std::str::from_utf8(weight)
+                .ok()
+                .and_then(|w| w.parse::<f32>().ok())
+                .filter(|w| w.is_finite())
+                .map_or(1.0, |w| w.max(1.0)),
+            _ => 1.0,
+        }
     }
 
     fn find(&self, kind: &str, key: &str) -> UseCount {
-        let found = self.starts.binary_search_by(|&start| {
-            let (k, row_key, _) = self.row(start);
-            (k, row_key).cmp(&(kind, key))
-        });
-        let Ok(n) = found else {
-            return UseCount::default();
-        };
-        let (_, _, counts) = self.row(self.starts[n]);
-        let mut numbers = counts.split('\t').map(|n| n.trim().parse::<u32>().ok());
-        match (numbers.next().flatten(), numbers.next().flatten()) {
-            (Some(given), Some(used)) if used <= given => UseCount { given, used },
-            // A damaged line says nothing: the line ranks as never given.
-            _ => UseCount::default(),
+        let (mut low, mut high) = (0, self.text.len());
+        let wanted = (kind.as_bytes(), key.as_bytes());
+        while low < high {
+            let mid = low + (high - low) / 2;
+            let start = self.text[..mid]
+                .iter()
+                .rposition(|b| *b == b'\n')
+                .map_or(0, |at| at + 1);
+            let end = self.text[mid..]
+                .iter()
+                .position(|b| *b == b'\n')
+                .map_or(self.text.len(), |at| mid + at);
+            let (kind, key, counts) = row(&self.text[start..end]);
+            match (kind, key).cmp(&wanted) {
+                std::cmp::Ordering::Less => low = end + 1,
+                std::cmp::Ordering::Greater => high = start,
+                std::cmp::Ordering::Equal => return counted(counts),
+            }
         }
+        UseCount::default()
+    }
+}
+
+/// A kept line's kind, key and counts.
+fn row(line: &[u8]) -> (&[u8], &[u8], &[u8]) {
+    let mut fields = line.splitn(3, |b| *b == b'\t');
+    let kind = fields.next().unwrap_or_default();
+    let key = fields.next().unwrap_or_default();
+    (kind, key, fields.next().unwrap_or_default())
+}
+
+/// `given\tused`; a damaged line says nothing: its line ranks as never given.
+fn counted(counts: &[u8]) -> UseCount {
+    let number = |digits: &[u8]| -> Option<u32> {
+        if digits.is_empty() || digits.len() > 9 || !digits.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        Some(digits.iter().fold(0, |n, d| n * 10 + u32::from(d - b'0')))
+    };
+    let mut fields = counts.split(|b| *b == b'\t');
+    let given = fields.next().and_then(number);
+    let used = fields.next().and_then(number);
+    match (given, used, fields.next()) {
+        (Some(given), Some(used), None) if used <= given => UseCount { given, used },
+        _ => UseCount::default(),
     }
 }
 
@@ -254,12 +329,17 @@ mod tests {
         assert_eq!(kept.line("odd\tkey:1"), UseCount::default());
         let text =
             std::fs::read_to_string(dir.path().join(".thehook/index/use-tally.tsv")).unwrap();
-        assert!(
-            text.starts_with("F\t.thehook/sessions/s1.md\t1\t1\n"),
-            "{text}"
-        );
+        let most = keys
+            .iter()
+            .map(|k| tally.file(k.rsplit_once(':').unwrap().0).weight())
+            .fold(1.0, f32::max);
+        assert!(most > 1.0);
+        assert_eq!(kept.most_file_weight(), most);
+        assert_eq!(TallyFile::default().most_file_weight(), 1.0);
+        let first = format!("#\t{most}\nF\t.thehook/sessions/s1.md\t1\t1\n");
+        assert!(text.starts_with(&first), "{text}");
         // A damaged file: its lines rank as never given, nothing fails.
-        let damaged = TallyFile::of("F\ta.md\t2\n L\tx\t1\t9\nL\ty:1\tmany\t0".into());
+        let damaged = TallyFile::of("F\ta.md\t2\n L\tx\t1\t9\nL\ty:1\tmany\t0");
         assert_eq!(damaged.file("a.md"), UseCount::default());
         assert_eq!(damaged.line("y:1"), UseCount::default());
         assert_eq!(TallyFile::default().line("y:1"), UseCount::default());
