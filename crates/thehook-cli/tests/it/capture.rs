@@ -1173,6 +1173,22 @@ fn a_consolidation_killed_at_any_point_loses_nothing() {
     assert!(!p.root().join(".thehook/queue/.consolidate").exists());
 }
 
+/// A real Claude Code session (it writes `CLAUDE.md`) given the notes'
+/// lines 3 and 4 at its start, captured; its id.
+fn give_notes_then_capture(p: &Project) -> &'static str {
+    let id = "1af7fc5e-8455-4414-9ccd-011d40f70b2a";
+    // What the session-start hook recorded, a minute before the session
+    // wrote the file (the hook records the time it gave a line).
+    p.write(
+        &format!(".thehook/index/given/{id}.txt"),
+        "2025-09-03T00:47:00Z\tstart\t.thehook/knowledge/notes.md:3\n\
+         2025-09-03T00:47:00Z\tstart\t.thehook/knowledge/notes.md:4\n",
+    );
+    let t = transcript("claude-code/d-kimuson-1af7fc5e.jsonl");
+    p.ok(&["capture", "--transcript", t.to_str().unwrap()]);
+    id
+}
+
 /// A real Claude Code session (it writes `CLAUDE.md`), given two lines at
 /// its start: the one that names `CLAUDE.md` is marked used, with the
 /// call that used it; the other is not; `status` and `sessions --json`
@@ -1184,16 +1200,7 @@ fn capture_marks_which_lines_given_the_session_used() {
         ".thehook/knowledge/notes.md",
         "# Notes\n\n- Keep `CLAUDE.md` short: the dev commands and the layout.\n- Retries live in src/net/retry.rs.\n",
     );
-    let id = "1af7fc5e-8455-4414-9ccd-011d40f70b2a";
-    // What the session-start hook recorded, a minute before the session
-    // wrote the file (the hook records the time it gave a line).
-    p.write(
-        &format!(".thehook/index/given/{id}.txt"),
-        "2025-09-03T00:47:00Z\tstart\t.thehook/knowledge/notes.md:3\n\
-         2025-09-03T00:47:00Z\tstart\t.thehook/knowledge/notes.md:4\n",
-    );
-    let t = transcript("claude-code/d-kimuson-1af7fc5e.jsonl");
-    p.ok(&["capture", "--transcript", t.to_str().unwrap()]);
+    let id = give_notes_then_capture(&p);
     let kept: Value =
         serde_json::from_str(&p.read(&format!(".thehook/index/used/{id}.json"))).unwrap();
     let lines = &kept["blocks"][0]["lines"];
@@ -1247,14 +1254,7 @@ fn recall_ranks_a_line_agents_used_above_one_they_did_not() {
     let before = order(&p);
     assert_eq!(before[0].0, ".thehook/knowledge/notes.md:4", "{before:?}");
     assert!(before.iter().all(|(_, used)| used.is_null()), "{before:?}");
-    let id = "1af7fc5e-8455-4414-9ccd-011d40f70b2a";
-    p.write(
-        &format!(".thehook/index/given/{id}.txt"),
-        "2025-09-03T00:47:00Z\tstart\t.thehook/knowledge/notes.md:3\n\
-         2025-09-03T00:47:00Z\tstart\t.thehook/knowledge/notes.md:4\n",
-    );
-    let t = transcript("claude-code/d-kimuson-1af7fc5e.jsonl");
-    p.ok(&["capture", "--transcript", t.to_str().unwrap()]);
+    give_notes_then_capture(&p);
     let after = order(&p);
     assert_eq!(
         after[..2],

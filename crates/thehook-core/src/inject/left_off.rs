@@ -50,10 +50,10 @@ const BRANCH_WEIGHT: f32 = 2.0;
 const RECENT_WEIGHT: f32 = 1.0;
 /// A session this many sessions back has its file overlap counted half.
 const RECENCY_SESSIONS: f32 = 5.0;
-/// At most this many sessions on files the branch names in words: on the
-/// replayed histories' tuning half, 2 before the files in play named a
-/// session that shares a rare file with the new one 0.741 of the time
-/// (0.706 without them).
+/// At most this many sessions on files the branch names in words: on
+/// entireio/cli's replayed tuning half, session start named a session that
+/// shares a rare file with the new one 0.741 of the time with 2 of them
+/// before the files in play, 0.706 without (docs/benchmarks.md, issue 62).
 const WORD_SESSIONS: usize = 2;
 /// Characters kept of a session's line (before its citation).
 const MAX_LINE_CHARS: usize = 260;

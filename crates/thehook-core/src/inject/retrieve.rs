@@ -32,6 +32,7 @@ use crate::memory::item::{Item, ItemKind};
 use crate::memory::policy::stale::Staleness;
 use crate::memory::rank::fusion::{fuse, Mode, LEXICAL_WEIGHT};
 use crate::memory::session::SessionRecord;
+use crate::memory::session_lookup::SessionLookup;
 use crate::memory::{Memory, SyncPolicy, NO_PROGRESS};
 use crate::model::{Availability, SearchPaths};
 use crate::project::Project;
@@ -435,13 +436,16 @@ fn left_off_sessions(
     // A branch says in words what it is about: its name and its commits'
     // subjects. On a base branch those are everyone's work.
     let own = context.branch.as_deref().filter(|b| !BASES.contains(b));
-    let by_words = match own {
+    let mut by_words = match own {
         Some(branch) => {
             let said = format!("{branch} {}", context.branch_subjects.join(" "));
             prompt::by_file_words(memory, &sessions, &said, &learned.tally)?
         }
         None => Vec::new(),
     };
+    // A resumed session's own file is not news to it.
+    let its_own = sessions.paths_of(current)?;
+    by_words.retain(|path| !its_own.contains(path));
     left_off::rank(
         &sessions,
         context,
