@@ -25,7 +25,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::error::Result;
 use crate::inject::context::{Context, BASES};
-use crate::inject::learned::Learned;
+use crate::memory::rank::tally::TallyFile;
 use crate::memory::session::SessionRecord;
 use crate::memory::session_lookup::SessionLookup;
 use crate::text::clip_chars;
@@ -66,7 +66,7 @@ const MAX_LINE_CHARS: usize = 260;
 pub(crate) fn rank(
     sessions: &impl SessionLookup,
     context: &Context,
-    learned: &Learned,
+    tally: &TallyFile,
     named: &[String],
     current: Option<&str>,
     limit: usize,
@@ -99,7 +99,7 @@ pub(crate) fn rank(
     // 3. Sessions on the files in play.
     // At most `ranked_slots` are read: those chosen already take no slot,
     // and there are fewer of them than slots.
-    for path in on_files_in_play(sessions, context, learned, current, ranked_slots)? {
+    for path in on_files_in_play(sessions, context, tally, current, ranked_slots)? {
         if chosen.len() >= ranked_slots {
             break;
         }
@@ -124,7 +124,7 @@ pub(crate) fn rank(
 fn on_files_in_play(
     sessions: &impl SessionLookup,
     context: &Context,
-    learned: &Learned,
+    tally: &TallyFile,
     current: Option<&str>,
     wanted: usize,
 ) -> Result<Vec<String>> {
@@ -153,7 +153,7 @@ fn on_files_in_play(
     // A session whose lines agents used counts for more, one given often
     // and never used for less: asked of the sessions the walk meets, the
     // bound below allowing for the most any session's weight is.
-    let most_weight = learned.tally.most_file_weight();
+    let most_weight = tally.most_file_weight();
     // The best overlap not met yet bounds what any older session can score.
     let mut by_overlap: Vec<(&str, f32)> = overlap.iter().map(|(s, o)| (s.as_str(), *o)).collect();
     by_overlap.sort_by(|a, b| b.1.total_cmp(&a.1));
@@ -166,7 +166,7 @@ fn on_files_in_play(
         // Work continues a few sessions back more often than far back.
         let recency = |age: usize| 1.0 / (1.0 + age as f32 / RECENCY_SESSIONS);
         if let Some((session, &o)) = overlap.get_key_value(path) {
-            let score = o * learned.tally.file(path).weight() * recency(age);
+            let score = o * tally.file(path).weight() * recency(age);
             scored.push((score, age, path.to_string()));
             met.insert(session.as_str());
             let at = top.partition_point(|t| *t >= score);
@@ -257,28 +257,28 @@ mod tests {
         current: Option<&str>,
         limit: usize,
     ) -> Vec<String> {
-        ids_of(sessions, context, &Learned::default(), current, limit)
+        ids_of(sessions, context, &TallyFile::default(), current, limit)
     }
 
-    fn rank_learned(
+    fn rank_with(
         sessions: &[SessionRecord],
         context: &Context,
-        learned: &Learned,
+        tally: &TallyFile,
         limit: usize,
     ) -> Vec<String> {
-        ids_of(sessions, context, learned, None, limit)
+        ids_of(sessions, context, tally, None, limit)
     }
 
     fn ids_of(
         sessions: &[SessionRecord],
         context: &Context,
-        learned: &Learned,
+        tally: &TallyFile,
         current: Option<&str>,
         limit: usize,
     ) -> Vec<String> {
         let analyzer = crate::memory::analysis::lexical::Analyzer::default();
         let list = crate::memory::session_lookup::SessionList::new(sessions, &analyzer);
-        rank(&list, context, learned, &[], current, limit)
+        rank(&list, context, tally, &[], current, limit)
             .unwrap()
             .into_iter()
             .map(|s| s.session_id.unwrap())
@@ -307,7 +307,7 @@ mod tests {
         };
         // Of equal overlap, the newer first.
         assert_eq!(
-            rank_learned(&sessions, &context, &Learned::default(), 3),
+            rank_with(&sessions, &context, &TallyFile::default(), 3),
             ["s2", "s1", "s6"]
         );
         // s2's lines were given to 6 sessions and never used; s1's used in 3 of 4.
@@ -318,11 +318,9 @@ mod tests {
                 tally.add_session([(".thehook/sessions/s1.md:7", n < 3)]);
             }
         }
-        let learned = Learned {
-            tally: tally.to_file(),
-        };
+        let tally = tally.to_file();
         assert_eq!(
-            rank_learned(&sessions, &context, &learned, 3),
+            rank_with(&sessions, &context, &tally, 3),
             ["s1", "s2", "s6"]
         );
     }
@@ -420,7 +418,7 @@ mod tests {
             let all = on_files_in_play(
                 &list,
                 &context,
-                &Learned::default(),
+                &TallyFile::default(),
                 current.as_deref(),
                 usize::MAX,
             )
@@ -429,7 +427,7 @@ mod tests {
                 let first = on_files_in_play(
                     &list,
                     &context,
-                    &Learned::default(),
+                    &TallyFile::default(),
                     current.as_deref(),
                     wanted,
                 )

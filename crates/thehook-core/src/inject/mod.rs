@@ -11,7 +11,6 @@ pub(crate) mod block;
 pub(crate) mod cache;
 pub(crate) mod context;
 pub mod file;
-pub(crate) mod learned;
 pub(crate) mod left_off;
 pub mod prompt;
 pub mod retrieve;

@@ -24,13 +24,13 @@ use crate::given::{Given, Hook};
 use crate::inject::block::{cited_line, render, Block, BlockLine, Waiting};
 use crate::inject::cache::SideFile;
 use crate::inject::context::{Context, BASES};
-use crate::inject::learned::Learned;
 use crate::inject::tokens::{load_tokenizer, TokenCounts};
 use crate::inject::{left_off, prompt, so_far};
 use crate::memory::index::{Candidates, Filter};
 use crate::memory::item::{Item, ItemKind};
 use crate::memory::policy::stale::Staleness;
 use crate::memory::rank::fusion::{fuse, Mode, LEXICAL_WEIGHT};
+use crate::memory::rank::tally::TallyFile;
 use crate::memory::session::SessionRecord;
 use crate::memory::session_lookup::SessionLookup;
 use crate::memory::{Memory, SyncPolicy, NO_PROGRESS};
@@ -229,8 +229,9 @@ fn compose(
     let project = memory.project();
     let query = context.query();
     let vector = cached_query_vector(project, &query, memory.availability());
-    let learned = Learned::load(project);
-    let sessions = left_off_sessions(memory, &context, &learned, current, config)?;
+    // What agents used of what they were given ranks it up or down.
+    let tally = TallyFile::load(project);
+    let sessions = left_off_sessions(memory, &context, &tally, current, config)?;
     let picked = pick(
         memory,
         &query,
@@ -238,7 +239,7 @@ fn compose(
         config.max_results,
         &config.include,
         &continued(&sessions),
-        &learned,
+        &tally,
     )?;
     let (failed, queued) = crate::capture::queue::counts(project);
     // Only a failed capture can be waiting for the budget: the bill is read
@@ -425,7 +426,7 @@ fn included(item: &Item, include: &[Include]) -> bool {
 fn left_off_sessions(
     memory: &Memory,
     context: &Context,
-    learned: &Learned,
+    tally: &TallyFile,
     current: Option<&str>,
     config: &crate::config::Retrieval,
 ) -> Result<Vec<SessionRecord>> {
@@ -439,7 +440,7 @@ fn left_off_sessions(
     let mut by_words = match own {
         Some(branch) => {
             let said = format!("{branch} {}", context.branch_subjects.join(" "));
-            prompt::by_file_words(memory, &sessions, &said, &learned.tally)?
+            prompt::by_file_words(memory, &sessions, &said, tally)?
         }
         None => Vec::new(),
     };
@@ -449,7 +450,7 @@ fn left_off_sessions(
     left_off::rank(
         &sessions,
         context,
-        learned,
+        tally,
         &by_words,
         current,
         config.left_off,
@@ -493,7 +494,7 @@ fn pick(
     max: usize,
     include: &[Include],
     prefer: &HashSet<String>,
-    learned: &Learned,
+    tally: &TallyFile,
 ) -> Result<Vec<(usize, Item)>> {
     // Both retrievers run once for all groups; each group fuses its share.
     let pool = if query.trim().is_empty() {
@@ -533,7 +534,7 @@ fn pick(
             memory.analyzer(),
         )
         .into_iter()
-        .map(|h| (h.score * learned.tally.line(&h.citation).weight(), h.item))
+        .map(|h| (h.score * tally.line(&h.citation).weight(), h.item))
         .collect();
         // What agents used rises, what they were given often and never
         // used sinks; of equals, the fused order (the sort is stable).
@@ -681,8 +682,8 @@ pub fn warm(project: &Project, paths: &SearchPaths) -> Result<String> {
             crate::text::MEMORY_IS_DATA.to_string(),
         ])
         .collect();
-    let learned = Learned::load(project);
-    let sessions = left_off_sessions(&memory, &context, &learned, None, &config)?;
+    let tally = TallyFile::load(project);
+    let sessions = left_off_sessions(&memory, &context, &tally, None, &config)?;
     for v in [None, vector.as_deref()] {
         let picked = pick(
             &memory,
@@ -691,7 +692,7 @@ pub fn warm(project: &Project, paths: &SearchPaths) -> Result<String> {
             config.max_results,
             &config.include,
             &continued(&sessions),
-            &learned,
+            &tally,
         )?;
         texts.extend(picked.iter().map(|(g, item)| item_line(item, *g)));
     }
