@@ -8,9 +8,9 @@ use std::path::PathBuf;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 use thehook_core::agents::Agent;
+use thehook_core::front_door::{parse_agent, parse_kind, parse_rememberable_kind, parse_since};
 use thehook_core::help;
 use thehook_core::memory::rank::fusion::Mode;
-use thehook_core::request::{parse_agent, parse_kind, parse_rememberable_kind, parse_since};
 use thehook_core::ItemKind;
 
 /// Long-term memory for AI coding agents.

@@ -13,16 +13,6 @@ pub enum Exit {
 }
 
 impl Exit {
-    /// The exit for a code the core chose (a hook's is always 0).
-    pub fn code(code: i32) -> Exit {
-        match code {
-            0 => Exit::Success,
-            1 => Exit::NothingFound,
-            3 => Exit::Findings,
-            _ => Exit::Usage,
-        }
-    }
-
     /// What a failure exits with: 1 when there is simply nothing to find,
     /// 2 for everything the user has to fix. The core's `code()` is the one
     /// classification of errors.

@@ -4,8 +4,8 @@
 //! [`crate::request`] accepts.
 
 use crate::agents::Agent;
+use crate::front_door::{DEFAULT_K, DEFAULT_SESSION_LIMIT, MAX_K, MIN_ID_PREFIX, REMEMBERABLE};
 use crate::memory::item::ItemKind;
-use crate::request::{DEFAULT_K, DEFAULT_SESSION_LIMIT, MAX_K, MIN_ID_PREFIX, REMEMBERABLE};
 
 /// The agents by the names people type: `claude, cursor, codex, gemini, copilot or opencode`.
 pub fn agent_names() -> String {
@@ -28,7 +28,7 @@ pub fn rememberable_kinds_and_default() -> String {
     format!(
         "{} (default {})",
         rememberable_kinds(),
-        crate::request::DEFAULT_REMEMBERED.as_str()
+        crate::front_door::DEFAULT_REMEMBERED.as_str()
     )
 }
 

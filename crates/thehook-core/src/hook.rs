@@ -1,8 +1,8 @@
 //! The one hook protocol. An agent's hook event (session start, a prompt,
 //! a file tool call, a subagent's start, session end) comes in: which event, the
 //! agent the hook was written for, the payload's bytes, where it runs. The
-//! answer goes out: what to print, the exit code, the log line, the detached
-//! half to start. Reading the payload, finding the project, checking its
+//! answer goes out: what to print, the log line, the detached half to
+//! start; a hook always exits 0 (it fails open). Reading the payload, finding the project, checking its
 //! layout, the echo of another agent's hook, the log line and failing open
 //! happen here, once, for every event; the CLI and the Node addon only carry
 //! the bytes and start the process.
@@ -14,8 +14,7 @@ use std::time::Instant;
 use crate::agents::{Agent, HookEvent, HookPayload};
 use crate::capture::hook::{session_end, HOOK_LOG};
 use crate::capture::Surroundings;
-use crate::inject::background::session_start_background;
-use crate::inject::{file, prompt, retrieve, subagent, Added};
+use crate::inject::{file, prompt, session_start, subagent, Added};
 use crate::model::SearchPaths;
 use crate::project::Project;
 use crate::{env, logs};
@@ -40,8 +39,6 @@ pub struct HookCall<'a> {
 pub struct HookAnswer {
     /// What to print on stdout: the agent's JSON, or nothing.
     pub stdout: Option<String>,
-    /// Always 0: a hook fails open, whatever happened.
-    pub exit_code: i32,
     /// The line for the project's hook log, written already when the
     /// project has memory; empty when a hook of thehook's own LLM CLI ran.
     pub log: String,
@@ -97,7 +94,6 @@ pub fn answer(call: &HookCall) -> HookAnswer {
     }
     HookAnswer {
         stdout: decided.stdout,
-        exit_code: 0,
         log,
         detached: decided.detached,
     }
@@ -110,7 +106,7 @@ pub fn background(cwd: &Path, paths: &SearchPaths, session: Option<&str>) {
         return;
     }
     let around = Surroundings::from_process();
-    if let Err(why) = fail_open(|| session_start_background(cwd, paths, session, &around)) {
+    if let Err(why) = fail_open(|| session_start::background::run(cwd, paths, session, &around)) {
         append_log(cwd, &format!("retrieve panicked: {why}"));
     }
 }
@@ -166,26 +162,28 @@ fn decide(call: &HookCall) -> Decided {
         Err(e) => said(Some(root), format!("failed: {e}")),
     };
     match call.event {
-        HookEvent::SessionStart => match retrieve::retrieve(&payload, &project, call.paths) {
-            Ok(r) => {
-                let mut args = vec![
-                    "retrieve",
-                    "--background",
-                    "--agent",
-                    payload.agent.as_str(),
-                ];
-                if let Some(session) = payload.session_id.as_deref() {
-                    args.extend(["--session", session]);
+        HookEvent::SessionStart => {
+            match session_start::on_session_start(&payload, &project, call.paths) {
+                Ok(a) => {
+                    let mut args = vec![
+                        "retrieve",
+                        "--background",
+                        "--agent",
+                        payload.agent.as_str(),
+                    ];
+                    if let Some(session) = payload.session_id.as_deref() {
+                        args.extend(["--session", session]);
+                    }
+                    Decided {
+                        project: Some(root.to_path_buf()),
+                        stdout: a.output.map(|json| json.to_string()),
+                        log: a.log,
+                        detached: detached(args),
+                    }
                 }
-                Decided {
-                    project: Some(root.to_path_buf()),
-                    stdout: r.output.map(|json| json.to_string()),
-                    log: r.log,
-                    detached: r.background.then(|| detached(args)).flatten(),
-                }
+                Err(e) => said(Some(root), format!("failed: {e}")),
             }
-            Err(e) => said(Some(root), format!("failed: {e}")),
-        },
+        }
         HookEvent::Prompt => added(prompt::on_prompt(&payload, &project, call.paths)),
         HookEvent::FileTouch => added(file::on_file(&payload, &project, call.paths)),
         HookEvent::SubagentStart => added(subagent::on_subagent(&payload, &project, call.paths)),

@@ -6,7 +6,7 @@
 //! model and keeps its vectors), [`inject`] picks what a new
 //! session is told, [`setup`] wires the agents, [`browse`] reads past
 //! transcripts, and [`agents`] holds what each agent sends and expects.
-//! [`request`] is the front door: every input the CLI, the MCP server and
+//! [`front_door`] is the front door: every input the CLI, the MCP server and
 //! the Node addon accept is parsed and checked there, once.
 
 pub mod agents;
@@ -16,6 +16,7 @@ pub mod capture;
 pub mod config;
 pub mod env;
 pub mod error;
+pub mod front_door;
 pub mod given;
 mod hash;
 pub mod help;
@@ -27,7 +28,6 @@ pub mod memory;
 pub mod model;
 pub mod process;
 pub mod project;
-pub mod request;
 pub mod setup;
 pub mod status;
 #[cfg(test)]

@@ -7,8 +7,8 @@ use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
 use thehook_core::agents::{Agent, HookEvent};
 use thehook_core::capture::{with_worker, OutcomeReport};
+use thehook_core::front_door::parse_agent;
 use thehook_core::hook::{self, HookCall};
-use thehook_core::request::parse_agent;
 use thehook_core::setup::plan::{InitPlan, InitRequest};
 use thehook_core::Project;
 

@@ -31,16 +31,19 @@ use crate::output::Output;
 
 pub(crate) fn dispatch(cli: Cli, out: &mut Output) -> CommandResult {
     let start = cli.project_dir.unwrap_or_else(|| PathBuf::from("."));
-    let project = Project::discover(&start);
+    // Found here for the commands that work on a project; a hook finds it
+    // from its payload's `cwd` (`thehook_core::hook`), init and the MCP
+    // server from where they start: each command walks up the folders once.
+    let project = || Project::discover(&start);
     let paths = SearchPaths::from_env();
     match cli.command {
-        Command::Recall(args) => recall::recall(&project, &paths, args, out),
-        Command::Reindex(args) => reindex::reindex(&project, &paths, args, out),
-        Command::Status(args) => status::status(&project, &paths, args, out),
-        Command::Remember(args) => remember::remember(&project, &paths, args, out),
-        Command::Forget(args) => forget::forget(&project, &paths, args, out),
-        Command::Review(args) => review::review(&project, &paths, args, out),
-        Command::Doctor(args) => doctor::doctor(&project, &paths, args, out),
+        Command::Recall(args) => recall::recall(&project(), &paths, args, out),
+        Command::Reindex(args) => reindex::reindex(&project(), &paths, args, out),
+        Command::Status(args) => status::status(&project(), &paths, args, out),
+        Command::Remember(args) => remember::remember(&project(), &paths, args, out),
+        Command::Forget(args) => forget::forget(&project(), &paths, args, out),
+        Command::Review(args) => review::review(&project(), &paths, args, out),
+        Command::Doctor(args) => doctor::doctor(&project(), &paths, args, out),
         Command::Init(args) => init::init(&start, args, out),
         Command::Uninstall(args) => init::uninstall(&start, args, out),
         Command::Retrieve(args) => Ok(hooks::run(
@@ -61,7 +64,7 @@ pub(crate) fn dispatch(cli: Cli, out: &mut Output) -> CommandResult {
         )),
         Command::Capture(args) => match args.role() {
             CaptureRole::Worker => Ok(capture::worker(&start, &paths)),
-            CaptureRole::ByHand => capture::by_hand(&project, &paths, args, out),
+            CaptureRole::ByHand => capture::by_hand(&project(), &paths, args, out),
             CaptureRole::Hook => Ok(hooks::run(
                 HookEvent::SessionEnd,
                 &start,
@@ -70,11 +73,11 @@ pub(crate) fn dispatch(cli: Cli, out: &mut Output) -> CommandResult {
                 out,
             )),
         },
-        Command::Consolidate(args) => consolidate::consolidate(&project, &paths, args, out),
-        Command::Sessions(args) => sessions::sessions(&project, args, out),
-        Command::Read(args) => read::read(&project, args, out),
+        Command::Consolidate(args) => consolidate::consolidate(&project(), &paths, args, out),
+        Command::Sessions(args) => sessions::sessions(&project(), args, out),
+        Command::Read(args) => read::read(&project(), args, out),
         Command::Mcp => crate::mcp::serve(start, paths, out),
-        Command::Ui(args) => ui::ui(&project, paths, args, out),
+        Command::Ui(args) => ui::ui(&project(), paths, args, out),
     }
 }
 

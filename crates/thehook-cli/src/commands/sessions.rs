@@ -11,13 +11,7 @@ pub(super) const STORES: &str = "the agents' transcript stores";
 
 pub(super) fn sessions(project: &Project, args: SessionsArgs, out: &mut Output) -> CommandResult {
     let home = env::require_home(STORES)?;
-    let options = ListOptions {
-        agent: args.agent,
-        since: args.since,
-        limit: args
-            .limit
-            .unwrap_or(thehook_core::request::DEFAULT_SESSION_LIMIT),
-    };
+    let options = ListOptions::new(args.agent, args.since, args.limit);
     let listing = browse::list(project, &home, &options);
     for why in &listing.unreadable {
         out.note(&format!("skipped: {why}"));

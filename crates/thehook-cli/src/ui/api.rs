@@ -105,7 +105,7 @@ pub(crate) async fn next(State(api): Shared, Query(q): Query<NextQuery>) -> Resp
         Some(None) => return failure(StatusCode::BAD_REQUEST, "unknown agent", "THEHOOK_USAGE"),
     };
     answer(api, Refresh::Stamped, move |m, _| {
-        thehook_core::inject::retrieve::preview(m, agent).map(Some)
+        thehook_core::inject::session_start::preview(m, agent).map(Some)
     })
     .await
 }

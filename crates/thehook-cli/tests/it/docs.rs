@@ -64,8 +64,8 @@ fn help_names_every_item_type_and_agent_the_cli_accepts() {
     }
     let k = format!(
         "default {}, at most {}",
-        thehook_core::request::DEFAULT_K,
-        thehook_core::request::MAX_K
+        thehook_core::front_door::DEFAULT_K,
+        thehook_core::front_door::MAX_K
     );
     assert!(all.contains(&k), "{k}");
 }
@@ -119,7 +119,7 @@ fn node_typings_list_what_the_help_lists() {
         }
         if line.contains("unique prefix of") {
             checked += 1;
-            let prefix = format!("{}+ characters", thehook_core::request::MIN_ID_PREFIX);
+            let prefix = format!("{}+ characters", thehook_core::front_door::MIN_ID_PREFIX);
             assert!(
                 line.contains(&prefix),
                 "index.d.ts says the id prefix its own way: {line}"

@@ -32,29 +32,51 @@ pub struct Source {
     pub failed_copy: bool,
 }
 
-/// Which sessions to list.
-#[derive(Debug, Clone, Default)]
+/// Which sessions to list. Built by [`ListOptions::new`] or
+/// [`ListOptions::parse`], which give `limit` its default
+/// ([`crate::front_door::DEFAULT_SESSION_LIMIT`]); so does `default()`.
+#[derive(Debug, Clone)]
 pub struct ListOptions {
-    pub agent: Option<Agent>,
+    pub(crate) agent: Option<Agent>,
     /// Sessions active on or after this time.
-    pub since: Option<jiff::Timestamp>,
+    pub(crate) since: Option<jiff::Timestamp>,
     /// At most this many sessions (0: all).
-    pub limit: usize,
+    pub(crate) limit: usize,
 }
 
 impl ListOptions {
-    /// The options as text fields give them; `limit` defaults to
-    /// [`crate::request::DEFAULT_SESSION_LIMIT`] (0 lists all).
+    /// `limit` defaults to [`crate::front_door::DEFAULT_SESSION_LIMIT`]
+    /// (0 lists all).
+    pub fn new(
+        agent: Option<Agent>,
+        since: Option<jiff::Timestamp>,
+        limit: Option<usize>,
+    ) -> ListOptions {
+        ListOptions {
+            agent,
+            since,
+            limit: limit.unwrap_or(crate::front_door::DEFAULT_SESSION_LIMIT),
+        }
+    }
+
+    /// The options as text fields give them (MCP arguments).
     pub fn parse(
         agent: Option<&str>,
         since: Option<&str>,
         limit: Option<usize>,
     ) -> crate::error::Result<ListOptions> {
-        Ok(ListOptions {
-            agent: agent.map(crate::request::parse_agent).transpose()?,
-            since: since.map(crate::request::parse_since).transpose()?,
-            limit: limit.unwrap_or(crate::request::DEFAULT_SESSION_LIMIT),
-        })
+        Ok(ListOptions::new(
+            agent.map(crate::front_door::parse_agent).transpose()?,
+            since.map(crate::front_door::parse_since).transpose()?,
+            limit,
+        ))
+    }
+}
+
+impl Default for ListOptions {
+    /// Every agent, any time, the default limit.
+    fn default() -> ListOptions {
+        ListOptions::new(None, None, None)
     }
 }
 

@@ -116,7 +116,8 @@ fn listing_of_real_transcripts_with_subagents_and_titles() {
     let listing = list_sources(
         sources,
         &titles,
-        &ListOptions::default(),
+        // 0: every session.
+        &ListOptions::new(None, None, Some(0)),
         &mut Default::default(),
     );
     // Newest first.
@@ -145,11 +146,7 @@ fn listing_of_real_transcripts_with_subagents_and_titles() {
             })
             .collect(),
         &titles,
-        &ListOptions {
-            agent: Some(Agent::Cursor),
-            limit: 2,
-            ..ListOptions::default()
-        },
+        &ListOptions::new(Some(Agent::Cursor), None, Some(2)),
         &mut Default::default(),
     );
     assert_eq!(limited.sessions.len(), 2);

@@ -23,8 +23,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::capture::context::LOG;
 use crate::capture::locked;
+use crate::capture::workbench::LOG;
 use crate::capture::worker::Worker;
 use crate::error::{fix, Error, IoContext, Result, Step};
 use crate::memory::analysis::lexical::Analyzer;
@@ -98,8 +98,8 @@ pub fn consolidate(worker: &mut Worker) -> Result<Option<Consolidated>> {
         .collect();
     let answer = crate::capture::call::ask(
         &project,
-        &worker.cx.config.llm,
-        worker.cx.around.path.as_deref(),
+        &worker.workbench.config.llm,
+        worker.workbench.around.path.as_deref(),
         &prompt(&current, &session_texts),
         &crate::capture::bill::Purpose::Consolidation,
     )
@@ -113,7 +113,7 @@ pub fn consolidate(worker: &mut Worker) -> Result<Option<Consolidated>> {
             Step::Consolidate
         ),
     })?;
-    let answer = if worker.cx.config.capture.redact_secrets {
+    let answer = if worker.workbench.config.capture.redact_secrets {
         crate::text::redact::redact(&answer).into_owned()
     } else {
         answer
@@ -131,7 +131,12 @@ pub fn consolidate(worker: &mut Worker) -> Result<Option<Consolidated>> {
         )));
     }
 
-    let locked = locked::lock(&mut worker.cx.memory, &project, worker.cx.paths)?.opened()?;
+    let locked = locked::lock(
+        &mut worker.workbench.memory,
+        &project,
+        worker.workbench.paths,
+    )?
+    .opened()?;
     let now: Vec<Option<String>> = FILES
         .iter()
         .map(|(name, _)| std::fs::read_to_string(project.knowledge_dir().join(name)).ok())

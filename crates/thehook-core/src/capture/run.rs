@@ -3,9 +3,9 @@
 //! waiting caller (a person at a terminal, the Node addon) borrows.
 
 use crate::capture::consolidate;
-use crate::capture::context::{Surroundings, LOG};
 use crate::capture::files::{queued_jobs, worker_lock};
 use crate::capture::outcome::Outcome;
+use crate::capture::workbench::{Surroundings, LOG};
 use crate::capture::worker::Worker;
 use crate::error::{Error, Result};
 use crate::logs;
@@ -76,7 +76,7 @@ pub fn run_worker(
             .iter()
             .any(|o| matches!(o, Outcome::Captured { .. } | Outcome::Heuristic { .. }));
         run.outcomes.extend(outcomes);
-        let every = worker.cx.config.consolidation.every_n_sessions;
+        let every = worker.workbench.config.consolidation.every_n_sessions;
         if wrote && consolidate::due(project, every) {
             let result = consolidate::consolidate(&mut worker);
             let line = match &result {

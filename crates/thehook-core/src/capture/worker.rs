@@ -13,7 +13,6 @@
 use std::path::{Path, PathBuf};
 
 use crate::agents::Agent;
-use crate::capture::context::{Context, Surroundings};
 use crate::capture::files::{
     failed_jobs, queued_jobs, remove_job_if_unchanged, remove_stale_temp_files,
     set_aside_damaged_jobs,
@@ -22,6 +21,7 @@ use crate::capture::outcome::Outcome;
 use crate::capture::queue::Job;
 use crate::capture::retry;
 use crate::capture::steps::{self, Captured};
+use crate::capture::workbench::{Surroundings, Workbench};
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::model::SearchPaths;
@@ -33,26 +33,26 @@ mod tests;
 
 /// One run of the pipeline over a project.
 pub struct Worker<'a> {
-    pub(crate) cx: Context<'a>,
+    pub(crate) workbench: Workbench<'a>,
 }
 
 impl<'a> Worker<'a> {
     pub fn new(project: Project, paths: &'a SearchPaths, around: Surroundings) -> Result<Self> {
         Ok(Worker {
-            cx: Context::new(project, paths, around)?,
+            workbench: Workbench::new(project, paths, around)?,
         })
     }
 
     pub fn project(&self) -> &Project {
-        &self.cx.project
+        &self.workbench.project
     }
     pub fn config(&self) -> &Config {
-        &self.cx.config
+        &self.workbench.config
     }
 
     /// Appends to `logs/worker.log`.
     pub fn log(&self, line: &str) {
-        self.cx.log(line);
+        self.workbench.log(line);
     }
 
     /// One round of the detached worker: every queued session captured,
@@ -60,7 +60,7 @@ impl<'a> Worker<'a> {
     /// failed captures whose automatic attempt is due (`capture/retry.rs`),
     /// while the daily budget allows.
     pub fn run(&mut self, retry_due: bool) -> Vec<Outcome> {
-        let project = &self.cx.project;
+        let project = &self.workbench.project;
         // Read before damaged jobs join them: those are no jobs to retry.
         let failed = failed_jobs(project);
         remove_stale_temp_files(project);
@@ -73,7 +73,7 @@ impl<'a> Worker<'a> {
         let mut outcomes = Vec::new();
         let mut tried = std::collections::HashSet::new();
         loop {
-            let jobs: Vec<(PathBuf, Job)> = queued_jobs(&self.cx.project)
+            let jobs: Vec<(PathBuf, Job)> = queued_jobs(&self.workbench.project)
                 .into_iter()
                 .filter(|(_, job)| {
                     !tried.contains(&(job.session_id.clone(), job.queued_at.clone()))
@@ -92,13 +92,13 @@ impl<'a> Worker<'a> {
             }
         }
         let due = if retry_due {
-            retry::due(&self.cx.project, failed, jiff::Timestamp::now())
+            retry::due(&self.workbench.project, failed, jiff::Timestamp::now())
         } else {
             Vec::new()
         };
         for (_, job) in due {
-            let budget = &self.cx.config.llm.daily_budget;
-            if crate::capture::budget::spent_today(&self.cx.project, budget).is_some() {
+            let budget = &self.workbench.config.llm.daily_budget;
+            if crate::capture::budget::spent_today(&self.workbench.project, budget).is_some() {
                 break;
             }
             outcomes.push(self.capture(&job, "automatic retry: "));
@@ -108,7 +108,7 @@ impl<'a> Worker<'a> {
 
     /// Captures again every session in `failed/`.
     pub fn retry(&mut self) -> Vec<Outcome> {
-        failed_jobs(&self.cx.project)
+        failed_jobs(&self.workbench.project)
             .into_iter()
             .map(|(_, job)| self.capture(&job, "retry: "))
             .collect()
@@ -139,7 +139,7 @@ impl<'a> Worker<'a> {
     /// The whole pipeline for one session (`capture/steps/`), and its log
     /// lines, the outcome last (after `how`).
     fn capture(&mut self, job: &Job, how: &str) -> Outcome {
-        let Captured { outcome, notes } = steps::capture(&mut self.cx, job);
+        let Captured { outcome, notes } = steps::capture(&mut self.workbench, job);
         for note in notes {
             self.log(&note);
         }

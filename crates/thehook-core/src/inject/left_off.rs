@@ -24,7 +24,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::error::Result;
-use crate::inject::context::{Context, BASES};
+use crate::inject::git_context::{GitContext, BASES};
 use crate::memory::rank::tally::TallyFile;
 use crate::memory::session::SessionRecord;
 use crate::memory::session_lookup::SessionLookup;
@@ -65,7 +65,7 @@ const MAX_LINE_CHARS: usize = 260;
 /// play: not every record.
 pub(crate) fn rank(
     sessions: &impl SessionLookup,
-    context: &Context,
+    context: &GitContext,
     tally: &TallyFile,
     named: &[String],
     current: Option<&str>,
@@ -123,7 +123,7 @@ pub(crate) fn rank(
 /// among the first `wanted`.
 fn on_files_in_play(
     sessions: &impl SessionLookup,
-    context: &Context,
+    context: &GitContext,
     tally: &TallyFile,
     current: Option<&str>,
     wanted: usize,
@@ -189,7 +189,7 @@ fn on_files_in_play(
 }
 
 /// Each file in play with the weight of where it is in play (the highest).
-fn files_in_play(context: &Context) -> HashMap<&str, f32> {
+fn files_in_play(context: &GitContext) -> HashMap<&str, f32> {
     let mut out: HashMap<&str, f32> = HashMap::new();
     let sources = [
         (&context.uncommitted, UNCOMMITTED_WEIGHT),
@@ -253,7 +253,7 @@ mod tests {
     /// The ids of the sessions `rank` names, asked of the records as a list.
     fn rank_ids(
         sessions: &[SessionRecord],
-        context: &Context,
+        context: &GitContext,
         current: Option<&str>,
         limit: usize,
     ) -> Vec<String> {
@@ -262,7 +262,7 @@ mod tests {
 
     fn rank_with(
         sessions: &[SessionRecord],
-        context: &Context,
+        context: &GitContext,
         tally: &TallyFile,
         limit: usize,
     ) -> Vec<String> {
@@ -271,7 +271,7 @@ mod tests {
 
     fn ids_of(
         sessions: &[SessionRecord],
-        context: &Context,
+        context: &GitContext,
         tally: &TallyFile,
         current: Option<&str>,
         limit: usize,
@@ -300,10 +300,10 @@ mod tests {
                 )
             })
             .collect();
-        let context = Context {
+        let context = GitContext {
             branch: Some("main".into()),
             uncommitted: vec!["src/rare.rs".into()],
-            ..Context::default()
+            ..GitContext::default()
         };
         // Of equal overlap, the newer first.
         assert_eq!(
@@ -336,10 +336,10 @@ mod tests {
             session(6, "main", &["src/y.rs"]),
             session(7, "main", &["src/z.rs"]),
         ];
-        let context = Context {
+        let context = GitContext {
             branch: Some("feat/x".into()),
             uncommitted: vec!["src/parser.rs".into()],
-            ..Context::default()
+            ..GitContext::default()
         };
         // Branch: 4, 2 (newest first). Files: 1 (the parser). The latest: 7, 6.
         assert_eq!(
@@ -362,10 +362,10 @@ mod tests {
             session(4, "d", &["README.md"]),
             session(5, "e", &["src/new.rs"]),
         ];
-        let context = Context {
+        let context = GitContext {
             branch: Some("main".into()),
             recent_files: vec!["README.md".into(), "src/rare.rs".into()],
-            ..Context::default()
+            ..GitContext::default()
         };
         // s1 shares the rare file; then the README sessions, newest first;
         // the latest (s5) keeps its slot.
@@ -382,10 +382,10 @@ mod tests {
             session(2, "main", &["src/b.rs"]),
             session(3, "main", &["src/c.rs"]),
         ];
-        let context = Context {
+        let context = GitContext {
             branch: Some("main".into()),
             recent_files: vec!["src/a.rs".into()],
-            ..Context::default()
+            ..GitContext::default()
         };
         assert_eq!(rank_ids(&sessions, &context, None, 3), ["s1", "s3", "s2"]);
     }
@@ -408,11 +408,11 @@ mod tests {
         let analyzer = crate::memory::analysis::lexical::Analyzer::default();
         let list = crate::memory::session_lookup::SessionList::new(&sessions, &analyzer);
         for round in 0..20 {
-            let context = Context {
+            let context = GitContext {
                 uncommitted: vec![pool[next(25)].clone()],
                 branch_files: (0..next(3)).map(|_| pool[next(25)].clone()).collect(),
                 recent_files: (0..next(6)).map(|_| pool[next(25)].clone()).collect(),
-                ..Context::default()
+                ..GitContext::default()
             };
             let current = Some(format!("s{}", 1 + next(400)));
             let all = on_files_in_play(

@@ -1,19 +1,18 @@
 //! What a session is told. [`retrieve`] is the session-start hook's policy
-//! (which payloads inject, the fast path, the background half); [`context`]
+//! (which payloads inject, the fast path, the background half); [`git_context`]
 //! reads the branch and the files in play from git; [`left_off`] ranks the
 //! earlier sessions a new one likely continues; [`prompt`] is the prompt
 //! hook; [`file`] the file hook; [`subagent`] what a subagent is given
 //! when it starts; [`so_far`] what a session was doing before a compaction. What each hook gives is recorded
 //! ([`crate::given`]), so nothing is given twice.
 
-pub mod background;
 pub(crate) mod block;
 pub(crate) mod cache;
-pub(crate) mod context;
 pub mod file;
+pub(crate) mod git_context;
 pub(crate) mod left_off;
 pub mod prompt;
-pub mod retrieve;
+pub mod session_start;
 pub(crate) mod so_far;
 pub mod subagent;
 pub(crate) mod tokens;
@@ -84,7 +83,7 @@ fn left_for_later(stats: &SyncStats) -> String {
 }
 
 /// The answer's focus for a hook's sync: the branch and the files in play.
-pub(crate) fn focus_of(context: &context::Context) -> Focus {
+pub(crate) fn focus_of(context: &git_context::GitContext) -> Focus {
     Focus {
         branch: context.branch.clone(),
         files: context.changed_files.clone(),

@@ -16,8 +16,8 @@ use crate::agents::HookPayload;
 use crate::error::Result;
 use crate::given::handed::Handed;
 use crate::given::{Given, Hook, FILE_MARK};
-use crate::inject::context::Context;
 use crate::inject::file;
+use crate::inject::git_context::GitContext;
 use crate::inject::left_off::{self, RARE_FILE_SHARE};
 use crate::inject::Added;
 use crate::memory::index::Filter;
@@ -93,7 +93,7 @@ pub fn on_prompt(payload: &HookPayload, project: &Project, paths: &SearchPaths) 
     if !memory.config().retrieval.on_prompt {
         return said("retrieval.on_prompt is off".into());
     }
-    let context = Context::cached(project);
+    let context = GitContext::cached(project);
     notes += &super::sync_for_hook(&mut memory, &super::focus_of(&context))?;
     let given = Given::of_payload(project, payload);
     let mut already = given.as_ref().map(Given::load).unwrap_or_default();
@@ -235,7 +235,7 @@ pub(crate) struct Found {
 pub(crate) fn relevant(
     memory: &Memory,
     prompt: &str,
-    context: &Context,
+    context: &GitContext,
     already: &HashSet<String>,
 ) -> Result<Vec<Found>> {
     let sessions = memory.index().session_lookup()?;

@@ -7,7 +7,7 @@
 use crate::error::Result;
 use crate::given::{Given, Hook};
 use crate::inject::block::{cited_line, BlockLine};
-use crate::inject::context::Context;
+use crate::inject::git_context::GitContext;
 use crate::memory::policy::stale::Staleness;
 use crate::memory::Memory;
 
@@ -43,7 +43,7 @@ pub(crate) struct SoFar {
 pub(crate) fn lines(
     memory: &Memory,
     record: &Given,
-    context: &Context,
+    context: &GitContext,
     max_item_chars: usize,
 ) -> Result<SoFar> {
     let section = SECTION;

@@ -21,8 +21,8 @@ use crate::config::SubagentMode;
 use crate::error::Result;
 use crate::given::handed::{Handed, Task};
 use crate::given::{Given, Hook};
-use crate::inject::context::Context;
-use crate::inject::{prompt, retrieve, Added};
+use crate::inject::git_context::GitContext;
+use crate::inject::{prompt, session_start, Added};
 use crate::memory::Memory;
 use crate::model::SearchPaths;
 use crate::project::Project;
@@ -82,7 +82,7 @@ pub fn on_subagent(payload: &HookPayload, project: &Project, paths: &SearchPaths
     let mut already = record.load();
     already.extend(siblings.iter().cloned());
     let task = Handed::of(project, session).claim(agent_type, subagent)?;
-    let context = Context::cached(project);
+    let context = GitContext::cached(project);
     let mut notes = super::sync_for_hook(&mut memory, &super::focus_of(&context))?;
     let on_task = task_lines(&memory, task.as_ref(), &context, &already, &siblings)?;
     let mut text = String::new();
@@ -98,7 +98,7 @@ pub fn on_subagent(payload: &HookPayload, project: &Project, paths: &SearchPaths
         let skip: HashSet<String> = cited.iter().chain(&already).cloned().collect();
         let current = Some(session);
         if let Some((block, its)) =
-            retrieve::block_for_subagent(&memory, current, payload.agent, left, skip)?
+            session_start::block_for_subagent(&memory, current, payload.agent, left, skip)?
         {
             if !text.is_empty() {
                 text.push_str("\n\n");
@@ -143,7 +143,7 @@ pub fn on_subagent(payload: &HookPayload, project: &Project, paths: &SearchPaths
 fn task_lines(
     memory: &Memory,
     task: Option<&Task>,
-    context: &Context,
+    context: &GitContext,
     already: &HashSet<String>,
     siblings: &HashSet<String>,
 ) -> Result<Vec<prompt::Found>> {

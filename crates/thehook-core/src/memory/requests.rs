@@ -1,14 +1,15 @@
 //! What memory is asked to do, as checked values. They are built only by
-//! [`crate::request`], the front door, which checks every input once;
-//! memory takes them as given. They cannot be built outside this crate
-//! (`non_exhaustive`), so a front end cannot skip the checks.
+//! [`crate::front_door`], which checks every input once; memory takes them
+//! as given. Their fields are private to this crate, so a front end can
+//! neither build one without the checks nor change a value after them: it
+//! reads them through their accessors.
 
 use crate::memory::index::Filter;
 use crate::memory::item::ItemKind;
 use crate::memory::rank::fusion::Mode;
 
 /// One recall, checked: a query that is not blank, `k` in range. Built
-/// only by [`crate::request`]'s constructors; read through its accessors.
+/// only by [`crate::front_door`]'s constructors; read through its accessors.
 #[derive(Debug, Clone)]
 pub struct RecallRequest {
     pub(crate) query: String,
@@ -41,14 +42,22 @@ impl RecallRequest {
 
 /// One fact to remember, checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct RememberRequest {
-    pub text: String,
-    pub kind: ItemKind,
+    pub(crate) text: String,
+    pub(crate) kind: ItemKind,
+}
+
+impl RememberRequest {
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+    pub fn kind(&self) -> ItemKind {
+        self.kind
+    }
 }
 
 /// An item named by the start of its id: at least
-/// [`crate::request::MIN_ID_PREFIX`] characters, lowercase.
+/// [`crate::front_door::MIN_ID_PREFIX`] characters, lowercase.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ItemRef(pub(crate) String);
 
@@ -60,8 +69,16 @@ impl ItemRef {
 
 /// An item's new text, checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct RewriteRequest {
-    pub item: ItemRef,
-    pub text: String,
+    pub(crate) item: ItemRef,
+    pub(crate) text: String,
+}
+
+impl RewriteRequest {
+    pub fn item(&self) -> &ItemRef {
+        &self.item
+    }
+    pub fn text(&self) -> &str {
+        &self.text
+    }
 }

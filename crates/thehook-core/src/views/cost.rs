@@ -82,7 +82,7 @@ fn memory_date(date: &Option<serde_yaml::Value>) -> String {
 /// still holds, oldest first.
 fn heuristic_reasons(project: &Project) -> Vec<(String, String)> {
     const MARK: &str = " without the LLM (";
-    let log = crate::capture::context::LOG;
+    let log = crate::capture::workbench::LOG;
     let mut out = Vec::new();
     for name in [format!("{log}.1"), log.to_string()] {
         let text = std::fs::read_to_string(project.logs_dir().join(name)).unwrap_or_default();

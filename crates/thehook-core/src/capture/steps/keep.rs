@@ -7,11 +7,11 @@ use std::path::Path;
 
 use super::write::Written;
 use super::Stop;
-use crate::capture::context::Context;
 use crate::capture::files::redact_file;
 use crate::capture::outcome::Outcome;
 use crate::capture::queue::{mark_skipped, Job};
 use crate::capture::retry;
+use crate::capture::workbench::Workbench;
 use crate::error::Result;
 use crate::memory::store::write_atomic;
 use crate::project::Project;
@@ -25,13 +25,13 @@ pub(crate) struct Captured {
 /// The outcome of the steps before for the session `job` names (`stem` its
 /// id as a file name).
 pub(crate) fn outcome(
-    worker: &Context,
+    workbench: &Workbench,
     job: &Job,
     stem: &str,
     done: std::result::Result<Written, Stop>,
 ) -> Captured {
-    let project = &worker.project;
-    let redacting = worker.config.capture.redact_secrets;
+    let project = &workbench.project;
+    let redacting = workbench.config.capture.redact_secrets;
     let session_id = job.session_id.clone();
     let (outcome, mut notes, kept) = match done {
         Ok(Written {

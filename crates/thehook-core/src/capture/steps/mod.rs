@@ -17,8 +17,8 @@
 
 use std::path::PathBuf;
 
-use crate::capture::context::Context;
 use crate::capture::queue::{file_stem, Job};
+use crate::capture::workbench::Workbench;
 
 pub(crate) mod condense;
 mod distil;
@@ -45,23 +45,28 @@ pub(crate) enum Stop {
 }
 
 /// Captures the session `job` names.
-pub(crate) fn capture(worker: &mut Context, job: &Job) -> Captured {
+pub(crate) fn capture(workbench: &mut Workbench, job: &Job) -> Captured {
     let stem = file_stem(&job.session_id);
-    let done = through(worker, job, &stem);
-    keep::outcome(worker, job, &stem, done)
+    let done = through(workbench, job, &stem);
+    keep::outcome(workbench, job, &stem, done)
 }
 
 /// Steps 1 to 7.
-fn through(worker: &mut Context, job: &Job, stem: &str) -> Result<write::Written, Stop> {
-    let redacting = worker.config.capture.redact_secrets;
-    let transcript = locate::transcript(job, stem, &worker.project, worker.around.home.as_deref())?;
+fn through(workbench: &mut Workbench, job: &Job, stem: &str) -> Result<write::Written, Stop> {
+    let redacting = workbench.config.capture.redact_secrets;
+    let transcript = locate::transcript(
+        job,
+        stem,
+        &workbench.project,
+        workbench.around.home.as_deref(),
+    )?;
     let mut read = read::read(&transcript, redacting)?;
     let input = condense::condense(&mut read, redacting);
     let mut distilled = distil::distil(&input, redacting, |prompt| {
         crate::capture::call::ask(
-            &worker.project,
-            &worker.config.llm,
-            worker.around.path.as_deref(),
+            &workbench.project,
+            &workbench.config.llm,
+            workbench.around.path.as_deref(),
             prompt,
             &crate::capture::bill::Purpose::Capture {
                 session_id: job.session_id.clone(),
@@ -72,10 +77,10 @@ fn through(worker: &mut Context, job: &Job, stem: &str) -> Result<write::Written
     let outside = crate::capture::provenance::mark_outside(
         &mut distilled.distilled,
         &read.transcript,
-        worker.project.root(),
+        workbench.project.root(),
     );
     let session = session::render(job, &read, input, distilled);
-    let mut written = write::write(worker, stem, transcript, &read, session)?;
+    let mut written = write::write(workbench, stem, transcript, &read, session)?;
     if outside > 0 {
         written.notes.push(format!(
             "{}: {outside} line(s) only a source outside the project said, marked \"from outside\": withheld until a person confirms them (thehook review)",
@@ -84,6 +89,6 @@ fn through(worker: &mut Context, job: &Job, stem: &str) -> Result<write::Written
     }
     written
         .notes
-        .extend(used::keep(worker, &job.session_id, &read));
+        .extend(used::record(workbench, &job.session_id, &read));
     Ok(written)
 }

@@ -4,11 +4,12 @@
 //! worked out the capture goes on, and the worker's log says why.
 
 use super::read::Read;
-use crate::capture::context::Context;
+use crate::capture::workbench::Workbench;
 
-/// Keeps the record; a note for the worker's log when it could not.
-pub(crate) fn keep(worker: &Context, session_id: &str, read: &Read) -> Option<String> {
-    let memory = worker.memory.as_ref()?;
+/// Records what was given and used; a note for the worker's log when it
+/// could not.
+pub(crate) fn record(workbench: &Workbench, session_id: &str, read: &Read) -> Option<String> {
+    let memory = workbench.memory.as_ref()?;
     match crate::given::kept::keep(memory, session_id, &read.transcript) {
         Ok(_) => None,
         Err(e) => Some(format!(

@@ -6,10 +6,10 @@ use std::path::PathBuf;
 use super::read::Read;
 use super::session::SessionText;
 use super::Stop;
-use crate::capture::context::{Context, LOG};
 use crate::capture::extract::{self, SessionMeta};
 use crate::capture::locked;
 use crate::capture::outcome::WithoutLlm;
+use crate::capture::workbench::{Workbench, LOG};
 use crate::memory::store::{self, write_atomic};
 use crate::project::Project;
 use crate::transcript::first_line;
@@ -26,7 +26,7 @@ pub(crate) struct Written {
 }
 
 pub(crate) fn write(
-    worker: &mut Context,
+    workbench: &mut Workbench,
     stem: &str,
     transcript: PathBuf,
     read: &Read,
@@ -37,9 +37,9 @@ pub(crate) fn write(
         reason: e.to_string(),
     };
     let mut notes = Vec::new();
-    let project = &worker.project;
+    let project = &workbench.project;
     let id = &session.meta.session_id;
-    let locked = locked::lock(&mut worker.memory, project, worker.paths).map_err(failed)?;
+    let locked = locked::lock(&mut workbench.memory, project, workbench.paths).map_err(failed)?;
     if let Some(e) = locked.open_failure() {
         notes.push(format!(
             "the index cannot be opened: {}",

@@ -128,12 +128,12 @@ fn cursor_transcripts_are_found_by_session_id_but_never_outside_their_folder() {
         queued_at: "2026-01-01T00:00:00Z".into(),
         reason: None,
     };
-    let home = worker.cx.around.home.as_deref();
+    let home = worker.workbench.around.home.as_deref();
     let locate = |id: &str| {
         crate::capture::steps::locate::transcript(
             &job(id),
             &file_stem(id),
-            &worker.cx.project,
+            &worker.workbench.project,
             home,
         )
         .ok()

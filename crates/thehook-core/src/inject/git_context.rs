@@ -26,7 +26,7 @@ const NOT_MEMORY: [&str; 3] = ["--", ":(top)", ":(exclude).thehook"];
 /// commit subjects. Session start ranks earlier sessions by it and searches
 /// memory with it as one query.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Context {
+pub(crate) struct GitContext {
     pub branch: Option<String>,
     /// Every file in play, uncommitted first, each once (the query's).
     pub changed_files: Vec<String>,
@@ -49,28 +49,28 @@ pub(crate) struct Context {
 
 /// The last context read, kept for the state of git it was read in
 /// ([`git_state`]).
-const GIT_CONTEXT: SideFile<String, Context> = SideFile::new("git-context.json");
+const GIT_CONTEXT: SideFile<String, GitContext> = SideFile::new("git-context.json");
 
 /// Branches other branches leave from.
 pub(crate) const BASES: [&str; 2] = ["main", "master"];
 /// At most this many of a branch's own commits are read.
 const BRANCH_COMMITS: usize = 50;
 
-impl Context {
-    /// [`Context::of`], or what it gave last time when git's state is the
+impl GitContext {
+    /// [`GitContext::of`], or what it gave last time when git's state is the
     /// same: HEAD, the branch's ref, the bases' refs and the index file,
     /// each by size and mtime ([`git_state`]). No git process starts then.
     /// A change git's index does not record yet (an edit not staged) shows
     /// from the next commit, `git add` or checkout on.
-    pub(crate) fn cached(project: &Project) -> Context {
+    pub(crate) fn cached(project: &Project) -> GitContext {
         let root = project.root();
         let Some(state) = git_state(root) else {
-            return Context::of(root);
+            return GitContext::of(root);
         };
         if let Some(context) = GIT_CONTEXT.read(project, &state) {
             return context;
         }
-        let context = Context::of(root);
+        let context = GitContext::of(root);
         // A cache that cannot be written costs the next run its git reads.
         let _ = GIT_CONTEXT.write(project, &state, &context);
         context
@@ -78,7 +78,7 @@ impl Context {
 
     /// Reads the context of the git work tree at `root`. Never fails: what
     /// git cannot tell is left out.
-    pub(crate) fn of(root: &Path) -> Context {
+    pub(crate) fn of(root: &Path) -> GitContext {
         // The git commands run at once; the branch is read from HEAD directly.
         // Memory's own files are not what a session is about: a pull of
         // teammates' sessions would otherwise fill the query with their
@@ -114,9 +114,9 @@ impl Context {
                 .args(NOT_MEMORY)
                 .spawn()
         });
-        let mut context = Context {
+        let mut context = GitContext {
             branch,
-            ..Context::default()
+            ..GitContext::default()
         };
         if let Ok(out) = status.and_then(|c| c.wait_with_output()) {
             let text = String::from_utf8_lossy(&out.stdout);
@@ -324,7 +324,7 @@ mod tests {
         )
         .unwrap();
         std::fs::write(root.join("src/auth.rs"), "fn b() {}").unwrap();
-        let c = Context::of(root);
+        let c = GitContext::of(root);
         assert_eq!(c.branch.as_deref(), Some("feat/jwt-refresh"));
         assert_eq!(c.changed_files, ["src/auth.rs"]);
         assert_eq!(c.commit_subjects, ["Rotate refresh tokens on use"]);
@@ -343,22 +343,22 @@ mod tests {
         std::fs::write(root.join("a.rs"), "fn a() {}").unwrap();
         run(root, &["add", "."]);
         run(root, &["commit", "-q", "-m", "First"]);
-        let first = Context::cached(&project);
+        let first = GitContext::cached(&project);
         assert_eq!(first.commit_subjects, ["First"]);
         // The cache answers while git's state stands: planted, it is what comes back.
-        let planted = Context {
+        let planted = GitContext {
             commit_subjects: vec!["planted".into()],
             ..first.clone()
         };
         let state = git_state(root).unwrap();
         GIT_CONTEXT.write(&project, &state, &planted).unwrap();
-        assert_eq!(Context::cached(&project), planted);
+        assert_eq!(GitContext::cached(&project), planted);
         // A commit moves the branch's ref and the index: git is read again.
         std::fs::write(root.join("b.rs"), "fn b() {}").unwrap();
         run(root, &["add", "."]);
         run(root, &["commit", "-q", "-m", "Second"]);
         assert_eq!(
-            Context::cached(&project).commit_subjects,
+            GitContext::cached(&project).commit_subjects,
             ["Second", "First"]
         );
     }
@@ -379,7 +379,7 @@ mod tests {
         )
         .unwrap();
         run(root, &["commit", "-q", "-am", "Undo on rewind"]);
-        let c = Context::of(root);
+        let c = GitContext::of(root);
         assert_eq!(c.branch_files, ["rewind.go"]);
         assert_eq!(c.branch_subjects, ["Undo on rewind"]);
         assert_eq!(c.branch_symbols, ["Rewind"]);
@@ -400,6 +400,6 @@ mod tests {
     #[test]
     fn outside_git_the_context_is_empty() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(Context::of(dir.path()).query(), "");
+        assert_eq!(GitContext::of(dir.path()).query(), "");
     }
 }

@@ -12,10 +12,11 @@
 //! keeps ([`crate::inject::block`]), and
 //! what it cites is recorded for the prompt hook ([`crate::given`]).
 
+pub mod background;
+
 use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::agents::{session_start_output, HookPayload};
 use crate::config::Include;
@@ -23,9 +24,9 @@ use crate::error::Result;
 use crate::given::{Given, Hook};
 use crate::inject::block::{cited_line, render, Block, BlockLine, Waiting};
 use crate::inject::cache::SideFile;
-use crate::inject::context::{Context, BASES};
+use crate::inject::git_context::{GitContext, BASES};
 use crate::inject::tokens::{load_tokenizer, TokenCounts};
-use crate::inject::{left_off, prompt, so_far};
+use crate::inject::{left_off, prompt, so_far, Added};
 use crate::memory::index::{Candidates, Filter};
 use crate::memory::item::{Item, ItemKind};
 use crate::memory::policy::stale::Staleness;
@@ -50,6 +51,9 @@ struct Group {
     share: f32,
     /// Newest first instead of most relevant first.
     by_recency: bool,
+    /// Each line says its date (decisions and history age; conventions
+    /// hold until changed).
+    dated: bool,
 }
 
 /// In priority order: slots left over by one group go to the next.
@@ -59,24 +63,28 @@ const GROUPS: [Group; 5] = [
         kinds: &[ItemKind::Convention],
         share: 0.3,
         by_recency: false,
+        dated: false,
     },
     Group {
         title: "Decisions",
         kinds: &[ItemKind::Adr],
         share: 0.25,
         by_recency: false,
+        dated: true,
     },
     Group {
         title: "Gotchas",
         kinds: &[ItemKind::Gotcha],
         share: 0.15,
         by_recency: false,
+        dated: false,
     },
     Group {
         title: "Notes",
         kinds: &[ItemKind::Note, ItemKind::Text],
         share: 0.1,
         by_recency: false,
+        dated: false,
     },
     // Sessions have their own section, "Where you left off" ([`left_off`]).
     Group {
@@ -84,6 +92,7 @@ const GROUPS: [Group; 5] = [
         kinds: &[ItemKind::History],
         share: 0.2,
         by_recency: true,
+        dated: true,
     },
 ];
 
@@ -93,28 +102,15 @@ const _: () = assert!(so_far::SECTION == GROUPS.len() + 1);
 /// The section of earlier sessions, before every group.
 const LEFT_OFF_TITLE: &str = "Where you left off";
 
-/// What the hook decided.
-#[derive(Debug, Clone, Default)]
-pub struct Retrieved {
-    /// The JSON to print, if any.
-    pub output: Option<Value>,
-    /// One line for the hook log.
-    pub log: String,
-    /// Whether the background half should run for it.
-    pub background: bool,
-}
-
 /// Answers a session-start payload in `project`, which has memory (the
-/// hook protocol, `crate::hook`, checked).
-pub fn retrieve(
+/// hook protocol, `crate::hook`, checked). Whatever it answers, the hook
+/// starts the detached half ([`background`]).
+pub fn on_session_start(
     payload: &HookPayload,
     project: &Project,
     paths: &SearchPaths,
-) -> Result<Retrieved> {
-    let mut out = Retrieved {
-        background: true,
-        ..Retrieved::default()
-    };
+) -> Result<Added> {
+    let mut out = Added::default();
     // The project goes into the memory, opened once; every step after
     // asks the memory for it.
     let mut memory = Memory::open(project, paths, false)?;
@@ -131,7 +127,7 @@ pub fn retrieve(
         return Ok(out);
     }
     TokenCounts::preload_if_none(memory.project(), memory.availability());
-    let context = Context::cached(memory.project());
+    let context = GitContext::cached(memory.project());
     let mut notes = super::sync_for_hook(&mut memory, &super::focus_of(&context))?;
     let current = payload.session_id.as_deref();
     let record = current.map(|id| Given::of(memory.project(), id));
@@ -208,7 +204,7 @@ struct Composed {
     query: String,
     /// Whether a cached query vector ranked items too.
     hybrid: bool,
-    context: Context,
+    context: GitContext,
     /// Every line the block may hold, in order; the block keeps those that fit.
     lines: Vec<BlockLine>,
     block: Block,
@@ -220,7 +216,7 @@ struct Composed {
 /// nowhere.
 fn compose(
     memory: &Memory,
-    context: Context,
+    context: GitContext,
     config: &crate::config::Retrieval,
     current: Option<&str>,
     agent: crate::agents::Agent,
@@ -342,7 +338,7 @@ pub(crate) fn block_for_subagent(
 ) -> Result<Option<(String, Vec<String>)>> {
     let mut config = memory.config().retrieval.clone();
     config.token_budget = token_budget;
-    let context = Context::cached(memory.project());
+    let context = GitContext::cached(memory.project());
     let shape = Shape {
         skip,
         ..Shape::default()
@@ -354,7 +350,7 @@ pub(crate) fn block_for_subagent(
 /// What a session of `agent` starting now in `memory`'s project is given.
 pub fn preview(memory: &Memory, agent: crate::agents::Agent) -> Result<Preview> {
     let config = memory.config().retrieval.clone();
-    let context = Context::cached(memory.project());
+    let context = GitContext::cached(memory.project());
     let composed = compose(memory, context, &config, None, agent, &Shape::default())?;
     let fits: HashSet<&str> = composed.block.cited.iter().map(String::as_str).collect();
     let files = composed.context.changed_files.len();
@@ -425,7 +421,7 @@ fn included(item: &Item, include: &[Include]) -> bool {
 /// branch, the files in play and recency ([`left_off`]).
 fn left_off_sessions(
     memory: &Memory,
-    context: &Context,
+    context: &GitContext,
     tally: &TallyFile,
     current: Option<&str>,
     config: &crate::config::Retrieval,
@@ -598,10 +594,9 @@ fn allot(available: &[usize], max: usize) -> Vec<usize> {
     counts
 }
 
-/// `- text, 2026-02-20 (path:line)`: dated for decisions and history.
+/// `- text, 2026-02-20 (path:line)`, dated when its group is.
 fn item_line(item: &Item, group: usize) -> String {
-    let dated = matches!(GROUPS[group].title, "Decisions" | "Recent history");
-    cited_line(item, dated, MAX_ITEM_CHARS)
+    cited_line(item, GROUPS[group].dated, MAX_ITEM_CHARS)
 }
 
 /// What a context query's vector is fresh for: the query, and the model
@@ -643,7 +638,7 @@ fn cached_query_vector(
 pub fn warm(project: &Project, paths: &SearchPaths) -> Result<String> {
     let mut memory = Memory::open(project, paths, false)?;
     memory.sync(SyncPolicy::FULL, NO_PROGRESS)?;
-    let context = Context::cached(project);
+    let context = GitContext::cached(project);
     let query = context.query();
     let mut vector = cached_query_vector(project, &query, memory.availability());
     let mut done: Vec<String> = Vec::new();

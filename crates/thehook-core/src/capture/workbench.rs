@@ -1,5 +1,7 @@
-//! What every step of a worker's run reads (the project, its config, where
-//! the model and the LLM CLI are), and the memory it opens once.
+//! The worker's workbench: what every step of its run reads (the project,
+//! its config, where the model and the LLM CLI are), and the memory it
+//! opens once. [`Worker`](super::worker::Worker) holds it; the steps
+//! (`capture/steps/`) take it, so they need not know the worker.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -32,8 +34,8 @@ impl Surroundings {
     }
 }
 
-/// A run's context.
-pub(crate) struct Context<'a> {
+/// What the steps of one worker run share.
+pub(crate) struct Workbench<'a> {
     pub(crate) project: Project,
     pub(crate) config: Config,
     pub(crate) paths: &'a SearchPaths,
@@ -42,14 +44,14 @@ pub(crate) struct Context<'a> {
     pub(crate) memory: Option<Memory>,
 }
 
-impl<'a> Context<'a> {
+impl<'a> Workbench<'a> {
     pub(crate) fn new(
         project: Project,
         paths: &'a SearchPaths,
         around: Surroundings,
     ) -> Result<Self> {
         let config = Config::load(&project.config_path())?.config;
-        Ok(Context {
+        Ok(Workbench {
             project,
             config,
             paths,

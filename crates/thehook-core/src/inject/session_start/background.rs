@@ -5,10 +5,10 @@
 use std::path::Path;
 use std::time::{Instant, SystemTime};
 
+use super::warm;
 use crate::capture::hook::HOOK_LOG;
 use crate::capture::retry;
 use crate::capture::{failed_jobs, queued_jobs, run_worker, summary, sweep, Surroundings};
-use crate::inject::retrieve::warm;
 use crate::logs;
 use crate::model::SearchPaths;
 use crate::project::Project;
@@ -16,12 +16,7 @@ use crate::project::Project;
 /// Runs the background half for the project at `start` (nothing without a
 /// `.thehook/`); `session` is the session that is starting, left out of the
 /// sweep. What it did goes to the hook log.
-pub fn session_start_background(
-    start: &Path,
-    paths: &SearchPaths,
-    session: Option<&str>,
-    around: &Surroundings,
-) {
+pub fn run(start: &Path, paths: &SearchPaths, session: Option<&str>, around: &Surroundings) {
     let project = Project::discover(start);
     if !project.dir().is_dir() {
         return;
