@@ -1,6 +1,7 @@
 //! What thehook needs to know about an agent: its facts as one constant
 //! [`Description`] (identity, hook protocol, installation, tools, distil
-//! command), and what it does differently as a small trait, [`AgentSpec`].
+//! command), and what it does differently as a few small traits, one per
+//! concern, which [`AgentSpec`] brings together.
 //! Each agent's folder (`claude_code/`, `cursor/`, ...) holds both, and the
 //! rest of the code asks [`Agent::spec`](super::Agent::spec) or
 //! [`Agent::description`](super::Agent::description) instead of matching
@@ -206,18 +207,35 @@ pub(crate) enum Mark {
     File(&'static str),
 }
 
-/// What differs in behaviour between agents: reading their payloads and
-/// transcripts, writing their settings, trusting a project. The facts are
-/// in each one's [`Description`].
-pub(crate) trait AgentSpec: Sync {
-    fn description(&self) -> &'static Description;
+/// What differs in behaviour between agents, one trait per concern:
+/// reading their hook payloads ([`Payloads`]), writing their settings
+/// ([`Settings`]), whether they trust a project ([`Trust`]), where their
+/// transcripts are ([`TranscriptStore`]) and how to read one
+/// ([`TranscriptFormat`]). The facts are in each one's [`Description`]
+/// ([`Described`]). Each agent implements every one; an empty `impl` takes
+/// the defaults, which are Claude Code's conventions.
+pub(crate) trait AgentSpec:
+    Described + Payloads + Settings + Trust + TranscriptStore + TranscriptFormat + Sync
+{
+}
 
+impl<T> AgentSpec for T where
+    T: Described + Payloads + Settings + Trust + TranscriptStore + TranscriptFormat + Sync
+{
+}
+
+/// An agent's facts.
+pub(crate) trait Described {
+    fn description(&self) -> &'static Description;
+}
+
+/// What an agent's hook payloads say.
+pub(crate) trait Payloads: Described {
     /// Whether a hook payload has this agent's shape. Claude Code's is the
     /// fallback, so it claims none.
     fn sent(&self, _payload: &Map<String, Value>) -> bool {
         false
     }
-
     /// The file a tool call's payload reads or edits, when the tool is one
     /// of its file tools. The default reads Claude Code's shape:
     /// `tool_name`, and `tool_input.file_path` (`notebook_path`).
@@ -237,7 +255,11 @@ pub(crate) trait AgentSpec: Sync {
             path: PathBuf::from(path),
         })
     }
+}
 
+/// The hooks init writes into an agent's settings, and how to find them
+/// again.
+pub(crate) trait Settings {
     /// The hooks init writes into the settings file.
     fn hooks(&self, commands: &HookCommands) -> Vec<HookSpec>;
     /// The plugin file init writes whole (at the settings file's place) for
@@ -255,7 +277,10 @@ pub(crate) trait AgentSpec: Sync {
         };
         text.lines().any(|l| l.split('"').any(runs))
     }
+}
 
+/// Whether an agent runs a project's hooks, and how the user says so.
+pub(crate) trait Trust {
     /// Whether the agent runs project hooks in `root` at all: `None` when it
     /// has no such gate, else whether the user has trusted the project.
     fn project_trusted(&self, _root: &Path, _home: &Path) -> Option<bool> {
@@ -270,7 +295,10 @@ pub(crate) trait AgentSpec: Sync {
     fn hook_trust(&self, _hooks_file: &Path, _settings: &Value, _home: &Path) -> Option<HookTrust> {
         None
     }
+}
 
+/// Where an agent keeps its transcripts, and when one is whole.
+pub(crate) trait TranscriptStore {
     /// This project's transcripts in the agent's store under `home`.
     fn transcripts(&self, scope: &StoreScope) -> Vec<StoredTranscript>;
     /// The transcript of session `session_id` in its store under `home`, for
@@ -288,6 +316,11 @@ pub(crate) trait AgentSpec: Sync {
     fn subagent_transcripts(&self, _session: &Path, _session_id: &str) -> Vec<PathBuf> {
         Vec::new()
     }
+}
+
+/// How an agent's transcripts are written, and read into the common
+/// model.
+pub(crate) trait TranscriptFormat {
     /// Whether a JSONL record has the shape of its transcripts' records.
     fn sniffs(&self, _record: &Map<String, Value>) -> bool {
         false

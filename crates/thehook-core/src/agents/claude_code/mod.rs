@@ -9,10 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::shell::Shell;
-use super::spec::{
-    command_hooks, AgentSpec, Description, DistillCli, HookCommands, HookSpec, Identity, Install,
-    Mark, McpConfig, Output, Protocol, RecallCommand, StoreScope, StoredTranscript,
-};
+use super::spec::{command_hooks, Description, DistillCli, HookCommands, HookSpec, Identity, Install, Mark, McpConfig, Output, Protocol, RecallCommand, StoreScope, StoredTranscript, Described, Payloads, Settings, Trust, TranscriptStore, TranscriptFormat};
 use super::store::{head_records, name_of, slug, subdirs};
 use super::Agent;
 use crate::transcript::{NotATranscript, Record, ToolKind, ToolRole, ToolShape, Transcript};
@@ -113,16 +110,24 @@ const FILE_TOOLS: &str = "Read|Edit|Write|MultiEdit|NotebookEdit";
 /// (`SubagentStart` names only the subagent's type).
 const TASK_TOOLS: &str = "Agent|Task";
 
-impl AgentSpec for ClaudeCode {
+impl Described for ClaudeCode {
     fn description(&self) -> &'static Description {
         &DESCRIPTION
     }
+}
 
+impl Payloads for ClaudeCode {}
+
+impl Settings for ClaudeCode {
     fn hooks(&self, c: &HookCommands) -> Vec<HookSpec> {
         // The timeout raises SessionEnd's default budget of 1.5 s.
         command_hooks(c, 30, Some(FILE_TOOLS), Some(TASK_TOOLS))
     }
+}
 
+impl Trust for ClaudeCode {}
+
+impl TranscriptStore for ClaudeCode {
     /// Sessions started in a subfolder have a longer slug; the records' cwd
     /// decides. A subagent's own file starts as a sidechain and is left to
     /// its session.
@@ -162,9 +167,13 @@ impl AgentSpec for ClaudeCode {
         }
         found
     }
+
     fn subagent_transcripts(&self, session: &Path, session_id: &str) -> Vec<PathBuf> {
         transcript::subagent_files(session, Some(session_id))
     }
+}
+
+impl TranscriptFormat for ClaudeCode {
     fn sniffs(&self, record: &Map<String, Value>) -> bool {
         let ty = record.get("type").and_then(Value::as_str);
         matches!(
@@ -182,6 +191,7 @@ impl AgentSpec for ClaudeCode {
             .iter()
             .any(|k| record.contains_key(*k))
     }
+
     fn read_records(&self, records: &[Record]) -> Option<Result<Transcript, NotATranscript>> {
         Some(Ok(transcript::parse(records)))
     }

@@ -15,10 +15,7 @@ use serde_json::{Map, Value};
 use super::is_thehook_command;
 use super::payload::TouchedFile;
 use super::shell::Shell;
-use super::spec::{
-    command_hooks, transcript_path, AgentSpec, Description, DistillCli, HookCommands, HookSpec,
-    HookTrust, Identity, Install, Mark, McpConfig, Output, Protocol, StoreScope, StoredTranscript,
-};
+use super::spec::{command_hooks, transcript_path, Description, DistillCli, HookCommands, HookSpec, HookTrust, Identity, Install, Mark, McpConfig, Output, Protocol, StoreScope, StoredTranscript, Described, Payloads, Settings, Trust, TranscriptStore, TranscriptFormat};
 use super::store::head_records;
 use super::Agent;
 use crate::transcript::{NotATranscript, Record, ToolKind, ToolRole, ToolShape, Transcript};
@@ -98,19 +95,17 @@ const DESCRIPTION: Description = Description {
     writes_documents: false,
 };
 
-impl AgentSpec for Codex {
+impl Described for Codex {
     fn description(&self) -> &'static Description {
         &DESCRIPTION
     }
+}
 
+impl Payloads for Codex {
     fn sent(&self, payload: &Map<String, Value>) -> bool {
         transcript_path(payload).is_some_and(|p| p.contains("/.codex/"))
     }
 
-    fn hooks(&self, c: &HookCommands) -> Vec<HookSpec> {
-        // Codex clamps SessionEnd's timeout to 3 s; capture returns in ms.
-        command_hooks(c, 3, Some(FILE_TOOLS), None)
-    }
     /// Codex has no read tool: a read is a shell command (`Bash`) naming
     /// one file (`cat F`, `sed -n '1,80p' F`, `nl -ba F`, `head`/`tail`);
     /// an edit is `apply_patch`, whose files are in the patch's headers
@@ -133,6 +128,16 @@ impl AgentSpec for Codex {
             path: PathBuf::from(path),
         })
     }
+}
+
+impl Settings for Codex {
+    fn hooks(&self, c: &HookCommands) -> Vec<HookSpec> {
+        // Codex clamps SessionEnd's timeout to 3 s; capture returns in ms.
+        command_hooks(c, 3, Some(FILE_TOOLS), None)
+    }
+}
+
+impl Trust for Codex {
     fn project_trusted(&self, root: &Path, home: &Path) -> Option<bool> {
         let config = read_config(home);
         let level = config.as_ref().and_then(|c| {
@@ -143,6 +148,7 @@ impl AgentSpec for Codex {
         });
         Some(level == Some("trusted"))
     }
+
     fn trust_advice(&self, root: &Path) -> String {
         format!(
             "Codex runs project hooks only in a trusted project: trust it when `codex` asks, or add `[projects.{}] trust_level = \"trusted\"` to ~/.codex/config.toml",
@@ -151,6 +157,7 @@ impl AgentSpec for Codex {
             toml_edit::Key::new(root.to_string_lossy()).display_repr()
         )
     }
+
     fn hook_trust(&self, hooks_file: &Path, settings: &Value, home: &Path) -> Option<HookTrust> {
         let mut entries = Vec::new();
         let events = settings.get("hooks")?.as_object()?;
@@ -176,7 +183,9 @@ impl AgentSpec for Codex {
             entries,
         })
     }
+}
 
+impl TranscriptStore for Codex {
     /// All projects' rollouts are together; the `session_meta` line names
     /// the cwd.
     fn transcripts(&self, scope: &StoreScope) -> Vec<StoredTranscript> {
@@ -216,6 +225,7 @@ impl AgentSpec for Codex {
         }
         found
     }
+
     /// A subagent runs as a thread of its own, written to a rollout of its
     /// own beside its parent's (0.171.0), whose `session_meta` names the
     /// parent: `parent_thread_id`.
@@ -236,6 +246,9 @@ impl AgentSpec for Codex {
             })
             .collect()
     }
+}
+
+impl TranscriptFormat for Codex {
     fn sniffs(&self, record: &Map<String, Value>) -> bool {
         let ty = record.get("type").and_then(Value::as_str);
         record.contains_key("payload")
@@ -244,6 +257,7 @@ impl AgentSpec for Codex {
                 Some("session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted")
             )
     }
+
     fn read_records(&self, records: &[Record]) -> Option<Result<Transcript, NotATranscript>> {
         Some(Ok(transcript::parse(records)))
     }

@@ -19,10 +19,7 @@ use serde_json::{json, Map, Value};
 
 use super::payload::TouchedFile;
 use super::shell::Shell;
-use super::spec::{
-    file_of_call, AgentSpec, Description, DistillCli, HookCommands, HookSpec, Identity, Install,
-    Mark, McpConfig, Output, Protocol, StoreScope, StoredTranscript,
-};
+use super::spec::{file_of_call, Description, DistillCli, HookCommands, HookSpec, Identity, Install, Mark, McpConfig, Output, Protocol, StoreScope, StoredTranscript, Described, Payloads, Settings, Trust, TranscriptStore, TranscriptFormat};
 use super::store::subdirs;
 use super::Agent;
 use crate::transcript::{NotATranscript, Record, ToolKind, ToolRole, ToolShape, Transcript};
@@ -106,21 +103,26 @@ const DESCRIPTION: Description = Description {
     writes_documents: false,
 };
 
-impl AgentSpec for Copilot {
+impl Described for Copilot {
     fn description(&self) -> &'static Description {
         &DESCRIPTION
     }
+}
 
+impl Payloads for Copilot {
     /// Its camelCase payloads: `sessionId` where the others say `session_id`.
     fn sent(&self, payload: &Map<String, Value>) -> bool {
         payload.contains_key("sessionId") && !payload.contains_key("session_id")
     }
+
     /// A `preToolUse` payload: `toolName` and `toolArgs.path` (absolute).
     fn touched_file(&self, payload: &Map<String, Value>) -> Option<TouchedFile> {
         let (tool, args) = (payload.get("toolName"), payload.get("toolArgs"));
         file_of_call(tool, FILE_TOOLS, args, "path")
     }
+}
 
+impl Settings for Copilot {
     /// No matcher on session start: thehook's own `inject_on` decides, from
     /// the payload's `source` (`new` is read as `startup`).
     fn hooks(&self, c: &HookCommands) -> Vec<HookSpec> {
@@ -170,7 +172,9 @@ impl AgentSpec for Copilot {
         }
         hooks
     }
+}
 
+impl Trust for Copilot {
     /// Trusted by `COPILOT_ALLOW_ALL=true`, or by an entry of `trustedFolders`
     /// in `~/.copilot/config.json` (where its trust dialog records the
     /// answer) that is the project or a folder above it.
@@ -191,13 +195,16 @@ impl AgentSpec for Copilot {
             .any(|folder| root.starts_with(folder));
         Some(trusted)
     }
+
     fn trust_advice(&self, root: &Path) -> String {
         format!(
             "Copilot CLI runs a repository's hooks only in a trusted folder: trust it when `copilot` asks, or add {} to `trustedFolders` in ~/.copilot/config.json (or wire every project once with `thehook init --global --agent copilot`, whose hooks need no trust)",
             serde_json::Value::from(root.to_string_lossy())
         )
     }
+}
 
+impl TranscriptStore for Copilot {
     /// `~/.copilot/session-state/<id>/events.jsonl`; `workspace.yaml`
     /// beside it names the folder the session ran in (`cwd:`).
     fn transcripts(&self, scope: &StoreScope) -> Vec<StoredTranscript> {
@@ -223,6 +230,7 @@ impl AgentSpec for Copilot {
         }
         found
     }
+
     /// Session end says no transcript path: the session's id names it.
     fn transcript_of(&self, session_id: &str, home: &Path) -> Option<PathBuf> {
         let path = copilot_home(home)
@@ -231,6 +239,7 @@ impl AgentSpec for Copilot {
             .join("events.jsonl");
         path.is_file().then_some(path)
     }
+
     /// 1.0.102 writes a new session's `events.jsonl` only after its
     /// sessionEnd hooks have run (and a resumed one's last lines), ending
     /// it with `session.shutdown`: settled once that line was written after
@@ -244,9 +253,13 @@ impl AgentSpec for Copilot {
             .is_ok_and(|t| t >= ended);
         written_after && last_event(path).as_deref() == Some("session.shutdown")
     }
+}
+
+impl TranscriptFormat for Copilot {
     fn sniffs(&self, record: &Map<String, Value>) -> bool {
         transcript::is_event(record)
     }
+
     fn read_records(&self, records: &[Record]) -> Option<Result<Transcript, NotATranscript>> {
         Some(Ok(transcript::parse(records)))
     }

@@ -12,10 +12,7 @@ use serde_json::{json, Map, Value};
 
 use super::payload::HookEvent;
 use super::shell::Shell;
-use super::spec::{
-    AgentSpec, Description, DistillCli, ForeignHooks, HookCommands, HookSpec, Identity, Install,
-    Mark, McpConfig, Output, Protocol, RecallCommand, StoreScope, StoredTranscript,
-};
+use super::spec::{Description, DistillCli, ForeignHooks, HookCommands, HookSpec, Identity, Install, Mark, McpConfig, Output, Protocol, RecallCommand, StoreScope, StoredTranscript, Described, Payloads, Settings, Trust, TranscriptStore, TranscriptFormat};
 use super::store::{name_of, slug, subdirs};
 use super::Agent;
 use crate::transcript::{NotATranscript, Record, ToolKind, ToolRole, ToolShape, Transcript};
@@ -118,15 +115,19 @@ const DESCRIPTION: Description = Description {
     writes_documents: false,
 };
 
-impl AgentSpec for Cursor {
+impl Described for Cursor {
     fn description(&self) -> &'static Description {
         &DESCRIPTION
     }
+}
 
+impl Payloads for Cursor {
     fn sent(&self, payload: &Map<String, Value>) -> bool {
         payload.contains_key("cursor_version") || payload.contains_key("workspace_roots")
     }
+}
 
+impl Settings for Cursor {
     fn hooks(&self, c: &HookCommands) -> Vec<HookSpec> {
         vec![
             HookSpec {
@@ -141,7 +142,11 @@ impl AgentSpec for Cursor {
             },
         ]
     }
+}
 
+impl Trust for Cursor {}
+
+impl TranscriptStore for Cursor {
     /// Its CLI's payloads say `transcript_path: null`: the id is the file's
     /// name in one of the projects' folders.
     fn transcript_of(&self, session_id: &str, home: &Path) -> Option<PathBuf> {
@@ -151,6 +156,7 @@ impl AgentSpec for Cursor {
             .map(|d| d.join("agent-transcripts").join(&name))
             .find(|p| p.is_file())
     }
+
     /// The records carry no cwd, so the folder name decides.
     fn transcripts(&self, scope: &StoreScope) -> Vec<StoredTranscript> {
         let slug = slug(scope.root);
@@ -177,11 +183,15 @@ impl AgentSpec for Cursor {
         }
         found
     }
+}
+
+impl TranscriptFormat for Cursor {
     fn sniffs(&self, record: &Map<String, Value>) -> bool {
         let role = record.get("role").and_then(Value::as_str);
         matches!(role, Some("user" | "assistant"))
             && record.get("message").is_some_and(Value::is_object)
     }
+
     fn read_records(&self, records: &[Record]) -> Option<Result<Transcript, NotATranscript>> {
         Some(Ok(transcript::parse(records)))
     }

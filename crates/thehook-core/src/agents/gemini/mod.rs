@@ -10,10 +10,7 @@ use serde_json::{json, Map, Value};
 
 use super::payload::TouchedFile;
 use super::shell::Shell;
-use super::spec::{
-    file_of_call, transcript_path, AgentSpec, Description, DistillCli, HookCommands, HookSpec,
-    Identity, Install, Mark, McpConfig, Output, Protocol, StoreScope, StoredTranscript,
-};
+use super::spec::{file_of_call, transcript_path, Description, DistillCli, HookCommands, HookSpec, Identity, Install, Mark, McpConfig, Output, Protocol, StoreScope, StoredTranscript, Described, Payloads, Settings, Trust, TranscriptStore, TranscriptFormat};
 use super::store::{head_records, subdirs};
 use super::Agent;
 use crate::transcript::{NotATranscript, Record, ToolKind, ToolRole, ToolShape, Transcript};
@@ -102,11 +99,13 @@ const DESCRIPTION: Description = Description {
     writes_documents: true,
 };
 
-impl AgentSpec for Gemini {
+impl Described for Gemini {
     fn description(&self) -> &'static Description {
         &DESCRIPTION
     }
+}
 
+impl Payloads for Gemini {
     /// Its payloads carry a `session_id` and a `timestamp`, and no
     /// Claude-only `permission_mode` (Copilot CLI's have a `timestamp` too,
     /// beside a camelCase `sessionId`).
@@ -117,6 +116,15 @@ impl AgentSpec for Gemini {
                 && !payload.contains_key("permission_mode"))
     }
 
+    /// `tool_input.file_path` of its file tools, as the model wrote it
+    /// (often relative to `cwd`).
+    fn touched_file(&self, payload: &Map<String, Value>) -> Option<TouchedFile> {
+        let (tool, input) = (payload.get("tool_name"), payload.get("tool_input"));
+        file_of_call(tool, FILE_TOOLS, input, "file_path")
+    }
+}
+
+impl Settings for Gemini {
     fn hooks(&self, c: &HookCommands) -> Vec<HookSpec> {
         let only = (c.inject_on.len() == 1).then(|| c.inject_on[0].to_string());
         let mut hooks = vec![
@@ -146,13 +154,9 @@ impl AgentSpec for Gemini {
         }));
         hooks
     }
-    /// `tool_input.file_path` of its file tools, as the model wrote it
-    /// (often relative to `cwd`).
-    fn touched_file(&self, payload: &Map<String, Value>) -> Option<TouchedFile> {
-        let (tool, input) = (payload.get("tool_name"), payload.get("tool_input"));
-        file_of_call(tool, FILE_TOOLS, input, "file_path")
-    }
+}
 
+impl Trust for Gemini {
     /// Trusted by `GEMINI_CLI_TRUST_WORKSPACE=true`, or by the most specific
     /// rule of `~/.gemini/trustedFolders.json` that covers the project
     /// (`TRUST_FOLDER` covers a folder and what is under it, `TRUST_PARENT`
@@ -181,6 +185,7 @@ impl AgentSpec for Gemini {
             .max_by_key(|(path, _)| path.components().count());
         Some(rule.is_some_and(|(_, trusted)| trusted))
     }
+
     fn trust_advice(&self, root: &Path) -> String {
         format!(
             "Gemini CLI runs project hooks only in a trusted folder: trust it when `gemini` asks, or add `{}: \"TRUST_FOLDER\"` to ~/.gemini/trustedFolders.json (`--skip-trust` runs no project hooks)",
@@ -188,7 +193,9 @@ impl AgentSpec for Gemini {
             serde_json::Value::from(root.to_string_lossy())
         )
     }
+}
 
+impl TranscriptStore for Gemini {
     /// `~/.gemini/tmp/<project>/chats/session-*.jsonl`: `.project_root`
     /// beside `chats/` names the folder the sessions ran in, and each
     /// header's `projectHash` (SHA-256 of that path) says it too. (Older
@@ -224,9 +231,13 @@ impl AgentSpec for Gemini {
         }
         found
     }
+}
+
+impl TranscriptFormat for Gemini {
     fn sniffs(&self, record: &Map<String, Value>) -> bool {
         transcript::is_log_record(record)
     }
+
     fn read_records(&self, records: &[Record]) -> Option<Result<Transcript, NotATranscript>> {
         Some(
             transcript::parse_log(records).ok_or(NotATranscript::Incomplete(
@@ -234,6 +245,7 @@ impl AgentSpec for Gemini {
             )),
         )
     }
+
     fn read_document(&self, doc: &Value) -> Option<Transcript> {
         transcript::parse(doc)
     }

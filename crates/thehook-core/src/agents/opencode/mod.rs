@@ -24,10 +24,7 @@ use serde_json::{Map, Value};
 
 use super::payload::TouchedFile;
 use super::shell::Shell;
-use super::spec::{
-    file_of_call, AgentSpec, Description, DistillCli, HookCommands, HookSpec, Identity, Install,
-    Mark, McpConfig, Output, Protocol, StoreScope, StoredTranscript,
-};
+use super::spec::{file_of_call, Description, DistillCli, HookCommands, HookSpec, Identity, Install, Mark, McpConfig, Output, Protocol, StoreScope, StoredTranscript, Described, Payloads, Settings, Trust, TranscriptStore, TranscriptFormat};
 use super::Agent;
 use crate::transcript::{ToolKind, ToolRole, ToolShape, Transcript};
 
@@ -93,11 +90,13 @@ const DESCRIPTION: Description = Description {
     writes_documents: true,
 };
 
-impl AgentSpec for Opencode {
+impl Described for Opencode {
     fn description(&self) -> &'static Description {
         &DESCRIPTION
     }
+}
 
+impl Payloads for Opencode {
     /// The plugin sends `hook_event_name` with opencode's session ids.
     fn sent(&self, payload: &Map<String, Value>) -> bool {
         payload
@@ -106,15 +105,20 @@ impl AgentSpec for Opencode {
             .is_some_and(|id| id.starts_with("ses_"))
             && !payload.contains_key("timestamp")
     }
+
     /// The plugin sends opencode's tool and the file it names (`filePath`,
     /// or an `apply_patch`'s first file) as `tool_input.file_path`.
     fn touched_file(&self, payload: &Map<String, Value>) -> Option<TouchedFile> {
         let (tool, input) = (payload.get("tool_name"), payload.get("tool_input"));
         file_of_call(tool, FILE_TOOLS, input, "file_path")
     }
+}
+
+impl Settings for Opencode {
     fn hooks(&self, _c: &HookCommands) -> Vec<HookSpec> {
         Vec::new()
     }
+
     /// The plugin names each command it runs as `run("<sub>", ...)`; the
     /// prompt's runs only with `ON_PROMPT` on, the file hook's with `ON_FILE`.
     fn runs_hook_in(&self, text: &str, sub: &str) -> bool {
@@ -125,6 +129,7 @@ impl AgentSpec for Opencode {
         };
         on && text.contains("const THEHOOK = ") && text.contains(&format!("run(\"{sub}\""))
     }
+
     fn plugin(&self, c: &HookCommands, marker: &str) -> Option<String> {
         let program = Value::from(c.hook_bin).to_string();
         Some(
@@ -143,7 +148,11 @@ impl AgentSpec for Opencode {
                 .replacen("__MARKER__", marker, 1),
         )
     }
+}
 
+impl Trust for Opencode {}
+
+impl TranscriptStore for Opencode {
     /// The sessions the plugin wrote, whose `info.directory` is the project.
     fn transcripts(&self, scope: &StoreScope) -> Vec<StoredTranscript> {
         let Ok(entries) = std::fs::read_dir(store(scope.home)) else {
@@ -169,10 +178,14 @@ impl AgentSpec for Opencode {
         found.sort_by(|a, b| a.path.cmp(&b.path));
         found
     }
+
     fn transcript_of(&self, session_id: &str, home: &Path) -> Option<PathBuf> {
         let path = store(home).join(format!("{session_id}.json"));
         path.is_file().then_some(path)
     }
+}
+
+impl TranscriptFormat for Opencode {
     fn read_document(&self, doc: &Value) -> Option<Transcript> {
         transcript::parse(doc)
     }
