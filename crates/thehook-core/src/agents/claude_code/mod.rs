@@ -9,7 +9,11 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::shell::Shell;
-use super::spec::{command_hooks, Description, DistillCli, HookCommands, HookSpec, Identity, Install, Mark, McpConfig, Output, Protocol, RecallCommand, StoreScope, StoredTranscript, Described, Payloads, Settings, Trust, TranscriptStore, TranscriptFormat};
+use super::spec::{
+    command_hooks, Described, Description, DistillCli, HookCommands, HookSpec, Identity, Install,
+    Mark, McpConfig, Output, Payloads, Protocol, RecallCommand, Settings, StoreScope,
+    StoredTranscript, TranscriptFormat, TranscriptStore, Trust,
+};
 use super::store::{head_records, name_of, slug, subdirs};
 use super::Agent;
 use crate::transcript::{NotATranscript, Record, ToolKind, ToolRole, ToolShape, Transcript};

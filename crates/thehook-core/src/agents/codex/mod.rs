@@ -15,7 +15,11 @@ use serde_json::{Map, Value};
 use super::is_thehook_command;
 use super::payload::TouchedFile;
 use super::shell::Shell;
-use super::spec::{command_hooks, transcript_path, Description, DistillCli, HookCommands, HookSpec, HookTrust, Identity, Install, Mark, McpConfig, Output, Protocol, StoreScope, StoredTranscript, Described, Payloads, Settings, Trust, TranscriptStore, TranscriptFormat};
+use super::spec::{
+    command_hooks, transcript_path, Described, Description, DistillCli, HookCommands, HookSpec,
+    HookTrust, Identity, Install, Mark, McpConfig, Output, Payloads, Protocol, Settings,
+    StoreScope, StoredTranscript, TranscriptFormat, TranscriptStore, Trust,
+};
 use super::store::head_records;
 use super::Agent;
 use crate::transcript::{NotATranscript, Record, ToolKind, ToolRole, ToolShape, Transcript};

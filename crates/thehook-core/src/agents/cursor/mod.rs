@@ -12,7 +12,11 @@ use serde_json::{json, Map, Value};
 
 use super::payload::HookEvent;
 use super::shell::Shell;
-use super::spec::{Description, DistillCli, ForeignHooks, HookCommands, HookSpec, Identity, Install, Mark, McpConfig, Output, Protocol, RecallCommand, StoreScope, StoredTranscript, Described, Payloads, Settings, Trust, TranscriptStore, TranscriptFormat};
+use super::spec::{
+    Described, Description, DistillCli, ForeignHooks, HookCommands, HookSpec, Identity, Install,
+    Mark, McpConfig, Output, Payloads, Protocol, RecallCommand, Settings, StoreScope,
+    StoredTranscript, TranscriptFormat, TranscriptStore, Trust,
+};
 use super::store::{name_of, slug, subdirs};
 use super::Agent;
 use crate::transcript::{NotATranscript, Record, ToolKind, ToolRole, ToolShape, Transcript};

@@ -10,7 +10,11 @@ use serde_json::{json, Map, Value};
 
 use super::payload::TouchedFile;
 use super::shell::Shell;
-use super::spec::{file_of_call, transcript_path, Description, DistillCli, HookCommands, HookSpec, Identity, Install, Mark, McpConfig, Output, Protocol, StoreScope, StoredTranscript, Described, Payloads, Settings, Trust, TranscriptStore, TranscriptFormat};
+use super::spec::{
+    file_of_call, transcript_path, Described, Description, DistillCli, HookCommands, HookSpec,
+    Identity, Install, Mark, McpConfig, Output, Payloads, Protocol, Settings, StoreScope,
+    StoredTranscript, TranscriptFormat, TranscriptStore, Trust,
+};
 use super::store::{head_records, subdirs};
 use super::Agent;
 use crate::transcript::{NotATranscript, Record, ToolKind, ToolRole, ToolShape, Transcript};

@@ -24,7 +24,11 @@ use serde_json::{Map, Value};
 
 use super::payload::TouchedFile;
 use super::shell::Shell;
-use super::spec::{file_of_call, Description, DistillCli, HookCommands, HookSpec, Identity, Install, Mark, McpConfig, Output, Protocol, StoreScope, StoredTranscript, Described, Payloads, Settings, Trust, TranscriptStore, TranscriptFormat};
+use super::spec::{
+    file_of_call, Described, Description, DistillCli, HookCommands, HookSpec, Identity, Install,
+    Mark, McpConfig, Output, Payloads, Protocol, Settings, StoreScope, StoredTranscript,
+    TranscriptFormat, TranscriptStore, Trust,
+};
 use super::Agent;
 use crate::transcript::{ToolKind, ToolRole, ToolShape, Transcript};
 
