@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Offline checks of the documentation: links resolve, and CONTRIBUTING.md's
-map matches the source tree. Python 3 standard library only; nothing is
-fetched.
+"""Offline checks of the documentation: links resolve, CONTRIBUTING.md's map
+matches the source tree, and its two routes hold in the code. Python 3
+standard library only; nothing is fetched.
 
 Usage: python3 scripts/check-docs.py   (from anywhere in the repository)
 
@@ -55,6 +55,35 @@ is one, else 0.
    (`//!`): each file with its first sentence. A file without one, or a
    map edited by hand, fails; `python3 scripts/contributing_map.py
    --update` writes it again.
+
+6. The two routes. In CONTRIBUTING.md's section `## Two routes, file by
+   file`, each `###` subsection is a route through the code: numbered steps
+   of the shape
+
+       N. `path/from/the/root.rs` `symbol`: what happens there.
+
+   (the prose may wrap onto indented lines), with `(new process)` right
+   after the symbol's span when the step starts a process of its own (the
+   hook's detached `thehook retrieve --background`, `thehook capture
+   --worker`). The section must be there, and each route must have at
+   least 10 steps, numbered 1, 2, 3, ... Every step's file must exist and
+   define its symbol: for `name`, `fn`, `struct`, `enum`, `trait`,
+   `const`, `static`, `type` or `mod` followed by the name (any
+   visibility); for `Type::method`, `fn method` and an `impl` of `Type`
+   (`impl Type`, `impl<...> Type<...>`, `impl Trait for Type`).
+   The steps must chain: a step's symbol (for `Type::method`, the method)
+   is named as a word (a call, a path, a use; its own `fn` definition does
+   not count) in the previous step's file, the one that calls it. A route
+   also comes back from a call ("back in hooks.rs, the answer is printed"):
+   then the symbol may be named instead in the file of an earlier step the
+   route is still inside, the nearest first; the steps after that one are
+   left, and no later step can come back to them. So a step moved before
+   the step that calls it fails, while two calls made from one function may
+   be told in either order (the order of calls is not checked). A `(new
+   process)` step is not chained (nothing names it: the process is started
+   by its command line); the route starts over inside it. Comments (`//`,
+   `///`, `//!`, `/* */`) are stripped first, as scripts/check-cycles.py
+   does, so a name in a doc comment neither defines nor calls anything.
 """
 
 from __future__ import annotations
@@ -349,6 +378,159 @@ def check_generated_map(md: Path, text: str) -> None:
         problem(md, line, "the map differs from the code's module docs: run python3 scripts/contributing_map.py --update")
 
 
+# ---------------------------------------------------------------------------
+# 6. The two routes, file by file
+# ---------------------------------------------------------------------------
+
+ROUTES_HEADING = "## Two routes, file by file"
+MIN_STEPS = 10
+NUMBERED = re.compile(r"^(\d+)\.\s")
+STEP = re.compile(
+    r"^(\d+)\.\s+`([^`\s]+)`\s+`([A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)?)`"
+    r"(\s+\(new process\))?:\s*\S"
+)
+DEFINES = ("fn", "struct", "enum", "trait", "const", "static", "type", "mod")
+
+
+def strip_comments(text: str) -> str:
+    """Rust source without its comments: scripts/check-cycles.py's rule."""
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    return "\n".join(l.split("//")[0] for l in text.splitlines())
+
+
+_source_cache: dict[str, str] = {}
+
+
+def source(rel: str) -> str:
+    if rel not in _source_cache:
+        _source_cache[rel] = strip_comments((REPO / rel).read_text(encoding="utf-8", errors="replace"))
+    return _source_cache[rel]
+
+
+def impl_types(code: str) -> set[str]:
+    """The self types of every `impl` block: `impl<'a> Worker<'a>` gives
+    Worker, `impl fmt::Display for Panicked` gives Panicked."""
+    types = set()
+    for m in re.finditer(r"\bimpl\b", code):
+        i = m.end()
+        while i < len(code) and code[i].isspace():
+            i += 1
+        if i < len(code) and code[i] == "<":  # the impl's own generics
+            depth = 0
+            while i < len(code):
+                depth += {"<": 1, ">": -1}.get(code[i], 0)
+                i += 1
+                if depth == 0:
+                    break
+        header = re.split(r"[{;]|\bwhere\b", code[i:], maxsplit=1)[0]
+        target = re.split(r"\bfor\b", header)[-1]
+        name = re.match(r"\s*(?:&\s*(?:'\w+\s+)?(?:mut\s+)?)?((?:\w+::)*\w+)", target)
+        if name:
+            types.add(name.group(1).rsplit("::", 1)[-1])
+    return types
+
+
+def defines(rel: str, symbol: str) -> str | None:
+    """Why `symbol` is not defined in `rel`, or None when it is."""
+    code = source(rel)
+    if "::" in symbol:
+        typ, method = symbol.split("::")
+        if not re.search(rf"\bfn\s+{re.escape(method)}\b", code):
+            return f"has no `fn {method}`"
+        if typ not in impl_types(code):
+            return f"has `fn {method}` but no `impl {typ}` (impl blocks here: {', '.join(sorted(impl_types(code))) or 'none'})"
+        return None
+    if re.search(rf"\b(?:{'|'.join(DEFINES)})\s+{re.escape(symbol)}\b", code):
+        return None
+    return f"defines no `{symbol}` (no fn, struct, enum, trait, const, static, type or mod of that name)"
+
+
+def names(rel: str, word: str) -> bool:
+    """Whether the code of `rel` names `word` other than in its `fn` definition."""
+    return re.search(rf"(?<!\bfn )(?<![\w$]){re.escape(word)}\b", source(rel)) is not None
+
+
+def route_steps(lines: list[str], start: int, end: int, md: Path) -> list[tuple[str, int, list[tuple[int, str]]]]:
+    """The routes between lines[start] and lines[end]: (title, heading line,
+    [(line, item text with its continuation lines joined)])."""
+    routes: list[tuple[str, int, list[tuple[int, str]]]] = []
+    k = start
+    while k < end:
+        line = lines[k]
+        if line.startswith("### "):
+            routes.append((line[4:].strip(), k + 1, []))
+        elif NUMBERED.match(line):
+            text = line.strip()
+            j = k + 1
+            while j < end and lines[j].startswith((" ", "\t")) and lines[j].strip() \
+                    and not NUMBERED.match(lines[j].lstrip()):
+                text += " " + lines[j].strip()
+                j += 1
+            if routes:
+                routes[-1][2].append((k + 1, text))
+            else:
+                problem(md, k + 1, f"a numbered step before any `###` route in `{ROUTES_HEADING}`")
+            k = j
+            continue
+        k += 1
+    return routes
+
+
+def check_routes(md: Path, text: str) -> None:
+    """6. The routes of `## Two routes, file by file` hold in the code."""
+    lines = text.split("\n")
+    outside = {n for n, _ in prose_lines(text)}
+    heads = [k for k, l in enumerate(lines) if l.strip() == ROUTES_HEADING and k + 1 in outside]
+    if not heads:
+        problem(md, 1, f"the section `{ROUTES_HEADING}` is missing")
+        return
+    start = heads[0] + 1
+    end = next((k for k in range(start, len(lines)) if lines[k].startswith("## ") and k + 1 in outside), len(lines))
+    routes = route_steps(lines, start, end, md)
+    if not routes:
+        problem(md, heads[0] + 1, f"`{ROUTES_HEADING}` has no `###` route")
+    for title, head_line, steps in routes:
+        if len(steps) < MIN_STEPS:
+            problem(md, head_line, f"route \"{title}\" has {len(steps)} steps; at least {MIN_STEPS} are expected")
+        # The steps the route is inside: (step number, file), the caller last.
+        open_steps: list[tuple[int, str]] = []
+        for index, (n, item) in enumerate(steps, 1):
+            m = STEP.match(item)
+            if not m:
+                problem(md, n, f"route \"{title}\", step {index}: not of the shape "
+                        "N. `path/to/file.rs` `symbol`: what happens there. "
+                        "(with `(new process)` after the symbol when it starts a process)")
+                open_steps = []
+                continue
+            number, rel, symbol, new_process = int(m.group(1)), m.group(2), m.group(3), bool(m.group(4))
+            where = f"route \"{title}\", step {number} (`{rel}` `{symbol}`)"
+            if number != index:
+                problem(md, n, f"route \"{title}\": step {index} is numbered {number}")
+            path = REPO / rel
+            if not path.is_file():
+                problem(md, n, f"{where}: the file {rel} does not exist")
+                open_steps = []
+                continue
+            why = defines(rel, symbol)
+            if why:
+                problem(md, n, f"{where}: `{symbol}` is not defined there: {rel} {why}")
+            word = symbol.rsplit("::", 1)[-1]
+            if new_process or not open_steps:
+                open_steps = [(number, rel)]
+                continue
+            caller = next((k for k in range(len(open_steps) - 1, -1, -1) if names(open_steps[k][1], word)), None)
+            if caller is None:
+                prev_number, prev_rel = open_steps[-1]
+                earlier = ", ".join(f"{s} {f}" for s, f in reversed(open_steps[:-1]))
+                problem(md, n, f"{where}: the chain breaks: `{word}` is named neither in step "
+                        f"{prev_number}'s file {prev_rel} nor in a file the route could come back to"
+                        + (f" (steps {earlier})" if earlier else "")
+                        + "; a step that starts a process is marked `(new process)`")
+                open_steps.append((number, rel))
+                continue
+            open_steps = open_steps[: caller + 1] + [(number, rel)]
+
+
 def main() -> int:
     docs = [REPO / n for n in ("README.md", "CONTRIBUTING.md", "CHANGELOG.md")]
     docs += sorted((REPO / "docs").glob("*.md"))
@@ -365,6 +547,7 @@ def main() -> int:
         check_map(contributing, text)
         check_folders_named(contributing, text)
         check_generated_map(contributing, text)
+        check_routes(contributing, text)
     for p in problems:
         print(p)
     return 1 if problems else 0

@@ -33,7 +33,7 @@ use crate::memory::policy::stale::Staleness;
 use crate::memory::rank::fusion::{fuse, Mode, LEXICAL_WEIGHT};
 use crate::memory::rank::tally::TallyFile;
 use crate::memory::session::SessionRecord;
-use crate::memory::session_lookup::SessionLookup;
+use crate::memory::session_lookup::SessionsByAge;
 use crate::memory::{Memory, SyncPolicy, NO_PROGRESS};
 use crate::model::{Availability, SearchPaths};
 use crate::project::Project;

@@ -54,17 +54,22 @@ pub(crate) struct TouchedFile {
     pub(crate) sessions: usize,
 }
 
-/// The sessions, asked the hooks' questions. "Sessions" leaves out none:
-/// a caller passes the one to leave out (`current`) where it matters.
-pub(crate) trait SessionLookup {
+/// The sessions, asked the hooks' questions: one trait by age and branch
+/// ([`SessionsByAge`]), one by the files they changed ([`SessionsByFile`]).
+/// "Sessions" leaves out none: a caller passes the one to leave out
+/// (`current`) where it matters.
+pub(crate) trait SessionLookup: SessionsByAge + SessionsByFile {}
+
+impl<T: SessionsByAge + SessionsByFile> SessionLookup for T {}
+
+/// Sessions by how new they are, their branch and their own files.
+pub(crate) trait SessionsByAge {
     /// How many sessions there are, `current`'s own not counted.
     fn count(&self, current: Option<&str>) -> Result<usize>;
     /// The `n` newest, but `current`'s.
     fn newest(&self, n: usize, current: Option<&str>) -> Result<Vec<SessionKey>>;
     /// The `n` newest on `branch`, but `current`'s.
     fn of_branch(&self, branch: &str, n: usize, current: Option<&str>) -> Result<Vec<SessionKey>>;
-    /// The session files that changed `file`, in no promised order.
-    fn touching(&self, file: &str) -> Result<Vec<String>>;
     /// The session files of `current` (a resumed session has one).
     fn paths_of(&self, current: Option<&str>) -> Result<HashSet<String>>;
     /// The keys of those of `paths` that are sessions, in no promised order.
@@ -77,6 +82,14 @@ pub(crate) trait SessionLookup {
         current: Option<&str>,
         visit: &mut dyn FnMut(usize, &str) -> bool,
     ) -> Result<()>;
+    /// The record of one session file.
+    fn record(&self, path: &str) -> Result<Option<SessionRecord>>;
+}
+
+/// Sessions by the files they changed, and those files by name.
+pub(crate) trait SessionsByFile {
+    /// The session files that changed `file`, in no promised order.
+    fn touching(&self, file: &str) -> Result<Vec<String>>;
     /// Calls `visit` with each session file that changed any of `files`,
     /// once, the newest first (by time to the second, then by path), until
     /// `visit` says to stop (false).
@@ -91,8 +104,6 @@ pub(crate) trait SessionLookup {
         sessions: &HashSet<String>,
         files: &[String],
     ) -> Result<HashSet<String>>;
-    /// The record of one session file.
-    fn record(&self, path: &str) -> Result<Option<SessionRecord>>;
     /// The files sessions changed that are `tail` or end in `/tail`.
     fn files_ending(&self, tail: &str) -> Result<Vec<TouchedFile>>;
     /// The files sessions changed whose name (the last part, before its
@@ -155,7 +166,7 @@ impl<'a> SessionList<'a> {
 }
 
 #[cfg(test)]
-impl SessionLookup for SessionList<'_> {
+impl SessionsByAge for SessionList<'_> {
     fn count(&self, current: Option<&str>) -> Result<usize> {
         Ok(self.sorted(current).len())
     }
@@ -170,15 +181,6 @@ impl SessionLookup for SessionList<'_> {
             .into_iter()
             .filter(|k| k.branch.as_deref() == Some(branch))
             .take(n)
-            .collect())
-    }
-
-    fn touching(&self, file: &str) -> Result<Vec<String>> {
-        Ok(self
-            .sessions
-            .iter()
-            .filter(|s| s.files.iter().any(|f| f == file))
-            .map(|s| s.path.clone())
             .collect())
     }
 
@@ -212,6 +214,22 @@ impl SessionLookup for SessionList<'_> {
             }
         }
         Ok(())
+    }
+
+    fn record(&self, path: &str) -> Result<Option<SessionRecord>> {
+        Ok(self.sessions.iter().find(|s| s.path == path).cloned())
+    }
+}
+
+#[cfg(test)]
+impl SessionsByFile for SessionList<'_> {
+    fn touching(&self, file: &str) -> Result<Vec<String>> {
+        Ok(self
+            .sessions
+            .iter()
+            .filter(|s| s.files.iter().any(|f| f == file))
+            .map(|s| s.path.clone())
+            .collect())
     }
 
     fn newest_touching(
@@ -252,10 +270,6 @@ impl SessionLookup for SessionList<'_> {
             .filter(|s| sessions.contains(&s.path) && s.files.iter().any(|f| files.contains(f)))
             .map(|s| s.path.clone())
             .collect())
-    }
-
-    fn record(&self, path: &str) -> Result<Option<SessionRecord>> {
-        Ok(self.sessions.iter().find(|s| s.path == path).cloned())
     }
 
     fn files_ending(&self, tail: &str) -> Result<Vec<TouchedFile>> {

@@ -30,7 +30,7 @@ use super::Index;
 use crate::error::Result;
 use crate::memory::session::SessionRecord;
 use crate::memory::session_lookup::{
-    ends_with_part, name_terms, SessionKey, SessionLookup, TouchedFile,
+    ends_with_part, name_terms, SessionKey, SessionsByAge, SessionsByFile, TouchedFile,
 };
 
 /// LMDB's longest key (its default `MDB_MAXKEYSIZE`): a longer one is
@@ -350,7 +350,7 @@ impl KeyedSessions<'_> {
     }
 }
 
-impl SessionLookup for KeyedSessions<'_> {
+impl SessionsByAge for KeyedSessions<'_> {
     fn count(&self, current: Option<&str>) -> Result<usize> {
         let all = self.index.dbs.session_dates.len(&self.rtxn)? as usize;
         Ok(all.saturating_sub(self.files_of(current)?.len()))
@@ -380,17 +380,6 @@ impl SessionLookup for KeyedSessions<'_> {
                 break;
             }
             out.extend(decode(entry?.1).filter(|k| !k.is(current)));
-        }
-        Ok(out)
-    }
-
-    fn touching(&self, file: &str) -> Result<Vec<String>> {
-        let prefix = format!("{file}\0s");
-        let mut out = Vec::new();
-        for entry in self.index.dbs.paths.prefix_iter(&self.rtxn, &prefix)? {
-            let link = entry?.0;
-            // `<age: 12 digits><session file>`
-            out.extend(link[prefix.len()..].get(12..).map(str::to_string));
         }
         Ok(out)
     }
@@ -439,6 +428,28 @@ impl SessionLookup for KeyedSessions<'_> {
             age += 1;
         }
         Ok(())
+    }
+
+    fn record(&self, path: &str) -> Result<Option<SessionRecord>> {
+        Ok(self
+            .index
+            .dbs
+            .files
+            .get(&self.rtxn, path)?
+            .and_then(|r| r.session))
+    }
+}
+
+impl SessionsByFile for KeyedSessions<'_> {
+    fn touching(&self, file: &str) -> Result<Vec<String>> {
+        let prefix = format!("{file}\0s");
+        let mut out = Vec::new();
+        for entry in self.index.dbs.paths.prefix_iter(&self.rtxn, &prefix)? {
+            let link = entry?.0;
+            // `<age: 12 digits><session file>`
+            out.extend(link[prefix.len()..].get(12..).map(str::to_string));
+        }
+        Ok(out)
     }
 
     fn newest_touching(
@@ -497,15 +508,6 @@ impl SessionLookup for KeyedSessions<'_> {
             }
         }
         Ok(out)
-    }
-
-    fn record(&self, path: &str) -> Result<Option<SessionRecord>> {
-        Ok(self
-            .index
-            .dbs
-            .files
-            .get(&self.rtxn, path)?
-            .and_then(|r| r.session))
     }
 
     fn files_ending(&self, tail: &str) -> Result<Vec<TouchedFile>> {
