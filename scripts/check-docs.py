@@ -450,14 +450,17 @@ def names(rel: str, word: str) -> bool:
     return re.search(rf"(?<!\bfn )(?<![\w$]){re.escape(word)}\b", source(rel)) is not None
 
 
-def route_steps(lines: list[str], start: int, end: int, md: Path) -> list[tuple[str, int, list[tuple[int, str]]]]:
-    """The routes between lines[start] and lines[end]: (title, heading line,
-    [(line, item text with its continuation lines joined)])."""
+def route_steps(lines: list[str], start: int, end: int, outside: set[int],
+                md: Path) -> list[tuple[str, int, list[tuple[int, str]]]]:
+    """The routes between lines[start] and lines[end], code blocks left out:
+    (title, heading line, [(line, item text, continuation lines joined)])."""
     routes: list[tuple[str, int, list[tuple[int, str]]]] = []
     k = start
     while k < end:
         line = lines[k]
-        if line.startswith("### "):
+        if k + 1 not in outside:
+            pass
+        elif line.startswith("### "):
             routes.append((line[4:].strip(), k + 1, []))
         elif NUMBERED.match(line):
             text = line.strip()
@@ -486,7 +489,7 @@ def check_routes(md: Path, text: str) -> None:
         return
     start = heads[0] + 1
     end = next((k for k in range(start, len(lines)) if lines[k].startswith("## ") and k + 1 in outside), len(lines))
-    routes = route_steps(lines, start, end, md)
+    routes = route_steps(lines, start, end, outside, md)
     if not routes:
         problem(md, heads[0] + 1, f"`{ROUTES_HEADING}` has no `###` route")
     for title, head_line, steps in routes:
@@ -521,10 +524,10 @@ def check_routes(md: Path, text: str) -> None:
             caller = next((k for k in range(len(open_steps) - 1, -1, -1) if names(open_steps[k][1], word)), None)
             if caller is None:
                 prev_number, prev_rel = open_steps[-1]
-                earlier = ", ".join(f"{s} {f}" for s, f in reversed(open_steps[:-1]))
+                earlier = ", ".join(str(s) for s, _ in reversed(open_steps[:-1]))
                 problem(md, n, f"{where}: the chain breaks: `{word}` is named neither in step "
-                        f"{prev_number}'s file {prev_rel} nor in a file the route could come back to"
-                        + (f" (steps {earlier})" if earlier else "")
+                        f"{prev_number}'s file {prev_rel} nor in the file of a step the route "
+                        f"could come back to" + (f" (steps {earlier})" if earlier else "")
                         + "; a step that starts a process is marked `(new process)`")
                 open_steps.append((number, rel))
                 continue

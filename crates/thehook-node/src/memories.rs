@@ -70,13 +70,19 @@ pub(crate) fn addon_dir() -> Option<PathBuf> {
 #[cfg(unix)]
 fn addon_file() -> Option<PathBuf> {
     use std::os::unix::ffi::OsStrExt;
+    // SAFETY: `Dl_info` is plain C data (pointers and integers), for which
+    // all zeros is a valid value: null pointers, which dladdr overwrites.
     let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
     let here = addon_file as *const libc::c_void;
-    // SAFETY: dladdr only reads the loader's tables; the name it returns
-    // lives as long as the library stays loaded (for ever: -z nodelete).
+    // SAFETY: `here` is an address in this library and `info` a valid
+    // `Dl_info` to fill; dladdr only reads the loader's tables.
     if unsafe { libc::dladdr(here, &mut info) } == 0 || info.dli_fname.is_null() {
         return None;
     }
+    // SAFETY: dladdr succeeded and `dli_fname` is not null: it points at
+    // the NUL-terminated name the loader keeps for this library, which
+    // stays loaded while this function of it runs; the name is copied
+    // before it returns.
     let name = unsafe { std::ffi::CStr::from_ptr(info.dli_fname) };
     Some(PathBuf::from(std::ffi::OsStr::from_bytes(name.to_bytes())))
 }

@@ -109,6 +109,8 @@ fn kill_on_close_job() -> Option<OwnedHandle> {
         }
         OwnedHandle::from_raw_handle(raw)
     };
+    // SAFETY: a C structure of integers and pointers, for which all zeros
+    // is a valid value (no limits set), as Windows' own samples start it.
     let mut limits: JOBOBJECT_EXTENDED_LIMIT_INFORMATION = unsafe { std::mem::zeroed() };
     limits.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
     // SAFETY: `limits` is the structure this information class names.

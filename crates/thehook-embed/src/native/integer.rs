@@ -154,6 +154,14 @@ mod avx2 {
         "avx2::multiply is written for 16-column tiles"
     );
 
+    /// `y = xq · q`, as [`super::portable::multiply`] computes it, with
+    /// AVX2's 16-bit multiply-adds.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must have AVX2 (`is_x86_feature_detected!("avx2")`): on one
+    /// without it the instructions fault. The slices' lengths are checked
+    /// as the portable version's are (indexing panics, never reads past).
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn multiply(
         q: &[u8],

@@ -79,6 +79,13 @@ fn multiply(w: &Matrix, xt: &[f32], tokens: usize, y: &mut [f32]) {
     multiply_tiles::<false>(w, xt, tokens, y)
 }
 
+/// [`multiply_tiles`] compiled for AVX2 and FMA, so its loops use them.
+///
+/// # Safety
+///
+/// The CPU must have AVX2 and FMA (`is_x86_feature_detected!`): on one
+/// without them the instructions fault. Nothing else is unsafe in it: the
+/// slices are indexed with bounds checks.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn multiply_avx2(w: &Matrix, xt: &[f32], tokens: usize, y: &mut [f32]) {

@@ -164,6 +164,8 @@ mod tests {
     use super::*;
 
     fn real_env(dir: &Path) {
+        // SAFETY: a new temporary folder, opened once by this test alone:
+        // nothing else maps or writes its files.
         let env = unsafe {
             heed::EnvOpenOptions::new()
                 .map_size(1 << 20)

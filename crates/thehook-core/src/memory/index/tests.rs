@@ -785,7 +785,9 @@ fn the_stored_sessions_follow_every_change_to_a_session_file() {
 /// each step every question gets the answer the records give.
 #[test]
 fn the_keyed_sessions_answer_as_the_records_do() {
-    use crate::memory::session_lookup::{SessionList, SessionLookup};
+    use crate::memory::session_lookup::{
+        SessionList, SessionLookup, SessionsByAge, SessionsByFile,
+    };
     use std::collections::HashSet;
 
     const FILES: [&str; 9] = [
@@ -1035,7 +1037,7 @@ fn an_index_of_the_schemas_before_is_upgraded_without_a_rebuild() {
 /// long once analysed.)
 #[test]
 fn a_session_on_a_file_with_a_very_long_path_still_syncs() {
-    use crate::memory::session_lookup::SessionLookup;
+    use crate::memory::session_lookup::SessionsByFile;
     let mut s = Scenario::new();
     let name = format!("{}.rs", "n".repeat(230));
     let long = format!("src/{}/{name}", "d".repeat(200));
