@@ -9,6 +9,10 @@ module tree); a name the ancestor only re-exports (`pub use sibling::Item`)
 counts as the edge to the sibling that defines it. Prints every strongly connected component of more than one
 file and exits 1 when there is one.
 
+An item the crate's root file (lib.rs, main.rs) defines itself, used by
+a module of the crate, is refused too: the root is the crate's face, and
+its children do not import it.
+
 A name taken through an ancestor's re-export (`crate::Error` where lib.rs
 re-exports `error::Error`) is refused outright: the import runs back up the
 tree, and what it hides is the edge to the module that defines the name.
@@ -128,6 +132,41 @@ def through_ancestors(src_root: Path) -> list[str]:
     return sorted(set(out))
 
 
+def without_inline_tests(text: str) -> str:
+    """The text without its inline `mod tests { ... }` (whose `super` is
+    the file's own module, not its parent)."""
+    while (m := re.search(r"\bmod\s+tests\s*\{", text)):
+        depth, i = 0, m.end() - 1
+        while i < len(text):
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            i += 1
+            if depth == 0:
+                break
+        text = text[: m.start()] + text[i:]
+    return text
+
+
+def into_the_face(src_root: Path) -> list[str]:
+    """Names a module takes from the crate's root file (lib.rs, main.rs):
+    the root is the crate's face, what other crates see, so an item it
+    defines itself and a child uses is an arrow back up the tree. Such an
+    item belongs in a module of its own that the root re-exports."""
+    files = [f for f in src_root.rglob("*.rs") if "tests" not in f.parts and f.name != "tests.rs"]
+    modules = {tuple(module_of(src_root, f)): f for f in files}
+    out = []
+    for m, f in modules.items():
+        if m == ():
+            continue
+        for path in expand_use_groups(without_inline_tests(strip_comments(f.read_text()))):
+            parts = path.split("::")
+            # A test module is left out (it may look at anything).
+            if len(parts) > 1 and parts[1] == "tests":
+                continue
+            if resolve(modules, {}, list(m), path) == ():
+                out.append(f"{'::'.join(m)} uses {path}, which the crate's root file defines: move it into a module of its own")
+    return sorted(set(out))
+
+
 def edges_of(src_root: Path) -> dict:
     """Module -> the modules it uses (not counting its ancestors)."""
     files = [f for f in src_root.rglob("*.rs") if "tests" not in f.parts and f.name != "tests.rs"]
@@ -202,7 +241,7 @@ def folder_edges(edges: dict) -> dict:
 def check(src_root: Path) -> list[str]:
     edges = edges_of(src_root)
     name = lambda c: "::".join(c) or "lib"
-    out = through_ancestors(src_root)
+    out = through_ancestors(src_root) + into_the_face(src_root)
     out += [f"import cycle among files {', '.join(name(c) for c in comp)}" for comp in cycles(edges)]
     for comp in cycles(folder_edges(edges)):
         # one file-level example of each folder-level edge of the loop

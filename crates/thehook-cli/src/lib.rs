@@ -2,6 +2,16 @@
 //! core's front door, and the answers rendered ([`render`]). Each command
 //! returns `Result<Exit, Error>`; [`run`] is the one place that prints an
 //! error and turns it into an exit code.
+//!
+//! # What the CLI never does
+//!
+//! - It decides nothing about memory: each command maps its flags onto the
+//!   core's front door (`thehook_core::front_door`), calls the core and
+//!   renders the answer. Defaults, limits and accepted names are the
+//!   core's.
+//! - A hook command never exits non-zero and never prints anything but the
+//!   agent's JSON on stdout, even on a usage error ([`clap_error`]).
+//! - It never panics on bad input: every error leaves through [`run`].
 
 mod args;
 mod commands;

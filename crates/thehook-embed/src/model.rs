@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 use tokenizers::{Tokenizer, TruncationParams};
 
 use crate::error::{failed, Error, Result};
+use crate::model_files::ModelFiles;
 use crate::native::Bert;
 use crate::onnx_runtime;
-use crate::ModelFiles;
 
 /// Items longer than this many tokens are embedded by their beginning
 /// (all-MiniLM-L6-v2 was trained on 256-token inputs).

@@ -64,7 +64,7 @@ fn path_for(cache: &Path, fingerprint: &str, runtime: &Path) -> PathBuf {
     // form the weights take on this CPU.
     let sign = int8_products::WeightSign::here().name();
     let key = format!("{fingerprint}\n{runtime_name}\n{UNFUSED}\n{sign}");
-    let key = crate::sha256_hex(key.as_bytes());
+    let key = crate::hash::sha256_hex(key.as_bytes());
     let model = fingerprint.split(':').next().unwrap_or("model");
     let model: String = model
         .chars()

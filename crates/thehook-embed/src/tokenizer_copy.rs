@@ -130,7 +130,7 @@ pub(crate) fn path_for(original: &Path, cache: &Path) -> Option<PathBuf> {
         original.to_string_lossy(),
         meta.len()
     );
-    let hex = crate::sha256_hex(key.as_bytes());
+    let hex = crate::hash::sha256_hex(key.as_bytes());
     Some(cache.join("tokenizers").join(format!("{}.txt", &hex[..16])))
 }
 

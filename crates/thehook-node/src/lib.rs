@@ -1,6 +1,13 @@
 //! thehook for Node: a thin napi-rs layer over `thehook-core`. Every
 //! function but `cli` returns a Promise whose work runs on libuv's thread
 //! pool; errors are JS `Error`s with the core's stable `code`.
+//!
+//! # What the addon never does
+//!
+//! - It shapes no answer of its own: each function maps its JS options onto
+//!   the core's front door and the core's values onto JS objects.
+//! - It never blocks Node's event loop with the core's work (`task.rs`),
+//!   and never lets a Rust panic cross into JS.
 
 mod given_api;
 mod memories;
