@@ -14,9 +14,9 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use thehook_core::memory::policy::actions::action_of;
-use thehook_core::memory::policy::corroborate::{files_under, Corroboration, RepoFacts};
-use thehook_core::memory::store::parse_markdown;
+use thehook_core::policy::actions::action_of;
+use thehook_core::policy::corroborate::{files_under, Corroboration, RepoFacts};
+use thehook_core::store::parse_markdown;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

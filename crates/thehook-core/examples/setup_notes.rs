@@ -9,8 +9,8 @@
 
 use std::path::{Path, PathBuf};
 
-use thehook_core::memory::policy::actions::action_of;
-use thehook_core::memory::policy::corroborate::{files_under, Corroboration, RepoFacts};
+use thehook_core::policy::actions::action_of;
+use thehook_core::policy::corroborate::{files_under, Corroboration, RepoFacts};
 
 fn main() {
     let dir = std::env::args()

@@ -1,12 +1,12 @@
 //! What a stranger's line names that a project does not hold
-//! (`memory/policy/stranger.rs`), line by line, for a corpus laid out as
+//! (`policy/stranger.rs`), line by line, for a corpus laid out as
 //! `bench/setup_notes/`: `cargo run --release -p thehook-core --example
 //! stranger_lines -- bench/setup_notes`.
 
 use std::path::PathBuf;
 
-use thehook_core::memory::policy::corroborate::{files_under, RepoFacts};
-use thehook_core::memory::policy::stranger_concern;
+use thehook_core::policy::corroborate::{files_under, RepoFacts};
+use thehook_core::policy::stranger_concern;
 
 fn main() {
     let dir = std::env::args()

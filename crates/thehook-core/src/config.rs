@@ -232,14 +232,14 @@ pub struct Mcp {
     pub allow_forget: bool,
 }
 
-/// Whose word memory is taken on (`memory::policy::verify`).
+/// Whose word memory is taken on (`policy::verify`).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Trust {
     /// The e-mails of the authors whose committed lines of memory are
     /// given to agents although no build file vouches for the action they
     /// ask for. Empty: you and the authors of the project's own code
-    /// (`memory::policy::trust`).
+    /// (`policy::trust`).
     pub authors: Vec<String>,
 }
 

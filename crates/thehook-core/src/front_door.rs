@@ -10,7 +10,7 @@
 use crate::agents::Agent;
 use crate::error::{fix, Error, Result, Step};
 use crate::memory::index::Filter;
-use crate::memory::item::ItemKind;
+use crate::store::item::ItemKind;
 use crate::memory::rank::fusion::{Mode, LEXICAL_WEIGHT};
 use crate::memory::{ItemRef, RecallOptions, RecallRequest, RememberRequest, RewriteRequest};
 
@@ -117,7 +117,7 @@ fn parse_since_at(s: &str, now: jiff::Timestamp) -> Result<jiff::Timestamp> {
                 });
         }
     }
-    crate::memory::store::parse_date(s)
+    crate::store::parse_date(s)
         .and_then(|d| d.parse().ok())
         .ok_or_else(|| usage(format!("since {s:?} is not a date"), fix))
 }

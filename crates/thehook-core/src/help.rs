@@ -5,7 +5,7 @@
 
 use crate::agents::Agent;
 use crate::front_door::{DEFAULT_K, DEFAULT_SESSION_LIMIT, MAX_K, MIN_ID_PREFIX, REMEMBERABLE};
-use crate::memory::item::ItemKind;
+use crate::store::item::ItemKind;
 
 /// The agents by the names people type: `claude, cursor, codex, gemini, copilot or opencode`.
 pub fn agent_names() -> String {

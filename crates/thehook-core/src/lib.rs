@@ -44,10 +44,12 @@ pub mod logs;
 mod mapped_pages;
 pub mod memory;
 pub mod model;
+pub mod policy;
 pub mod process;
 pub mod project;
 pub mod setup;
 pub mod status;
+pub mod store;
 #[cfg(test)]
 mod test_git;
 pub mod text;
@@ -55,6 +57,6 @@ pub mod transcript;
 pub mod views;
 
 pub use error::{Error, Result};
-pub use memory::item::{Item, ItemKind};
+pub use store::item::{Item, ItemKind};
 pub use memory::{ItemRef, Memory, RecallOptions, RecallRequest, RememberRequest, RewriteRequest};
 pub use project::Project;

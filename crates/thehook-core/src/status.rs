@@ -10,8 +10,8 @@ use crate::capture;
 use crate::error::Result;
 use crate::given::kept::{recent_counts, UseCounts};
 use crate::memory::index::IndexStats;
-use crate::memory::policy::stale::Staleness;
-use crate::memory::policy::trust::{git_cannot_tell, TrustedAuthors};
+use crate::policy::stale::Staleness;
+use crate::policy::trust::{git_cannot_tell, TrustedAuthors};
 use crate::memory::Memory;
 use crate::model::Availability;
 use crate::text::safety::Rule;
@@ -30,7 +30,7 @@ pub struct Status {
     pub withheld_items: usize,
     /// How memory is judged before an agent is given it.
     pub safety_check: SafetyCheck,
-    /// Whose word action lines are taken on (`memory::policy::verify`).
+    /// Whose word action lines are taken on (`policy::verify`).
     pub trust: TrustSummary,
     pub failed_captures: usize,
     pub queued_captures: usize,
@@ -63,7 +63,7 @@ pub struct TrustSummary {
 }
 
 impl TrustSummary {
-    fn of(memory: &Memory, items: &[crate::memory::item::Item]) -> TrustSummary {
+    fn of(memory: &Memory, items: &[crate::store::item::Item]) -> TrustSummary {
         let root = memory.project().root();
         let trusted = TrustedAuthors::of(root, &memory.config().trust.authors);
         TrustSummary {

@@ -69,7 +69,7 @@ pub(super) fn print_notices(memory: &mut Memory, out: &mut Output) {
 }
 
 /// `<done> <id> (<path:line>): <text>`, what `forget` and `review` say.
-pub(super) fn print_done(out: &mut Output, done: &str, item: &thehook_core::memory::item::Item) {
+pub(super) fn print_done(out: &mut Output, done: &str, item: &thehook_core::store::item::Item) {
     out.print(&format!(
         "{done} {} ({}): {}",
         item.id,

@@ -2,7 +2,7 @@
 //! person decides about each.
 
 use serde_json::json;
-use thehook_core::memory::policy::confirmed::FILE as CONFIRMED_FILE;
+use thehook_core::policy::confirmed::FILE as CONFIRMED_FILE;
 use thehook_core::memory::withheld::WithheldEntry;
 use thehook_core::memory::Embedding;
 use thehook_core::model::SearchPaths;

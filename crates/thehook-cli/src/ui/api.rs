@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use thehook_core::agents::Agent;
 use thehook_core::error::ErrorCode;
-use thehook_core::memory::item::ItemKind;
+use thehook_core::store::item::ItemKind;
 use thehook_core::memory::rank::fusion::Mode;
 use thehook_core::memory::shared::with_memory;
 use thehook_core::memory::Refresh;

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use crate::common::*;
 use serde_json::{json, Value};
-use thehook_core::memory::store::FrontMatter;
+use thehook_core::store::FrontMatter;
 
 fn fake(name: &str) -> PathBuf {
     repo_root()
@@ -128,7 +128,7 @@ fn queue(p: &Project, session: &str, transcript: &Path) {
 }
 
 fn front_matter(text: &str) -> FrontMatter {
-    thehook_core::memory::store::front_matter(text).expect("a front matter")
+    thehook_core::store::front_matter(text).expect("a front matter")
 }
 
 /// Processes whose working folder is inside `dir` (the fake LLMs run in

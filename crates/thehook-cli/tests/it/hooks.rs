@@ -436,7 +436,7 @@ fn the_background_sweep_queues_sessions_that_were_never_captured() {
 /// core's own reader.
 fn sessions(p: &Project) -> Vec<(String, String)> {
     let project = thehook_core::Project::at(p.root());
-    let mut found: Vec<(String, String)> = thehook_core::memory::store::session_files(&project)
+    let mut found: Vec<(String, String)> = thehook_core::store::session_files(&project)
         .into_iter()
         .filter_map(|f| {
             let name = f.path.file_name()?.to_string_lossy().into_owned();

@@ -99,7 +99,7 @@ impl ListingCache {
             if let Some(dir) = file.parent() {
                 let _ = std::fs::create_dir_all(dir);
             }
-            let _ = crate::memory::store::write_atomic(&file, &bytes);
+            let _ = crate::store::write_atomic(&file, &bytes);
         }
     }
 }

@@ -141,7 +141,7 @@ pub fn subagent_sources(session: &Source) -> Vec<Source> {
 
 /// Lists the project's sessions, newest first.
 pub fn list(project: &Project, home: &Path, o: &ListOptions) -> Listing {
-    let titles: HashMap<String, String> = crate::memory::store::session_files(project)
+    let titles: HashMap<String, String> = crate::store::session_files(project)
         .into_iter()
         .filter_map(|f| Some((f.front_matter.session_id?, f.front_matter.title?)))
         .collect();

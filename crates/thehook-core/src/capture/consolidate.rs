@@ -27,8 +27,8 @@ use crate::capture::locked;
 use crate::capture::workbench::LOG;
 use crate::capture::worker::Worker;
 use crate::error::{fix, Error, IoContext, Result, Step};
-use crate::memory::analysis::lexical::Analyzer;
-use crate::memory::store::{self, write_atomic};
+use crate::text::analysis::lexical::Analyzer;
+use crate::store::{self, write_atomic};
 use crate::project::Project;
 
 /// The knowledge files consolidation owns, with their title.
@@ -92,7 +92,7 @@ pub fn consolidate(worker: &mut Worker) -> Result<Option<Consolidated>> {
         .iter()
         .filter_map(|s| {
             let text = std::fs::read_to_string(&s.path).ok()?;
-            let body = crate::memory::outside::without_marked(body_of(&text));
+            let body = crate::store::outside::without_marked(body_of(&text));
             Some((project.relative(&s.path), body))
         })
         .collect();
@@ -162,7 +162,7 @@ pub fn consolidate(worker: &mut Worker) -> Result<Option<Consolidated>> {
         project.relative(&project.dir().join(ledger::LEDGER.file)),
         ledger::LEDGER.with_added(&project, sessions.iter().map(ledger::key)),
     ));
-    crate::memory::store::ensure_merge_attributes(&project)?;
+    crate::store::ensure_merge_attributes(&project)?;
     apply(&project, &staged)?;
     // The files are the truth and are in place: an index that cannot follow
     // now is said, not taken for a consolidation that failed.

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::capture::queue::Job;
 use crate::error::{Error, IoContext, Result};
-use crate::memory::store::write_atomic;
+use crate::store::write_atomic;
 use crate::project::Project;
 use crate::text::redact::{self, Findings};
 

@@ -10,8 +10,8 @@
 
 use std::collections::BTreeSet;
 
-use crate::memory::store::id_list::IdList;
-use crate::memory::store::SessionFile;
+use crate::store::id_list::IdList;
+use crate::store::SessionFile;
 
 pub(crate) const LEDGER: IdList = IdList {
     file: "consolidated.txt",

@@ -18,9 +18,9 @@
 //! more, 3 of them from nowhere else. The summary lines thehook writes from
 //! the transcript's facts (what was asked, changed, run) and the files and
 //! branch it appends are not judged. Such a line is
-//! marked in the session file ([`crate::memory::outside`]) and withheld
+//! marked in the session file ([`crate::store::outside`]) and withheld
 //! from agents until a person confirms it, unless the repository vouches
-//! for the action it names (`memory/policy/verify.rs`).
+//! for the action it names (`policy/verify.rs`).
 
 use std::cell::OnceCell;
 use std::collections::HashSet;
@@ -28,9 +28,9 @@ use std::path::Path;
 
 use crate::capture::extract::{Distilled, FACT_LABELS};
 use crate::capture::paths;
-use crate::memory::analysis::lexical::Analyzer;
-use crate::memory::outside;
-use crate::memory::policy::corroborate::named_words;
+use crate::text::analysis::lexical::Analyzer;
+use crate::store::outside;
+use crate::policy::corroborate::named_words;
 use crate::transcript::{path_argument, Block, Role, ToolCall, ToolRole, ToolShape, Transcript};
 
 /// Share of a line's words one outside result must hold.

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::agents::Agent;
 use crate::error::{Error, IoContext, Result};
-use crate::memory::store::write_atomic;
+use crate::store::write_atomic;
 use crate::project::Project;
 
 /// The job format's version, for the worker to refuse what it does not know.

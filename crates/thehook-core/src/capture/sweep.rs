@@ -79,14 +79,14 @@ fn setup_time(project: &Project) -> SystemTime {
         .unwrap_or(SystemTime::now());
     if let Ok(t) = jiff::Timestamp::try_from(since) {
         let _ = std::fs::create_dir_all(project.queue_dir());
-        let _ = crate::memory::store::write_atomic(&state, t.to_string().as_bytes());
+        let _ = crate::store::write_atomic(&state, t.to_string().as_bytes());
     }
     since
 }
 
 /// Session ids named in the front matter of session files.
 fn captured_sessions(project: &Project) -> HashSet<String> {
-    crate::memory::store::session_files(project)
+    crate::store::session_files(project)
         .into_iter()
         .filter_map(|f| f.front_matter.session_id)
         .collect()

@@ -14,7 +14,7 @@ use super::used::{self, Related, UsedBlock};
 use crate::error::{IoContext, Result};
 use crate::memory::files;
 use crate::memory::rank::tally::Tally;
-use crate::memory::store::write_atomic;
+use crate::store::write_atomic;
 use crate::memory::Memory;
 use crate::project::{file_stem, Project};
 use crate::transcript::Transcript;

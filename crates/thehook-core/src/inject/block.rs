@@ -3,7 +3,7 @@
 //! What goes in it is [`crate::inject::retrieve`]'s policy.
 
 use crate::inject::tokens::{TokenCounter, TokenCounts};
-use crate::memory::item::Item;
+use crate::store::item::Item;
 use crate::model::Availability;
 use crate::text::clip_chars;
 
@@ -134,7 +134,7 @@ pub(crate) fn render(
 /// the text on one line and cut at `max` characters (the prompt hook's
 /// lines too).
 pub(crate) fn cited_line(item: &Item, dated: bool, max: usize) -> String {
-    let text = clip_chars(&crate::memory::item::normalise(&item.text), max);
+    let text = clip_chars(&crate::store::item::normalise(&item.text), max);
     match item.date.get(..10).filter(|_| dated) {
         Some(day) => format!("- {text}, {day} ({})", item.citation()),
         None => format!("- {text} ({})", item.citation()),

@@ -19,7 +19,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::memory::store::write_atomic;
+use crate::store::write_atomic;
 use crate::project::Project;
 
 /// A value of type `V` kept in `.thehook/index/<name>`, fresh for a key of

@@ -223,7 +223,7 @@ pub(crate) fn line(session: &SessionRecord) -> String {
         .into_iter()
         .flatten()
         .collect();
-    let text = crate::memory::item::normalise(&said.join(": "));
+    let text = crate::store::item::normalise(&said.join(": "));
     let text = clip_chars(&text, MAX_LINE_CHARS);
     format!("- {head}: {text} ({})", session.citation())
 }
@@ -276,7 +276,7 @@ mod tests {
         current: Option<&str>,
         limit: usize,
     ) -> Vec<String> {
-        let analyzer = crate::memory::analysis::lexical::Analyzer::default();
+        let analyzer = crate::text::analysis::lexical::Analyzer::default();
         let list = crate::memory::session_lookup::SessionList::new(sessions, &analyzer);
         rank(&list, context, tally, &[], current, limit)
             .unwrap()
@@ -405,7 +405,7 @@ mod tests {
                 s
             })
             .collect();
-        let analyzer = crate::memory::analysis::lexical::Analyzer::default();
+        let analyzer = crate::text::analysis::lexical::Analyzer::default();
         let list = crate::memory::session_lookup::SessionList::new(&sessions, &analyzer);
         for round in 0..20 {
             let context = GitContext {

@@ -21,7 +21,7 @@ use crate::inject::git_context::GitContext;
 use crate::inject::left_off::{self, RARE_FILE_SHARE};
 use crate::inject::Added;
 use crate::memory::index::Filter;
-use crate::memory::item::{Item, ItemKind};
+use crate::store::item::{Item, ItemKind};
 use crate::memory::rank::tally::TallyFile;
 use crate::memory::session::SessionRecord;
 use crate::memory::session_lookup::{name_terms, SessionKey, SessionLookup};

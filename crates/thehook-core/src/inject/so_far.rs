@@ -8,7 +8,7 @@ use crate::error::Result;
 use crate::given::{Given, Hook};
 use crate::inject::block::{cited_line, BlockLine};
 use crate::inject::git_context::GitContext;
-use crate::memory::policy::stale::Staleness;
+use crate::policy::stale::Staleness;
 use crate::memory::Memory;
 
 /// The section's index among the block's: after the session start's own

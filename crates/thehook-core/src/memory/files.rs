@@ -20,8 +20,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::memory::item::ItemKind;
-use crate::memory::policy::stale::cited_paths;
+use crate::store::item::ItemKind;
+use crate::policy::stale::cited_paths;
 
 /// The order items about a file are read in, kind by kind (newest first
 /// within one): what bites first.
@@ -182,7 +182,7 @@ let x = 1;
             ]
         );
         assert_eq!(
-            crate::memory::policy::stale::cited_symbols(
+            crate::policy::stale::cited_symbols(
                 "Call `parseConfig()` before `Index::sync`; `x` and `jwt.ts` are not symbols"
             ),
             vec!["parseConfig", "sync"]

@@ -14,28 +14,23 @@
 //! removed from; [`shared`] keeps one open per project for long-lived
 //! processes (the MCP server, the Node addon).
 
-pub(crate) mod analysis;
 pub(crate) mod files;
 pub(crate) mod index;
-pub mod item;
-pub mod outside;
-pub mod policy;
 pub mod rank;
 mod requests;
 pub mod session;
 pub(crate) mod session_lookup;
 pub mod shared;
-pub mod store;
 mod syncing;
 pub mod withheld;
 
 use crate::config::{Config, LoadedConfig};
 use crate::error::{fix, Error, Fix, IoContext, ItemMiss, Result, Step};
-use crate::memory::analysis::lexical::Analyzer;
+use crate::text::analysis::lexical::Analyzer;
 use crate::memory::index::{Index, SyncStats};
-use crate::memory::item::Item;
-use crate::memory::policy::renames::Renames;
-use crate::memory::policy::stale::Staleness;
+use crate::store::item::Item;
+use crate::policy::renames::Renames;
+use crate::policy::stale::Staleness;
 use crate::memory::rank::fusion::{fuse, Hit, Mode};
 use crate::memory::rank::query_model::QueryModel;
 use crate::memory::rank::tally::TallyFile;
@@ -271,7 +266,7 @@ impl Memory {
         if let Some((problem, fix)) = model_failed {
             self.fall_back_to_lexical(problem, fix);
         }
-        let period = crate::memory::analysis::when::period_in(query);
+        let period = crate::text::analysis::when::period_in(query);
         let mut hits = fuse(
             candidates,
             options.mode,
@@ -396,8 +391,8 @@ impl Memory {
         // nor report each other's item.
         let _lock = self.project.lock()?;
         let text = self.as_written(text);
-        store::ensure_merge_attributes(&self.project)?;
-        let item = store::append_note(&self.project, kind, &text, &today)?;
+        crate::store::ensure_merge_attributes(&self.project)?;
+        let item = crate::store::append_note(&self.project, kind, &text, &today)?;
         self.index_written(&item.citation());
         Ok(item)
     }
@@ -431,7 +426,7 @@ impl Memory {
             found => found?,
         };
         let _lock = self.project.lock()?;
-        store::remove_item(&self.project, &item)?;
+        crate::store::remove_item(&self.project, &item)?;
         self.index_written(&format!("the removal of {}", item.citation()));
         Ok(item)
     }
@@ -441,7 +436,7 @@ impl Memory {
     pub fn confirm(&mut self, item: &ItemRef) -> Result<Item> {
         let item = self.find_item(item)?;
         let _lock = self.project.lock()?;
-        crate::memory::policy::stale::CONFIRMED.add(&self.project, &item.id)?;
+        crate::policy::stale::CONFIRMED.add(&self.project, &item.id)?;
         Ok(item)
     }
 
@@ -452,7 +447,7 @@ impl Memory {
         let item = self.find_item(&request.item)?;
         let text = self.as_written(text);
         let _lock = self.project.lock()?;
-        let rewritten = store::replace_item(&self.project, &item, Some(&text))?;
+        let rewritten = crate::store::replace_item(&self.project, &item, Some(&text))?;
         self.index_written(&format!("the rewrite of {}", item.citation()));
         rewritten.ok_or_else(|| Error::ItemNotFound {
             miss: ItemMiss::NotAfterRewrite {
@@ -542,7 +537,7 @@ pub fn create_layout(project: &Project) -> Result<()> {
     }
     let gitignore = project.dir().join(".gitignore");
     if !gitignore.exists() {
-        store::write_atomic(&gitignore, b"failed/\nqueue/\nindex/\nlogs/\n")?;
+        crate::store::write_atomic(&gitignore, b"failed/\nqueue/\nindex/\nlogs/\n")?;
     }
-    store::ensure_merge_attributes(project)
+    crate::store::ensure_merge_attributes(project)
 }

@@ -5,7 +5,7 @@
 //! reads them through their accessors.
 
 use crate::memory::index::Filter;
-use crate::memory::item::ItemKind;
+use crate::store::item::ItemKind;
 use crate::memory::rank::fusion::Mode;
 
 /// One recall, checked: a query that is not blank, `k` in range. Built

@@ -5,8 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::memory::item::{Item, ItemKind};
-use crate::memory::store::ParsedFile;
+use crate::store::item::{Item, ItemKind};
+use crate::store::ParsedFile;
 use crate::text::safety::Withheld;
 
 /// One captured session, as its file says. Every field is written, even
@@ -144,14 +144,14 @@ fn unlabel(text: &str, label: &str) -> Option<String> {
     let rest = rest
         .strip_prefix("**:")
         .or_else(|| rest.strip_prefix(":**"))?;
-    let rest = crate::memory::item::normalise(rest);
+    let rest = crate::store::item::normalise(rest);
     (!rest.is_empty() && rest != "none").then_some(rest)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memory::store::parse_markdown;
+    use crate::store::parse_markdown;
 
     #[test]
     fn a_session_file_gives_its_facts_and_what_it_did() {

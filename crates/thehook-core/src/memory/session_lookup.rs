@@ -115,14 +115,14 @@ pub(crate) trait SessionsByFile {
 #[cfg(test)]
 pub(crate) struct SessionList<'a> {
     sessions: &'a [SessionRecord],
-    analyzer: &'a crate::memory::analysis::lexical::Analyzer,
+    analyzer: &'a crate::text::analysis::lexical::Analyzer,
 }
 
 #[cfg(test)]
 impl<'a> SessionList<'a> {
     pub(crate) fn new(
         sessions: &'a [SessionRecord],
-        analyzer: &'a crate::memory::analysis::lexical::Analyzer,
+        analyzer: &'a crate::text::analysis::lexical::Analyzer,
     ) -> SessionList<'a> {
         SessionList { sessions, analyzer }
     }
@@ -293,7 +293,7 @@ pub(crate) fn ends_with_part(file: &str, tail: &str) -> bool {
 /// (`cmd/rewind.go` -> `rewind`, `manual_commit_hooks.go` -> `manual`,
 /// `commit`, `hooks`).
 pub(crate) fn name_terms(
-    analyzer: &crate::memory::analysis::lexical::Analyzer,
+    analyzer: &crate::text::analysis::lexical::Analyzer,
     file: &str,
 ) -> Vec<String> {
     let stem = file.rsplit('/').next().unwrap_or(file);
@@ -331,7 +331,7 @@ pub(crate) fn seeded(mut seed: u64) -> impl FnMut(usize) -> usize {
 #[cfg(test)]
 mod name_tests {
     use super::name_terms;
-    use crate::memory::analysis::lexical::Analyzer;
+    use crate::text::analysis::lexical::Analyzer;
 
     #[test]
     fn a_files_name_is_the_words_of_its_parts() {

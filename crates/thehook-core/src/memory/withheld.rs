@@ -8,12 +8,12 @@ use serde::Serialize;
 
 use crate::error::{fix, Error, ItemMiss, Result, Step};
 use crate::memory::index::Index;
-use crate::memory::item::{Item, ItemKind};
-use crate::memory::policy::confirmed;
-use crate::memory::policy::released::Released;
+use crate::store::item::{Item, ItemKind};
+use crate::policy::confirmed;
+use crate::policy::released::Released;
 use crate::memory::requests::ItemRef;
 use crate::memory::session::SessionRecord;
-use crate::memory::store::{self, title_id};
+use crate::store::{self, title_id};
 use crate::memory::syncing::{SyncPolicy, NO_PROGRESS};
 use crate::memory::Memory;
 use crate::process::blame::blame_at;

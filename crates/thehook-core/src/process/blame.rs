@@ -1,6 +1,6 @@
 //! `git blame` read one way for everything that asks who wrote a line of
 //! memory: the review of what is withheld, the review of a pull request,
-//! the page, and the trust in a line's author (`memory/policy/trust.rs`).
+//! the page, and the trust in a line's author (`policy/trust.rs`).
 
 use std::collections::HashMap;
 use std::path::Path;

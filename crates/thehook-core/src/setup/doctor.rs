@@ -117,9 +117,9 @@ fn withheld_check(root: &Path, paths: &SearchPaths) -> Check {
 }
 
 /// Whether git can tell who wrote memory: where it cannot, action lines no
-/// build file vouches for are withheld (`memory::policy::verify`).
+/// build file vouches for are withheld (`policy::verify`).
 fn authors_check(root: &Path) -> Check {
-    match crate::memory::policy::trust::git_cannot_tell(root) {
+    match crate::policy::trust::git_cannot_tell(root) {
         None => ok(
             "authors",
             "git tells who wrote each line of memory; the project's own authors are trusted".into(),

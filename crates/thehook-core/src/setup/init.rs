@@ -17,7 +17,7 @@ use crate::agents::spec::{HookTrust, RecallCommand};
 use crate::agents::Agent;
 use crate::config::{SessionSource, COMMENTED_DEFAULTS};
 use crate::error::{IoContext, Result};
-use crate::memory::store::write_atomic;
+use crate::store::write_atomic;
 use crate::project::Project;
 
 /// What to wire, and where.

@@ -3,6 +3,7 @@
 //! (checked for in transcripts, so that what thehook injected is never
 //! distilled into memory again).
 
+pub(crate) mod analysis;
 pub(crate) mod redact;
 pub mod safety;
 

@@ -43,7 +43,7 @@ pub fn cost(memory: &Memory) -> Result<CostPage> {
         .map(|d| d.spend.clone())
         .unwrap_or_default();
     let reasons = heuristic_reasons(project);
-    let mut heuristic: Vec<HeuristicCapture> = crate::memory::store::session_files(project)
+    let mut heuristic: Vec<HeuristicCapture> = crate::store::session_files(project)
         .into_iter()
         .filter(|f| f.front_matter.extracted.as_deref() == Some("heuristic"))
         .map(|f| {

@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use crate::error::Result;
-use crate::memory::item::Item;
+use crate::store::item::Item;
 use crate::memory::withheld::WithheldEntry;
 use crate::memory::Memory;
 

@@ -22,8 +22,8 @@ pub use report::{to_markdown, to_text};
 
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::memory::item::Item;
-use crate::memory::policy::confirmed::FILE as CONFIRMED_FILE;
+use crate::store::item::Item;
+use crate::policy::confirmed::FILE as CONFIRMED_FILE;
 use crate::memory::withheld::entries;
 use crate::memory::Memory;
 use crate::process::blame::{blame_at, Blamed};

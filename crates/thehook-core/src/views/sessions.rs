@@ -6,7 +6,7 @@ use crate::error::Result;
 use crate::given::kept::{self, UseCounts};
 use crate::given::used::{GivenLine, UsedBlock};
 use crate::given::Given;
-use crate::memory::item::Item;
+use crate::store::item::Item;
 use crate::memory::session::SessionRecord;
 use crate::memory::Memory;
 

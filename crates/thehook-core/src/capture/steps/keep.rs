@@ -13,7 +13,7 @@ use crate::capture::queue::{mark_skipped, Job};
 use crate::capture::retry;
 use crate::capture::workbench::Workbench;
 use crate::error::Result;
-use crate::memory::store::write_atomic;
+use crate::store::write_atomic;
 use crate::project::Project;
 
 /// How one session ended, and lines for the worker's log.

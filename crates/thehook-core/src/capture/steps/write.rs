@@ -10,7 +10,7 @@ use crate::capture::extract::{self, SessionMeta};
 use crate::capture::locked;
 use crate::capture::outcome::WithoutLlm;
 use crate::capture::workbench::{Workbench, LOG};
-use crate::memory::store::{self, write_atomic};
+use crate::store::{self, write_atomic};
 use crate::project::Project;
 use crate::transcript::first_line;
 

@@ -302,7 +302,7 @@ fn session_files_from_real_transcripts_hold_no_absolute_or_home_path() {
         for cwd in &cwds {
             assert!(!text.contains(cwd.as_str()), "{path} names {cwd}:\n{text}");
         }
-        let parsed = crate::memory::store::parse_markdown("s.md", text, "2026-01-01T00:00:00Z");
+        let parsed = crate::store::parse_markdown("s.md", text, "2026-01-01T00:00:00Z");
         let files = &parsed.front_matter.files;
         with_files += usize::from(!files.is_empty());
         for f in files {

@@ -11,7 +11,7 @@ use heed::{CommitOrAbort, Env, EnvOpenOptions, WithoutTls};
 
 use super::{FileRecord, Header, Key};
 use crate::error::{Error, Result};
-use crate::memory::item::Item;
+use crate::store::item::Item;
 
 /// LMDB's map is address space, not disk: the file grows as data is written.
 const MAP_SIZE: usize = 8 << 30;

@@ -49,10 +49,10 @@ use environment::{open_dbs, open_env, wipe, Dbs, Lease};
 use postings::{decode_postings, encode_postings};
 
 use crate::error::Result;
-use crate::memory::analysis::lexical::Analyzer;
-use crate::memory::item::{Item, ItemKind};
+use crate::text::analysis::lexical::Analyzer;
+use crate::store::item::{Item, ItemKind};
 use crate::memory::session::SessionRecord;
-use crate::memory::store::Stamp;
+use crate::store::Stamp;
 use crate::project::Project;
 
 use crate::model::LEXICAL_ONLY;
@@ -87,7 +87,7 @@ pub(crate) struct Header {
     pub n_docs: u32,
     pub total_len: u64,
     /// The markdown folders as of the last sync that matched them, for the
-    /// hooks' quick check ([`crate::memory::store::Stamp`]).
+    /// hooks' quick check ([`crate::store::Stamp`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stamp: Option<Stamp>,
     /// What the verdicts on action lines depend on beside their files, as
@@ -387,7 +387,7 @@ impl Index {
         let mut asking = std::collections::BTreeSet::new();
         for entry in self.dbs.items.iter(wtxn)? {
             let (_, item) = entry?;
-            if crate::memory::policy::actions::action_of(&item.text).is_some() {
+            if crate::policy::actions::action_of(&item.text).is_some() {
                 asking.insert(item.path);
             }
         }

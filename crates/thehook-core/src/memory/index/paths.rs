@@ -14,8 +14,8 @@ use std::collections::HashSet;
 use super::Index;
 use crate::error::Result;
 use crate::memory::files;
-use crate::memory::item::Item;
-use crate::memory::policy::stale::cited_symbols;
+use crate::store::item::Item;
+use crate::policy::stale::cited_symbols;
 use crate::memory::session::SessionRecord;
 
 /// What memory knows about one file, best first.

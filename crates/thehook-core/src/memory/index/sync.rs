@@ -22,11 +22,11 @@ use rayon::prelude::*;
 use super::{FileRecord, Header, Index};
 use crate::error::{Error, Result};
 use crate::mapped_pages;
-use crate::memory::item::Item;
-use crate::memory::policy::released::Released;
-use crate::memory::policy::verify::{self, Verifier};
+use crate::store::item::Item;
+use crate::policy::released::Released;
+use crate::policy::verify::{self, Verifier};
 use crate::memory::session::SessionRecord;
-use crate::memory::store::{
+use crate::store::{
     list_sources, read_source, read_source_hashed, source_file, title_id, ParsedFile, SourceFile,
     Stamp, RACY_WINDOW_NS,
 };

@@ -248,7 +248,7 @@ fn the_terms_a_match_shares_with_the_query_are_those_its_text_holds() {
     );
     s.sync(false);
     let query = "how do we roll back failed migrations";
-    let analyzer = crate::memory::analysis::lexical::Analyzer::default();
+    let analyzer = crate::text::analysis::lexical::Analyzer::default();
     let asked: std::collections::HashSet<String> = analyzer.terms(query).into_iter().collect();
     let matches = s
         .index
@@ -825,7 +825,7 @@ fn the_keyed_sessions_answer_as_the_records_do() {
     };
     let check = |s: &Scenario, step: &str| {
         let records = s.index.sessions().unwrap();
-        let analyzer = crate::memory::analysis::lexical::Analyzer::default();
+        let analyzer = crate::text::analysis::lexical::Analyzer::default();
         let list = SessionList::new(&records, &analyzer);
         let keyed = s.index.session_lookup().unwrap();
         let paths: HashSet<String> = records.iter().map(|r| r.path.clone()).collect();

@@ -23,7 +23,7 @@ use roaring::RoaringBitmap;
 
 use super::{Filter, Index, TREES_INDEX};
 use crate::error::Result;
-use crate::memory::item::{Item, ItemKind};
+use crate::store::item::{Item, ItemKind};
 
 /// Trees arroy builds (`sync::apply`), of one-bit codes. Over those, with
 /// 10,000 nodes searched and 400 candidates ranked by their vectors, 16

@@ -7,10 +7,10 @@ use serde::Serialize;
 
 use crate::memory::rank::tally::UseCount;
 
-use crate::memory::analysis::lexical::Analyzer;
-use crate::memory::analysis::when::Period;
+use crate::text::analysis::lexical::Analyzer;
+use crate::text::analysis::when::Period;
 use crate::memory::index::Candidates;
-use crate::memory::item::Item;
+use crate::store::item::Item;
 
 /// Which retrievers to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -72,7 +72,7 @@ pub struct Hit {
     /// ([`crate::memory::rank::tally`]); absent when never given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub used: Option<UseCount>,
-    /// Why the item may no longer be true ([`crate::memory::policy::stale`]).
+    /// Why the item may no longer be true ([`crate::policy::stale`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stale: Option<String>,
 }

@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, IoContext, Result};
-use crate::memory::store::write_atomic;
+use crate::store::write_atomic;
 
 /// A settings file read for editing.
 pub(super) struct Settings {

@@ -13,7 +13,7 @@ use crate::agents::shell::Shell;
 use crate::agents::spec::McpConfig;
 use crate::agents::{is_thehook_program, Agent};
 use crate::error::{Error, IoContext, Result};
-use crate::memory::store::write_atomic;
+use crate::store::write_atomic;
 
 const NAME: &str = "thehook";
 const TOML_MARKER: &str =

@@ -11,7 +11,7 @@ use toml_edit::{DocumentMut, Item, Table};
 use super::{Action, Change};
 use crate::agents::spec::HookTrust;
 use crate::error::{Error, IoContext, Result};
-use crate::memory::store::write_atomic;
+use crate::store::write_atomic;
 
 /// Records each hook's hash; `None` when there is nothing to trust.
 pub(super) fn trust(t: &HookTrust) -> Result<Option<Change>> {

@@ -45,7 +45,7 @@ pub enum Rule {
     /// Not a pattern: the line asks for an action (install, use a registry,
     /// run, move a secret, weaken a control) that no build file vouches for,
     /// and no author the project trusts wrote or confirmed it
-    /// (`memory::policy::verify`).
+    /// (`policy::verify`).
     Unverified,
 }
 

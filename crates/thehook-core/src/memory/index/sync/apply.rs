@@ -15,7 +15,7 @@ use crate::memory::index::vectors::{encode, TREES};
 use crate::memory::index::{
     decode_postings, encode_postings, recent_key, FileRecord, Header, Index, Key, TREES_INDEX,
 };
-use crate::memory::item::Item;
+use crate::store::item::Item;
 
 /// Per term: keys whose postings leave, and (key, tf, doc length) that arrive.
 type PostingsDelta = (Vec<u32>, Vec<(u32, u32, u32)>);

@@ -14,8 +14,8 @@ use super::{learned_check, Ahead, FileChange, SyncPlan, SyncStats};
 use crate::error::Result;
 use crate::memory::index::vectors::decode;
 use crate::memory::index::{FileRecord, Index};
-use crate::memory::item::Item;
-use crate::memory::policy::released::Released;
+use crate::store::item::Item;
+use crate::policy::released::Released;
 use crate::model::{self, Workload};
 use crate::text::safety::{self, learned::LearnedCheck, Rule};
 

@@ -10,8 +10,8 @@ use std::collections::HashMap;
 
 use super::{read_changes, FileChange};
 use crate::memory::index::FileRecord;
-use crate::memory::policy::released::Released;
-use crate::memory::store::SourceFile;
+use crate::policy::released::Released;
+use crate::store::SourceFile;
 use crate::project::SESSIONS_PREFIX;
 
 /// What an answer after a hook's sync is about: the sessions of this branch

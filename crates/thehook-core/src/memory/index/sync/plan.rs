@@ -7,9 +7,9 @@ use std::collections::{HashMap, HashSet};
 use super::FileChange;
 use crate::error::Result;
 use crate::memory::index::{FileRecord, Header, Index};
-use crate::memory::item::Item;
+use crate::store::item::Item;
 use crate::memory::session::SessionRecord;
-use crate::memory::store::SourceFile;
+use crate::store::SourceFile;
 
 /// The mtime recorded for a file too new to trust: matches no real file.
 const SMUDGED: i128 = i128::MIN;
@@ -19,7 +19,7 @@ const SMUDGED: i128 = i128::MIN;
 // mtime (git's "racy clean" problem). Its record stores no mtime ("smudged",
 // as git does), so the next sync reads it again; once it is older, its real
 // mtime is recorded and it costs one `stat` from then on.
-use crate::memory::store::RACY_WINDOW_NS;
+use crate::store::RACY_WINDOW_NS;
 
 /// Whether `source` is the file `record` indexed: the same size and mtime;
 /// or, for a record too new to trust its mtime (smudged) and a file still
@@ -36,7 +36,7 @@ pub(super) fn unchanged(record: &FileRecord, source: &SourceFile) -> bool {
     record.mtime_ns == SMUDGED
         && now - source.mtime_ns < RACY_WINDOW_NS
         && record.sha256.is_some()
-        && crate::memory::store::source_hash(source) == record.sha256
+        && crate::store::source_hash(source) == record.sha256
 }
 
 /// What one sync does to the items, decided before anything is written.

@@ -13,9 +13,9 @@ use super::{vectors_for, Ahead, FileChange, SyncPlan, SyncStats};
 use crate::error::Result;
 use crate::memory::index::FileRecord;
 use crate::memory::index::Index;
-use crate::memory::policy::released::Released;
+use crate::policy::released::Released;
 use crate::memory::session::{SessionRecord, WithheldTitle};
-use crate::memory::store::title_id;
+use crate::store::title_id;
 use crate::text::safety;
 
 /// Session records before and after this sync, for the sessions list.

@@ -1,5 +1,5 @@
 use super::*;
-use crate::memory::item::{Item, ItemKind};
+use crate::store::item::{Item, ItemKind};
 
 fn item(id: &str, text: &str, date: &str) -> Item {
     Item {
@@ -145,6 +145,6 @@ fn items_from_the_period_a_query_names_move_up() {
     let june = item("june", "moved search to elastic", "2026-06-10T00:00:00Z");
     let scored = || vec![(june.clone(), 2.0), (march.clone(), 1.8)];
     assert_eq!(ids(&fuse_lexical(scored(), None, 2)), ["june", "march"]);
-    let period = crate::memory::analysis::when::period_in("search in March 2026");
+    let period = crate::text::analysis::when::period_in("search in March 2026");
     assert_eq!(ids(&fuse_lexical(scored(), period, 2)), ["march", "june"]);
 }

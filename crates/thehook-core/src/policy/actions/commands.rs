@@ -272,7 +272,7 @@ const INSTALL_OBJECTS: &[&str] = &[
 
 /// Programs other patterns read (their verbs name what they act on), and
 /// those that act on the project itself.
-pub(in crate::memory::policy) const KNOWN_PROGRAMS: &[&str] = &[
+pub(in crate::policy) const KNOWN_PROGRAMS: &[&str] = &[
     "npm", "npx", "pnpm", "pnpx", "yarn", "bun", "bunx", "pip", "pip3", "uv", "uvx", "poetry",
     "pipx", "python", "python3", "node", "go", "cargo", "make", "just", "task", "docker", "git",
     "bash", "sh", "zsh", "source", "gem", "brew", "apt", "apt-get", "conda", "composer", "curl",

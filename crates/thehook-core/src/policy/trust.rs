@@ -42,7 +42,7 @@ pub enum Origin {
     /// Git cannot tell.
     Unknown { why: String },
     /// Captured from what only something outside the project said (the
-    /// line's mark, [`crate::memory::outside`]), whoever committed it: a
+    /// line's mark, [`crate::store::outside`]), whoever committed it: a
     /// stranger's word.
     Outside { source: String },
 }

@@ -3,6 +3,8 @@
 //! rename), so a crash leaves either the old file or the new one.
 
 pub(crate) mod id_list;
+pub mod item;
+pub mod outside;
 mod parse;
 mod stamp;
 mod walk;
@@ -14,7 +16,7 @@ pub use parse::{parse_date, parse_markdown, title_id, FrontMatter, ParsedFile};
 pub(crate) use stamp::{stat, Stamp, RACY_WINDOW_NS};
 
 use crate::error::{fix, Error, Fix, IoContext, Result, Step};
-use crate::memory::item::{Item, ItemKind};
+use crate::store::item::{Item, ItemKind};
 use crate::project::Project;
 
 /// A markdown file under `sessions/` or `knowledge/`, as found on disk.

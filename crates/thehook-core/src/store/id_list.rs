@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 
 use crate::error::Result;
-use crate::memory::store::write_atomic;
+use crate::store::write_atomic;
 use crate::project::Project;
 
 /// One list file in `.thehook/` and the comment that opens it.

@@ -386,7 +386,7 @@ mod dev_corpus {
 
     #[test]
     fn each_line_of_the_development_corpus_is_read_as_its_family() {
-        let corpus = include_str!("../../../tests/fixtures/setup_notes/dev.tsv");
+        let corpus = include_str!("../../tests/fixtures/setup_notes/dev.tsv");
         let mut wrong = Vec::new();
         for line in corpus
             .lines()

@@ -5,7 +5,7 @@
 //! `index/renames.json`; the file hook reads that file and runs no git.
 //!
 //! Only sessions follow a rename: an item that names the old path is stale
-//! ([`crate::memory::policy::stale`]) until a person rewrites or confirms it.
+//! ([`crate::policy::stale`]) until a person rewrites or confirms it.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -13,7 +13,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{IoContext, Result};
-use crate::memory::store::write_atomic;
+use crate::store::write_atomic;
 use crate::process::git::git;
 use crate::project::Project;
 

@@ -19,9 +19,9 @@ use std::process::{Command, Stdio};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{IoContext, Result};
-use crate::memory::item::Item;
-use crate::memory::store::id_list::IdList;
-use crate::memory::store::write_atomic;
+use crate::store::item::Item;
+use crate::store::id_list::IdList;
+use crate::store::write_atomic;
 use crate::project::Project;
 
 /// Items a person confirmed in review: not stale, whatever they cite.

@@ -101,7 +101,7 @@ pub struct Item {
     /// Captured from what only something outside the project said (a
     /// fetched page, a search, an MCP server, a file outside the project):
     /// which tool and what it read, from the line's mark
-    /// ([`crate::memory::outside`]). Such a line is read as a stranger's.
+    /// ([`crate::store::outside`]). Such a line is read as a stranger's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outside: Option<String>,
 }

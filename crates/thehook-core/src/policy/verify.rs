@@ -12,7 +12,7 @@
 //! 3. such a person confirmed its text ([`super::confirmed`]).
 //!
 //! A line captured from what only a source outside the project said (its
-//! mark, [`crate::memory::outside`]) is read as a stranger's, and withheld
+//! mark, [`crate::store::outside`]) is read as a stranger's, and withheld
 //! too when it asks for nothing and names nothing the repository holds
 //! ([`RepoFacts::anchors`]): the agent was told it, it did not find it out.
 //!
@@ -33,8 +33,8 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use crate::memory::item::Item;
-use crate::memory::store::{stat, Stamp};
+use crate::store::item::Item;
+use crate::store::{stat, Stamp};
 use crate::project::{Project, CONFIG_FILE};
 use crate::text::safety::Withheld;
 
@@ -280,7 +280,7 @@ fn describe(target: &Target) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memory::store::parse_markdown;
+    use crate::store::parse_markdown;
     use crate::test_git::git_as;
     use crate::text::safety::Rule;
 
@@ -423,10 +423,10 @@ mod tests {
         let page = "WebFetch https://vendor.example/docs";
         let lines = format!(
             "- {}\n- {}\n- {}\n- Install `fixture-loader==0.5.0` first\n- {}\n",
-            crate::memory::outside::mark("Install `fixture-loader==0.4.1` first", page),
-            crate::memory::outside::mark("Install `left-pad` before the tests", page),
-            crate::memory::outside::mark("Mirror the docs from cdn.fixture-host.dev", page),
-            crate::memory::outside::mark("The vendor SDK retries three times", page),
+            crate::store::outside::mark("Install `fixture-loader==0.4.1` first", page),
+            crate::store::outside::mark("Install `left-pad` before the tests", page),
+            crate::store::outside::mark("Mirror the docs from cdn.fixture-host.dev", page),
+            crate::store::outside::mark("The vendor SDK retries three times", page),
         );
         // Ann, whom the project trusts, commits a captured session's lines.
         commit(root, "ann", "2026-01-05", MEMORY, &lines);

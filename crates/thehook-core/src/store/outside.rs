@@ -9,7 +9,7 @@
 //! ```
 //!
 //! Parsing takes it off the item's text (an agent given the line is not
-//! handed the URL) into [`crate::memory::item::Item::outside`], and the
+//! handed the URL) into [`crate::store::item::Item::outside`], and the
 //! line is withheld from agents until a person confirms it, unless the
 //! repository vouches for the action it names (`policy/verify.rs`). A mark a pull
 //! request adds only makes its line stricter; a person who deletes it

@@ -1,5 +1,5 @@
 use super::*;
-use crate::memory::item::ItemKind;
+use crate::store::item::ItemKind;
 use crate::test_git::git;
 
 fn item(id: &str, text: &str) -> Item {

@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use crate::error::{IoContext, Result};
-use crate::memory::store::write_atomic;
+use crate::store::write_atomic;
 use crate::project::{git_common_dir, Project};
 
 const FILE: &str = "released.txt";

@@ -12,7 +12,7 @@ use std::path::Path;
 
 use crate::error::Result;
 use crate::hash::sha256_hex;
-use crate::memory::store::write_atomic;
+use crate::store::write_atomic;
 use crate::project::Project;
 
 use super::trust::{origins, TrustedAuthors};

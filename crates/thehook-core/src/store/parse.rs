@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use serde::Deserialize;
 
-use crate::memory::item::{item_id, Item, ItemKind};
+use crate::store::item::{item_id, Item, ItemKind};
 use crate::text::safety::{self, Withheld};
 
 /// Front matter of a session file; every field optional because files may be
@@ -178,7 +178,7 @@ impl FileParser<'_> {
             self.heading_date = None;
         }
         if let Some(day) =
-            crate::memory::analysis::when::day_in(text).and_then(|d| parse_date(&d.to_string()))
+            crate::text::analysis::when::day_in(text).and_then(|d| parse_date(&d.to_string()))
         {
             self.heading_date = Some((level, day));
         }
@@ -197,12 +197,12 @@ impl FileParser<'_> {
         let (tag_kind, body) = take_type_tag(&body);
         // Where the line came from is not what it says: the mark is kept
         // apart, and an agent given the line is not handed its URL.
-        let (body, outside) = crate::memory::outside::take(&body);
+        let (body, outside) = crate::store::outside::take(&body);
         // The id covers the date (the same words on two dates are two facts);
         // the searchable text does not (a date is metadata, not content).
         let n = self
             .occurrences
-            .entry(crate::memory::item::normalise(&body))
+            .entry(crate::store::item::normalise(&body))
             .or_insert(0);
         let id = item_id(self.path, &body, *n);
         *n += 1;
@@ -397,7 +397,7 @@ fn opening_day(body: &str) -> Option<String> {
     let t = body.trim_start();
     let t = bracketed_label(t).map_or(t, |(_, rest)| rest.trim_start());
     let (inside, _) = t.strip_prefix('(')?.split_once(')')?;
-    let day = crate::memory::analysis::when::day_in(inside)?;
+    let day = crate::text::analysis::when::day_in(inside)?;
     parse_date(&day.to_string())
 }
 
