@@ -16,8 +16,8 @@
 use std::io::{BufRead, Write};
 
 use thehook_core::config::Config;
-use thehook_core::store::{list_sources, read_source};
 use thehook_core::model::{embed_all, locate, SearchPaths};
+use thehook_core::store::{list_sources, read_source};
 use thehook_core::text::safety::{learned, strip_hidden};
 use thehook_core::Project;
 

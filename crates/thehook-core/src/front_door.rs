@@ -10,9 +10,9 @@
 use crate::agents::Agent;
 use crate::error::{fix, Error, Result, Step};
 use crate::memory::index::Filter;
-use crate::store::item::ItemKind;
 use crate::memory::rank::fusion::{Mode, LEXICAL_WEIGHT};
 use crate::memory::{ItemRef, RecallOptions, RecallRequest, RememberRequest, RewriteRequest};
+use crate::store::item::ItemKind;
 
 /// Results of a recall when the caller does not say.
 pub const DEFAULT_K: u32 = 5;

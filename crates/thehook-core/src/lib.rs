@@ -1,9 +1,10 @@
 //! thehook's core: long-term memory for AI coding agents.
 //!
 //! The folders follow the pipeline (CONTRIBUTING.md has the map):
-//! [`capture`] turns a finished session into a session file, [`memory`]
-//! stores, indexes and searches the markdown ([`model`] finds the embedding
-//! model and keeps its vectors), [`inject`] picks what a new
+//! [`capture`] turns a finished session into a session file, [`store`]
+//! reads and writes the markdown, [`policy`] says what the repository says
+//! about its items, [`memory`] indexes and searches it ([`model`] finds the
+//! embedding model and keeps its vectors), [`inject`] picks what a new
 //! session is told, [`setup`] wires the agents, [`browse`] reads past
 //! transcripts, and [`agents`] holds what each agent sends and expects.
 //! [`front_door`] is the front door: every input the CLI, the MCP server and
@@ -57,6 +58,6 @@ pub mod transcript;
 pub mod views;
 
 pub use error::{Error, Result};
-pub use store::item::{Item, ItemKind};
 pub use memory::{ItemRef, Memory, RecallOptions, RecallRequest, RememberRequest, RewriteRequest};
 pub use project::Project;
+pub use store::item::{Item, ItemKind};

@@ -10,10 +10,10 @@ use crate::capture;
 use crate::error::Result;
 use crate::given::kept::{recent_counts, UseCounts};
 use crate::memory::index::IndexStats;
-use crate::policy::stale::Staleness;
-use crate::policy::trust::{git_cannot_tell, TrustedAuthors};
 use crate::memory::Memory;
 use crate::model::Availability;
+use crate::policy::stale::Staleness;
+use crate::policy::trust::{git_cannot_tell, TrustedAuthors};
 use crate::text::safety::Rule;
 
 /// `thehook status`, also its `--json` form.

@@ -2,10 +2,10 @@
 //! person decides about each.
 
 use serde_json::json;
-use thehook_core::policy::confirmed::FILE as CONFIRMED_FILE;
 use thehook_core::memory::withheld::WithheldEntry;
 use thehook_core::memory::Embedding;
 use thehook_core::model::SearchPaths;
+use thehook_core::policy::confirmed::FILE as CONFIRMED_FILE;
 use thehook_core::text::safety::Rule;
 use thehook_core::views::review::{waiting, StaleItem};
 use thehook_core::views::review_range::{review_range, to_markdown, to_text};

@@ -1,7 +1,7 @@
 //! `thehook status`: the core's report, as text or JSON.
 
-use thehook_core::policy::trust::DEFAULT_MIN_DAYS;
 use thehook_core::model::{Availability, SearchPaths};
+use thehook_core::policy::trust::DEFAULT_MIN_DAYS;
 use thehook_core::Project;
 
 use crate::args::JsonFlag;

@@ -15,11 +15,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use thehook_core::agents::Agent;
 use thehook_core::error::ErrorCode;
-use thehook_core::store::item::ItemKind;
 use thehook_core::memory::rank::fusion::Mode;
 use thehook_core::memory::shared::with_memory;
 use thehook_core::memory::Refresh;
 use thehook_core::model::SearchPaths;
+use thehook_core::store::item::ItemKind;
 use thehook_core::views::{cost, health, items, markdown, review, sessions};
 use thehook_core::{Error, ItemRef, Memory, RecallOptions, RewriteRequest};
 

@@ -27,9 +27,9 @@ use crate::capture::locked;
 use crate::capture::workbench::LOG;
 use crate::capture::worker::Worker;
 use crate::error::{fix, Error, IoContext, Result, Step};
-use crate::text::analysis::lexical::Analyzer;
-use crate::store::{self, write_atomic};
 use crate::project::Project;
+use crate::store::{self, write_atomic};
+use crate::text::analysis::lexical::Analyzer;
 
 /// The knowledge files consolidation owns, with their title.
 pub const FILES: [(&str, &str); 3] = [

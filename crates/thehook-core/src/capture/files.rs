@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use crate::capture::queue::Job;
 use crate::error::{Error, IoContext, Result};
-use crate::store::write_atomic;
 use crate::project::Project;
+use crate::store::write_atomic;
 use crate::text::redact::{self, Findings};
 
 /// A transcript's bytes with secrets redacted, still parseable: one JSON

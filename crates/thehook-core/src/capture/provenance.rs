@@ -28,9 +28,9 @@ use std::path::Path;
 
 use crate::capture::extract::{Distilled, FACT_LABELS};
 use crate::capture::paths;
-use crate::text::analysis::lexical::Analyzer;
-use crate::store::outside;
 use crate::policy::corroborate::named_words;
+use crate::store::outside;
+use crate::text::analysis::lexical::Analyzer;
 use crate::transcript::{path_argument, Block, Role, ToolCall, ToolRole, ToolShape, Transcript};
 
 /// Share of a line's words one outside result must hold.

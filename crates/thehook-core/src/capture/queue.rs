@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::agents::Agent;
 use crate::error::{Error, IoContext, Result};
-use crate::store::write_atomic;
 use crate::project::Project;
+use crate::store::write_atomic;
 
 /// The job format's version, for the worker to refuse what it does not know.
 pub(crate) const JOB_VERSION: u32 = 1;

@@ -14,9 +14,9 @@ use super::used::{self, Related, UsedBlock};
 use crate::error::{IoContext, Result};
 use crate::memory::files;
 use crate::memory::rank::tally::Tally;
-use crate::store::write_atomic;
 use crate::memory::Memory;
 use crate::project::{file_stem, Project};
+use crate::store::write_atomic;
 use crate::transcript::Transcript;
 
 /// What one captured session was given and used.

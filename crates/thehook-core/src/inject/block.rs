@@ -3,8 +3,8 @@
 //! What goes in it is [`crate::inject::retrieve`]'s policy.
 
 use crate::inject::tokens::{TokenCounter, TokenCounts};
-use crate::store::item::Item;
 use crate::model::Availability;
+use crate::store::item::Item;
 use crate::text::clip_chars;
 
 /// Claude Code cuts `additionalContext` beyond 10,000 characters; stay

@@ -19,8 +19,8 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::store::write_atomic;
 use crate::project::Project;
+use crate::store::write_atomic;
 
 /// A value of type `V` kept in `.thehook/index/<name>`, fresh for a key of
 /// type `K`.

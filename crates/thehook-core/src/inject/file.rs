@@ -31,13 +31,13 @@ use crate::inject::left_off::{self, RARE_FILE_SHARE};
 use crate::inject::Added;
 use crate::memory::files;
 use crate::memory::index::{AboutFile, FileNames};
-use crate::store::item::{Item, ItemKind};
-use crate::policy::renames::Renames;
-use crate::policy::stale::Staleness;
 use crate::memory::session::SessionRecord;
 use crate::memory::{Focus, Memory};
 use crate::model::SearchPaths;
+use crate::policy::renames::Renames;
+use crate::policy::stale::Staleness;
 use crate::project::Project;
+use crate::store::item::{Item, ItemKind};
 
 /// At most this many characters are added at one tool call, heading included.
 pub const MAX_CHARS: usize = 800;

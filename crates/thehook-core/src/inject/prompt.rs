@@ -21,13 +21,13 @@ use crate::inject::git_context::GitContext;
 use crate::inject::left_off::{self, RARE_FILE_SHARE};
 use crate::inject::Added;
 use crate::memory::index::Filter;
-use crate::store::item::{Item, ItemKind};
 use crate::memory::rank::tally::TallyFile;
 use crate::memory::session::SessionRecord;
 use crate::memory::session_lookup::{name_terms, SessionKey, SessionLookup};
 use crate::memory::Memory;
 use crate::model::SearchPaths;
 use crate::project::Project;
+use crate::store::item::{Item, ItemKind};
 use crate::text::clip_chars;
 
 /// At most this many characters are added at one prompt.

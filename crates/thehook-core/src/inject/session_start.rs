@@ -28,15 +28,15 @@ use crate::inject::git_context::{GitContext, BASES};
 use crate::inject::tokens::{load_tokenizer, TokenCounts};
 use crate::inject::{left_off, prompt, so_far, Added};
 use crate::memory::index::{Candidates, Filter};
-use crate::store::item::{Item, ItemKind};
-use crate::policy::stale::Staleness;
 use crate::memory::rank::fusion::{fuse, Mode, LEXICAL_WEIGHT};
 use crate::memory::rank::tally::TallyFile;
 use crate::memory::session::SessionRecord;
 use crate::memory::session_lookup::SessionsByAge;
 use crate::memory::{Memory, SyncPolicy, NO_PROGRESS};
 use crate::model::{Availability, SearchPaths};
+use crate::policy::stale::Staleness;
 use crate::project::Project;
+use crate::store::item::{Item, ItemKind};
 
 /// How many candidates each retriever gives for all groups together.
 const CANDIDATE_POOL: usize = 60;

@@ -8,8 +8,8 @@ use crate::error::Result;
 use crate::given::{Given, Hook};
 use crate::inject::block::{cited_line, BlockLine};
 use crate::inject::git_context::GitContext;
-use crate::policy::stale::Staleness;
 use crate::memory::Memory;
+use crate::policy::stale::Staleness;
 
 /// The section's index among the block's: after the session start's own
 /// ("Where you left off" and the five groups of [`super::retrieve`]).

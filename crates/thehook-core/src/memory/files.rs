@@ -20,8 +20,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::store::item::ItemKind;
 use crate::policy::stale::cited_paths;
+use crate::store::item::ItemKind;
 
 /// The order items about a file are read in, kind by kind (newest first
 /// within one): what bites first.

@@ -1,14 +1,13 @@
-//! A project's memory, by concern:
-//! - [`store`]: the markdown under `.thehook/`, the truth, parsed into
-//!   [`item`]s and [`session`] records;
+//! A project's memory, indexed and searched. The markdown it is built from
+//! is [`crate::store`]'s (a floor below), what the repository says about
+//! its items [`crate::policy`]'s, and a text's terms and dates
+//! [`crate::text::analysis`]'s. Here, by concern:
 //! - [`index`]: LMDB with the vectors (`crate::model` finds the model that
 //!   makes them) and the BM25 postings, kept in step with the markdown;
-//! - [`analysis`]: a text's terms and BM25's formula, and the dates it
-//!   names, for the index and for ranking;
-//! - [`rank`]: query vectors, and fusion with recency and dates;
-//! - [`policy`]: what the repository says about items: stale, renamed,
-//!   released by a person after a safety rule withheld them; [`withheld`]
-//!   lists what the rules withhold, for review.
+//! - [`session`] records, and [`session_lookup`], the hooks' questions
+//!   about them;
+//! - [`rank`]: query vectors, and fusion with recency, dates and use;
+//! - [`withheld`]: what the safety rules withhold, for review.
 //!
 //! [`Memory`] is that memory opened once, then recalled from, added to and
 //! removed from; [`shared`] keeps one open per project for long-lived
@@ -26,16 +25,16 @@ pub mod withheld;
 
 use crate::config::{Config, LoadedConfig};
 use crate::error::{fix, Error, Fix, IoContext, ItemMiss, Result, Step};
-use crate::text::analysis::lexical::Analyzer;
 use crate::memory::index::{Index, SyncStats};
-use crate::store::item::Item;
-use crate::policy::renames::Renames;
-use crate::policy::stale::Staleness;
 use crate::memory::rank::fusion::{fuse, Hit, Mode};
 use crate::memory::rank::query_model::QueryModel;
 use crate::memory::rank::tally::TallyFile;
 use crate::model::{locate, Availability, SearchPaths};
+use crate::policy::renames::Renames;
+use crate::policy::stale::Staleness;
 use crate::project::Project;
+use crate::store::item::Item;
+use crate::text::analysis::lexical::Analyzer;
 pub use index::{Embedding, Focus};
 pub use requests::{ItemRef, RecallOptions, RecallRequest, RememberRequest, RewriteRequest};
 pub use syncing::{

@@ -5,8 +5,8 @@
 //! reads them through their accessors.
 
 use crate::memory::index::Filter;
-use crate::store::item::ItemKind;
 use crate::memory::rank::fusion::Mode;
+use crate::store::item::ItemKind;
 
 /// One recall, checked: a query that is not blank, `k` in range. Built
 /// only by [`crate::front_door`]'s constructors; read through its accessors.

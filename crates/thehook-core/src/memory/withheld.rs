@@ -8,15 +8,15 @@ use serde::Serialize;
 
 use crate::error::{fix, Error, ItemMiss, Result, Step};
 use crate::memory::index::Index;
-use crate::store::item::{Item, ItemKind};
-use crate::policy::confirmed;
-use crate::policy::released::Released;
 use crate::memory::requests::ItemRef;
 use crate::memory::session::SessionRecord;
-use crate::store::{self, title_id};
 use crate::memory::syncing::{SyncPolicy, NO_PROGRESS};
 use crate::memory::Memory;
+use crate::policy::confirmed;
+use crate::policy::released::Released;
 use crate::process::blame::blame_at;
+use crate::store::item::{Item, ItemKind};
+use crate::store::{self, title_id};
 use crate::text::safety::{Rule, Withheld};
 
 /// The `type` of a withheld session title.

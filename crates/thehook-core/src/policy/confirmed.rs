@@ -12,8 +12,8 @@ use std::path::Path;
 
 use crate::error::Result;
 use crate::hash::sha256_hex;
-use crate::store::write_atomic;
 use crate::project::Project;
+use crate::store::write_atomic;
 
 use super::trust::{origins, TrustedAuthors};
 

@@ -13,8 +13,8 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use crate::error::{IoContext, Result};
-use crate::store::write_atomic;
 use crate::project::{git_common_dir, Project};
+use crate::store::write_atomic;
 
 const FILE: &str = "released.txt";
 const HEADER: &str = "# Items released by `thehook review release`: given to agents although a\n\

@@ -13,9 +13,9 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{IoContext, Result};
-use crate::store::write_atomic;
 use crate::process::git::git;
 use crate::project::Project;
+use crate::store::write_atomic;
 
 const CACHE: &str = "renames.json";
 /// Names before a rename followed at most, in case a file went back and

@@ -19,10 +19,10 @@ use std::process::{Command, Stdio};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{IoContext, Result};
-use crate::store::item::Item;
-use crate::store::id_list::IdList;
-use crate::store::write_atomic;
 use crate::project::Project;
+use crate::store::id_list::IdList;
+use crate::store::item::Item;
+use crate::store::write_atomic;
 
 /// Items a person confirmed in review: not stale, whatever they cite.
 pub(crate) const CONFIRMED: IdList = IdList {

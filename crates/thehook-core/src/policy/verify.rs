@@ -33,9 +33,9 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::sync::OnceLock;
 
+use crate::project::{Project, CONFIG_FILE};
 use crate::store::item::Item;
 use crate::store::{stat, Stamp};
-use crate::project::{Project, CONFIG_FILE};
 use crate::text::safety::Withheld;
 
 use super::actions::{action_of, Action, Target};

@@ -17,8 +17,8 @@ use crate::agents::spec::{HookTrust, RecallCommand};
 use crate::agents::Agent;
 use crate::config::{SessionSource, COMMENTED_DEFAULTS};
 use crate::error::{IoContext, Result};
-use crate::store::write_atomic;
 use crate::project::Project;
+use crate::store::write_atomic;
 
 /// What to wire, and where.
 #[derive(Debug, Clone)]

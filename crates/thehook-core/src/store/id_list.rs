@@ -8,8 +8,8 @@
 use std::collections::BTreeSet;
 
 use crate::error::Result;
-use crate::store::write_atomic;
 use crate::project::Project;
+use crate::store::write_atomic;
 
 /// One list file in `.thehook/` and the comment that opens it.
 pub(crate) struct IdList {

@@ -1,6 +1,8 @@
-//! The markdown store: the truth that the index is rebuilt from. Reading never
-//! modifies a file; every write is atomic (temp file in the same folder, then
-//! rename), so a crash leaves either the old file or the new one.
+//! The markdown store: the truth that the index is rebuilt from, parsed into
+//! [`item`]s (with the [`outside`] mark of a line only a source outside the
+//! project said). Reading never modifies a file; every write is atomic
+//! (temp file in the same folder, then rename), so a crash leaves either
+//! the old file or the new one.
 
 pub(crate) mod id_list;
 pub mod item;
@@ -16,8 +18,8 @@ pub use parse::{parse_date, parse_markdown, title_id, FrontMatter, ParsedFile};
 pub(crate) use stamp::{stat, Stamp, RACY_WINDOW_NS};
 
 use crate::error::{fix, Error, Fix, IoContext, Result, Step};
-use crate::store::item::{Item, ItemKind};
 use crate::project::Project;
+use crate::store::item::{Item, ItemKind};
 
 /// A markdown file under `sessions/` or `knowledge/`, as found on disk.
 #[derive(Debug, Clone, PartialEq, Eq)]

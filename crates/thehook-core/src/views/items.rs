@@ -10,12 +10,12 @@ use serde::Serialize;
 use super::markdown::{self, MarkdownLines};
 use crate::error::Result;
 use crate::given::kept;
-use crate::store::item::{Item, ItemKind};
-use crate::policy::stale::Staleness;
 use crate::memory::rank::tally::Tally;
 use crate::memory::session::SessionRecord;
 use crate::memory::Memory;
+use crate::policy::stale::Staleness;
 use crate::project::{Project, SESSIONS_PREFIX};
+use crate::store::item::{Item, ItemKind};
 use crate::text::safety::Withheld;
 
 /// At most this many items are listed at once; the facets count them all.

@@ -6,9 +6,9 @@
 use serde::Serialize;
 
 use crate::error::Result;
-use crate::store::item::Item;
 use crate::memory::withheld::WithheldEntry;
 use crate::memory::Memory;
+use crate::store::item::Item;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ReviewPage {

@@ -22,13 +22,13 @@ pub use report::{to_markdown, to_text};
 
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::store::item::Item;
-use crate::policy::confirmed::FILE as CONFIRMED_FILE;
 use crate::memory::withheld::entries;
 use crate::memory::Memory;
+use crate::policy::confirmed::FILE as CONFIRMED_FILE;
 use crate::process::blame::{blame_at, Blamed};
 use crate::process::git::git;
 use crate::project::CONFIG_FILE;
+use crate::store::item::Item;
 use crate::text::redact::{redact_counting, Findings};
 use crate::text::safety::{strip_hidden, Withheld};
 use diff::{added_lines, Hunk};

@@ -6,9 +6,9 @@ use crate::error::Result;
 use crate::given::kept::{self, UseCounts};
 use crate::given::used::{GivenLine, UsedBlock};
 use crate::given::Given;
-use crate::store::item::Item;
 use crate::memory::session::SessionRecord;
 use crate::memory::Memory;
+use crate::store::item::Item;
 
 /// One captured session in the timeline.
 #[derive(Debug, Clone, Serialize)]

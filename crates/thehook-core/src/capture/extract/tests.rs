@@ -42,8 +42,7 @@ fn a_good_answer_renders_the_session_file_format() {
 #[test]
 fn the_rendered_file_parses_into_typed_items() {
     let text = render(&meta(None), &parse_answer(GOOD).unwrap());
-    let parsed =
-        crate::store::parse_markdown(".thehook/sessions/x.md", &text, "2026-01-01");
+    let parsed = crate::store::parse_markdown(".thehook/sessions/x.md", &text, "2026-01-01");
     let kinds: Vec<&str> = parsed.items.iter().map(|i| i.kind.as_str()).collect();
     assert_eq!(
         kinds,

@@ -13,8 +13,8 @@ use crate::capture::queue::{mark_skipped, Job};
 use crate::capture::retry;
 use crate::capture::workbench::Workbench;
 use crate::error::Result;
-use crate::store::write_atomic;
 use crate::project::Project;
+use crate::store::write_atomic;
 
 /// How one session ended, and lines for the worker's log.
 pub(crate) struct Captured {

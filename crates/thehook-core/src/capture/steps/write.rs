@@ -10,8 +10,8 @@ use crate::capture::extract::{self, SessionMeta};
 use crate::capture::locked;
 use crate::capture::outcome::WithoutLlm;
 use crate::capture::workbench::{Workbench, LOG};
-use crate::store::{self, write_atomic};
 use crate::project::Project;
+use crate::store::{self, write_atomic};
 use crate::transcript::first_line;
 
 /// A session file on disk.

@@ -49,11 +49,11 @@ use environment::{open_dbs, open_env, wipe, Dbs, Lease};
 use postings::{decode_postings, encode_postings};
 
 use crate::error::Result;
-use crate::text::analysis::lexical::Analyzer;
-use crate::store::item::{Item, ItemKind};
 use crate::memory::session::SessionRecord;
-use crate::store::Stamp;
 use crate::project::Project;
+use crate::store::item::{Item, ItemKind};
+use crate::store::Stamp;
+use crate::text::analysis::lexical::Analyzer;
 
 use crate::model::LEXICAL_ONLY;
 

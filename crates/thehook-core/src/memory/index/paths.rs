@@ -14,9 +14,9 @@ use std::collections::HashSet;
 use super::Index;
 use crate::error::Result;
 use crate::memory::files;
-use crate::store::item::Item;
-use crate::policy::stale::cited_symbols;
 use crate::memory::session::SessionRecord;
+use crate::policy::stale::cited_symbols;
+use crate::store::item::Item;
 
 /// What memory knows about one file, best first.
 #[derive(Debug, Default)]

@@ -5,8 +5,8 @@ use heed::WithoutTls;
 
 use super::{Filter, Header, Index};
 use crate::error::Result;
-use crate::text::analysis::lexical::bm25;
 use crate::store::item::Item;
+use crate::text::analysis::lexical::bm25;
 
 /// The share of an asking item's BM25 score its reply gets: a reply rarely
 /// repeats the words of the question it answers. A simulation of this

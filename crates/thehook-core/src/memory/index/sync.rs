@@ -22,16 +22,16 @@ use rayon::prelude::*;
 use super::{FileRecord, Header, Index};
 use crate::error::{Error, Result};
 use crate::mapped_pages;
-use crate::store::item::Item;
+use crate::memory::session::SessionRecord;
+use crate::model::{embed_all, Availability, EmbeddingCache};
 use crate::policy::released::Released;
 use crate::policy::verify::{self, Verifier};
-use crate::memory::session::SessionRecord;
+use crate::project::Project;
+use crate::store::item::Item;
 use crate::store::{
     list_sources, read_source, read_source_hashed, source_file, title_id, ParsedFile, SourceFile,
     Stamp, RACY_WINDOW_NS,
 };
-use crate::model::{embed_all, Availability, EmbeddingCache};
-use crate::project::Project;
 use crate::text::safety::learned::{self, LearnedCheck};
 pub use first::Focus;
 use plan::ItemPlan;

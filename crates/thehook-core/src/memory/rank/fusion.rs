@@ -7,10 +7,10 @@ use serde::Serialize;
 
 use crate::memory::rank::tally::UseCount;
 
-use crate::text::analysis::lexical::Analyzer;
-use crate::text::analysis::when::Period;
 use crate::memory::index::Candidates;
 use crate::store::item::Item;
+use crate::text::analysis::lexical::Analyzer;
+use crate::text::analysis::when::Period;
 
 /// Which retrievers to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]

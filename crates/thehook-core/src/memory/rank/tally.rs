@@ -20,8 +20,8 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
-use crate::store::write_atomic;
 use crate::project::Project;
+use crate::store::write_atomic;
 
 /// The prior, as if every line had been given to this many sessions and
 /// used by [`PRIOR_USED`] of them: a line given once and not used is not

@@ -14,9 +14,9 @@ use super::{learned_check, Ahead, FileChange, SyncPlan, SyncStats};
 use crate::error::Result;
 use crate::memory::index::vectors::decode;
 use crate::memory::index::{FileRecord, Index};
-use crate::store::item::Item;
-use crate::policy::released::Released;
 use crate::model::{self, Workload};
+use crate::policy::released::Released;
+use crate::store::item::Item;
 use crate::text::safety::{self, learned::LearnedCheck, Rule};
 
 /// The vectors a sync judges items on: those it embedded (of `embedded`,

@@ -11,8 +11,8 @@ use std::collections::HashMap;
 use super::{read_changes, FileChange};
 use crate::memory::index::FileRecord;
 use crate::policy::released::Released;
-use crate::store::SourceFile;
 use crate::project::SESSIONS_PREFIX;
+use crate::store::SourceFile;
 
 /// What an answer after a hook's sync is about: the sessions of this branch
 /// and of these files are indexed and judged first when the sync cannot

@@ -7,8 +7,8 @@ use std::collections::{HashMap, HashSet};
 use super::FileChange;
 use crate::error::Result;
 use crate::memory::index::{FileRecord, Header, Index};
-use crate::store::item::Item;
 use crate::memory::session::SessionRecord;
+use crate::store::item::Item;
 use crate::store::SourceFile;
 
 /// The mtime recorded for a file too new to trust: matches no real file.

@@ -13,8 +13,8 @@ use super::{vectors_for, Ahead, FileChange, SyncPlan, SyncStats};
 use crate::error::Result;
 use crate::memory::index::FileRecord;
 use crate::memory::index::Index;
-use crate::policy::released::Released;
 use crate::memory::session::{SessionRecord, WithheldTitle};
+use crate::policy::released::Released;
 use crate::store::title_id;
 use crate::text::safety;
 
