@@ -1,6 +1,6 @@
 //! The session-start block as text: lines under their section headings,
 //! cut to the token budget and [`MAX_CHARS`], with a note on what waits.
-//! What goes in it is [`crate::inject::retrieve`]'s policy.
+//! What goes in it is [`crate::inject::session_start`]'s policy.
 
 use crate::inject::tokens::{TokenCounter, TokenCounts};
 use crate::model::Availability;

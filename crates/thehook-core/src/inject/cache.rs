@@ -6,9 +6,9 @@
 //!
 //! The files, each declared beside what it keeps:
 //! - `git-context.json`: the git context, for git's state
-//!   (`inject::context`);
+//!   (`inject::git_context`);
 //! - `context-query.json`: the context query's vector, for the query and
-//!   the model (`inject::retrieve`);
+//!   the model (`inject::session_start`);
 //! - `token-counts.json`: exact token counts of the lines a session start
 //!   may inject, for the model's tokenizer (`inject::tokens`).
 

@@ -1,9 +1,10 @@
-//! What a session is told. [`retrieve`] is the session-start hook's policy
-//! (which payloads inject, the fast path, the background half); [`git_context`]
-//! reads the branch and the files in play from git; [`left_off`] ranks the
-//! earlier sessions a new one likely continues; [`prompt`] is the prompt
-//! hook; [`file`] the file hook; [`subagent`] what a subagent is given
-//! when it starts; [`so_far`] what a session was doing before a compaction. What each hook gives is recorded
+//! What a session is told. [`session_start`] is the session-start hook's
+//! policy (which payloads inject, the fast path, the background half);
+//! [`git_context`] reads the branch and the files in play from git;
+//! [`left_off`] ranks the earlier sessions a new one likely continues;
+//! [`prompt`] is the prompt hook; [`file`] the file hook; [`subagent`] what
+//! a subagent is given when it starts; [`so_far`] what a session was doing
+//! before a compaction. What each hook gives is recorded
 //! ([`crate::given`]), so nothing is given twice.
 
 pub(crate) mod block;

@@ -12,7 +12,7 @@ use crate::memory::Memory;
 use crate::policy::stale::Staleness;
 
 /// The section's index among the block's: after the session start's own
-/// ("Where you left off" and the five groups of [`super::retrieve`]).
+/// ("Where you left off" and the five groups of [`super::session_start`]).
 pub(crate) const SECTION: usize = 6;
 
 /// The session-start sources after which what the session was given is
