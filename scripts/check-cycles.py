@@ -75,6 +75,17 @@ def expand(path: str):
             yield head.rstrip(":")
 
 
+def load(src_root: Path) -> dict:
+    """Each module of the crate (a path of names, `()` for the root) and its
+    text without comments, each file read once. Test files are left out, and
+    so is `main.rs` beside a `lib.rs` (the binary that calls the library,
+    through its name, not `crate::`)."""
+    files = [f for f in src_root.rglob("*.rs") if "tests" not in f.parts and f.name != "tests.rs"]
+    if (src_root / "lib.rs").is_file():
+        files = [f for f in files if f != src_root / "main.rs"]
+    return {tuple(module_of(src_root, f)): strip_comments(f.read_text()) for f in files}
+
+
 def resolve(modules: dict, reexports: dict, here: list[str], path: str):
     """The module a path names. A name a module re-exports (`pub use
     child::Item`) resolves to the module that defines it, so importing a
@@ -102,8 +113,7 @@ def resolve(modules: dict, reexports: dict, here: list[str], path: str):
 def reexports_of(modules: dict) -> dict:
     """(module, name) -> the module a `pub use` of that module takes it from."""
     out = {}
-    for m, f in modules.items():
-        text = strip_comments(f.read_text())
+    for m, text in modules.items():
         for g in re.finditer(r"\bpub(?:\([^)]*\))?\s+use\s+([^;]*);", text, flags=re.S):
             for path in expand(g.group(1).replace("\n", " ").replace(" ", "")):
                 name = path.split("::")[-1].split(" as ")[-1]
@@ -113,16 +123,13 @@ def reexports_of(modules: dict) -> dict:
     return out
 
 
-def through_ancestors(src_root: Path) -> list[str]:
+def through_ancestors(modules: dict, reexports: dict) -> list[str]:
     """Names a module takes from an ancestor that only re-exports them
     (`crate::Error` in a module of the crate): the import runs back up the
     tree and hides the edge to the module that defines the name."""
-    files = [f for f in src_root.rglob("*.rs") if "tests" not in f.parts and f.name != "tests.rs"]
-    modules = {tuple(module_of(src_root, f)): f for f in files}
-    reexports = reexports_of(modules)
     out = []
-    for m, f in modules.items():
-        for path in expand_use_groups(strip_comments(f.read_text())):
+    for m, text in modules.items():
+        for path in expand_use_groups(text):
             via = resolve(modules, {}, list(m), path)
             source = resolve(modules, reexports, list(m), path)
             is_ancestor = via is not None and len(via) < len(m) and m[: len(via)] == via
@@ -132,9 +139,14 @@ def through_ancestors(src_root: Path) -> list[str]:
     return sorted(set(out))
 
 
+STRING = re.compile(r'r(#*)".*?"\1|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])\'', re.S)
+
+
 def without_inline_tests(text: str) -> str:
     """The text without its inline `mod tests { ... }` (whose `super` is
-    the file's own module, not its parent)."""
+    the file's own module, not its parent). String and character literals
+    are emptied first, so a brace inside one does not end the module."""
+    text = STRING.sub('""', text)
     while (m := re.search(r"\bmod\s+tests\s*\{", text)):
         depth, i = 0, m.end() - 1
         while i < len(text):
@@ -146,35 +158,30 @@ def without_inline_tests(text: str) -> str:
     return text
 
 
-def into_the_face(src_root: Path) -> list[str]:
-    """Names a module takes from the crate's root file (lib.rs, main.rs):
-    the root is the crate's face, what other crates see, so an item it
-    defines itself and a child uses is an arrow back up the tree. Such an
-    item belongs in a module of its own that the root re-exports."""
-    files = [f for f in src_root.rglob("*.rs") if "tests" not in f.parts and f.name != "tests.rs"]
-    modules = {tuple(module_of(src_root, f)): f for f in files}
+def into_the_face(modules: dict, reexports: dict) -> list[str]:
+    """Names a module takes from the crate's root file (lib.rs, or main.rs
+    alone): the root is the crate's face, what other crates see, so an item
+    it defines itself and a child uses is an arrow back up the tree. Such an
+    item belongs in a module of its own that the root re-exports. (A name
+    the root only re-exports is `through_ancestors`' to report.)"""
     out = []
-    for m, f in modules.items():
+    for m, text in modules.items():
         if m == ():
             continue
-        for path in expand_use_groups(without_inline_tests(strip_comments(f.read_text()))):
+        for path in expand_use_groups(without_inline_tests(text)):
             parts = path.split("::")
             # A test module is left out (it may look at anything).
             if len(parts) > 1 and parts[1] == "tests":
                 continue
-            if resolve(modules, {}, list(m), path) == ():
+            if resolve(modules, reexports, list(m), path) == ():
                 out.append(f"{'::'.join(m)} uses {path}, which the crate's root file defines: move it into a module of its own")
     return sorted(set(out))
 
 
-def edges_of(src_root: Path) -> dict:
+def edges_of(modules: dict, reexports: dict) -> dict:
     """Module -> the modules it uses (not counting its ancestors)."""
-    files = [f for f in src_root.rglob("*.rs") if "tests" not in f.parts and f.name != "tests.rs"]
-    modules = {tuple(module_of(src_root, f)): f for f in files}
     edges = {m: set() for m in modules}
-    reexports = reexports_of(modules)
-    for m, f in modules.items():
-        text = strip_comments(f.read_text())
+    for m, text in modules.items():
         # `super` in foo.rs and in foo/mod.rs alike is foo's parent.
         here = list(m)
         for path in expand_use_groups(text):
@@ -239,9 +246,11 @@ def folder_edges(edges: dict) -> dict:
 
 
 def check(src_root: Path) -> list[str]:
-    edges = edges_of(src_root)
+    modules = load(src_root)
+    reexports = reexports_of(modules)
+    edges = edges_of(modules, reexports)
     name = lambda c: "::".join(c) or "lib"
-    out = through_ancestors(src_root) + into_the_face(src_root)
+    out = through_ancestors(modules, reexports) + into_the_face(modules, reexports)
     out += [f"import cycle among files {', '.join(name(c) for c in comp)}" for comp in cycles(edges)]
     for comp in cycles(folder_edges(edges)):
         # one file-level example of each folder-level edge of the loop

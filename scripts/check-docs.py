@@ -71,9 +71,13 @@ is one, else 0.
    `const`, `static`, `type` or `mod` followed by the name (any
    visibility); for `Type::method`, `fn method` and an `impl` of `Type`
    (`impl Type`, `impl<...> Type<...>`, `impl Trait for Type`).
-   The steps must chain: a step's symbol (for `Type::method`, the method)
-   is named as a word (a call, a path, a use; its own `fn` definition does
-   not count) in the previous step's file, the one that calls it. A route
+   The steps must chain: the previous step's file, the one that calls it,
+   reaches the step's symbol: `Type::method` as `.method(` or by its path
+   (`Type::method`, `Self::method`); a name of the same file as a word
+   (its own `fn` definition does not count); a name of another file by
+   its module's path (`session_start::on_session_start`, `super::x`) or
+   through a `use` that names it, so a common word (`run`, `read`) is not
+   taken for a call of another file's function. A route
    also comes back from a call ("back in hooks.rs, the answer is printed"):
    then the symbol may be named instead in the file of an earlier step the
    route is still inside, the nearest first; the steps after that one are
@@ -453,9 +457,35 @@ def defines(rel: str, symbol: str) -> str | None:
     return f"defines no `{symbol}` (no fn, struct, enum, trait, const, static, type or mod of that name)"
 
 
-def names(rel: str, word: str) -> bool:
-    """Whether the code of `rel` names `word` other than in its `fn` definition."""
-    return re.search(rf"(?<!\bfn )(?<![\w$]){re.escape(word)}\b", source(rel)) is not None
+def module_name(rel: str) -> str:
+    """The name code uses for the module of file `rel`: its stem, the folder's
+    for a `mod.rs`, the crate's for a `lib.rs` (`thehook_cli`)."""
+    path = Path(rel)
+    if path.name == "lib.rs":
+        return path.parent.parent.name.replace("-", "_")
+    if path.name == "mod.rs":
+        return path.parent.name
+    return path.stem
+
+
+def names(rel: str, symbol: str, its_file: str) -> bool:
+    """Whether the code of `rel` reaches `symbol` (defined in `its_file`):
+    `Type::method` as `.method(` or by its path; a name of the same file as
+    a word other than its `fn` definition; a name of another file by its
+    module's path (`session_start::on_session_start`, `super::x`) or through a `use`
+    that names it. A common word (`run`, `read`) is not taken for a call of
+    another file's function."""
+    text = source(rel)
+    *owner, word = symbol.split("::")
+    w = re.escape(word)
+    if owner:
+        pattern = rf"\.{w}\s*[(<:]|\b(?:{re.escape(owner[-1])}|Self)::{w}\b"
+    elif rel == its_file:
+        pattern = rf"(?<!\bfn )(?<![\w$]){w}\b"
+    else:
+        module = re.escape(module_name(its_file))
+        pattern = rf"\b(?:{module}|super)::{w}\b|\buse\s[^;]*\b{w}\b[^;]*;"
+    return re.search(pattern, text) is not None
 
 
 def route_steps(lines: list[str], start: int, end: int, outside: set[int],
@@ -529,7 +559,7 @@ def check_routes(md: Path, text: str) -> None:
             if new_process or not open_steps:
                 open_steps = [(number, rel)]
                 continue
-            caller = next((k for k in range(len(open_steps) - 1, -1, -1) if names(open_steps[k][1], word)), None)
+            caller = next((k for k in range(len(open_steps) - 1, -1, -1) if names(open_steps[k][1], symbol, rel)), None)
             if caller is None:
                 prev_number, prev_rel = open_steps[-1]
                 earlier = ", ".join(str(s) for s, _ in reversed(open_steps[:-1]))

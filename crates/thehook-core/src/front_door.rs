@@ -21,11 +21,11 @@ pub const MAX_K: u32 = 100;
 /// Sessions listed when the caller does not say (0 lists all).
 pub const DEFAULT_SESSION_LIMIT: usize = 30;
 
-/// Kinds a person or an agent can add with `remember`; the others come from
-/// captured sessions and consolidation.
 /// The type of what is remembered when none is given.
 pub const DEFAULT_REMEMBERED: ItemKind = ItemKind::Note;
 
+/// Kinds a person or an agent can add with `remember`; the others come from
+/// captured sessions and consolidation.
 pub const REMEMBERABLE: [ItemKind; 4] = [
     ItemKind::Convention,
     ItemKind::Adr,

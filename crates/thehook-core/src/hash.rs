@@ -1,4 +1,4 @@
-//! SHA-256 as lowercase hex: item ids, model fingerprints, cache keys, and
+//! SHA-256 as lowercase hex: item ids, cache keys, and
 //! the hashes agents compute (Codex's hook trust, Gemini's project id).
 
 use sha2::{Digest, Sha256};

@@ -2,7 +2,7 @@
 //! a file tool call, a subagent's start, session end) comes in: which event, the
 //! agent the hook was written for, the payload's bytes, where it runs. The
 //! answer goes out: what to print, the log line, the detached half to
-//! start; a hook always exits 0 (it fails open). Reading the payload, finding the project, checking its
+//! start; the front end exits 0 whatever it is (a hook fails open). Reading the payload, finding the project, checking its
 //! layout, the echo of another agent's hook, the log line and failing open
 //! happen here, once, for every event; the CLI and the Node addon only carry
 //! the bytes and start the process.
@@ -145,13 +145,11 @@ fn decide(call: &HookCall) -> Decided {
     if let Some(echo) = payload.echo(call.declared, call.event, root, call.home) {
         return said(Some(root), echo);
     }
-    let detached = |args: Vec<&str>| {
-        Some(Detached {
-            root: root.to_path_buf(),
-            args: args.into_iter().map(str::to_string).collect(),
-        })
+    let detached = |args: Vec<&str>| Detached {
+        root: root.to_path_buf(),
+        args: args.into_iter().map(str::to_string).collect(),
     };
-    // The prompt and file hooks: context to print, or nothing, and a log line.
+    // Context to print, or nothing, and a log line.
     let added = |answer: crate::error::Result<Added>| match answer {
         Ok(a) => Decided {
             project: Some(root.to_path_buf()),
@@ -163,26 +161,23 @@ fn decide(call: &HookCall) -> Decided {
     };
     match call.event {
         HookEvent::SessionStart => {
-            match session_start::on_session_start(&payload, &project, call.paths) {
-                Ok(a) => {
-                    let mut args = vec![
-                        "retrieve",
-                        "--background",
-                        "--agent",
-                        payload.agent.as_str(),
-                    ];
-                    if let Some(session) = payload.session_id.as_deref() {
-                        args.extend(["--session", session]);
-                    }
-                    Decided {
-                        project: Some(root.to_path_buf()),
-                        stdout: a.output.map(|json| json.to_string()),
-                        log: a.log,
-                        detached: detached(args),
-                    }
+            let answer = session_start::on_session_start(&payload, &project, call.paths);
+            let answered = answer.is_ok();
+            let mut decided = added(answer);
+            // The slow half runs after every answer, whatever it gave.
+            if answered {
+                let mut args = vec![
+                    "retrieve",
+                    "--background",
+                    "--agent",
+                    payload.agent.as_str(),
+                ];
+                if let Some(session) = payload.session_id.as_deref() {
+                    args.extend(["--session", session]);
                 }
-                Err(e) => said(Some(root), format!("failed: {e}")),
+                decided.detached = Some(detached(args));
             }
+            decided
         }
         HookEvent::Prompt => added(prompt::on_prompt(&payload, &project, call.paths)),
         HookEvent::FileTouch => added(file::on_file(&payload, &project, call.paths)),
@@ -195,8 +190,7 @@ fn decide(call: &HookCall) -> Decided {
                 log: ended.log,
                 detached: ended
                     .start_worker
-                    .then(|| detached(vec!["capture", "--worker"]))
-                    .flatten(),
+                    .then(|| detached(vec!["capture", "--worker"])),
             }
         }
     }

@@ -14,17 +14,19 @@
 //!
 //! - It never prints, reads its own arguments or ends the process: it
 //!   returns values and errors, and the front ends render them and exit.
-//! - It knows no front end's syntax (no clap, no napi): messages name the
-//!   field (`k`, `since`), not a flag or a JS option.
+//! - It depends on no front end (no clap, no napi): the front door's
+//!   messages name the field (`k`, `since`), not a flag or a JS option. A
+//!   fix that names a command (`thehook capture --retry`) is built in one
+//!   place, [`error::fix`].
 //! - It opens no network connection. The model and ONNX Runtime are files
 //!   the caller found ([`model::SearchPaths`]); the LLM is the user's own
 //!   CLI, run as a child process ([`capture`]).
 //! - A hook never fails: [`hook::answer`] catches every error and panic,
 //!   logs it, and answers with nothing.
 //! - Memory is untrusted input: no line of it reaches an agent without the
-//!   safety check ([`text::safety`]), and a session file, which is
-//!   committed, names no absolute path and no home folder
-//!   (`capture/paths.rs`).
+//!   safety check ([`text::safety`]). A session file, which is committed,
+//!   names the session's working folder only relatively and any home
+//!   folder as `~` (`capture/paths.rs`).
 //! - No module imports its parent folder's siblings in a loop, and none
 //!   imports this file: `scripts/check-cycles.py` checks both.
 

@@ -31,9 +31,10 @@ use crate::output::Output;
 
 pub(crate) fn dispatch(cli: Cli, out: &mut Output) -> CommandResult {
     let start = cli.project_dir.unwrap_or_else(|| PathBuf::from("."));
-    // Found here for the commands that work on a project; a hook finds it
-    // from its payload's `cwd` (`thehook_core::hook`), init and the MCP
-    // server from where they start: each command walks up the folders once.
+    // Found here only for the commands that work on a project found once: a
+    // hook finds it from its payload's `cwd` (`thehook_core::hook`), init and
+    // the capture worker from `start`, the MCP server at each call (memory
+    // may be made after it starts).
     let project = || Project::discover(&start);
     let paths = SearchPaths::from_env();
     match cli.command {

@@ -162,9 +162,10 @@ fn session_start_names_a_session_on_a_file_the_branch_names_in_words() {
         session(&p, n, n + 1, "main", &["src/cli.rs"], "cli flags");
     }
     p.ok(&["reindex"]);
-    git(root, &["checkout", "-q", "-b", "feat/flags"]);
+    // Half of the name (`token`, not `usage`) names no file.
+    git(root, &["checkout", "-q", "-b", "feat/token-limit"]);
     p.write("src/cli.rs", "// v2\n");
-    git(root, &["commit", "-q", "-am", "Wire the counter"]);
+    git(root, &["commit", "-q", "-am", "Cap the token count"]);
     let names = left_off_names(&p);
     assert!(!names.contains(&"session 1".to_string()), "{names:?}");
     git(root, &["checkout", "-q", "main"]);

@@ -213,7 +213,8 @@ pub(crate) enum Mark {
 /// transcripts are ([`TranscriptStore`]) and how to read one
 /// ([`TranscriptFormat`]). The facts are in each one's [`Description`]
 /// ([`Described`]). Each agent implements every one; an empty `impl` takes
-/// the defaults, which are Claude Code's conventions.
+/// the defaults each method documents (Claude Code's payload shape; no
+/// trust gate; no transcript format claimed).
 pub(crate) trait AgentSpec:
     Described + Payloads + Settings + Trust + TranscriptStore + TranscriptFormat + Sync
 {

@@ -34,7 +34,7 @@ pub struct Source {
 
 /// Which sessions to list. Built by [`ListOptions::new`] or
 /// [`ListOptions::parse`], which give `limit` its default
-/// ([`crate::front_door::DEFAULT_SESSION_LIMIT`]); so does `default()`.
+/// ([`crate::front_door::DEFAULT_SESSION_LIMIT`]).
 #[derive(Debug, Clone)]
 pub struct ListOptions {
     pub(crate) agent: Option<Agent>,
@@ -70,13 +70,6 @@ impl ListOptions {
             since.map(crate::front_door::parse_since).transpose()?,
             limit,
         ))
-    }
-}
-
-impl Default for ListOptions {
-    /// Every agent, any time, the default limit.
-    fn default() -> ListOptions {
-        ListOptions::new(None, None, None)
     }
 }
 

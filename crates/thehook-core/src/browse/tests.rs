@@ -157,9 +157,8 @@ fn listing_of_real_transcripts_with_subagents_and_titles() {
 
 #[test]
 fn a_listing_asked_for_no_limit_gets_the_front_doors_default() {
-    // The CLI, MCP and `default()` alike: the one default of the front door.
+    // The CLI and MCP alike: the one default of the front door.
     let limit = crate::front_door::DEFAULT_SESSION_LIMIT;
-    assert_eq!(ListOptions::default().limit, limit);
     assert_eq!(ListOptions::new(None, None, None).limit, limit);
     assert_eq!(ListOptions::parse(None, None, None).unwrap().limit, limit);
     assert_eq!(ListOptions::new(None, None, Some(0)).limit, 0);

@@ -139,7 +139,7 @@ fn after(at: Option<jiff::Timestamp>, since: Option<jiff::Timestamp>) -> bool {
 
 /// How call `c` used the line cited as `cited`, if it did.
 fn evidence(c: &Call, cited: &str, about: Option<&Related>) -> Option<Evidence> {
-    let markdown = cited.rsplit_once(':').map_or(cited, |(path, _)| path);
+    let markdown = crate::store::item::file_of_citation(cited);
     let said = |how, target: &str| {
         Some(Evidence {
             how,

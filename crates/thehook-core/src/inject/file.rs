@@ -55,7 +55,11 @@ const READ_AT_MOST: usize = 24;
 
 /// Answers a file-hook payload in `project`, which has memory (the hook
 /// protocol, `crate::hook`, checked).
-pub fn on_file(payload: &HookPayload, project: &Project, paths: &SearchPaths) -> Result<Added> {
+pub(crate) fn on_file(
+    payload: &HookPayload,
+    project: &Project,
+    paths: &SearchPaths,
+) -> Result<Added> {
     let said = |log: String| Ok(Added::nothing(log));
     let Some(touched) = &payload.touched else {
         return said(format!("{}: not a file tool call", payload.agent));

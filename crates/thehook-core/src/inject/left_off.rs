@@ -415,23 +415,25 @@ mod tests {
                 ..GitContext::default()
             };
             let current = Some(format!("s{}", 1 + next(400)));
-            let all = on_files_in_play(
-                &list,
-                &context,
-                &TallyFile::default(),
-                current.as_deref(),
-                usize::MAX,
-            )
-            .unwrap();
+            // Half the rounds weigh sessions by what agents used of them,
+            // up to twice and down to a fifth: the walk's early stop must
+            // allow for the most weight.
+            let mut tally = crate::memory::rank::tally::Tally::default();
+            if round % 2 == 1 {
+                for n in 1..=400 {
+                    let cited = format!(".thehook/sessions/s{n}.md:7");
+                    let used = next(3);
+                    for given in 0..next(12) {
+                        tally.add_session([(cited.as_str(), given % 3 < used)]);
+                    }
+                }
+            }
+            let tally = tally.to_file();
+            let all =
+                on_files_in_play(&list, &context, &tally, current.as_deref(), usize::MAX).unwrap();
             for wanted in [1, 3, 4] {
-                let first = on_files_in_play(
-                    &list,
-                    &context,
-                    &TallyFile::default(),
-                    current.as_deref(),
-                    wanted,
-                )
-                .unwrap();
+                let first =
+                    on_files_in_play(&list, &context, &tally, current.as_deref(), wanted).unwrap();
                 assert_eq!(
                     first[..wanted],
                     all[..wanted],

@@ -22,8 +22,9 @@ use crate::error::{ErrorCode, Result};
 use crate::memory::index::SyncStats;
 use crate::memory::{Focus, Memory, SyncPolicy, NO_PROGRESS};
 
-/// What a hook that may add context mid-session (the prompt hook, the file
-/// hook) decided: the JSON to print, if any, and one line for the hook log.
+/// What a hook that adds context decided (session start, a prompt, a file,
+/// a subagent's start): the JSON to print, if any, and one line for the
+/// hook log.
 #[derive(Debug, Clone, Default)]
 pub struct Added {
     pub output: Option<serde_json::Value>,

@@ -23,7 +23,9 @@ use crate::inject::Added;
 use crate::memory::index::Filter;
 use crate::memory::rank::tally::TallyFile;
 use crate::memory::session::SessionRecord;
-use crate::memory::session_lookup::{name_terms, SessionKey, SessionLookup};
+use crate::memory::session_lookup::{
+    name_terms, SessionKey, SessionLookup, SessionsByAge, SessionsByFile,
+};
 use crate::memory::Memory;
 use crate::model::SearchPaths;
 use crate::project::Project;
@@ -71,7 +73,11 @@ const HEADING: &str = "# Project memory (thehook): earlier work on what this pro
 
 /// Answers a prompt payload in `project`, which has memory (the hook
 /// protocol, `crate::hook`, checked).
-pub fn on_prompt(payload: &HookPayload, project: &Project, paths: &SearchPaths) -> Result<Added> {
+pub(crate) fn on_prompt(
+    payload: &HookPayload,
+    project: &Project,
+    paths: &SearchPaths,
+) -> Result<Added> {
     let said = |log: String| Ok(Added::nothing(log));
     let Some(prompt) = payload.prompt.as_deref().filter(|p| !p.trim().is_empty()) else {
         return said("the payload has no prompt".into());
@@ -122,14 +128,16 @@ pub fn on_prompt(payload: &HookPayload, project: &Project, paths: &SearchPaths) 
         text += &file::block(&rel, &lines);
         text.push_str("\n\n");
     }
-    let mut found = relevant(&memory, prompt, &context, &already)?;
+    // What agents used of what they were given ranks it up or down.
+    let tally = TallyFile::load(project);
+    let mut found = relevant(&memory, prompt, &context, &already, &tally)?;
     // A session file edited in place since the last sync: found again.
     let cited: Vec<String> = fit(&found, MAX_ITEMS)
         .iter()
         .map(|f| f.cited.clone())
         .collect();
     if super::recheck_for_hook(&mut memory, &cited)? {
-        found = relevant(&memory, prompt, &context, &already)?;
+        found = relevant(&memory, prompt, &context, &already, &tally)?;
     }
     let lines = fit(&found, MAX_ITEMS);
     if lines.is_empty() && told == 0 {
@@ -237,14 +245,13 @@ pub(crate) fn relevant(
     prompt: &str,
     context: &GitContext,
     already: &HashSet<String>,
+    tally: &TallyFile,
 ) -> Result<Vec<Found>> {
     let sessions = memory.index().session_lookup()?;
     let named = files_named(&sessions, &named_files(prompt))?;
     let mut files: HashSet<String> = HashSet::new();
     let mut found: Vec<Found> = Vec::new();
-    // What agents used of what they were given ranks it up or down.
-    let tally = TallyFile::load(memory.project());
-    let on_words = by_file_words(memory, &sessions, prompt, &tally)?;
+    let on_words = by_file_words(memory, &sessions, prompt, tally)?;
     let sessions_found = newest_not_given(&sessions, &named, NAMED_FILE_SESSIONS, already)?
         .into_iter()
         .chain(first_not_given(
@@ -262,7 +269,7 @@ pub(crate) fn relevant(
         }
     }
     let in_play = &context.changed_files;
-    for item in by_words(memory, &sessions, prompt, &named, in_play, already, &tally)? {
+    for item in by_words(memory, &sessions, prompt, &named, in_play, already, tally)? {
         if files.insert(item.path.clone()) {
             found.push(Found {
                 line: crate::inject::block::cited_line(&item, true, MAX_ITEM_CHARS),
@@ -275,7 +282,7 @@ pub(crate) fn relevant(
 
 /// The files sessions changed that the prompt names (`named`: the same
 /// path, or a path ending in it at a folder boundary).
-fn files_named(sessions: &impl SessionLookup, named: &[&str]) -> Result<Vec<String>> {
+fn files_named(sessions: &impl SessionsByFile, named: &[&str]) -> Result<Vec<String>> {
     let mut files = Vec::new();
     for n in named {
         let n = n.trim_start_matches("./");
@@ -311,7 +318,7 @@ fn newest_not_given(
 /// The records of the first `n` of `paths` whose session was not given
 /// to this one already.
 fn first_not_given(
-    sessions: &impl SessionLookup,
+    sessions: &impl SessionsByAge,
     paths: Vec<String>,
     n: usize,
     already: &HashSet<String>,
@@ -382,7 +389,7 @@ pub(crate) fn by_file_words(
 /// Items that share the prompt's words, above the floor, best first.
 fn by_words(
     memory: &Memory,
-    sessions: &impl SessionLookup,
+    sessions: &impl SessionsByFile,
     prompt: &str,
     named: &[String],
     in_play: &[String],

@@ -12,7 +12,7 @@
 //! keeps ([`crate::inject::block`]), and
 //! what it cites is recorded for the prompt hook ([`crate::given`]).
 
-pub mod background;
+pub(crate) mod background;
 
 use std::collections::HashSet;
 
@@ -28,7 +28,7 @@ use crate::inject::git_context::{GitContext, BASES};
 use crate::inject::tokens::{load_tokenizer, TokenCounts};
 use crate::inject::{left_off, prompt, so_far, Added};
 use crate::memory::index::{Candidates, Filter};
-use crate::memory::rank::fusion::{fuse, Mode, LEXICAL_WEIGHT};
+use crate::memory::rank::fusion::{fuse, reweigh, Mode, LEXICAL_WEIGHT};
 use crate::memory::rank::tally::TallyFile;
 use crate::memory::session::SessionRecord;
 use crate::memory::session_lookup::SessionsByAge;
@@ -103,9 +103,9 @@ const _: () = assert!(so_far::SECTION == GROUPS.len() + 1);
 const LEFT_OFF_TITLE: &str = "Where you left off";
 
 /// Answers a session-start payload in `project`, which has memory (the
-/// hook protocol, `crate::hook`, checked). Whatever it answers, the hook
-/// starts the detached half ([`background`]).
-pub fn on_session_start(
+/// hook protocol, `crate::hook`, checked). Whatever it answers, unless it
+/// fails, the hook starts the detached half ([`background`]).
+pub(crate) fn on_session_start(
     payload: &HookPayload,
     project: &Project,
     paths: &SearchPaths,
@@ -155,11 +155,29 @@ pub fn on_session_start(
         only_so_far,
         ..Shape::default()
     };
-    let mut composed = compose(&memory, context, &config, current, payload.agent, &shape)?;
+    // What agents used of what they were given ranks it up or down.
+    let tally = TallyFile::load(memory.project());
+    let mut composed = compose(
+        &memory,
+        context,
+        &config,
+        current,
+        payload.agent,
+        &shape,
+        &tally,
+    )?;
     // A session file edited in place since the last sync: made again.
     if super::recheck_for_hook(&mut memory, &composed.block.cited)? {
         let context = std::mem::take(&mut composed.context);
-        composed = compose(&memory, context, &config, current, payload.agent, &shape)?;
+        composed = compose(
+            &memory,
+            context,
+            &config,
+            current,
+            payload.agent,
+            &shape,
+            &tally,
+        )?;
     }
     let Composed {
         query,
@@ -221,13 +239,12 @@ fn compose(
     current: Option<&str>,
     agent: crate::agents::Agent,
     shape: &Shape,
+    tally: &TallyFile,
 ) -> Result<Composed> {
     let project = memory.project();
     let query = context.query();
     let vector = cached_query_vector(project, &query, memory.availability());
-    // What agents used of what they were given ranks it up or down.
-    let tally = TallyFile::load(project);
-    let sessions = left_off_sessions(memory, &context, &tally, current, config)?;
+    let sessions = left_off_sessions(memory, &context, tally, current, config)?;
     let picked = pick(
         memory,
         &query,
@@ -235,7 +252,7 @@ fn compose(
         config.max_results,
         &config.include,
         &continued(&sessions),
-        &tally,
+        tally,
     )?;
     let (failed, queued) = crate::capture::queue::counts(project);
     // Only a failed capture can be waiting for the budget: the bill is read
@@ -326,24 +343,25 @@ pub struct PreviewLine {
 }
 
 /// The session-start block for a subagent of `agent` in session
-/// `current`, within `token_budget`, without the citations of `skip`
-/// (given beside it), recorded nowhere: its text (`None` when it holds no
-/// line) and what it cites.
+/// `current`, in the git `context`, within `token_budget`, without the
+/// citations of `skip` (given beside it), recorded nowhere: its text
+/// (`None` when it holds no line) and what it cites.
 pub(crate) fn block_for_subagent(
     memory: &Memory,
+    context: GitContext,
     current: Option<&str>,
     agent: crate::agents::Agent,
     token_budget: usize,
     skip: HashSet<String>,
+    tally: &TallyFile,
 ) -> Result<Option<(String, Vec<String>)>> {
     let mut config = memory.config().retrieval.clone();
     config.token_budget = token_budget;
-    let context = GitContext::cached(memory.project());
     let shape = Shape {
         skip,
         ..Shape::default()
     };
-    let block = compose(memory, context, &config, current, agent, &shape)?.block;
+    let block = compose(memory, context, &config, current, agent, &shape, tally)?.block;
     Ok((block.items > 0).then_some((block.text, block.cited)))
 }
 
@@ -351,7 +369,16 @@ pub(crate) fn block_for_subagent(
 pub fn preview(memory: &Memory, agent: crate::agents::Agent) -> Result<Preview> {
     let config = memory.config().retrieval.clone();
     let context = GitContext::cached(memory.project());
-    let composed = compose(memory, context, &config, None, agent, &Shape::default())?;
+    let tally = TallyFile::load(memory.project());
+    let composed = compose(
+        memory,
+        context,
+        &config,
+        None,
+        agent,
+        &Shape::default(),
+        &tally,
+    )?;
     let fits: HashSet<&str> = composed.block.cited.iter().map(String::as_str).collect();
     let files = composed.context.changed_files.len();
     let sections = section_titles()
@@ -521,21 +548,18 @@ fn pick(
             lexical: mine(&pool.lexical),
             vector: mine(&pool.vector),
         };
-        let mut relevant: Vec<(f32, Item)> = fuse(
+        let mut hits = fuse(
             candidates,
             mode,
             LEXICAL_WEIGHT,
             None,
             want,
             memory.analyzer(),
-        )
-        .into_iter()
-        .map(|h| (h.score * tally.line(&h.citation).weight(), h.item))
-        .collect();
+        );
         // What agents used rises, what they were given often and never
-        // used sinks; of equals, the fused order (the sort is stable).
-        relevant.sort_by(|a, b| b.0.total_cmp(&a.0));
-        let relevant: Vec<Item> = relevant.into_iter().map(|(_, item)| item).collect();
+        // used sinks.
+        reweigh(&mut hits, tally);
+        let relevant: Vec<Item> = hits.into_iter().map(|h| h.item).collect();
         let (first, then) = if group.by_recency {
             (recent, relevant)
         } else {
@@ -635,7 +659,7 @@ fn cached_query_vector(
 /// is printed: embeds the context query for the next session start, and
 /// brings embeddings of new items up to date. Pays ONNX Runtime's start-up
 /// where nobody waits for it.
-pub fn warm(project: &Project, paths: &SearchPaths) -> Result<String> {
+pub(crate) fn warm(project: &Project, paths: &SearchPaths) -> Result<String> {
     let mut memory = Memory::open(project, paths, false)?;
     memory.sync(SyncPolicy::FULL, NO_PROGRESS)?;
     let context = GitContext::cached(project);

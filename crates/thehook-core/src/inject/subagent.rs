@@ -23,9 +23,11 @@ use crate::given::handed::{Handed, Task};
 use crate::given::{Given, Hook};
 use crate::inject::git_context::GitContext;
 use crate::inject::{prompt, session_start, Added};
+use crate::memory::rank::tally::TallyFile;
 use crate::memory::Memory;
 use crate::model::SearchPaths;
 use crate::project::Project;
+use crate::store::item::file_of_citation;
 
 /// The heading of what memory holds on the subagent's task.
 const HEADING: &str = "# Project memory (thehook) on this task";
@@ -44,7 +46,11 @@ const LEAST_START_TOKENS: usize = 100;
 /// Answers a subagent-hook payload in `project`, which has memory (the
 /// hook protocol, `crate::hook`, checked): keeps the task a tool call hands
 /// a subagent, or answers a subagent's start.
-pub fn on_subagent(payload: &HookPayload, project: &Project, paths: &SearchPaths) -> Result<Added> {
+pub(crate) fn on_subagent(
+    payload: &HookPayload,
+    project: &Project,
+    paths: &SearchPaths,
+) -> Result<Added> {
     let said = |log: String| Ok(Added::nothing(log));
     let Some(session) = payload.session_id.as_deref() else {
         return said(format!("{}: the payload names no session", payload.agent));
@@ -84,7 +90,16 @@ pub fn on_subagent(payload: &HookPayload, project: &Project, paths: &SearchPaths
     let task = Handed::of(project, session).claim(agent_type, subagent)?;
     let context = GitContext::cached(project);
     let mut notes = super::sync_for_hook(&mut memory, &super::focus_of(&context))?;
-    let on_task = task_lines(&memory, task.as_ref(), &context, &already, &siblings)?;
+    // What agents used of what they were given ranks it up or down.
+    let tally = TallyFile::load(project);
+    let on_task = task_lines(
+        &memory,
+        task.as_ref(),
+        &context,
+        &already,
+        &siblings,
+        &tally,
+    )?;
     let mut text = String::new();
     let mut cited: Vec<String> = on_task.iter().map(|f| f.cited.clone()).collect();
     if !on_task.is_empty() {
@@ -97,9 +112,15 @@ pub fn on_subagent(payload: &HookPayload, project: &Project, paths: &SearchPaths
             .max(LEAST_START_TOKENS);
         let skip: HashSet<String> = cited.iter().chain(&already).cloned().collect();
         let current = Some(session);
-        if let Some((block, its)) =
-            session_start::block_for_subagent(&memory, current, payload.agent, left, skip)?
-        {
+        if let Some((block, its)) = session_start::block_for_subagent(
+            &memory,
+            context,
+            current,
+            payload.agent,
+            left,
+            skip,
+            &tally,
+        )? {
             if !text.is_empty() {
                 text.push_str("\n\n");
             }
@@ -146,26 +167,22 @@ fn task_lines(
     context: &GitContext,
     already: &HashSet<String>,
     siblings: &HashSet<String>,
+    tally: &TallyFile,
 ) -> Result<Vec<prompt::Found>> {
     let Some(task) = task else {
         return Ok(Vec::new());
     };
     // One line per file, as at a prompt, and none from a file a sibling
     // was given a line of (its other lines are of the same earlier work).
-    let siblings: HashSet<&str> = siblings.iter().map(|c| file_of(c)).collect();
-    let found: Vec<prompt::Found> = prompt::relevant(memory, &task.text, context, already)?
+    let siblings: HashSet<&str> = siblings.iter().map(|c| file_of_citation(c)).collect();
+    let found: Vec<prompt::Found> = prompt::relevant(memory, &task.text, context, already, tally)?
         .into_iter()
-        .filter(|f| !siblings.contains(file_of(&f.cited)))
+        .filter(|f| !siblings.contains(file_of_citation(&f.cited)))
         .collect();
     Ok(prompt::fit(&found, MAX_ITEMS)
         .into_iter()
         .cloned()
         .collect())
-}
-
-/// The file a citation (`path:line`) is in.
-fn file_of(cited: &str) -> &str {
-    cited.rsplit_once(':').map_or(cited, |(path, _)| path)
 }
 
 fn mode_name(mode: SubagentMode) -> &'static str {

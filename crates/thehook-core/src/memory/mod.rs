@@ -26,7 +26,7 @@ pub mod withheld;
 use crate::config::{Config, LoadedConfig};
 use crate::error::{fix, Error, Fix, IoContext, ItemMiss, Result, Step};
 use crate::memory::index::{Index, SyncStats};
-use crate::memory::rank::fusion::{fuse, Hit, Mode};
+use crate::memory::rank::fusion::{fuse, reweigh, Hit, Mode};
 use crate::memory::rank::query_model::QueryModel;
 use crate::memory::rank::tally::TallyFile;
 use crate::model::{locate, Availability, SearchPaths};
@@ -275,16 +275,10 @@ impl Memory {
             &self.analyzer,
         );
         let staleness = Staleness::load(&self.project);
-        // What agents used of what they were given moves it up or down, as
-        // at the hooks; of equals, the fused order (the sort is stable).
-        let tally = TallyFile::load(&self.project);
         for hit in &mut hits {
             hit.stale = staleness.reason(&hit.item);
-            let count = tally.line(&hit.citation);
-            hit.score *= count.weight();
-            hit.used = (count.given > 0).then_some(count);
         }
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+        reweigh(&mut hits, &TallyFile::load(&self.project));
         Ok(hits)
     }
 

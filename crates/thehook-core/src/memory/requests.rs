@@ -1,8 +1,7 @@
 //! What memory is asked to do, as checked values. They are built only by
 //! [`crate::front_door`], which checks every input once; memory takes them
 //! as given. Their fields are private to this crate, so a front end can
-//! neither build one without the checks nor change a value after them: it
-//! reads them through their accessors.
+//! neither build one without the checks nor change a value after them.
 
 use crate::memory::index::Filter;
 use crate::memory::rank::fusion::Mode;
@@ -47,15 +46,6 @@ pub struct RememberRequest {
     pub(crate) kind: ItemKind,
 }
 
-impl RememberRequest {
-    pub fn text(&self) -> &str {
-        &self.text
-    }
-    pub fn kind(&self) -> ItemKind {
-        self.kind
-    }
-}
-
 /// An item named by the start of its id: at least
 /// [`crate::front_door::MIN_ID_PREFIX`] characters, lowercase.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,13 +62,4 @@ impl ItemRef {
 pub struct RewriteRequest {
     pub(crate) item: ItemRef,
     pub(crate) text: String,
-}
-
-impl RewriteRequest {
-    pub fn item(&self) -> &ItemRef {
-        &self.item
-    }
-    pub fn text(&self) -> &str {
-        &self.text
-    }
 }

@@ -120,6 +120,11 @@ impl Item {
 
 /// Collapses runs of whitespace so that re-wrapping or re-indenting an item
 /// does not change its id.
+/// The file a citation (`path:line`) is in.
+pub(crate) fn file_of_citation(cited: &str) -> &str {
+    cited.rsplit_once(':').map_or(cited, |(path, _)| path)
+}
+
 pub fn normalise(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }

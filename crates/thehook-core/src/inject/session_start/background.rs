@@ -16,7 +16,7 @@ use crate::project::Project;
 /// Runs the background half for the project at `start` (nothing without a
 /// `.thehook/`); `session` is the session that is starting, left out of the
 /// sweep. What it did goes to the hook log.
-pub fn run(start: &Path, paths: &SearchPaths, session: Option<&str>, around: &Surroundings) {
+pub(crate) fn run(start: &Path, paths: &SearchPaths, session: Option<&str>, around: &Surroundings) {
     let project = Project::discover(start);
     if !project.dir().is_dir() {
         return;

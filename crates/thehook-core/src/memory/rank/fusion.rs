@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::memory::rank::tally::UseCount;
+use crate::memory::rank::tally::{TallyFile, UseCount};
 
 use crate::memory::index::Candidates;
 use crate::store::item::Item;
@@ -134,6 +134,18 @@ pub fn fuse(
             .then_with(|| a.line_start.cmp(&b.line_start))
     });
     fold_duplicates(ranked, k, analyzer)
+}
+
+/// What agents used of what they were given moves each hit up or down
+/// ([`TallyFile`]); of equals, the fused order (the sort is stable). The
+/// hooks and `recall` rank alike through it.
+pub(crate) fn reweigh(hits: &mut [Hit], tally: &TallyFile) {
+    for hit in hits.iter_mut() {
+        let count = tally.line(&hit.citation);
+        hit.score *= count.weight();
+        hit.used = (count.given > 0).then_some(count);
+    }
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score));
 }
 
 fn date_key(date: &str) -> i128 {

@@ -17,10 +17,11 @@
 
 use std::collections::HashMap;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::error::Result;
-use crate::project::Project;
+use crate::project::{Project, SESSIONS_PREFIX};
+use crate::store::item::file_of_citation;
 use crate::store::write_atomic;
 
 /// The prior, as if every line had been given to this many sessions and
@@ -33,7 +34,7 @@ const FILE: &str = "use-tally.tsv";
 
 /// In how many sessions a line (or a file's lines) was given, and in how
 /// many of those it was used.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct UseCount {
     pub given: u32,
     pub used: u32,
@@ -65,7 +66,7 @@ impl UseCount {
 }
 
 /// Every citation's count, and every file's (any of its lines).
-#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Default)]
 pub struct Tally {
     pub lines: HashMap<String, UseCount>,
     pub files: HashMap<String, UseCount>,
@@ -80,10 +81,14 @@ impl Tally {
         for (cited, used) in given {
             *lines.entry(cited).or_default() |= used;
         }
+        // Per file only for session files: the hooks weigh earlier
+        // sessions by them, and ask about no other file.
         let mut files: HashMap<&str, bool> = HashMap::new();
         for (cited, used) in &lines {
-            let file = cited.rsplit_once(':').map_or(*cited, |(path, _)| path);
-            *files.entry(file).or_default() |= *used;
+            let file = file_of_citation(cited);
+            if file.starts_with(SESSIONS_PREFIX) {
+                *files.entry(file).or_default() |= *used;
+            }
         }
         add(&mut self.lines, lines);
         add(&mut self.files, files);
@@ -257,10 +262,11 @@ fn row(line: &[u8]) -> (&[u8], &[u8], &[u8]) {
 /// `given\tused`; a damaged line says nothing: its line ranks as never given.
 fn counted(counts: &[u8]) -> UseCount {
     let number = |digits: &[u8]| -> Option<u32> {
-        if digits.is_empty() || digits.len() > 9 || !digits.iter().all(u8::is_ascii_digit) {
+        // Digits only: `parse` would take a sign.
+        if !digits.iter().all(u8::is_ascii_digit) {
             return None;
         }
-        Some(digits.iter().fold(0, |n, d| n * 10 + u32::from(d - b'0')))
+        std::str::from_utf8(digits).ok()?.parse().ok()
     };
     let mut fields = counts.split(|b| *b == b'\t');
     let given = fields.next().and_then(number);
@@ -285,23 +291,36 @@ mod tests {
 
     #[test]
     fn a_line_used_rises_one_never_used_sinks_and_a_new_one_stays() {
+        const S1_3: &str = ".thehook/sessions/1.md:3";
+        const S2_5: &str = ".thehook/sessions/2.md:5";
+        const S2_9: &str = ".thehook/sessions/2.md:9";
         let mut tally = Tally::default();
         // The same line given twice in one session counts once.
-        tally.add_session([("s/1.md:3", true), ("s/2.md:5", false), ("s/1.md:3", false)]);
-        tally.add_session([("s/1.md:3", true), ("s/2.md:5", false)]);
-        tally.add_session([("s/1.md:3", false), ("s/2.md:5", false), ("s/2.md:9", true)]);
-        let used = tally.line("s/1.md:3");
+        tally.add_session([(S1_3, true), (S2_5, false), (S1_3, false)]);
+        tally.add_session([(S1_3, true), (S2_5, false)]);
+        tally.add_session([(S1_3, false), (S2_5, false), (S2_9, true)]);
+        let used = tally.line(S1_3);
         assert_eq!(used, UseCount { given: 3, used: 2 });
         assert_eq!(
             used.says().as_deref(),
             Some("used in 2 of 3 sessions it was given to")
         );
         assert!(used.weight() > 1.0);
-        assert!(tally.line("s/2.md:5").weight() < 1.0);
+        assert!(tally.line(S2_5).weight() < 1.0);
         assert_eq!(tally.line("new.md:1").weight(), 1.0);
         assert_eq!(tally.line("new.md:1").says(), None);
         // A file counts a session once, as used when any of its lines was.
-        assert_eq!(tally.file("s/2.md"), UseCount { given: 3, used: 1 });
+        assert_eq!(
+            tally.file(".thehook/sessions/2.md"),
+            UseCount { given: 3, used: 1 }
+        );
+        // Only session files are counted per file: no hook asks about another.
+        tally.add_session([(".thehook/knowledge/notes.md:4", true)]);
+        assert_eq!(tally.line(".thehook/knowledge/notes.md:4").used, 1);
+        assert_eq!(
+            tally.file(".thehook/knowledge/notes.md"),
+            UseCount::default()
+        );
     }
 
     #[test]
